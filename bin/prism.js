@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// The `prism` command: runs the TypeScript CLI through tsx, so a checkout needs no build step.
+require('tsx/cjs');
+const { run } = require('../src/cli/main.ts');
+
+run(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,16 @@
+// Jest runs TypeScript through ts-jest in transpile-only mode (tsc checks types separately in `npm run check`).
+/** @type {import('jest').Config} */
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
+
+module.exports = {
+  testTimeout: 30000,
+  projects: [
+    { displayName: 'unit', testEnvironment: 'node', transform, testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      displayName: 'int',
+      testEnvironment: 'node',
+      transform,
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/contract/**/*.test.ts'],
+    },
+  ],
+};

@@ -1,0 +1,43 @@
+/**
+ * Builds the express application from a container: middleware order, routers and the error handler.
+ * It never listens and reads no environment, so tests and the server build it the same way.
+ */
+import express, { type Express } from 'express';
+import type { Container } from './container';
+import { authenticate } from './http/middleware/auth';
+import { errorHandler, notFoundHandler } from './http/middleware/error-handler';
+import { requestId } from './http/middleware/request-id';
+import { filesRoutes } from './http/routes/files.routes';
+import { healthRoutes } from './http/routes/health.routes';
+import { hubRoutes } from './http/routes/hub.routes';
+
+const GATEWAY_PREFIXES = ['/v1/compat', '/v1/openai'];
+
+export function createApp(container: Container): Express {
+  const { config, services, logger } = container;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.server.trustProxy);
+  app.set('query parser', 'simple');
+
+  app.use(requestId());
+  app.use(express.json({ limit: config.limits.maxJsonBytes }));
+
+  const mainAuth = authenticate(services.auth, 'main');
+  const gatewayAuth = authenticate(services.auth, 'gateway');
+  const fileOptions = { maxUploadBytes: config.limits.maxUploadBytes, publicUrl: config.server.publicUrl };
+
+  for (const prefix of GATEWAY_PREFIXES) {
+    app.use(prefix, healthRoutes(container.version));
+    app.use(`${prefix}/files`, gatewayAuth, filesRoutes(services.files, { ...fileOptions, surface: 'gateway' }));
+  }
+
+  app.use('/v1/hub', hubRoutes());
+  app.use('/v1', mainAuth);
+  app.use('/v1', healthRoutes(container.version));
+  app.use('/v1/files', filesRoutes(services.files, { ...fileOptions, surface: 'main' }));
+
+  app.use(notFoundHandler());
+  app.use(errorHandler(logger, config.limits));
+  return app;
+}

@@ -1,0 +1,139 @@
+/**
+ * The `prism` command line: run the server and manage keys and credits on the local data folder.
+ *
+ * Commands work on the database directly (no server needed) and print their result on the last stdout line,
+ * so scripts can read it with `tail -n 1`.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../config/config';
+import { createContainer, type Container } from '../container';
+import { TIERS, type Tier } from '../domain/account';
+import { AppError } from '../domain/errors';
+import { main as serve } from '../../server';
+
+const USAGE = `Usage:
+  prism serve
+  prism keys create --org ORG [--tier free|pro|enterprise] [--superuser] [--name NAME]
+  prism keys revoke KEY_ID
+  prism credits add --org ORG --usd AMOUNT
+
+Settings come from the environment (PRISM_DATA_DIR, PORT, HOST, …); see README.md.`;
+
+class UsageError extends Error {}
+
+export async function run(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  try {
+    if (command === 'serve') {
+      await serve();
+      return -1;
+    }
+    if (command === 'keys' && sub === 'create') return await withContainer((c) => keysCreate(c, rest));
+    if (command === 'keys' && sub === 'revoke') return await withContainer((c) => keysRevoke(c, rest));
+    if (command === 'credits' && sub === 'add') return await withContainer((c) => creditsAdd(c, rest));
+    if (command === undefined || command === 'help' || command === '--help') {
+      console.log(USAGE);
+      return 0;
+    }
+    throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      console.error(`prism: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof AppError) {
+      console.error(`prism: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+async function withContainer(work: (container: Container) => Promise<number>): Promise<number> {
+  const config: Config = loadConfig();
+  const container = await createContainer(config);
+  try {
+    const { ownerKey } = await container.start({ sweep: false });
+    if (ownerKey) console.error(`Created the owner organisation; its key is in ${config.data.ownerKeyPath}`);
+    return await work(container);
+  } finally {
+    await container.close();
+  }
+}
+
+async function keysCreate(container: Container, args: string[]): Promise<number> {
+  const { values } = usage(() =>
+    parseArgs({
+      args,
+      strict: true,
+      options: {
+        org: { type: 'string' },
+        tier: { type: 'string' },
+        superuser: { type: 'boolean' },
+        name: { type: 'string' },
+      },
+    }),
+  );
+  const org = required(values.org, '--org');
+  const tier = values.tier === undefined ? undefined : parseTier(values.tier);
+  const created = await container.services.accounts.createKey({
+    org,
+    ...(tier ? { tier } : {}),
+    superuser: values.superuser === true,
+    ...(values.name ? { name: values.name } : {}),
+  });
+  console.error(`key ${created.keyId} for organisation ${created.orgName} (${created.orgId}), tier ${created.tier}`);
+  console.log(created.key);
+  return 0;
+}
+
+async function keysRevoke(container: Container, args: string[]): Promise<number> {
+  const { positionals } = usage(() => parseArgs({ args, strict: true, allowPositionals: true, options: {} }));
+  const keyId = required(positionals[0], 'KEY_ID');
+  await container.services.accounts.revokeKey(keyId);
+  console.log(`revoked ${keyId}`);
+  return 0;
+}
+
+async function creditsAdd(container: Container, args: string[]): Promise<number> {
+  const { values } = usage(() =>
+    parseArgs({ args, strict: true, options: { org: { type: 'string' }, usd: { type: 'string' } } }),
+  );
+  const org = required(values.org, '--org');
+  const usd = Number(required(values.usd, '--usd'));
+  if (!Number.isFinite(usd) || usd <= 0) throw new UsageError('--usd must be a positive number');
+  const result = await container.services.accounts.addCredits(org, usd);
+  console.log(`balance ${result.balanceUsd.toFixed(6)} USD for organisation ${result.orgId}`);
+  return 0;
+}
+
+/** Runs an argument parser, turning its complaints into usage errors. */
+function usage<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function required(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value === '') throw new UsageError(`${name} is required`);
+  return value;
+}
+
+function parseTier(value: string): Tier {
+  if (!(TIERS as readonly string[]).includes(value)) throw new UsageError(`--tier must be one of ${TIERS.join(', ')}`);
+  return value as Tier;
+}
+
+if (require.main === module) {
+  run(process.argv.slice(2)).then(
+    (code) => {
+      if (code >= 0) process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
+}

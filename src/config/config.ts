@@ -1,0 +1,108 @@
+/**
+ * Configuration, read once from the environment and validated with zod.
+ *
+ * This is the only module that reads `process.env`. `loadConfig(env)` is pure so tests pass a literal object;
+ * it fails fast with every bad variable named at once, so an operator fixes them in one go.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+const MIB = 1024 * 1024;
+
+const booleanFlag = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PRISM_DATA_DIR: z.string().min(1).default('./data'),
+  PRISM_SINGLE_USER: booleanFlag.default(false),
+  PRISM_MODELS_FILE: z.string().min(1).optional(),
+  PRISM_PUBLIC_URL: z.url().optional(),
+  PRISM_TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|\d+|[\w.:/,\s-]+)$/)
+    .default('false'),
+  PRISM_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  PRISM_MAX_JSON_BYTES: positiveInt(32 * MIB),
+  PRISM_MAX_UPLOAD_BYTES: positiveInt(512 * MIB),
+  PRISM_URL_TTL_S: positiveInt(3600),
+  PRISM_SHUTDOWN_GRACE_S: positiveInt(10),
+  PRISM_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+/** Typed, nested configuration built from the environment. */
+export interface Config {
+  server: {
+    port: number;
+    host: string;
+    publicUrl: string | undefined;
+    /** express `trust proxy`: false, true, a hop count, or a list of trusted subnets. */
+    trustProxy: boolean | number | string;
+    shutdownGraceMs: number;
+  };
+  data: { dir: string; dbPath: string; blobDir: string; ownerKeyPath: string; secretPath: string };
+  auth: { singleUser: boolean; secret: string | undefined };
+  limits: { maxJsonBytes: number; maxUploadBytes: number; urlTtlSeconds: number };
+  models: { file: string | undefined };
+  log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
+}
+
+/** Raised when the environment is invalid; `problems` names every bad variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid environment variables:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parse the environment into a {@link Config}.
+ * @throws ConfigError naming every invalid variable.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const known = Object.fromEntries(Object.keys(envSchema.shape).map((k) => [k, emptyToUndefined(env[k])]));
+  const parsed = envSchema.safeParse(known);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const dir = path.resolve(e.PRISM_DATA_DIR);
+  return {
+    server: {
+      port: e.PORT,
+      host: e.HOST,
+      publicUrl: e.PRISM_PUBLIC_URL?.replace(/\/+$/, ''),
+      trustProxy: parseTrustProxy(e.PRISM_TRUST_PROXY),
+      shutdownGraceMs: e.PRISM_SHUTDOWN_GRACE_S * 1000,
+    },
+    data: {
+      dir,
+      dbPath: path.join(dir, 'prism.db'),
+      blobDir: path.join(dir, 'blobs'),
+      ownerKeyPath: path.join(dir, 'owner.key'),
+      secretPath: path.join(dir, 'secret.key'),
+    },
+    auth: { singleUser: e.PRISM_SINGLE_USER, secret: e.PRISM_SECRET },
+    limits: {
+      maxJsonBytes: e.PRISM_MAX_JSON_BYTES,
+      maxUploadBytes: e.PRISM_MAX_UPLOAD_BYTES,
+      urlTtlSeconds: e.PRISM_URL_TTL_S,
+    },
+    models: { file: e.PRISM_MODELS_FILE ? path.resolve(e.PRISM_MODELS_FILE) : undefined },
+    log: { level: e.PRISM_LOG_LEVEL },
+  };
+}
+
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === 'true' || value === 'false') return value === 'true';
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
+
+/** An empty variable (`PORT=`) means "use the default", as shells and compose files often leave them. */
+function emptyToUndefined(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}

@@ -1,0 +1,123 @@
+/**
+ * The composition root: the only place that names concrete classes.
+ *
+ * It opens SQLite and the blob folder from the config, builds the stores and services on top, and owns their
+ * lifecycle: `start()` runs the owner bootstrap and the start-up sweep, `close()` releases everything even if one
+ * step fails.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { createFsBlobStore } from './blobs/fs.blob-store';
+import type { BlobStore } from './blobs/types';
+import type { Config } from './config/config';
+import { createKeyedMutex } from './lib/keyed-mutex';
+import { createLogger, type Logger } from './lib/logger';
+import { createUrlSigner } from './lib/url-signer';
+import { createAccountsService, type AccountsService, type CreatedKey } from './services/accounts.service';
+import { createAuthService, type AuthService } from './services/auth.service';
+import { createFilesService, type FilesService } from './services/files.service';
+import { createSqliteAccountStore } from './stores/sqlite/accounts.store';
+import { openDatabase, type SqliteDatabase } from './stores/sqlite/database';
+import { createSqliteFileStore } from './stores/sqlite/files.store';
+import { createSqliteWalletStore } from './stores/sqlite/wallets.store';
+import type { AccountStore, FileStore, WalletStore } from './stores/types';
+
+export interface Container {
+  config: Config;
+  logger: Logger;
+  version: string;
+  db: SqliteDatabase;
+  stores: { accounts: AccountStore; wallets: WalletStore; files: FileStore };
+  blobs: BlobStore;
+  services: { accounts: AccountsService; auth: AuthService; files: FilesService };
+  /** Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any. */
+  start(options?: { sweep?: boolean }): Promise<{ ownerKey: CreatedKey | null }>;
+  close(): Promise<void>;
+}
+
+export interface ContainerOptions {
+  logger?: Logger;
+}
+
+export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
+  const logger = options.logger ?? createLogger(config.log.level);
+  await fs.mkdir(config.data.dir, { recursive: true });
+  const secret = config.auth.secret ?? (await readOrCreateSecret(config.data.secretPath));
+  const db = openDatabase(config.data.dbPath);
+
+  const stores = {
+    accounts: createSqliteAccountStore(db),
+    wallets: createSqliteWalletStore(db),
+    files: createSqliteFileStore(db),
+  };
+  const blobs = createFsBlobStore(config.data.blobDir);
+
+  const accounts = createAccountsService({
+    accounts: stores.accounts,
+    wallets: stores.wallets,
+    writeOwnerKey: (key) => writePrivateFile(config.data.ownerKeyPath, `${key}\n`),
+  });
+  const auth = createAuthService({
+    accounts: stores.accounts,
+    hashKey: (key) => accounts.hashKey(key),
+    singleUserOwner: config.auth.singleUser ? () => accounts.ownerPrincipal() : async () => null,
+    logger,
+  });
+  const files = createFilesService({
+    files: stores.files,
+    blobs,
+    locks: createKeyedMutex(),
+    signer: createUrlSigner(secret),
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    limits: { maxUploadBytes: config.limits.maxUploadBytes, urlTtlSeconds: config.limits.urlTtlSeconds },
+  });
+
+  return {
+    config,
+    logger,
+    version: packageVersion(),
+    db,
+    stores,
+    blobs,
+    services: { accounts, auth, files },
+
+    async start({ sweep = true } = {}) {
+      const ownerKey = await accounts.bootstrapOwner();
+      if (sweep) {
+        await stores.files.deleteExpiredPending(new Date());
+        const swept = await blobs.sweep(await stores.files.referencedBlobs());
+        if (swept.partsRemoved + swept.orphansRemoved > 0) logger.info('swept blob leftovers', swept);
+      }
+      return { ownerKey };
+    },
+
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+function packageVersion(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pkg = require('../package.json') as { version: string };
+  return pkg.version;
+}
+
+/** The signing secret: generated once, kept in the data folder with owner-only permissions. */
+async function readOrCreateSecret(file: string): Promise<string> {
+  try {
+    return (await fs.readFile(file, 'utf8')).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const secret = randomBytes(32).toString('hex');
+  await writePrivateFile(file, `${secret}\n`);
+  return secret;
+}
+
+async function writePrivateFile(file: string, content: string): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, content, { mode: 0o600 });
+  await fs.chmod(file, 0o600);
+}

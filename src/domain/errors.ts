@@ -1,0 +1,151 @@
+/**
+ * The one error hierarchy of the domain layer.
+ *
+ * Services throw these; only the HTTP error handler turns them into bodies. Each error carries the stable wire
+ * fields the spec names (`type`, `code`, `param`, `Retry-After`), so the renderer never guesses. The `shape` says
+ * which of the spec's three body shapes the error uses.
+ */
+
+/** How an error is rendered: `{detail:{error}}`, top-level `{error}`, `{detail:"text"}` or `{detail:[issues]}`. */
+export type ErrorShape = 'wrapped' | 'top-level' | 'plain-detail' | 'validation';
+
+/** One FastAPI/pydantic-style validation issue. */
+export interface ValidationIssue {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+export interface AppErrorInit {
+  message: string;
+  type: string;
+  code?: string | null;
+  param?: string | null;
+  /** Seconds; rendered as the `Retry-After` header. */
+  retryAfterSeconds?: number;
+  headers?: Record<string, string>;
+  /** Extra fields placed beside `message` in the error object (e.g. `tier` on 429). */
+  extra?: Record<string, unknown>;
+  shape?: ErrorShape;
+  issues?: ValidationIssue[];
+}
+
+/** Base class: an error whose status and wire fields are decided where it is thrown. */
+export class AppError extends Error {
+  readonly type: string;
+  readonly code: string | null;
+  readonly param: string | null;
+  readonly retryAfterSeconds: number | undefined;
+  readonly headers: Record<string, string>;
+  readonly extra: Record<string, unknown>;
+  readonly shape: ErrorShape;
+  readonly issues: ValidationIssue[];
+
+  constructor(
+    readonly status: number,
+    init: AppErrorInit,
+  ) {
+    super(init.message);
+    this.name = new.target.name;
+    this.type = init.type;
+    this.code = init.code ?? null;
+    this.param = init.param ?? null;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+    this.headers = init.headers ?? {};
+    this.extra = init.extra ?? {};
+    this.issues = init.issues ?? [];
+    this.shape = init.shape ?? defaultShape(status);
+  }
+}
+
+function defaultShape(status: number): ErrorShape {
+  if (status === 422) return 'validation';
+  if (status === 429 || status >= 500) return 'top-level';
+  return 'wrapped';
+}
+
+/** 400: the request is well-formed but cannot be served as asked. */
+export class BadRequestError extends AppError {
+  constructor(message: string, code: string | null = null, param: string | null = null) {
+    super(400, { message, type: 'invalid_request_error', code, param });
+  }
+}
+
+/** 401: a non-empty bearer token that matches no active key. Never falls back to anonymous. */
+export class InvalidApiKeyError extends AppError {
+  constructor() {
+    super(401, { message: 'Invalid API Key', type: 'authentication_error', shape: 'plain-detail' });
+  }
+}
+
+/** 401: the route needs an identified caller and none was given. */
+export class AuthenticationRequiredError extends AppError {
+  constructor() {
+    super(401, {
+      message: 'Authentication required: send "Authorization: Bearer <API key>".',
+      type: 'authentication_error',
+      code: 'missing_api_key',
+      shape: 'wrapped',
+    });
+  }
+}
+
+/** 403: the caller is known but its tier or role does not allow this. */
+export class PermissionDeniedError extends AppError {
+  constructor(message: string, code = 'permission_denied') {
+    super(403, { message, type: 'permission_error', code });
+  }
+}
+
+/** 404: no such resource in the caller's organisation (other organisations' resources look absent). */
+export class NotFoundError extends AppError {
+  constructor(resource: string, id: string) {
+    super(404, { message: `${resource} '${id}' not found`, type: 'not_found_error', code: `${resource}_not_found` });
+  }
+}
+
+/** 409: the resource is not in a state that allows the operation. */
+export class ConflictError extends AppError {
+  constructor(message: string, code: string) {
+    super(409, { message, type: 'invalid_request_error', code });
+  }
+}
+
+/** 413: a body or upload over the configured size limit. */
+export class PayloadTooLargeError extends AppError {
+  constructor(limitBytes: number, what = 'Request body') {
+    super(413, {
+      message: `${what} is larger than the limit of ${formatBytes(limitBytes)}`,
+      type: 'invalid_request_error',
+      code: 'payload_too_large',
+    });
+  }
+}
+
+/** 422: input failed validation; `issues` become the `{detail:[…]}` body. */
+export class RequestValidationError extends AppError {
+  constructor(issues: ValidationIssue[]) {
+    super(422, { message: 'Request validation failed', type: 'validation_error', issues });
+  }
+}
+
+/** 503: a dependency is down; the caller should retry after `retryAfterSeconds`. */
+export class ServiceUnavailableError extends AppError {
+  constructor(message: string, code: string, retryAfterSeconds: number) {
+    super(503, { message, type: 'service_unavailable', code, retryAfterSeconds, shape: 'wrapped' });
+  }
+}
+
+/** Renders a byte count the way people read limits: 512 MiB, 32 KiB, 100 bytes. */
+export function formatBytes(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1 && value % 1024 === 0) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value} ${units[unit]}`;
+}

@@ -1,0 +1,65 @@
+/**
+ * Starts and stops the HTTP server around an app: listen, print the owner key on first start, and shut down
+ * gracefully (stop accepting, let requests in flight finish within the grace period, then close the container).
+ * Used by `server.ts`, `prism serve` and the integration tests alike.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app';
+import type { Config } from './config/config';
+import { createContainer, type Container, type ContainerOptions } from './container';
+
+export interface RunningServer {
+  url: string;
+  server: http.Server;
+  container: Container;
+  close(): Promise<void>;
+}
+
+export interface StartOptions extends ContainerOptions {
+  /** Where the one-time owner-key notice goes; stdout by default. */
+  announce?: (text: string) => void;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const announce = options.announce ?? ((text: string) => process.stdout.write(text));
+  const container = await createContainer(config, options);
+  let server: http.Server;
+  try {
+    const { ownerKey } = await container.start();
+    if (ownerKey) {
+      announce(
+        `Created the owner organisation. Owner API key (shown once, also saved to ${config.data.ownerKeyPath}):\n${ownerKey.key}\n`,
+      );
+    }
+    server = http.createServer(createApp(container));
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.server.port, config.server.host, () => resolve());
+    });
+  } catch (error) {
+    await container.close();
+    throw error;
+  }
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), config.server.shutdownGraceMs);
+      try {
+        await drained;
+      } finally {
+        clearTimeout(timer);
+        await container.close();
+      }
+    })();
+    return closing;
+  };
+
+  return { url: `http://${host}:${address.port}`, server, container, close };
+}

@@ -1,0 +1,118 @@
+/**
+ * The one place errors become HTTP responses.
+ *
+ * Renders the spec's shapes: `{detail:{error:{message,type,code,param}}}` for most errors, top-level `{error}`
+ * for 429 and 5xx, `{detail:"Invalid API Key"}` for a bad key, and `{detail:[…]}` for 422. Unknown errors become a
+ * generic 500 carrying only the request id: no stack, no path, no message from inside.
+ */
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, PayloadTooLargeError, RequestValidationError } from '../../domain/errors';
+import type { Logger } from '../../lib/logger';
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  limit?: number;
+  body?: string;
+  message?: string;
+}
+
+export function errorHandler(logger: Logger, limits: { maxJsonBytes: number }): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const appError = toAppError(error, limits.maxJsonBytes);
+    if (!appError) {
+      logger.error('unhandled error', { request_id: req.requestId, error: describe(error) });
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const rendered = appError ?? internalError();
+    const requestId = req.requestId;
+    for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
+    if (rendered.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(rendered.retryAfterSeconds));
+    if (rendered.status === 413) res.setHeader('Connection', 'close');
+    res.status(rendered.status).json(renderBody(rendered, requestId));
+  };
+}
+
+/** 404 for paths no router matched, in the wrapped shape. */
+export function notFoundHandler(): RequestHandler {
+  return (req, _res, next) => {
+    next(
+      new AppError(404, {
+        message: `No route for ${req.method} ${req.path}`,
+        type: 'not_found_error',
+        code: 'route_not_found',
+      }),
+    );
+  };
+}
+
+function renderBody(error: AppError, requestId: string): unknown {
+  const fields = {
+    message: error.message,
+    type: error.type,
+    code: error.code,
+    param: error.param,
+    ...error.extra,
+    request_id: requestId,
+  };
+  switch (error.shape) {
+    case 'validation':
+      return { detail: error.issues };
+    case 'plain-detail':
+      return { detail: error.message };
+    case 'top-level':
+      return { error: fields };
+    case 'wrapped':
+      return { detail: { error: fields } };
+  }
+}
+
+function internalError(): AppError {
+  return new AppError(500, {
+    message: 'The server had an internal error while processing the request.',
+    type: 'internal_server_error',
+    code: 'internal_error',
+  });
+}
+
+/** Known errors, including the body parser's, as AppErrors; null for anything unexpected. */
+function toAppError(error: unknown, maxJsonBytes: number): AppError | null {
+  if (error instanceof AppError) return error;
+  const parserError = error as BodyParserError;
+  switch (parserError?.type ?? 'unknown') {
+    case 'entity.too.large':
+      return new PayloadTooLargeError(parserError.limit ?? maxJsonBytes);
+    case 'entity.parse.failed':
+      return new RequestValidationError([
+        {
+          type: 'json_invalid',
+          loc: ['body', 0],
+          msg: 'JSON decode error',
+          input: {},
+          ctx: { error: 'Invalid JSON in request body' },
+        },
+      ]);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError(415, {
+        message: 'Unsupported content encoding or charset',
+        type: 'invalid_request_error',
+        code: 'unsupported_media_type',
+      });
+    case 'request.aborted':
+      return new AppError(400, {
+        message: 'The request was aborted by the client',
+        type: 'invalid_request_error',
+        code: 'request_aborted',
+      });
+    default:
+      return null;
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error);
+}

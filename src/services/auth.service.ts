@@ -1,0 +1,76 @@
+/**
+ * Authentication: turns an Authorization header into a Principal.
+ *
+ * Anonymous is no header, `Bearer ` with nothing after it, or the sentinel `Bearer prism`. Any other credential
+ * must match an active key; an unknown one is rejected and never treated as anonymous. When the key store cannot
+ * answer, the caller gets 503 with Retry-After, so clients retry instead of replacing a good key.
+ */
+import type { OrgPrincipal, Principal } from '../domain/account';
+import { InvalidApiKeyError, ServiceUnavailableError } from '../domain/errors';
+import type { Logger } from '../lib/logger';
+import type { AccountStore } from '../stores/types';
+
+export const ANONYMOUS_SENTINEL = 'prism';
+const LOOKUP_RETRY_AFTER_S = 5;
+
+/** Which surface a request arrived on: single-user mode maps anonymous to the owner on `main` only. */
+export type Surface = 'main' | 'gateway';
+
+export interface AuthServiceDeps {
+  accounts: AccountStore;
+  hashKey: (key: string) => string;
+  /** The owner principal when single-user mode is on; null otherwise. */
+  singleUserOwner: () => Promise<OrgPrincipal | null>;
+  logger: Logger;
+}
+
+export interface AuthService {
+  /**
+   * @param authorization the raw header value, if any
+   * @throws InvalidApiKeyError for an unknown key; ServiceUnavailableError when keys cannot be looked up.
+   */
+  authenticate(authorization: string | undefined, context: { clientIp: string; surface: Surface }): Promise<Principal>;
+}
+
+export function createAuthService(deps: AuthServiceDeps): AuthService {
+  return {
+    async authenticate(authorization, { clientIp, surface }) {
+      const credential = parseCredential(authorization);
+      if (credential === null) {
+        const owner = surface === 'main' ? await deps.singleUserOwner() : null;
+        return owner ?? { kind: 'anonymous', clientIp };
+      }
+      let found;
+      try {
+        found = await deps.accounts.findKeyOwner(deps.hashKey(credential));
+      } catch (error) {
+        deps.logger.error('api key lookup failed', { error: String(error) });
+        throw new ServiceUnavailableError(
+          'API key lookup is temporarily unavailable. Please retry.',
+          'auth_unavailable',
+          LOOKUP_RETRY_AFTER_S,
+        );
+      }
+      if (!found) throw new InvalidApiKeyError();
+      return {
+        kind: 'user',
+        orgId: found.org.id,
+        userId: found.user.id,
+        keyId: found.key.id,
+        tier: found.org.tier,
+        isSuperuser: found.user.isSuperuser,
+      };
+    },
+  };
+}
+
+/** The credential of an Authorization header, or null for the anonymous forms. */
+export function parseCredential(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  const trimmed = header.trim();
+  if (trimmed === '') return null;
+  const match = /^bearer(?:\s+(.*))?$/i.exec(trimmed);
+  if (!match) return trimmed;
+  const token = (match[1] ?? '').trim();
+  return token === '' || token === ANONYMOUS_SENTINEL ? null : token;
+}

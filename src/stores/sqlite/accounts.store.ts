@@ -1,0 +1,149 @@
+/**
+ * SQLite AccountStore: organisations, users and hashed API keys.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ApiKeyRecord, Organisation, OrganisationKind, Tier, User } from '../../domain/account';
+import type { AccountStore, KeyOwner } from '../types';
+import type { SqliteDatabase } from './database';
+
+interface OrgRow {
+  id: string;
+  name: string;
+  tier: Tier;
+  kind: OrganisationKind;
+  created_at: string;
+}
+interface UserRow {
+  id: string;
+  org_id: string;
+  name: string;
+  is_superuser: number;
+  created_at: string;
+}
+interface KeyRow {
+  id: string;
+  org_id: string;
+  user_id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+const toOrg = (r: OrgRow): Organisation => ({
+  id: r.id,
+  name: r.name,
+  tier: r.tier,
+  kind: r.kind,
+  createdAt: new Date(r.created_at),
+});
+const toUser = (r: UserRow): User => ({
+  id: r.id,
+  orgId: r.org_id,
+  name: r.name,
+  isSuperuser: r.is_superuser === 1,
+  createdAt: new Date(r.created_at),
+});
+const toKey = (r: KeyRow): ApiKeyRecord => ({
+  id: r.id,
+  orgId: r.org_id,
+  userId: r.user_id,
+  name: r.name,
+  prefix: r.prefix,
+  createdAt: new Date(r.created_at),
+  revokedAt: r.revoked_at ? new Date(r.revoked_at) : null,
+});
+
+export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
+  const insertOrg = db.prepare('INSERT INTO organisations (id, name, tier, kind, created_at) VALUES (?, ?, ?, ?, ?)');
+  const insertWallet = db.prepare('INSERT INTO wallets (org_id, balance_micros, updated_at) VALUES (?, 0, ?)');
+  const orgById = db.prepare<[string], OrgRow>('SELECT * FROM organisations WHERE id = ?');
+  const orgByIdOrName = db.prepare<[string, string, string], OrgRow>(
+    'SELECT * FROM organisations WHERE id = ? OR name = ? ORDER BY (id = ?) DESC LIMIT 1',
+  );
+  const updateTier = db.prepare('UPDATE organisations SET tier = ? WHERE id = ?');
+  const insertUser = db.prepare(
+    'INSERT INTO users (id, org_id, name, is_superuser, created_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const superuser = db.prepare<[string], UserRow>(
+    'SELECT * FROM users WHERE org_id = ? AND is_superuser = 1 ORDER BY created_at, id LIMIT 1',
+  );
+  const insertKey = db.prepare(
+    'INSERT INTO api_keys (id, org_id, user_id, name, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const keyOwner = db.prepare<[string], KeyRow & { u: string; o: string }>(
+    `SELECT k.id, k.org_id, k.user_id, k.name, k.prefix, k.created_at, k.revoked_at,
+            json_object('id', u.id, 'org_id', u.org_id, 'name', u.name, 'is_superuser', u.is_superuser,
+                        'created_at', u.created_at) AS u,
+            json_object('id', o.id, 'name', o.name, 'tier', o.tier, 'kind', o.kind, 'created_at', o.created_at) AS o
+       FROM api_keys k JOIN users u ON u.id = k.user_id JOIN organisations o ON o.id = k.org_id
+      WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+  );
+  const revoke = db.prepare<[string, string], KeyRow>(
+    'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING *',
+  );
+  const orgCount = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM organisations');
+
+  const createOrgTx = db.transaction((org: Organisation) => {
+    insertOrg.run(org.id, org.name, org.tier, org.kind, org.createdAt.toISOString());
+    insertWallet.run(org.id, org.createdAt.toISOString());
+  });
+
+  return {
+    async createOrg({ name, tier, kind }) {
+      const org: Organisation = { id: randomUUID(), name, tier, kind, createdAt: new Date() };
+      createOrgTx(org);
+      return org;
+    },
+    async getOrg(orgId) {
+      const row = orgById.get(orgId);
+      return row ? toOrg(row) : null;
+    },
+    async findOrg(idOrName) {
+      const row = orgByIdOrName.get(idOrName, idOrName, idOrName);
+      return row ? toOrg(row) : null;
+    },
+    async setOrgTier(orgId, tier) {
+      updateTier.run(tier, orgId);
+      return;
+    },
+    async createUser({ orgId, name, isSuperuser }) {
+      const user: User = { id: randomUUID(), orgId, name, isSuperuser, createdAt: new Date() };
+      insertUser.run(user.id, orgId, name, isSuperuser ? 1 : 0, user.createdAt.toISOString());
+      return user;
+    },
+    async findSuperuser(orgId) {
+      const row = superuser.get(orgId);
+      return row ? toUser(row) : null;
+    },
+    async createKey({ orgId, userId, name, keyHash, prefix }) {
+      const key: ApiKeyRecord = {
+        id: randomUUID(),
+        orgId,
+        userId,
+        name,
+        prefix,
+        createdAt: new Date(),
+        revokedAt: null,
+      };
+      insertKey.run(key.id, orgId, userId, name, keyHash, prefix, key.createdAt.toISOString());
+      return key;
+    },
+    async findKeyOwner(keyHash): Promise<KeyOwner | null> {
+      const row = keyOwner.get(keyHash);
+      if (!row) return null;
+      return {
+        key: toKey(row),
+        user: toUser(JSON.parse(row.u) as UserRow),
+        org: toOrg(JSON.parse(row.o) as OrgRow),
+      };
+    },
+    async revokeKey(keyId) {
+      const row = revoke.get(new Date().toISOString(), keyId);
+      return row ? toKey(row) : null;
+    },
+    async countOrgs() {
+      return orgCount.get()?.n ?? 0;
+    },
+  };
+}
