@@ -49,12 +49,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const close = (): Promise<void> => {
     closing ??= (async () => {
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive sockets become idle once their last response is sent; close them as they do.
       server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), config.server.shutdownGraceMs);
+      const sweeper = setInterval(() => server.closeIdleConnections(), 50);
+      const deadline = setTimeout(() => server.closeAllConnections(), config.server.shutdownGraceMs);
       try {
         await drained;
       } finally {
-        clearTimeout(timer);
+        clearInterval(sweeper);
+        clearTimeout(deadline);
         await container.close();
       }
     })();

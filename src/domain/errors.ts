@@ -6,6 +6,26 @@
  * which of the spec's three body shapes the error uses.
  */
 
+/** Resources whose absence has its own `<resource>_not_found` code. */
+export const NOT_FOUND_RESOURCES = ['file', 'upload', 'api_key', 'organisation', 'route'] as const;
+export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
+
+/** Every stable `code` Prism puts in an error body; docs/errors.md explains each, and a test keeps them in sync. */
+export const ERROR_CODES = [
+  'missing_api_key',
+  'auth_unavailable',
+  'permission_denied',
+  'tier_not_allowed',
+  'payload_too_large',
+  'upload_incomplete',
+  'upload_already_completed',
+  'unsupported_media_type',
+  'request_aborted',
+  'internal_error',
+  ...NOT_FOUND_RESOURCES.map((r) => `${r}_not_found` as const),
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 /** How an error is rendered: `{detail:{error}}`, top-level `{error}`, `{detail:"text"}` or `{detail:[issues]}`. */
 export type ErrorShape = 'wrapped' | 'top-level' | 'plain-detail' | 'validation';
 
@@ -21,7 +41,7 @@ export interface ValidationIssue {
 export interface AppErrorInit {
   message: string;
   type: string;
-  code?: string | null;
+  code?: ErrorCode | null;
   param?: string | null;
   /** Seconds; rendered as the `Retry-After` header. */
   retryAfterSeconds?: number;
@@ -35,7 +55,7 @@ export interface AppErrorInit {
 /** Base class: an error whose status and wire fields are decided where it is thrown. */
 export class AppError extends Error {
   readonly type: string;
-  readonly code: string | null;
+  readonly code: ErrorCode | null;
   readonly param: string | null;
   readonly retryAfterSeconds: number | undefined;
   readonly headers: Record<string, string>;
@@ -68,7 +88,7 @@ function defaultShape(status: number): ErrorShape {
 
 /** 400: the request is well-formed but cannot be served as asked. */
 export class BadRequestError extends AppError {
-  constructor(message: string, code: string | null = null, param: string | null = null) {
+  constructor(message: string, code: ErrorCode | null = null, param: string | null = null) {
     super(400, { message, type: 'invalid_request_error', code, param });
   }
 }
@@ -94,21 +114,21 @@ export class AuthenticationRequiredError extends AppError {
 
 /** 403: the caller is known but its tier or role does not allow this. */
 export class PermissionDeniedError extends AppError {
-  constructor(message: string, code = 'permission_denied') {
+  constructor(message: string, code: ErrorCode = 'permission_denied') {
     super(403, { message, type: 'permission_error', code });
   }
 }
 
 /** 404: no such resource in the caller's organisation (other organisations' resources look absent). */
 export class NotFoundError extends AppError {
-  constructor(resource: string, id: string) {
+  constructor(resource: NotFoundResource, id: string) {
     super(404, { message: `${resource} '${id}' not found`, type: 'not_found_error', code: `${resource}_not_found` });
   }
 }
 
 /** 409: the resource is not in a state that allows the operation. */
 export class ConflictError extends AppError {
-  constructor(message: string, code: string) {
+  constructor(message: string, code: ErrorCode) {
     super(409, { message, type: 'invalid_request_error', code });
   }
 }
@@ -133,7 +153,7 @@ export class RequestValidationError extends AppError {
 
 /** 503: a dependency is down; the caller should retry after `retryAfterSeconds`. */
 export class ServiceUnavailableError extends AppError {
-  constructor(message: string, code: string, retryAfterSeconds: number) {
+  constructor(message: string, code: ErrorCode, retryAfterSeconds: number) {
     super(503, { message, type: 'service_unavailable', code, retryAfterSeconds, shape: 'wrapped' });
   }
 }

@@ -20,9 +20,15 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-test-'));
-  const config = loadConfig({ PRISM_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', PRISM_LOG_LEVEL: 'silent', ...env });
+export async function startTestApp(env: Record<string, string> = {}, existingDataDir?: string): Promise<TestApp> {
+  const dataDir = existingDataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'prism-test-'));
+  const config = loadConfig({
+    PRISM_DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PRISM_LOG_LEVEL: 'silent',
+    ...env,
+  });
   const running = await startServer(config, { announce: () => undefined });
   const ownerKey = fs.readFileSync(config.data.ownerKeyPath, 'utf8').trim();
   return {
@@ -43,7 +49,13 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
 /** fetch with an optional bearer key; JSON bodies are serialised. */
 export async function call(
   url: string,
-  init: { method?: string; key?: string; json?: unknown; headers?: Record<string, string>; body?: BodyInit } = {},
+  init: {
+    method?: string;
+    key?: string;
+    json?: unknown;
+    headers?: Record<string, string>;
+    body?: RequestInit['body'];
+  } = {},
 ): Promise<Response> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.key !== undefined) headers.authorization = `Bearer ${init.key}`;
@@ -52,7 +64,11 @@ export async function call(
     headers['content-type'] = 'application/json';
     body = JSON.stringify(init.json);
   }
-  return fetch(url, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body === undefined ? {} : { body }) });
+  return fetch(url, {
+    method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
 }
 
 /** Uploads bytes as the multipart part `file`. */

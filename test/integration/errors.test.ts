@@ -73,7 +73,13 @@ describe('errors and request ids', () => {
     const res = await call(`${app.url}/v1/files/presigned-url`, { key, json: { filename: 'x'.repeat(4096) } });
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({
-      detail: { error: { type: 'invalid_request_error', code: 'payload_too_large', message: expect.stringContaining('2 KiB') as unknown } },
+      detail: {
+        error: {
+          type: 'invalid_request_error',
+          code: 'payload_too_large',
+          message: expect.stringContaining('2 KiB') as unknown,
+        },
+      },
     });
   });
 

@@ -23,7 +23,10 @@ describe('Files API', () => {
   afterAll(() => app.close());
 
   it('uploads a file and returns the record with 201', async () => {
-    const res = await uploadFile(app.url, freeKey, 'hello world', { filename: 'greeting.txt', query: 'purpose=vision' });
+    const res = await uploadFile(app.url, freeKey, 'hello world', {
+      filename: 'greeting.txt',
+      query: 'purpose=vision',
+    });
     expect(res.status).toBe(201);
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toMatchObject({
@@ -89,12 +92,13 @@ describe('Files API', () => {
     const page = (await (await call(`${app.url}/v1/files?skip=1&limit=1`, { key })).json()) as { filename: string }[];
     expect(page.map((f) => f.filename)).toEqual(['f2.txt']);
 
-    for (const [query, type] of [
+    const cases: [string, string][] = [
       ['skip=-1', 'greater_than_equal'],
       ['limit=0', 'greater_than_equal'],
       ['limit=1001', 'less_than_equal'],
       ['limit=ten', 'int_parsing'],
-    ]) {
+    ];
+    for (const [query, type] of cases) {
       const res = await call(`${app.url}/v1/files?${query}`, { key });
       expect(res.status).toBe(422);
       const body = (await res.json()) as { detail: { type: string; loc: string[]; input: unknown }[] };
@@ -118,7 +122,9 @@ describe('Files API', () => {
     expect(link.status).toBe(200);
     expect(await link.text()).toBe('public bytes');
 
-    const tampered = await fetch(created.public_url.replace(/signature=([0-9a-f])/, (_m, c: string) => `signature=${c === 'a' ? 'b' : 'a'}`));
+    const tampered = await fetch(
+      created.public_url.replace(/signature=([0-9a-f])/, (_m, c: string) => `signature=${c === 'a' ? 'b' : 'a'}`),
+    );
     expect(tampered.status).toBe(404);
     const unsigned = await fetch(`${app.url}/v1/files/${created.id}/content`);
     expect(unsigned.status).toBe(401);
@@ -133,7 +139,9 @@ describe('Files API', () => {
     expect((await call(`${app.url}/v1/files/hash/${md5(content)}`, { key: otherOrgKey })).status).toBe(404);
     expect((await call(`${app.url}/v1/files/${created.id}/content`, { key: otherOrgKey })).status).toBe(404);
     expect((await call(`${app.url}/v1/files/${created.id}`, { key: proKey, method: 'DELETE' })).status).toBe(404);
-    const list = (await (await call(`${app.url}/v1/files?limit=1000`, { key: otherOrgKey })).json()) as { id: string }[];
+    const list = (await (await call(`${app.url}/v1/files?limit=1000`, { key: otherOrgKey })).json()) as {
+      id: string;
+    }[];
     expect(list.map((f) => f.id)).not.toContain(created.id);
   });
 
@@ -182,7 +190,7 @@ describe('Files API', () => {
         '\r\n--XYZ--\r\n',
       ]),
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(chunked.status).toBe(413);
     expect(listTree(path.join(app.dataDir, 'blobs'))).toEqual(blobsBefore);
     expect((await call(`${app.url}/v1/files/hash/${md5(big)}`, { key: freeKey })).status).toBe(404);
@@ -206,7 +214,11 @@ describe('Files API', () => {
     const forged = await fetch(url.replace(/expires=\d+/, 'expires=9999999999'), { method: 'PUT', body: 'x' });
     expect(forged.status).toBe(404);
 
-    const put = await fetch(url, { method: 'PUT', body: '%PDF-1.4 fake', headers: { 'content-type': 'application/pdf' } });
+    const put = await fetch(url, {
+      method: 'PUT',
+      body: '%PDF-1.4 fake',
+      headers: { 'content-type': 'application/pdf' },
+    });
     expect(put.status).toBe(200);
     const again = await fetch(url, { method: 'PUT', body: 'other bytes' });
     expect(again.status).toBe(409);
@@ -218,7 +230,10 @@ describe('Files API', () => {
   });
 
   it('validates the presigned-URL body', async () => {
-    const res = await call(`${app.url}/v1/files/presigned-url`, { key: freeKey, json: { purpose: 'vision', expiration: 5 } });
+    const res = await call(`${app.url}/v1/files/presigned-url`, {
+      key: freeKey,
+      json: { purpose: 'vision', expiration: 5 },
+    });
     expect(res.status).toBe(422);
     const body = (await res.json()) as { detail: { type: string; loc: string[] }[] };
     expect(body.detail).toEqual(
