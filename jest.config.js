@@ -5,10 +5,15 @@ const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
 module.exports = {
   testTimeout: 30000,
   projects: [
-    { displayName: 'unit', testEnvironment: 'node', transform, testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      displayName: 'unit',
+      testEnvironment: '<rootDir>/test/helpers/native-realm.environment.js',
+      transform,
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+    },
     {
       displayName: 'int',
-      testEnvironment: 'node',
+      testEnvironment: '<rootDir>/test/helpers/native-realm.environment.js',
       transform,
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/contract/**/*.test.ts'],
     },

@@ -1,18 +1,47 @@
 /**
- * `npm run bench`: every benchmark, each as a ratio against a baseline measured in the same run.
+ * `npm run bench`: every benchmark, each as a ratio against a baseline measured in the same run, plus the memory
+ * check of 200 sequential predictions. `npm run bench -- files ocr` runs only the named groups.
  */
 import { filesBenchmarks } from './files.bench';
-import { printResults, runCase, type BenchResult } from './harness';
+import { printResults, runCase, type BenchCase, type BenchResult } from './harness';
+import { ocrBenchmarks } from './ocr.bench';
+import { pdfBenchmarks } from './pdf.bench';
+import { predictionBenchmarks } from './predictions.bench';
+
+interface Group {
+  cases: BenchCase[];
+  close: () => Promise<void>;
+}
+
+const GROUPS: Record<string, () => Promise<Group>> = {
+  files: filesBenchmarks,
+  ocr: ocrBenchmarks,
+  pdf: pdfBenchmarks,
+  predictions: predictionBenchmarks,
+};
 
 async function main(): Promise<void> {
+  const wanted = process.argv.slice(2).filter((name) => name in GROUPS);
+  const names = wanted.length > 0 ? wanted : Object.keys(GROUPS);
   const results: BenchResult[] = [];
-  const files = await filesBenchmarks();
-  try {
-    for (const bench of files.cases) results.push(await runCase(bench));
-  } finally {
-    await files.close();
+  const notes: string[] = [];
+  for (const name of names) {
+    const group = await (GROUPS[name] as () => Promise<Group>)();
+    try {
+      for (const bench of group.cases) results.push(await runCase(bench));
+      if (name === 'predictions' && 'memory' in group) {
+        const memory = await (group as Awaited<ReturnType<typeof predictionBenchmarks>>).memory();
+        notes.push(
+          `memory over ${memory.predictions} sequential predictions: heap ${memory.heapAfter50Mb} MB after 50 -> ` +
+            `${memory.heapAfter200Mb} MB after 200; RSS ${memory.rssAfter50Mb} MB -> ${memory.rssAfter200Mb} MB`,
+        );
+      }
+    } finally {
+      await group.close();
+    }
   }
   printResults(results);
+  for (const note of notes) console.log(`\n${note}`);
 }
 
 main().catch((error: unknown) => {

@@ -9,7 +9,10 @@ import { errorHandler, notFoundHandler } from './http/middleware/error-handler';
 import { requestId } from './http/middleware/request-id';
 import { filesRoutes } from './http/routes/files.routes';
 import { healthRoutes } from './http/routes/health.routes';
-import { hubRoutes } from './http/routes/hub.routes';
+import { feedbackRoutes } from './http/routes/feedback.routes';
+import { generateRoutes } from './http/routes/generate.routes';
+import { hubRoutes, legacyHubRoutes } from './http/routes/hub.routes';
+import { predictionsRoutes } from './http/routes/predictions.routes';
 
 const GATEWAY_PREFIXES = ['/v1/compat', '/v1/openai'];
 
@@ -32,10 +35,16 @@ export function createApp(container: Container): Express {
     app.use(`${prefix}/files`, gatewayAuth, filesRoutes(services.files, { ...fileOptions, surface: 'gateway' }));
   }
 
-  app.use('/v1/hub', hubRoutes());
+  // The hub and the older catalogue routes are open, as the spec declares no auth for them.
+  app.use('/v1/hub', hubRoutes(services.hub));
+  app.use('/v1', legacyHubRoutes(services.hub, container.engine.models));
   app.use('/v1', mainAuth);
   app.use('/v1', healthRoutes(container.version));
   app.use('/v1/files', filesRoutes(services.files, { ...fileOptions, surface: 'main' }));
+  app.use('/v1', generateRoutes(services.predictions));
+  app.use('/v1/predictions', predictionsRoutes(services.predictions, services.hub));
+  app.use('/v1/feedback', feedbackRoutes(services.feedback));
+  app.use('/v1/experimental/feedback', feedbackRoutes(services.feedback));
 
   app.use(notFoundHandler());
   app.use(errorHandler(logger, config.limits));

@@ -16,28 +16,56 @@ import { createLogger, type Logger } from './lib/logger';
 import { createUrlSigner } from './lib/url-signer';
 import { createAccountsService, type AccountsService, type CreatedKey } from './services/accounts.service';
 import { createAuthService, type AuthService } from './services/auth.service';
+import { createLocalExtractionEngine } from './engines/local-engine-set';
+import { toPredictionWire } from './http/schemas/predictions.schemas';
+import { createJobQueue, type JobQueue } from './jobs/job-queue';
+import { createFeedbackService, type FeedbackService } from './services/feedback.service';
 import { createFilesService, type FilesService } from './services/files.service';
+import { createHubService, type HubService } from './services/hub/hub.service';
+import type { ExtractionEngine } from './services/predictions/extraction-engine';
+import { createPredictionsService, type PredictionsService } from './services/predictions/predictions.service';
+import { createWebhookSender, type WebhookSender } from './services/webhooks.service';
+import { createSqliteFeedbackStore } from './stores/sqlite/feedback.store';
+import { createSqlitePredictionStore } from './stores/sqlite/predictions.store';
 import { createSqliteAccountStore } from './stores/sqlite/accounts.store';
 import { openDatabase, type SqliteDatabase } from './stores/sqlite/database';
 import { createSqliteFileStore } from './stores/sqlite/files.store';
 import { createSqliteWalletStore } from './stores/sqlite/wallets.store';
-import type { AccountStore, FileStore, WalletStore } from './stores/types';
+import type { AccountStore, FeedbackStore, FileStore, PredictionStore, WalletStore } from './stores/types';
 
 export interface Container {
   config: Config;
   logger: Logger;
   version: string;
   db: SqliteDatabase;
-  stores: { accounts: AccountStore; wallets: WalletStore; files: FileStore };
+  stores: {
+    accounts: AccountStore;
+    wallets: WalletStore;
+    files: FileStore;
+    predictions: PredictionStore;
+    feedback: FeedbackStore;
+  };
   blobs: BlobStore;
-  services: { accounts: AccountsService; auth: AuthService; files: FilesService };
+  engine: ExtractionEngine;
+  jobs: JobQueue;
+  webhooks: WebhookSender;
+  services: {
+    accounts: AccountsService;
+    auth: AuthService;
+    files: FilesService;
+    hub: HubService;
+    predictions: PredictionsService;
+    feedback: FeedbackService;
+  };
   /** Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any. */
-  start(options?: { sweep?: boolean }): Promise<{ ownerKey: CreatedKey | null }>;
+  start(options?: { sweep?: boolean; resumeJobs?: boolean }): Promise<{ ownerKey: CreatedKey | null }>;
   close(): Promise<void>;
 }
 
 export interface ContainerOptions {
   logger?: Logger;
+  /** Replaces the local extraction engine (tests of the service layer use a scripted one). */
+  engine?: ExtractionEngine;
 }
 
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
@@ -50,6 +78,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     accounts: createSqliteAccountStore(db),
     wallets: createSqliteWalletStore(db),
     files: createSqliteFileStore(db),
+    predictions: createSqlitePredictionStore(db),
+    feedback: createSqliteFeedbackStore(db),
   };
   const blobs = createFsBlobStore(config.data.blobDir);
 
@@ -64,13 +94,63 @@ export async function createContainer(config: Config, options: ContainerOptions 
     singleUserOwner: config.auth.singleUser ? () => accounts.ownerPrincipal() : async () => null,
     logger,
   });
+  const locks = createKeyedMutex();
   const files = createFilesService({
     files: stores.files,
     blobs,
-    locks: createKeyedMutex(),
+    locks,
     signer: createUrlSigner(secret),
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     limits: { maxUploadBytes: config.limits.maxUploadBytes, urlTtlSeconds: config.limits.urlTtlSeconds },
+  });
+
+  const hub = createHubService();
+  const engine =
+    options.engine ??
+    createLocalExtractionEngine({
+      ocrWorkers: config.engines.ocrWorkers,
+      documentMaxPages: config.engines.documentMaxPages,
+      ffmpegPath: config.engines.ffmpegPath,
+      ffprobePath: config.engines.ffprobePath,
+      logger,
+    });
+  const webhooks = createWebhookSender({
+    store: stores.predictions,
+    secret: config.webhooks.secret ?? (await readOrCreateSecret(config.webhooks.secretPath)),
+    render: toPredictionWire,
+    timeoutMs: config.webhooks.timeoutMs,
+    attempts: config.webhooks.attempts,
+    backoffMs: config.webhooks.backoffMs,
+    allowPrivate: config.fetch.allowPrivate,
+    logger,
+  });
+  // The queue and the service refer to each other: the queue runs the service's jobs.
+  let runJob: (id: string) => Promise<void> = async () => undefined;
+  const jobs = createJobQueue({ concurrency: config.jobs.concurrency, run: (id) => runJob(id), logger });
+  const predictions = createPredictionsService({
+    store: stores.predictions,
+    blobs,
+    locks,
+    hub,
+    engine,
+    inputs: {
+      openFile: async (principal, fileId) => {
+        const { file, stream } = await files.openContent(principal, fileId);
+        return { filename: file.filename, stream };
+      },
+      fetch: config.fetch,
+    },
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    enqueue: (id) => jobs.enqueue(id),
+    onFinished: (prediction) => webhooks.deliver(prediction),
+    logger,
+  });
+  runJob = (id) => predictions.runJob(id);
+  const feedback = createFeedbackService({
+    store: stores.feedback,
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    targetExists: async (orgId, type, id) =>
+      type === 'request' ? (await stores.predictions.get(orgId, id)) !== null : false,
   });
 
   return {
@@ -80,19 +160,31 @@ export async function createContainer(config: Config, options: ContainerOptions 
     db,
     stores,
     blobs,
-    services: { accounts, auth, files },
+    engine,
+    jobs,
+    webhooks,
+    services: { accounts, auth, files, hub, predictions, feedback },
 
-    async start({ sweep = true } = {}) {
+    async start({ sweep = true, resumeJobs = true } = {}) {
       const ownerKey = await accounts.bootstrapOwner();
       if (sweep) {
         await stores.files.deleteExpiredPending(new Date());
         const swept = await blobs.sweep(await stores.files.referencedBlobs());
         if (swept.partsRemoved + swept.orphansRemoved > 0) logger.info('swept blob leftovers', swept);
       }
+      if (resumeJobs) {
+        const jobsAfterRestart = await predictions.resumeUnfinished();
+        if (jobsAfterRestart.resumed + jobsAfterRestart.failed > 0) {
+          logger.info('picked up unfinished predictions', jobsAfterRestart);
+        }
+      }
       return { ownerKey };
     },
 
     async close() {
+      await jobs.close(config.server.shutdownGraceMs);
+      webhooks.close();
+      await engine.close();
       if (db.open) db.close();
     },
   };

@@ -4,11 +4,15 @@
  * Commands work on the database directly (no server needed) and print their result on the last stdout line,
  * so scripts can read it with `tail -n 1`.
  */
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/config';
 import { createContainer, type Container } from '../container';
 import { TIERS, type Tier } from '../domain/account';
 import { AppError } from '../domain/errors';
+import { toPredictionWire } from '../http/schemas/predictions.schemas';
+import { sniffMediaType } from '../lib/media-type';
 import { main as serve } from '../../server';
 
 const USAGE = `Usage:
@@ -16,6 +20,7 @@ const USAGE = `Usage:
   prism keys create --org ORG [--tier free|pro|enterprise] [--superuser] [--name NAME]
   prism keys revoke KEY_ID
   prism credits add --org ORG --usd AMOUNT
+  prism extract FILE --domain DOMAIN [--schema SCHEMA.json] [--model MODEL] [--confidence] [--grounding]
 
 Settings come from the environment (PRISM_DATA_DIR, PORT, HOST, …); see README.md.`;
 
@@ -31,6 +36,7 @@ export async function run(argv: string[]): Promise<number> {
     if (command === 'keys' && sub === 'create') return await withContainer((c) => keysCreate(c, rest));
     if (command === 'keys' && sub === 'revoke') return await withContainer((c) => keysRevoke(c, rest));
     if (command === 'credits' && sub === 'add') return await withContainer((c) => creditsAdd(c, rest));
+    if (command === 'extract') return await withContainer((c) => extract(c, argv.slice(1)));
     if (command === undefined || command === 'help' || command === '--help') {
       console.log(USAGE);
       return 0;
@@ -53,7 +59,7 @@ async function withContainer(work: (container: Container) => Promise<number>): P
   const config: Config = loadConfig();
   const container = await createContainer(config);
   try {
-    const { ownerKey } = await container.start({ sweep: false });
+    const { ownerKey } = await container.start({ sweep: false, resumeJobs: false });
     if (ownerKey) console.error(`Created the owner organisation; its key is in ${config.data.ownerKeyPath}`);
     return await work(container);
   } finally {
@@ -105,6 +111,77 @@ async function creditsAdd(container: Container, args: string[]): Promise<number>
   const result = await container.services.accounts.addCredits(org, usd);
   console.log(`balance ${result.balanceUsd.toFixed(6)} USD for organisation ${result.orgId}`);
   return 0;
+}
+
+/** `prism extract`: runs one prediction as the owner, synchronously, and prints the prediction's JSON. */
+async function extract(container: Container, args: string[]): Promise<number> {
+  const { values, positionals } = usage(() =>
+    parseArgs({
+      args,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        domain: { type: 'string' },
+        schema: { type: 'string' },
+        model: { type: 'string' },
+        confidence: { type: 'boolean' },
+        grounding: { type: 'boolean' },
+      },
+    }),
+  );
+  const file = required(positionals[0], 'FILE');
+  const bytes = await fs.readFile(file).catch(() => {
+    throw new UsageError(`cannot read ${file}`);
+  });
+  const jsonSchema = values.schema ? await readJsonSchema(values.schema) : null;
+  if (!values.domain && !jsonSchema) throw new UsageError('--domain or --schema is required');
+  const family = sniffMediaType(bytes).family;
+  const kind = family === 'unknown' ? 'image' : family;
+  const owner = await container.services.accounts.ownerPrincipal();
+  if (!owner) throw new UsageError('no owner organisation in this data folder');
+  let lastReport = 0;
+  const prediction = await container.services.predictions.create(
+    owner,
+    {
+      kind,
+      model: values.model ?? 'prism-1',
+      domain: values.domain ?? null,
+      callbackUrl: null,
+      images: [bytes.toString('base64')],
+      request: {
+        jsonSchema,
+        detail: 'auto',
+        confidence: values.confidence === true,
+        grounding: values.grounding === true,
+        gqlStmt: null,
+        documentDpi: null,
+        videoFps: null,
+        videoMaxFrames: null,
+        pageIndices: null,
+        metadata: { source: 'cli', filename: path.basename(file) },
+        batch: false,
+      },
+    },
+    {
+      onProgress: (done, total) => {
+        if (total < 3 || Date.now() - lastReport < 1000) return;
+        lastReport = Date.now();
+        console.error(`prism: ${done}/${total} pages`);
+      },
+    },
+  );
+  console.log(JSON.stringify(toPredictionWire(prediction), null, 2));
+  return prediction.status === 'completed' ? 0 : 1;
+}
+
+async function readJsonSchema(file: string): Promise<Record<string, unknown>> {
+  try {
+    const parsed = JSON.parse(await fs.readFile(file, 'utf8')) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  throw new UsageError(`${file} is not a JSON schema object`);
 }
 
 /** Runs an argument parser, turning its complaints into usage errors. */

@@ -32,6 +32,18 @@ const envSchema = z.object({
   PRISM_URL_TTL_S: positiveInt(3600),
   PRISM_SHUTDOWN_GRACE_S: positiveInt(10),
   PRISM_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  PRISM_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
+  PRISM_FETCH_MAX_BYTES: positiveInt(100 * MIB),
+  PRISM_FETCH_TIMEOUT_S: positiveInt(30),
+  PRISM_JOB_CONCURRENCY: positiveInt(1),
+  PRISM_OCR_WORKERS: z.coerce.number().int().min(0).default(0),
+  PRISM_DOCUMENT_MAX_PAGES: positiveInt(500),
+  PRISM_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  PRISM_WEBHOOK_TIMEOUT_S: positiveInt(30),
+  PRISM_WEBHOOK_ATTEMPTS: positiveInt(5),
+  PRISM_WEBHOOK_BACKOFF_MS: positiveInt(2000),
+  FFMPEG_PATH: z.string().min(1).optional(),
+  FFPROBE_PATH: z.string().min(1).optional(),
 });
 
 /** Typed, nested configuration built from the environment. */
@@ -48,6 +60,16 @@ export interface Config {
   auth: { singleUser: boolean; secret: string | undefined };
   limits: { maxJsonBytes: number; maxUploadBytes: number; urlTtlSeconds: number };
   models: { file: string | undefined };
+  /** Fetching caller-supplied URLs (inputs) and calling callback URLs. */
+  fetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number };
+  jobs: { concurrency: number };
+  engines: {
+    ocrWorkers: number;
+    documentMaxPages: number;
+    ffmpegPath: string | undefined;
+    ffprobePath: string | undefined;
+  };
+  webhooks: { secret: string | undefined; secretPath: string; timeoutMs: number; attempts: number; backoffMs: number };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
 }
 
@@ -93,6 +115,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       urlTtlSeconds: e.PRISM_URL_TTL_S,
     },
     models: { file: e.PRISM_MODELS_FILE ? path.resolve(e.PRISM_MODELS_FILE) : undefined },
+    fetch: {
+      allowPrivate: e.PRISM_ALLOW_PRIVATE_URLS,
+      maxBytes: e.PRISM_FETCH_MAX_BYTES,
+      timeoutMs: e.PRISM_FETCH_TIMEOUT_S * 1000,
+    },
+    jobs: { concurrency: e.PRISM_JOB_CONCURRENCY },
+    engines: {
+      ocrWorkers: e.PRISM_OCR_WORKERS,
+      documentMaxPages: e.PRISM_DOCUMENT_MAX_PAGES,
+      ffmpegPath: e.FFMPEG_PATH,
+      ffprobePath: e.FFPROBE_PATH,
+    },
+    webhooks: {
+      secret: e.PRISM_WEBHOOK_SECRET,
+      secretPath: path.join(dir, 'webhook.key'),
+      timeoutMs: e.PRISM_WEBHOOK_TIMEOUT_S * 1000,
+      attempts: e.PRISM_WEBHOOK_ATTEMPTS,
+      backoffMs: e.PRISM_WEBHOOK_BACKOFF_MS,
+    },
     log: { level: e.PRISM_LOG_LEVEL },
   };
 }

@@ -7,7 +7,17 @@
  */
 
 /** Resources whose absence has its own `<resource>_not_found` code. */
-export const NOT_FOUND_RESOURCES = ['file', 'upload', 'api_key', 'organisation', 'route'] as const;
+export const NOT_FOUND_RESOURCES = [
+  'file',
+  'upload',
+  'api_key',
+  'organisation',
+  'route',
+  'prediction',
+  'domain',
+  'execution',
+  'chat',
+] as const;
 export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 
 /** Every stable `code` Prism puts in an error body; docs/errors.md explains each, and a test keeps them in sync. */
@@ -22,6 +32,28 @@ export const ERROR_CODES = [
   'unsupported_media_type',
   'request_aborted',
   'internal_error',
+  'invalid_media',
+  'invalid_document',
+  'too_many_inputs',
+  'missing_input',
+  'url_not_allowed',
+  'url_fetch_failed',
+  'schema_invalid',
+  'all_pages_failed',
+  // gateway (src/gateway)
+  'capability_violation',
+  'model_not_found',
+  'model_not_serving',
+  'ttft_timeout',
+  'deadline_exceeded',
+  'client_disconnected',
+  'upstream_error',
+  'upstream_rejected',
+  'upstream_unavailable',
+  'rate_limit_exceeded',
+  'queue_full',
+  'insufficient_credits',
+  'guest_spend_cap',
   ...NOT_FOUND_RESOURCES.map((r) => `${r}_not_found` as const),
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -148,6 +180,13 @@ export class PayloadTooLargeError extends AppError {
 export class RequestValidationError extends AppError {
   constructor(issues: ValidationIssue[]) {
     super(422, { message: 'Request validation failed', type: 'validation_error', issues });
+  }
+}
+
+/** 502: every unit of work failed (e.g. every page of a document); nothing is billed. */
+export class AllPagesFailedError extends AppError {
+  constructor(message: string) {
+    super(502, { message, type: 'upstream_error', code: 'all_pages_failed' });
   }
 }
 

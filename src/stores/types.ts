@@ -6,6 +6,7 @@
  */
 import type { ApiKeyRecord, Organisation, OrganisationKind, Tier, User } from '../domain/account';
 import type { FilePurpose, FileRecord } from '../domain/file';
+import type { Prediction, PredictionUsage, Status } from '../domain/prediction';
 
 /** What an API key resolves to, in one read. */
 export interface KeyOwner {
@@ -84,4 +85,62 @@ export interface FileStore {
   deleteExpiredPending(now: Date): Promise<number>;
   /** Every blob hash a record refers to (for the start-up sweep of orphan blobs). */
   referencedBlobs(): Promise<Set<string>>;
+}
+
+/** Fields a status change may set together with the new status. */
+export interface PredictionUpdate {
+  response?: unknown;
+  usage?: PredictionUsage;
+  errorMessage?: string | null;
+  completedAt?: Date | null;
+  attempts?: number;
+}
+
+export interface PredictionStore {
+  /** Inserts the record and references its input blobs (recording the blobs) in one transaction. */
+  insert(prediction: Prediction, inputBytes: StoredBytes[]): Promise<Prediction>;
+  get(orgId: string, id: string): Promise<Prediction | null>;
+  /** For the job runner, which works across organisations. */
+  getById(id: string): Promise<Prediction | null>;
+  list(orgId: string, page: { skip: number; limit: number }): Promise<Prediction[]>;
+  /**
+   * Moves the record to `to` only if it is in one of `from` (compare-and-set); returns the updated record, or
+   * null when another writer moved it first.
+   */
+  transition(id: string, from: readonly Status[], to: Status, update?: PredictionUpdate): Promise<Prediction | null>;
+  /** Records that were not finished when the process stopped: pending/enqueued (batch) and running. */
+  unfinished(): Promise<Prediction[]>;
+  recordDelivery(delivery: WebhookDelivery): Promise<void>;
+  deliveries(predictionId: string): Promise<WebhookDelivery[]>;
+}
+
+export interface WebhookDelivery {
+  predictionId: string;
+  url: string;
+  attempt: number;
+  statusCode: number | null;
+  outcome: 'delivered' | 'failed' | 'gave_up';
+  error: string | null;
+  createdAt: Date;
+}
+
+export type FeedbackEntityType = 'request' | 'agent_execution' | 'chat';
+
+export interface FeedbackRecord {
+  id: string;
+  orgId: string;
+  entityType: FeedbackEntityType;
+  entityId: string;
+  response: Record<string, unknown> | null;
+  notes: string | null;
+  createdAt: Date;
+}
+
+export interface FeedbackStore {
+  insert(record: FeedbackRecord): Promise<FeedbackRecord>;
+  list(
+    orgId: string,
+    entity: { type: FeedbackEntityType; id: string },
+    page: { limit: number; offset: number },
+  ): Promise<FeedbackRecord[]>;
 }

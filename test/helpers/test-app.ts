@@ -18,6 +18,8 @@ export interface TestApp {
   /** Creates a key for a new user of `org` (created if missing). */
   createKey(org: string, tier?: Tier): Promise<string>;
   close(): Promise<void>;
+  /** Stops the server but keeps the data folder (to start again on it). */
+  stop(): Promise<void>;
 }
 
 export async function startTestApp(env: Record<string, string> = {}, existingDataDir?: string): Promise<TestApp> {
@@ -43,6 +45,7 @@ export async function startTestApp(env: Record<string, string> = {}, existingDat
       await running.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
+    stop: () => running.close(),
   };
 }
 

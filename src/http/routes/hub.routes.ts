@@ -1,14 +1,56 @@
 /**
- * Hub routes (open, no key needed). The domain catalogue arrives with the extraction work; the version is here
- * from the start because clients read it first.
+ * Hub routes (open, no key needed): version, domains and their schemas; plus the older top-level
+ * `/v1/domains`, `/v1/schema` and `/v1/models` that real clients still call.
  */
 import { Router } from 'express';
-import { SPEC_VERSION } from './health.routes';
+import { z } from 'zod';
+import type { HubDomain, HubService } from '../../services/hub/hub.service';
+import { parseInput } from '../validation';
 
-export function hubRoutes(): Router {
+const schemaBodySchema = z.object({
+  domain: z.string().min(1),
+  gql_stmt: z.string().nullish(),
+  config: z.object({ gql_stmt: z.string().nullish() }).loose().nullish(),
+});
+
+const domainInfo = (d: HubDomain) => ({
+  domain: d.domain,
+  name: d.name,
+  description: d.description,
+  supported_inputs: d.supportedInputs,
+  tags: d.tags,
+  sample_data: d.sampleData,
+  schema_hash: d.schemaHash,
+});
+
+/** Mounted at `/v1/hub`. */
+export function hubRoutes(hub: HubService): Router {
   const router = Router();
   router.get('/info', (_req, res) => {
-    res.json({ version: SPEC_VERSION });
+    res.json({ version: hub.version });
+  });
+  router.get('/domains', (_req, res) => {
+    res.json(hub.list().map(domainInfo));
+  });
+  router.post('/schema', (req, res) => {
+    const body = parseInput(schemaBodySchema, req.body, 'body');
+    res.json(hub.schema(body.domain, body.gql_stmt ?? body.config?.gql_stmt));
+  });
+  return router;
+}
+
+/** Mounted at `/v1`: the legacy catalogue routes. */
+export function legacyHubRoutes(hub: HubService, models: readonly string[]): Router {
+  const router = Router();
+  router.get('/domains', (_req, res) => {
+    res.json(hub.list().map(domainInfo));
+  });
+  router.post('/schema', (req, res) => {
+    const body = parseInput(schemaBodySchema, req.body, 'body');
+    res.json(hub.schema(body.domain, body.gql_stmt ?? body.config?.gql_stmt));
+  });
+  router.get('/models', (_req, res) => {
+    res.json(models.flatMap((model) => hub.list().map((d) => ({ model, domain: d.domain }))));
   });
   return router;
 }

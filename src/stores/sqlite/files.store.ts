@@ -69,7 +69,11 @@ export function createSqliteFileStore(db: SqliteDatabase): FileStore {
     `SELECT * FROM files WHERE org_id = ? AND md5 = ? AND status = 'uploaded' ORDER BY created_at DESC, rowid DESC LIMIT 1`,
   );
   const deleteRow = db.prepare<[string, string], FileRow>('DELETE FROM files WHERE org_id = ? AND id = ? RETURNING *');
-  const blobInUse = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM files WHERE sha256 = ?');
+  // A blob stays while any file or prediction input refers to it.
+  const blobInUse = db.prepare<{ sha: string }, { n: number }>(
+    `SELECT (SELECT COUNT(*) FROM files WHERE sha256 = @sha)
+          + (SELECT COUNT(*) FROM prediction_inputs WHERE sha256 = @sha) AS n`,
+  );
   const deleteBlob = db.prepare('DELETE FROM blobs WHERE sha256 = ?');
   const deleteExpired = db.prepare(`DELETE FROM files WHERE status = 'pending' AND upload_expires_at < ?`);
   const allBlobs = db.prepare<[], { sha256: string }>('SELECT sha256 FROM blobs');
@@ -110,7 +114,7 @@ export function createSqliteFileStore(db: SqliteDatabase): FileStore {
 
   /** Drops the blob row when no file refers to it any more; true when it was dropped. */
   function releaseBlob(sha256: string): boolean {
-    if ((blobInUse.get(sha256)?.n ?? 0) > 0) return false;
+    if ((blobInUse.get({ sha: sha256 })?.n ?? 0) > 0) return false;
     deleteBlob.run(sha256);
     return true;
   }

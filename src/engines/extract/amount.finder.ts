@@ -1,0 +1,131 @@
+/**
+ * Chooses the amount for money fields. The final total is the last total-labelled amount before the payment lines,
+ * preferring "final" labels (grand/net/payable/incl. tax). "Cash tendered − change" is the amount actually paid and
+ * overrides the labels when they disagree: a total-labelled amount equal to it wins; a total line whose decimal point
+ * OCR lost (`212` for 2.12) is read with it; else a printed amount equal to it close to the labelled total (rounding)
+ * is taken. With no total label at all, the unlabelled amount printed just above the payment lines is the fallback.
+ * Other summary roles (subtotal, tax, discount, ...) take the last amount of their class before the payment lines.
+ */
+import type { AmountClass, AmountMention } from './amount-mentions';
+import { foundIn, type FoundValue } from './found-value';
+import type { LayoutIndex } from './layout-index';
+import { findLabels } from './label-matcher';
+
+const cents = (v: number): number => Math.round(v * 100);
+
+function paymentStart(mentions: AmountMention[]): number {
+  const first = mentions.find((m) => m.cls === 'tendered' || m.cls === 'change');
+  return first ? first.row.index : Number.POSITIVE_INFINITY;
+}
+
+/** Amounts (in cents) equal to tendered − change for a tender line followed closely by a change line. */
+function paidDifferences(mentions: AmountMention[]): Set<number> {
+  const out = new Set<number>();
+  for (const t of mentions.filter((m) => m.cls === 'tendered' && m.match.value.value > 0)) {
+    for (const c of mentions.filter((m) => m.cls === 'change' && m.order > t.order && m.order - t.order <= 4)) {
+      const diff = cents(t.match.value.value) - cents(c.match.value.value);
+      if (diff > 0) out.add(diff);
+    }
+  }
+  return out;
+}
+
+const toFound = (m: AmountMention, strength: number): FoundValue =>
+  foundIn(m.row, m.match.start, m.match.end, m.match.text, strength, m.match.value.value);
+
+function rankTotals(mentions: AmountMention[], paid: Set<number>): { m: AmountMention; score: number }[] {
+  const payStart = paymentStart(mentions);
+  const totals = mentions.filter((m) => m.cls === 'total' && m.match.value.value > 0);
+  const lastBefore = totals.filter((m) => m.row.index < payStart).pop();
+  const roundingRow = mentions.find((m) => m.cls === 'rounding')?.row.index ?? Number.POSITIVE_INFINITY;
+  const maxValue = Math.max(0, ...totals.map((m) => m.match.value.value));
+  return totals
+    .map((m) => {
+      let score = m.labelStrength + (m.strong ? 0.5 : 0);
+      if (m === lastBefore) score += 0.5;
+      if (m.row.index > payStart) score -= 1;
+      if (m.row.index > roundingRow && m.row.index < payStart) score += 0.3;
+      if (paid.has(cents(m.match.value.value))) score += 1;
+      if (m.match.value.value === maxValue) score += 0.2;
+      return { m, score };
+    })
+    .sort((a, b) => b.score - a.score);
+}
+
+const TOTAL_WORDS = ['total', 'grand total', 'net total', 'nett total', 'amount due', 'total payable', 'net amt'];
+
+/** A total line before the payment lines whose number lost its decimal point, read as the paid amount. */
+function undottedTotal(index: LayoutIndex, paid: Set<number>, payStart: number): FoundValue | undefined {
+  for (const row of index.rows.slice(0, Number.isFinite(payStart) ? payStart : undefined)) {
+    const hit = findLabels(row, TOTAL_WORDS)[0];
+    if (!hit || /excl|sub|qty|quantity/i.test(row.text)) continue;
+    for (const m of row.text.slice(hit.end).matchAll(/(?<![\d.,])\d{3,7}(?![\d.,])/g)) {
+      if (!paid.has(Number(m[0]))) continue;
+      const start = hit.end + m.index;
+      const value = Number(m[0]) / 100;
+      return foundIn(row, start, start + m[0].length, value.toFixed(2), 0.55, value);
+    }
+  }
+  return undefined;
+}
+
+/** A total far above the subtotal printed before it (more than any tax) is a misread, e.g. a digit too many. */
+function implausible(found: FoundValue | undefined, mentions: AmountMention[]): boolean {
+  const subtotal = mentions.filter((m) => m.cls === 'subtotal' && m.match.value.value > 0).pop();
+  return Boolean(
+    found && subtotal && typeof found.parsed === 'number' && found.parsed > subtotal.match.value.value * 1.5,
+  );
+}
+
+/** The document's final total, or undefined when no amount can be defended. */
+export function findTotal(index: LayoutIndex, mentions: AmountMention[]): FoundValue | undefined {
+  const found = chooseTotal(index, mentions);
+  return implausible(found, mentions) ? undefined : found;
+}
+
+function chooseTotal(index: LayoutIndex, mentions: AmountMention[]): FoundValue | undefined {
+  const payStart = paymentStart(mentions);
+  const paid = paidDifferences(mentions);
+  const ranked = rankTotals(mentions, paid);
+  const best = ranked[0];
+  const bestValue = best ? cents(best.m.match.value.value) : undefined;
+  if (best && (paid.size === 0 || paid.has(bestValue ?? -1))) {
+    return toFound(best.m, Math.min(1, 0.45 + best.score / 4));
+  }
+  if (paid.size > 0) {
+    const undotted = undottedTotal(index, paid, payStart);
+    if (undotted) return undotted;
+    const labelledBefore = ranked.find((r) => r.m.row.index < payStart);
+    const near = labelledBefore ? cents(labelledBefore.m.match.value.value) : undefined;
+    const agreeing = mentions.filter(
+      (m) =>
+        paid.has(cents(m.match.value.value)) &&
+        m.cls !== 'tendered' &&
+        m.cls !== 'change' &&
+        m.row.index < payStart &&
+        (near === undefined || Math.abs(cents(m.match.value.value) - near) <= Math.max(10, near * 0.02)),
+    );
+    const pick = agreeing.pop();
+    if (pick) return toFound(pick, near === undefined ? 0.6 : 0.75);
+  }
+  if (best) return toFound(best.m, Math.min(1, 0.35 + best.score / 5));
+  // No total label survived OCR: the unlabelled amount just above the payment lines.
+  const before = mentions.filter((m) => m.row.index < payStart && Number.isFinite(payStart));
+  const last = before[before.length - 1];
+  if (last && last.cls === 'none' && last.row.index >= payStart - 2 && last.match.value.value > 0) {
+    return toFound(last, 0.4);
+  }
+  return undefined;
+}
+
+/** The last amount of a summary class (subtotal, tax, ...) printed before the payment lines. */
+export function findAmountOfClass(mentions: AmountMention[], cls: AmountClass): FoundValue | undefined {
+  const payStart = cls === 'tendered' || cls === 'change' ? Number.POSITIVE_INFINITY : paymentStart(mentions);
+  const of = mentions.filter((m) => m.cls === cls);
+  const before = of.filter((m) => m.row.index < payStart).pop();
+  if (before) return toFound(before, 0.5 + 0.4 * before.labelStrength);
+  // Only in a summary table after the payment lines (`GST Summary ... Tax`): the row's last amount is the class's.
+  const first = of[0];
+  const last = first && mentions.filter((m) => m.row === first.row).pop();
+  return last ? toFound(last, 0.4 + 0.3 * last.labelStrength) : undefined;
+}

@@ -1,0 +1,68 @@
+/**
+ * Text clean-up for the issuer block: a company line stripped of edge noise and of a trailing registration number
+ * (with a misread `SDN BHD` / `S/B` put right), an address line stripped of stray marks, and the legibility test
+ * (the weakest word's OCR confidence) that decides whether a name or address is reported at all.
+ */
+import { unionBox, type Row } from './layout-index';
+import { squash } from './text-normalize';
+
+/** Names and addresses whose least legible word is below this OCR confidence are not reported (likely misread). */
+export const MIN_WORD_CONFIDENCE = 0.3;
+
+/** The lowest OCR confidence among the words of `rows` that carry text, ignoring words a repair vouched for. */
+export function weakestWord(rows: Row[], fixed: Set<string>): number {
+  const words = rows
+    .flatMap((r) => r.words)
+    .filter((w) => (w.text.match(/[A-Za-z0-9]/g) ?? []).length >= 2 && !fixed.has(w.text));
+  return Math.min(1, ...words.map((w) => w.confidence));
+}
+
+/** Cleans a printed company line: edge noise, a trailing registration number, misread `SDN BHD`. */
+export function cleanName(text: string): string {
+  let t = text.replace(/\s+(co\.?\s*(reg|no)\b|company\s*no\b|roc\b|reg\.?\s*no\b|gst\b).*$/i, '');
+  t = t.replace(/\s*[([{][^)\]}]*\d[^)\]}]*[)\]}]?[^A-Za-z0-9]*$/, '');
+  t = t.replace(/^[^A-Za-z0-9(]+/, '').replace(/[^A-Za-z0-9.)]+$/, '');
+  t = t.replace(/\b[S5][DO0][NM](\.?)(\s+)B[HN]D\b/gi, (m: string, dot: string, sp: string) =>
+    /^sdn\.?\s+bhd$/i.test(m) ? m : `SDN${dot}${sp}BHD`,
+  );
+  t = t.replace(/(?<=\s)[5S]\/[B8]$/, 'S/B');
+  return squash(t);
+}
+
+/** Cleans one printed address line: edge noise such as `|`, `:` and stray marks. */
+export function cleanAddressLine(text: string): string {
+  // Stray marks OCR reads at a line's ends: punctuation, or a lone lower-case letter beside upper-case text.
+  const tokens = text.split(/\s+/).filter(Boolean);
+  const upper = /^[^a-z]*$/.test(tokens.filter((t) => t.length > 1).join(''));
+  const stray = (t: string | undefined): boolean => !!t && (/^[^A-Za-z0-9(]+$/.test(t) || (upper && /^[a-z]$/.test(t)));
+  while (stray(tokens[0])) tokens.shift();
+  while (stray(tokens[tokens.length - 1])) tokens.pop();
+  text = tokens.join(' ');
+  return squash(
+    text
+      .replace(/^[^A-Za-z0-9(]+/, '')
+      .replace(/[\s|:;'"`~\\_=*#%-]+$/, '')
+      .replace(/\s+[|]+\s+/g, ' '),
+  );
+}
+
+/** Drops barely legible specks at a line's ends (marks, a logo fragment read as `ee`, a stray `i`). */
+export function trimEdges(row: Row): Row {
+  const speck = (w: Row['words'][number] | undefined): boolean =>
+    !!w && w.confidence < 0.5 && /^[a-z]{0,2}$/.test(w.text.replace(/[^A-Za-z0-9]/g, ''));
+  let from = 0;
+  let to = row.words.length;
+  while (from < to && speck(row.words[from])) from += 1;
+  while (to > from && speck(row.words[to - 1])) to -= 1;
+  if (from === 0 && to === row.words.length) return row;
+  if (from >= to) return { ...row, text: '', words: [] };
+  let text = '';
+  const words = row.words.slice(from, to).map((w) => {
+    if (text) text += ' ';
+    const start = text.length;
+    text += w.text;
+    return { ...w, start, end: text.length };
+  });
+  const confidence = words.reduce((sum, w) => sum + w.confidence, 0) / words.length;
+  return { ...row, text, words, confidence, box: unionBox(words.map((w) => w.box)) };
+}

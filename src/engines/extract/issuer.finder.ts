@@ -1,0 +1,152 @@
+/**
+ * Finds the issuer of a receipt or invoice in its header: the business name (preferring a line with a legal-entity
+ * suffix, high on the page, before any document title, joined with a suffix-only line below it) and the postal
+ * address printed under it (registration lines skipped; contact, tax and title lines end it). When the same name is
+ * printed again elsewhere more legibly (a footer "thank you for shopping at ..."), that reading is used.
+ */
+import { foundInRows, type FoundValue } from './found-value';
+import type { LayoutIndex, Row } from './layout-index';
+import { findAmounts } from './value-patterns';
+import { cleanAddressLine, cleanName, MIN_WORD_CONFIDENCE, trimEdges, weakestWord } from './issuer-text';
+import { alnumUpper, similarity } from './text-normalize';
+import * as kind from './line-kinds';
+import { repairAddress, repairName } from './ocr-fixes';
+
+/** The issuer's name and address lines, either possibly missing. */
+export interface Issuer {
+  name?: FoundValue;
+  nameRows: Row[];
+  address?: FoundValue;
+  addressRows: Row[];
+}
+
+function nameCandidate(row: Row): boolean {
+  const text = repairName(cleanName(row.text)).text;
+  const letters = (text.match(/[A-Za-z]/g) ?? []).length;
+  const alnum = (text.match(/[A-Za-z0-9]/g) ?? []).length;
+  if (letters < 3 || letters < alnum * 0.6 || row.confidence < 0.4) return false;
+  if (row.confidence < 0.6 && !kind.hasLegalSuffix(text) && !kind.hasBusinessWord(text)) return false;
+  if (kind.isStopLine(row.text) || kind.isRegistration(row.text) || kind.isSuffixOnly(text)) return false;
+  if (kind.isCourtesy(text)) return false;
+  // Street words make a line an address, unless it also names a kind of business and carries no number.
+  const named = kind.hasLegalSuffix(text) || (kind.hasBusinessWord(text) && !/\d/.test(text));
+  return named || !(kind.isAddressLike(repairAddress(text).text) || kind.hasRegion(text));
+}
+
+function headerEnd(lines: Row[]): number {
+  const cap = Math.max(8, Math.ceil(lines.length * 0.45));
+  const end = lines.findIndex((l, i) => i > 0 && findAmounts(l.text).length > 0 && !kind.isAddressLike(l.text));
+  return Math.min(cap, end < 0 ? lines.length : end);
+}
+
+function scoreName(row: Row, rank: number, afterTitle: boolean, rowHeight: number): number {
+  const text = repairName(cleanName(row.text)).text;
+  const letters = text.replace(/[^A-Za-z]/g, '');
+  const upper = letters.replace(/[^A-Z]/g, '').length / Math.max(1, letters.length);
+  let score = 0.6 * row.confidence - 0.25 * rank;
+  if (kind.hasLegalSuffix(text)) score += 2;
+  else if (kind.hasBusinessWord(text)) score += 1;
+  if (upper >= 0.8) score += 0.3;
+  if (row.box.y1 - row.box.y0 >= 1.3 * rowHeight) score += 0.4;
+  if (afterTitle) score -= 1.5;
+  return score;
+}
+
+function pickName(index: LayoutIndex, lines: Row[], end: number): { rows: Row[]; score: number } | undefined {
+  let best: { rows: Row[]; score: number } | undefined;
+  let rank = 0;
+  let afterTitle = false;
+  for (let i = 0; i < end; i += 1) {
+    const row = lines[i];
+    if (!row) continue;
+    if (nameCandidate(row)) {
+      const next = lines[i + 1];
+      const rows = next && i + 1 < end && kind.isSuffixOnly(cleanName(next.text)) ? [row, next] : [row];
+      const joined = { ...row, text: rows.map((r) => r.text).join(' ') };
+      const score = scoreName(joined, rank, afterTitle, index.rowHeight);
+      if (!best || score > best.score) best = { rows, score };
+      rank += 1;
+    }
+    if (kind.isTitleLine(row)) afterTitle = true;
+  }
+  return best;
+}
+
+/** The same name printed more legibly elsewhere on the page (e.g. a footer): its weakest word reads better. */
+function betterReading(index: LayoutIndex, name: string, rows: Row[]): { text: string; row: Row } | undefined {
+  const target = alnumUpper(name);
+  const boxes = new Set(rows.map((r) => `${r.page}:${r.box.y0}`));
+  let best: { text: string; row: Row; weakest: number } | undefined;
+  for (const row of index.lines) {
+    if (boxes.has(`${row.page}:${row.box.y0}`)) continue;
+    const text = cleanName(row.text);
+    if (similarity(alnumUpper(text), target) < 0.75) continue;
+    if (kind.hasLegalSuffix(name) && !kind.hasLegalSuffix(text)) continue;
+    const weakest = weakestWord([row], new Set());
+    if (!best || weakest > best.weakest) best = { text, row, weakest };
+  }
+  return best && best.weakest > weakestWord(rows, new Set()) + 0.05 ? best : undefined;
+}
+
+const sameColumn = (a: Row, b: Row): boolean => Math.min(a.box.x1, b.box.x1) - Math.max(a.box.x0, b.box.x0) > 0;
+
+function pickAddress(lines: Row[], from: number, nameRow: Row): Row[] {
+  const out: Row[] = [];
+  let skipped = 0;
+  let postcodeSeen = false;
+  for (let i = from; i < lines.length && out.length < 6; i += 1) {
+    const row = lines[i];
+    if (!row || row.page !== nameRow.page || !sameColumn(row, nameRow)) continue;
+    const text = row.text;
+    if (out.length === 0) {
+      if (kind.isAddressLike(text) && !kind.isStopLine(text) && !kind.isTitleLine(row) && !kind.isRegistration(text)) {
+        out.push(row);
+        postcodeSeen = kind.hasPostcode(text);
+      } else if (++skipped > 4 || kind.isTitleLine(row)) break;
+      continue;
+    }
+    if (kind.isStopLine(text) || kind.isTitleLine(row) || kind.isRegistration(text)) break;
+    if (postcodeSeen && !kind.hasRegion(text) && !kind.isAddressLike(text)) break;
+    out.push(row);
+    postcodeSeen ||= kind.hasPostcode(text);
+  }
+  return postcodeSeen || out.some((r) => kind.isAddressLike(r.text)) ? out : [];
+}
+
+function nameOf(index: LayoutIndex, rows: Row[]): FoundValue | undefined {
+  const printed = cleanName(rows.map((r) => r.text).join(' '));
+  const better = betterReading(index, printed, rows);
+  const source = better ? [better.row] : rows;
+  const repaired = repairName(better ? better.text : printed);
+  if (weakestWord(source, repaired.fixed) < MIN_WORD_CONFIDENCE) return undefined;
+  const text = repaired.text;
+  const strength = kind.hasLegalSuffix(text) ? 0.95 : kind.hasBusinessWord(text) ? 0.8 : 0.6;
+  return foundInRows(rows, text, strength);
+}
+
+function addressOf(rows: Row[]): FoundValue | undefined {
+  const fixed = new Set<string>();
+  const lines = rows.map((r) => {
+    const repaired = repairAddress(cleanAddressLine(r.text));
+    for (const w of repaired.fixed) fixed.add(w);
+    return repaired.text;
+  });
+  if (rows.length === 0 || weakestWord(rows, fixed) < MIN_WORD_CONFIDENCE) return undefined;
+  return foundInRows(rows, lines.join(' '), 0.85, lines);
+}
+
+/** Finds the issuer's name and address in the header of the first page. */
+export function findIssuer(index: LayoutIndex): Issuer {
+  const firstPage = index.lines[0]?.page;
+  const lines = index.lines.filter((l) => l.page === firstPage).map(trimEdges);
+  const picked = pickName(index, lines, headerEnd(lines));
+  if (!picked) return { nameRows: [], addressRows: [] };
+  const last = picked.rows[picked.rows.length - 1];
+  const addressRows = last ? pickAddress(lines, lines.indexOf(last) + 1, last) : [];
+  const out: Issuer = { nameRows: picked.rows, addressRows };
+  const name = nameOf(index, picked.rows);
+  const address = addressOf(addressRows);
+  if (name) out.name = name;
+  if (address) out.address = address;
+  return out;
+}

@@ -1,0 +1,97 @@
+/**
+ * Line-level repair of common OCR slips in names and addresses, against the generic vocabulary only: a word one
+ * edit away from a known region, street or business word is read as that word (`Koala Lumpur` → `KUALA LUMPUR`,
+ * `PERMNIAGAAN` → `PERNIAGAAN`), the street abbreviation `JLN` misread as `JIN`/`JUN`/`3LN` is restored, and `&`
+ * glued to digits is read as the `6` it usually is. Each fix reports which words it touched, so callers can trust
+ * those words despite their low OCR confidence.
+ */
+import { editDistance } from './text-normalize';
+import { ADDRESS_WORDS, BUSINESS_WORDS, REGION_WORDS } from './vocabulary';
+
+/** Repaired text and the original words that were changed. */
+export interface Repaired {
+  text: string;
+  fixed: Set<string>;
+}
+
+const REGION_PHRASES = REGION_WORDS.map((p) => p.split(' ')).filter((p) => p.every((w) => w.length >= 4));
+const LONG_ADDRESS = ADDRESS_WORDS.filter((w) => w.length >= 5 && /^[A-Z]+$/.test(w));
+const LONG_BUSINESS = BUSINESS_WORDS.filter((w) => w.length >= 6);
+
+function close(word: string, target: string): boolean {
+  const w = word.toUpperCase();
+  if (w === target || Math.abs(w.length - target.length) > (target.length >= 7 ? 1 : 0)) return false;
+  if (w[0] !== target[0] && target.length < 7) return false;
+  return editDistance(w, target, 1) <= 1;
+}
+
+/** Replaces the letters of `token` with `canonical` in the token's case, keeping surrounding punctuation. */
+function swap(token: string, canonical: string): string {
+  const core = /[A-Za-z0-9]+/.exec(token)?.[0] ?? '';
+  const cased =
+    core === core.toUpperCase()
+      ? canonical
+      : core === core.toLowerCase()
+        ? canonical.toLowerCase()
+        : canonical[0] + canonical.slice(1).toLowerCase();
+  return token.replace(core, cased);
+}
+
+function fixWords(text: string, vocabulary: readonly string[], fixed: Set<string>): string {
+  const tokens = text.split(' ');
+  return tokens
+    .map((token) => {
+      const core = token.replace(/^[^A-Za-z]+|[^A-Za-z]+$/g, '');
+      if (core.length < 5 || !/^[A-Za-z]+$/.test(core)) return token;
+      if (vocabulary.includes(core.toUpperCase())) return token;
+      const hit = vocabulary.find((v) => close(core, v));
+      if (!hit) return token;
+      fixed.add(token);
+      return swap(token, hit);
+    })
+    .join(' ');
+}
+
+function fixRegions(text: string, fixed: Set<string>): string {
+  const tokens = text.split(' ');
+  for (const phrase of REGION_PHRASES) {
+    for (let i = 0; i + phrase.length <= tokens.length; i += 1) {
+      const cores = tokens.slice(i, i + phrase.length).map((t) => t.replace(/[^A-Za-z]/g, ''));
+      if (!cores.every((c, k) => close(c, phrase[k] ?? '') || c.toUpperCase() === phrase[k])) continue;
+      if (cores.every((c, k) => c.toUpperCase() === phrase[k])) continue;
+      for (let k = 0; k < phrase.length; k += 1) {
+        const token = tokens[i + k] ?? '';
+        if (cores[k]?.toUpperCase() === phrase[k]) continue;
+        fixed.add(token);
+        tokens[i + k] = swap(token, phrase[k] ?? '');
+      }
+    }
+  }
+  return tokens.join(' ');
+}
+
+/** Repairs an address line. */
+export function repairAddress(text: string): Repaired {
+  const fixed = new Set<string>();
+  let out = text.replace(/(?<=^|[\s,])[J3][LIUli1|][NMnm](?=\.?(\s|,|$))/g, (m) => {
+    fixed.add(m);
+    return m === m.toUpperCase() ? 'JLN' : 'Jln';
+  });
+  out = out
+    .split(' ')
+    .map((token) => {
+      const digitsFixed = token.replace(/(?<=\d)&(?=[\d,]|$)|&(?=\/\d)/g, '6');
+      if (digitsFixed !== token) fixed.add(token);
+      return digitsFixed;
+    })
+    .join(' ');
+  out = fixRegions(out, fixed);
+  out = fixWords(out, LONG_ADDRESS, fixed);
+  return { text: out, fixed };
+}
+
+/** Repairs a business name line. */
+export function repairName(text: string): Repaired {
+  const fixed = new Set<string>();
+  return { text: fixWords(text, LONG_BUSINESS, fixed), fixed };
+}

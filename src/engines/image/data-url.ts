@@ -1,0 +1,46 @@
+/**
+ * Decoding of inline images: `data:image/<type>;base64,<data>` URLs and bare base64 strings, as callers put them in
+ * JSON bodies (`images: ["data:image/jpeg;base64,…"]`). Anything that is not well-formed base64 is refused with
+ * `invalid_media` before a decoder ever sees it.
+ */
+import { invalidMedia } from './image.engine';
+
+const DATA_URL = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s;
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** A decoded data URL (or bare base64 string, whose media type is unknown). */
+export interface DecodedDataUrl {
+  mediaType: string | null;
+  bytes: Buffer;
+}
+
+/** Decodes a base64 `data:` URL or a bare base64 string; throws `invalid_media` for anything else or empty data. */
+export function decodeDataUrl(input: string): DecodedDataUrl {
+  const trimmed = input.trim();
+  let mediaType: string | null = null;
+  let payload = trimmed;
+  if (trimmed.startsWith('data:')) {
+    const match = DATA_URL.exec(trimmed);
+    const params = (match?.[2] ?? '').split(';').map((p) => p.trim().toLowerCase());
+    if (!match || !params.includes('base64')) throw invalidMedia('only base64 data URLs are accepted');
+    mediaType = (match[1] ?? '').trim().toLowerCase() || null;
+    payload = match[3] ?? '';
+  }
+  const compact = payload.replace(/\s+/g, '');
+  if (compact === '' || !BASE64.test(compact) || compact.replace(/=+$/, '').length % 4 === 1) {
+    throw invalidMedia('the data is not valid base64');
+  }
+  return {
+    mediaType,
+    bytes: Buffer.from(compact, compact.includes('-') || compact.includes('_') ? 'base64url' : 'base64'),
+  };
+}
+
+/** Decodes `data:image/…;base64,…` or bare base64 to bytes; a data URL of another media type is `invalid_media`. */
+export function decodeImageDataUrl(input: string): Buffer {
+  const { mediaType, bytes } = decodeDataUrl(input);
+  if (mediaType !== null && !mediaType.startsWith('image/')) {
+    throw invalidMedia(`expected an image data URL, got '${mediaType}'`);
+  }
+  return bytes;
+}

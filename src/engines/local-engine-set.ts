@@ -1,0 +1,76 @@
+/**
+ * Builds `prism-1` from the embedded engines: OCR, images and PDFs (local-engines), video and audio (media), and
+ * the schema-guided extractor, adapted to the LocalEngineSet the local extraction engine runs on. The composition
+ * root calls `createLocalExtractionEngine` once; everything heavy (OCR workers, the VAD model) starts lazily.
+ */
+import type { Logger } from '../lib/logger';
+import type { ExtractionEngine } from '../services/predictions/extraction-engine';
+import { extractFromLayout, proposeSchema } from './extract';
+import { createLocalEngines } from './local-engines';
+import { createLocalExtraction, type LocalEngineSet } from './local-extraction.engine';
+import { createAudioEngine, createProbeEngine, createVideoEngine, resolveMediaTools } from './media';
+
+export interface LocalExtractionOptions {
+  /** OCR pool size; 0 means one per core. */
+  ocrWorkers: number;
+  documentMaxPages: number;
+  ffmpegPath: string | undefined;
+  ffprobePath: string | undefined;
+  logger: Logger;
+}
+
+export function createLocalExtractionEngine(options: LocalExtractionOptions): ExtractionEngine {
+  const { logger } = options;
+  const local = createLocalEngines({
+    logger,
+    ...(options.ocrWorkers > 0 ? { ocrWorkers: options.ocrWorkers } : {}),
+    pdf: { maxPages: options.documentMaxPages },
+  });
+  const tools = resolveMediaTools({
+    ...(options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {}),
+    ...(options.ffprobePath ? { ffprobePath: options.ffprobePath } : {}),
+  });
+  const probe = createProbeEngine(tools);
+  const video = createVideoEngine({ tools });
+  const audio = createAudioEngine({ tools });
+
+  const set: LocalEngineSet = {
+    validateImage: async (bytes) => void (await local.image.inspect(bytes)),
+    imageLayout: (bytes) => local.layoutFromImage(bytes),
+    async validatePdf(bytes) {
+      const doc = await local.pdf.open(bytes);
+      await doc.close();
+    },
+    pdfLayout: (bytes, { dpi, pageIndices, onProgress }) =>
+      local.layoutFromPdf(bytes, {
+        ...(dpi ? { dpi } : {}),
+        ...(pageIndices ? { pageIndices } : {}),
+        ...(onProgress ? { onProgress } : {}),
+      }),
+    validateMedia: async (bytes) => void (await probe.probe(bytes)),
+    async video(bytes, { fps, maxFrames }) {
+      const sampling = { ...(fps ? { fps } : {}), ...(maxFrames ? { maxFrames } : {}) };
+      const [layout, probed] = await Promise.all([video.videoLayout(bytes, sampling, local.ocr), probe.probe(bytes)]);
+      return {
+        layout: { pages: layout.pages },
+        durationS: layout.durationS ?? probed.durationS ?? 0,
+        sceneChanges: layout.sceneChangesS,
+        hasAudio: probed.streams.some((s) => 'channels' in s),
+      };
+    },
+    async audio(bytes) {
+      const analysis = await audio.analyze(bytes);
+      return {
+        durationS: analysis.durationS ?? analysis.analyzedS,
+        segments: analysis.speechSegments.map((s) => ({ startS: s.start_s, endS: s.end_s })),
+        vad: analysis.vadNote ? `${analysis.vad} (${analysis.vadNote})` : analysis.vad,
+      };
+    },
+    extract: (layout, schema, opts) => extractFromLayout(layout, schema, opts),
+    proposeSchema: (layout) => proposeSchema(layout),
+    async close() {
+      await Promise.allSettled([local.close(), audio.close()]);
+    },
+  };
+  return createLocalExtraction(set, logger);
+}

@@ -1,0 +1,169 @@
+/**
+ * `prism-1` on the embedded engines: the ExtractionEngine the predictions service runs when no upstream model is
+ * configured. It turns the input into a DocumentLayout (OCR of an image, the text layer or OCR of PDF pages, OCR of
+ * sampled video frames), then fills the schema from the layout with the deterministic extractor, or builds the
+ * special responses of the markdown and transcription domains. Audio gets duration and speech segments; the words
+ * themselves need a speech model, which we say instead of inventing them.
+ */
+import { AllPagesFailedError } from '../domain/errors';
+import type { PredictionKind } from '../domain/prediction';
+import { schemaHash } from '../lib/schema-hash';
+import type { Logger } from '../lib/logger';
+import type {
+  ExtractionEngine,
+  ExtractionInput,
+  ExtractionJob,
+  ExtractionOutput,
+} from '../services/predictions/extraction-engine';
+import {
+  audioTranscription,
+  markdownPages,
+  schemaResponse,
+  videoTranscription,
+  withFieldMetadata,
+  type SpeechSegment,
+} from './output-shapes';
+import type { DocumentLayout, ExtractionResult, JsonSchema } from './types';
+
+export const LOCAL_MODELS = ['prism-1'] as const;
+const SCHEMA_VERSION = '2026-05-19.0';
+const NO_SPEECH_MODEL =
+  'Speech was located but not transcribed: transcription needs an upstream speech model (see PRISM_MODELS_FILE).';
+
+export interface AudioAnalysis {
+  durationS: number;
+  segments: SpeechSegment[];
+  vad: string;
+}
+
+export interface VideoAnalysis {
+  layout: DocumentLayout;
+  durationS: number;
+  sceneChanges: number[];
+  hasAudio: boolean;
+}
+
+/** The embedded engines the local model is made of; each is built in engines/* and injected here. */
+export interface LocalEngineSet {
+  validateImage(bytes: Buffer): Promise<void>;
+  imageLayout(bytes: Buffer): Promise<DocumentLayout>;
+  validatePdf(bytes: Buffer): Promise<void>;
+  pdfLayout(
+    bytes: Buffer,
+    options: { dpi: number | null; pageIndices: number[] | null; onProgress?: (done: number, total: number) => void },
+  ): Promise<DocumentLayout>;
+  validateMedia(bytes: Buffer): Promise<void>;
+  video(bytes: Buffer, options: { fps: number | null; maxFrames: number | null }): Promise<VideoAnalysis>;
+  audio(bytes: Buffer): Promise<AudioAnalysis>;
+  extract(
+    layout: DocumentLayout,
+    schema: JsonSchema,
+    options: { confidence: boolean; grounding: boolean; hints: { domain?: string; prompt?: string } },
+  ): ExtractionResult;
+  proposeSchema(layout: DocumentLayout): JsonSchema;
+  close(): Promise<void>;
+}
+
+export function createLocalExtraction(engines: LocalEngineSet, logger: Logger): ExtractionEngine {
+  async function layoutOf(job: ExtractionJob): Promise<{ layout: DocumentLayout; extra: Partial<ExtractionOutput> }> {
+    const { input, request } = job;
+    if (input.family === 'document') {
+      const layout = await engines.pdfLayout(input.bytes, {
+        dpi: request.documentDpi,
+        pageIndices: request.pageIndices,
+        ...(job.onProgress ? { onProgress: job.onProgress } : {}),
+      });
+      const failed = layout.pages.filter((p) => p.status === 'error');
+      if (layout.pages.length > 0 && failed.length === layout.pages.length) {
+        const reasons = [...new Set(failed.map((p) => p.error ?? 'unknown error'))].join('; ');
+        throw new AllPagesFailedError(`Every page of the document failed: ${reasons}`);
+      }
+      const message =
+        failed.length > 0
+          ? `${failed.length} of ${layout.pages.length} pages failed and were not billed: ` +
+            failed.map((p) => `page ${p.index}: ${p.error ?? 'error'}`).join('; ')
+          : null;
+      const ok = layout.pages.length - failed.length;
+      return { layout, extra: { elementType: 'page', elementsProcessed: ok, credits: ok, message } };
+    }
+    if (input.family === 'video') {
+      const video = await engines.video(input.bytes, { fps: request.videoFps, maxFrames: request.videoMaxFrames });
+      return {
+        layout: video.layout,
+        extra: { elementType: 'video', elementsProcessed: 1, credits: Math.max(1, Math.ceil(video.durationS / 60)) },
+      };
+    }
+    const layout = await engines.imageLayout(input.bytes);
+    return { layout, extra: { elementType: 'image', elementsProcessed: 1, credits: 1 } };
+  }
+
+  async function runAudio(job: ExtractionJob): Promise<ExtractionOutput> {
+    const audio = await engines.audio(job.input.bytes);
+    const base = {
+      elementType: 'audio' as const,
+      elementsProcessed: 1,
+      credits: Math.max(1, Math.ceil(audio.durationS / 60)),
+      message: `${NO_SPEECH_MODEL} Voice activity: ${audio.vad}.`,
+    };
+    if (job.domain?.startsWith('audio.transcription') || !job.schema) {
+      return { ...base, response: audioTranscription(audio.durationS, audio.segments) };
+    }
+    // A custom schema over audio: nothing can be read offline, so every field is null (never invented).
+    const empty = engines.extract({ pages: [] }, job.schema, { confidence: false, grounding: false, hints: {} });
+    return { ...base, response: empty.data };
+  }
+
+  async function runVideoTranscription(job: ExtractionJob): Promise<ExtractionOutput> {
+    const video = await engines.video(job.input.bytes, {
+      fps: job.request.videoFps,
+      maxFrames: job.request.videoMaxFrames,
+    });
+    const speech = video.hasAudio ? ((await engines.audio(job.input.bytes).catch(() => null))?.segments ?? null) : null;
+    return {
+      response: videoTranscription(video.durationS, video.sceneChanges, video.layout, speech),
+      elementType: 'video',
+      elementsProcessed: 1,
+      credits: Math.max(1, Math.ceil(video.durationS / 60)),
+      message: `On-screen text was read from sampled frames. ${NO_SPEECH_MODEL}`,
+    };
+  }
+
+  return {
+    models: LOCAL_MODELS,
+
+    async validateInput(kind: PredictionKind, input: ExtractionInput) {
+      if (kind === 'audio' || kind === 'video') return engines.validateMedia(input.bytes);
+      if (kind === 'document' && input.family === 'document') return engines.validatePdf(input.bytes);
+      return engines.validateImage(input.bytes);
+    },
+
+    async run(job) {
+      if (job.kind === 'audio' || job.input.family === 'audio') return runAudio(job);
+      if (job.kind === 'video' && job.domain?.startsWith('video.transcription')) return runVideoTranscription(job);
+      const { layout, extra } = await layoutOf(job);
+      const usage = {
+        elementType: extra.elementType ?? 'image',
+        elementsProcessed: extra.elementsProcessed ?? 1,
+        credits: extra.credits ?? 1,
+        message: extra.message ?? null,
+      };
+      if (job.kind === 'image_schema' || !job.schema) {
+        const proposed = engines.proposeSchema(layout);
+        return { ...usage, response: schemaResponse(proposed, schemaHash(proposed), SCHEMA_VERSION) };
+      }
+      if (job.domain === 'document.markdown' && !job.request.jsonSchema) {
+        return { ...usage, response: markdownPages(layout) };
+      }
+      const hints = { ...(job.domain ? { domain: job.domain } : {}), ...(job.prompt ? { prompt: job.prompt } : {}) };
+      const result = engines.extract(layout, job.schema, {
+        confidence: job.request.confidence,
+        grounding: job.request.grounding,
+        hints,
+      });
+      logger.debug('extracted', { domain: job.domain, pages: layout.pages.length });
+      return { ...usage, response: withFieldMetadata(result, layout, job.request) };
+    },
+
+    close: () => engines.close(),
+  };
+}

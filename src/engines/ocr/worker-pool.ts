@@ -1,0 +1,121 @@
+/**
+ * A small pool of expensive, single-job workers (tesseract workers cost ~0.3 s and ~70 MB each to create).
+ *
+ * Workers are created lazily, only when a task waits and the pool is below its size, then reused; tasks beyond the
+ * pool size wait in FIFO order. A worker whose task failed is destroyed rather than reused (it may be in a bad
+ * state) and a fresh one is created on demand. `close()` stops accepting tasks, lets accepted ones finish, then
+ * destroys every worker. Generic so it can be tested with fake workers.
+ */
+
+export interface WorkerPoolOptions<W> {
+  /** Maximum number of live workers (≥ 1). */
+  size: number;
+  create: () => Promise<W>;
+  destroy: (worker: W) => Promise<void>;
+}
+
+export interface WorkerPool<W> {
+  /** Runs `task` on a free worker, waiting for one if all are busy. Rejects once the pool is closed. */
+  run<T>(task: (worker: W) => Promise<T>): Promise<T>;
+  /** Live workers plus those being created. */
+  readonly live: number;
+  /** Tasks accepted and not yet finished (running or queued). */
+  readonly pending: number;
+  /** Drains accepted tasks, then destroys every worker. Idempotent. */
+  close(): Promise<void>;
+}
+
+interface Waiter<W> {
+  resolve: (worker: W) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Builds an empty pool; no worker exists until the first task. */
+export function createWorkerPool<W>(options: WorkerPoolOptions<W>): WorkerPool<W> {
+  const size = Math.max(1, Math.floor(options.size));
+  const idle: W[] = [];
+  const waiters: Waiter<W>[] = [];
+  const inFlight = new Set<Promise<unknown>>();
+  const destroying: Promise<void>[] = [];
+  let live = 0;
+  let closed = false;
+  let closing: Promise<void> | null = null;
+
+  const destroy = (worker: W): void => {
+    live -= 1;
+    destroying.push(options.destroy(worker).catch(() => undefined));
+  };
+
+  const pump = (): void => {
+    while (waiters.length > 0) {
+      const worker = idle.pop();
+      if (worker !== undefined) {
+        waiters.shift()?.resolve(worker);
+      } else if (live < size) {
+        live += 1;
+        const waiter = waiters.shift();
+        options.create().then(
+          (created) => waiter?.resolve(created),
+          (error: unknown) => {
+            live -= 1;
+            waiter?.reject(error);
+            pump();
+          },
+        );
+      } else {
+        return;
+      }
+    }
+  };
+
+  const acquire = (): Promise<W> =>
+    new Promise<W>((resolve, reject) => {
+      waiters.push({ resolve, reject });
+      pump();
+    });
+
+  const release = (worker: W): void => {
+    idle.push(worker);
+    pump();
+  };
+
+  const execute = async <T>(task: (worker: W) => Promise<T>): Promise<T> => {
+    const worker = await acquire();
+    let result: T;
+    try {
+      result = await task(worker);
+    } catch (error) {
+      destroy(worker);
+      pump();
+      throw error;
+    }
+    release(worker);
+    return result;
+  };
+
+  return {
+    run<T>(task: (worker: W) => Promise<T>): Promise<T> {
+      if (closed) return Promise.reject(new Error('The worker pool is closed'));
+      const job = execute(task);
+      inFlight.add(job);
+      const forget = (): void => void inFlight.delete(job);
+      job.then(forget, forget);
+      return job;
+    },
+    get live() {
+      return live;
+    },
+    get pending() {
+      return inFlight.size;
+    },
+    close(): Promise<void> {
+      closed = true;
+      closing ??= (async () => {
+        while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+        for (const worker of idle.splice(0)) destroy(worker);
+        await Promise.all(destroying);
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Generate routes (structured extraction): `/v1/{image,document,video,audio}/generate` and `/v1/image/schema`.
+ * Parse the body, one service call, render the Prediction. Image and document answer 201, video and audio 200,
+ * as the spec's table says.
+ */
+import { Router } from 'express';
+import type { PredictionKind } from '../../domain/prediction';
+import { BadRequestError } from '../../domain/errors';
+import type { PredictionsService } from '../../services/predictions/predictions.service';
+import { userOf } from '../request-context';
+import {
+  fileGenerateBodySchema,
+  imageGenerateBodySchema,
+  imageSchemaBodySchema,
+  MAX_VIDEO_FRAMES,
+  toGenerateCommand,
+  toPredictionWire,
+} from '../schemas/predictions.schemas';
+import { parseInput } from '../validation';
+
+const STATUS: Record<Exclude<PredictionKind, 'image_schema'>, number> = {
+  image: 201,
+  document: 201,
+  video: 200,
+  audio: 200,
+};
+
+export function generateRoutes(predictions: PredictionsService): Router {
+  const router = Router();
+
+  router.post('/image/generate', async (req, res) => {
+    const body = parseInput(imageGenerateBodySchema, req.body, 'body');
+    const prediction = await predictions.create(userOf(req), toGenerateCommand('image', body));
+    res.status(STATUS.image).json(toPredictionWire(prediction));
+  });
+
+  for (const kind of ['document', 'video', 'audio'] as const) {
+    router.post(`/${kind}/generate`, async (req, res) => {
+      const body = parseInput(fileGenerateBodySchema, req.body, 'body');
+      if ((body.config?.video_max_frames ?? 0) > MAX_VIDEO_FRAMES) {
+        throw new BadRequestError(`video_max_frames is at most ${MAX_VIDEO_FRAMES}.`, null, 'config.video_max_frames');
+      }
+      const prediction = await predictions.create(userOf(req), toGenerateCommand(kind, body));
+      res.status(STATUS[kind]).json(toPredictionWire(prediction));
+    });
+  }
+
+  router.post('/image/schema', async (req, res) => {
+    const body = parseInput(imageSchemaBodySchema, req.body, 'body');
+    const command = toGenerateCommand('image_schema', { ...body, domain: null, config: null, metadata: null });
+    const prediction = await predictions.create(userOf(req), command);
+    res.status(201).json(toPredictionWire(prediction));
+  });
+
+  return router;
+}

@@ -1,0 +1,206 @@
+/**
+ * Fetches URLs on a caller's behalf without letting the caller reach inside our network (SSRF).
+ *
+ * Every hop is checked: only http(s); the host is resolved once and every address it resolves to must be public
+ * (loopback, private, link-local, CGNAT, multicast and the like are refused unless `allowPrivate`); the socket
+ * connects to the very address that was checked (no second DNS lookup, so DNS rebinding cannot swap it);
+ * redirects are followed by hand, each re-checked; the body is capped in size and the whole fetch in time.
+ */
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+
+export interface SafeFetchOptions {
+  allowPrivate: boolean;
+  maxBytes: number;
+  timeoutMs: number;
+  maxRedirects?: number;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** POSTs (webhooks) do not follow redirects; GETs do. */
+  followRedirects?: boolean;
+}
+
+export interface FetchedResource {
+  status: number;
+  contentType: string | null;
+  body: Buffer;
+  finalUrl: string;
+}
+
+/** Why a fetch was refused or failed; `kind` lets callers map it to their own error codes. */
+export class SafeFetchError extends Error {
+  constructor(
+    readonly kind: 'not_allowed' | 'failed' | 'too_large' | 'timeout',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SafeFetchError';
+  }
+}
+
+const blocked = new net.BlockList();
+for (const [prefix, bits] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  blocked.addSubnet(prefix, bits, 'ipv4');
+}
+for (const [prefix, bits] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['2001:db8::', 32],
+  ['64:ff9b::', 96],
+] as const) {
+  blocked.addSubnet(prefix, bits, 'ipv6');
+}
+
+/** True for addresses a server must not be tricked into calling (IPv4-mapped IPv6 is checked as IPv4). */
+export function isPrivateAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1]) return blocked.check(mapped[1], 'ipv4');
+  const family = net.isIPv4(address) ? 'ipv4' : net.isIPv6(address) ? 'ipv6' : null;
+  if (!family) return true;
+  return blocked.check(address, family);
+}
+
+/** Parses and checks the scheme; throws `not_allowed` for anything but http(s) URLs. */
+export function parsePublicUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SafeFetchError('not_allowed', 'not a valid URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new SafeFetchError('not_allowed', `only http and https URLs are fetched, not ${url.protocol}`);
+  }
+  if (url.username || url.password) throw new SafeFetchError('not_allowed', 'URLs with credentials are refused');
+  return url;
+}
+
+async function resolveChecked(hostname: string, allowPrivate: boolean): Promise<{ address: string; family: number }> {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  const addresses = net.isIP(host)
+    ? [{ address: host, family: net.isIPv6(host) ? 6 : 4 }]
+    : await dns.promises.lookup(host, { all: true, verbatim: true }).catch(() => {
+        throw new SafeFetchError('failed', `could not resolve host ${host}`);
+      });
+  const first = addresses[0];
+  if (!first) throw new SafeFetchError('failed', `could not resolve host ${host}`);
+  if (!allowPrivate && addresses.some((a) => isPrivateAddress(a.address))) {
+    throw new SafeFetchError('not_allowed', `host ${host} resolves to a private, loopback or link-local address`);
+  }
+  return first;
+}
+
+/** Fetches `rawUrl` under the rules above. Non-2xx statuses are returned, not thrown. */
+export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Promise<FetchedResource> {
+  const deadline = Date.now() + options.timeoutMs;
+  const maxRedirects = options.followRedirects === false ? 0 : (options.maxRedirects ?? 5);
+  let url = parsePublicUrl(rawUrl);
+  for (let hop = 0; ; hop += 1) {
+    const target = await resolveChecked(url.hostname, options.allowPrivate);
+    const result = await requestOnce(url, target, options, deadline);
+    if (result.redirect && options.followRedirects !== false) {
+      if (hop >= maxRedirects) throw new SafeFetchError('failed', `more than ${maxRedirects} redirects`);
+      url = parsePublicUrl(new URL(result.redirect, url).toString());
+      continue;
+    }
+    return { status: result.status, contentType: result.contentType, body: result.body, finalUrl: url.toString() };
+  }
+}
+
+interface OnceResult {
+  status: number;
+  contentType: string | null;
+  body: Buffer;
+  redirect: string | null;
+}
+
+function requestOnce(
+  url: URL,
+  target: { address: string; family: number },
+  options: SafeFetchOptions,
+  deadline: number,
+): Promise<OnceResult> {
+  const remaining = deadline - Date.now();
+  if (remaining <= 0) return Promise.reject(new SafeFetchError('timeout', 'timed out'));
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise<OnceResult>((resolve, reject) => {
+    const req = client.request(
+      url,
+      {
+        method: options.method ?? 'GET',
+        headers: { 'user-agent': 'prism/1 (+url-fetch)', ...options.headers },
+        // Connect to the address we checked, whatever DNS says now.
+        lookup: (_host, _opts, callback) => callback(null, target.address, target.family),
+        timeout: remaining,
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        const location = res.headers.location;
+        if (status >= 300 && status < 400 && location) {
+          res.resume();
+          resolve({ status, contentType: null, body: Buffer.alloc(0), redirect: location });
+          return;
+        }
+        const declared = Number(res.headers['content-length'] ?? NaN);
+        if (Number.isFinite(declared) && declared > options.maxBytes) {
+          res.destroy();
+          reject(new SafeFetchError('too_large', `the resource is larger than ${options.maxBytes} bytes`));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > options.maxBytes) {
+            res.destroy();
+            reject(new SafeFetchError('too_large', `the resource is larger than ${options.maxBytes} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () =>
+          resolve({
+            status,
+            contentType: res.headers['content-type'] ?? null,
+            body: Buffer.concat(chunks),
+            redirect: null,
+          }),
+        );
+        res.on('error', (error) => reject(new SafeFetchError('failed', error.message)));
+      },
+    );
+    const timer = setTimeout(() => {
+      req.destroy();
+      reject(new SafeFetchError('timeout', 'timed out'));
+    }, remaining);
+    req.on('close', () => clearTimeout(timer));
+    req.on('timeout', () => {
+      req.destroy();
+      reject(new SafeFetchError('timeout', 'timed out'));
+    });
+    req.on('error', (error) => reject(new SafeFetchError('failed', error.message)));
+    if (options.body !== undefined) req.write(options.body);
+    req.end();
+  });
+}

@@ -1,0 +1,71 @@
+/**
+ * Feedback: corrections and notes a caller attaches to one of its requests (predictions), agent executions or
+ * chats. Exactly one target id per submission, and at least a response or notes; reads are org-scoped.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../domain/account';
+import { BadRequestError, NotFoundError } from '../domain/errors';
+import type { FeedbackEntityType, FeedbackRecord, FeedbackStore } from '../stores/types';
+
+export interface FeedbackSubmission {
+  requestId: string | null;
+  agentExecutionId: string | null;
+  chatId: string | null;
+  response: Record<string, unknown> | null;
+  notes: string | null;
+}
+
+export interface FeedbackServiceDeps {
+  store: FeedbackStore;
+  orgIdFor: (principal: Principal) => Promise<string>;
+  /** Whether the caller's organisation owns the target (predictions now; executions and chats later). */
+  targetExists: (orgId: string, type: FeedbackEntityType, id: string) => Promise<boolean>;
+}
+
+export interface FeedbackService {
+  submit(principal: Principal, submission: FeedbackSubmission): Promise<FeedbackRecord>;
+  list(
+    principal: Principal,
+    entity: { type: FeedbackEntityType; id: string },
+    page: { limit: number; offset: number },
+  ): Promise<FeedbackRecord[]>;
+}
+
+const NOT_FOUND_BY_TYPE = { request: 'prediction', agent_execution: 'execution', chat: 'chat' } as const;
+
+export function createFeedbackService(deps: FeedbackServiceDeps): FeedbackService {
+  return {
+    async submit(principal, s) {
+      const targets: [FeedbackEntityType, string | null][] = [
+        ['request', s.requestId],
+        ['agent_execution', s.agentExecutionId],
+        ['chat', s.chatId],
+      ];
+      const given = targets.filter(([, id]) => id !== null && id !== '');
+      const [target] = given;
+      if (given.length !== 1 || !target) {
+        throw new BadRequestError('Send exactly one of request_id, agent_execution_id or chat_id.', null, 'request_id');
+      }
+      if (s.response === null && (s.notes === null || s.notes.trim() === '')) {
+        throw new BadRequestError('Send a corrected `response`, `notes`, or both.', null, 'response');
+      }
+      const [type, id] = target as [FeedbackEntityType, string];
+      const orgId = await deps.orgIdFor(principal);
+      if (!(await deps.targetExists(orgId, type, id))) {
+        throw new NotFoundError(NOT_FOUND_BY_TYPE[type], id);
+      }
+      return deps.store.insert({
+        id: randomUUID(),
+        orgId,
+        entityType: type,
+        entityId: id,
+        response: s.response,
+        notes: s.notes,
+        createdAt: new Date(),
+      });
+    },
+    async list(principal, entity, page) {
+      return deps.store.list(await deps.orgIdFor(principal), entity, page);
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * What the predictions service needs from a model that turns one input into JSON: the contract between the
+ * service and the engines (local today; an upstream VLM through the gateway's catalogue later).
+ */
+import type { JsonSchema } from '../../engines/types';
+import type { ElementType, PredictionKind, PredictionRequest } from '../../domain/prediction';
+
+export interface ExtractionInput {
+  bytes: Buffer;
+  /** Sniffed MIME type (`image/png`, `application/pdf`, `video/mp4`, …). */
+  mimeType: string;
+  family: 'image' | 'document' | 'video' | 'audio';
+  filename: string | null;
+}
+
+export interface ExtractionJob {
+  kind: PredictionKind;
+  model: string;
+  domain: string | null;
+  /** The schema to fill (the caller's `json_schema`, else the domain's); null for schema proposal. */
+  schema: JsonSchema | null;
+  /** The domain's instructions, if any (upstream models read them; the local extractor uses them as hints). */
+  prompt: string | null;
+  request: PredictionRequest;
+  input: ExtractionInput;
+  /** Progress for long inputs (pages, frames). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface ExtractionOutput {
+  response: unknown;
+  elementsProcessed: number;
+  elementType: ElementType;
+  /** Whole credits to bill; failed pages are not counted. */
+  credits: number;
+  /** Notes for the caller (failed pages, what could not be done offline); null when there is nothing to say. */
+  message: string | null;
+}
+
+export interface ExtractionEngine {
+  /** Model ids this engine serves (e.g. `prism-1`). */
+  models: readonly string[];
+  /**
+   * Cheap decode check before anything is stored, so bad input is a 400 and leaves no record behind.
+   * @throws AppError `invalid_media` / `invalid_document`.
+   */
+  validateInput(kind: PredictionKind, input: ExtractionInput): Promise<void>;
+  /** @throws AllPagesFailedError when every page failed; other AppErrors for bad input. */
+  run(job: ExtractionJob): Promise<ExtractionOutput>;
+  close(): Promise<void>;
+}

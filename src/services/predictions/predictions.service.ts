@@ -1,0 +1,290 @@
+/**
+ * Predictions: the generate endpoints' one service. It resolves and checks the input, stores it with a record,
+ * runs the extraction now (synchronous requests) or through the job queue (`batch`), moves the record through
+ * its statuses, validates the output against the schema, and hands finished records to the webhook sender.
+ */
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { Principal } from '../../domain/account';
+import { AppError, BadRequestError, NotFoundError } from '../../domain/errors';
+import {
+  EMPTY_USAGE,
+  isTerminal,
+  STRUCTURED_MODEL_ALIASES,
+  type Prediction,
+  type PredictionKind,
+  type PredictionRequest,
+  type PredictionUsage,
+} from '../../domain/prediction';
+import type { BlobStore } from '../../blobs/types';
+import { checkAgainstSchema, compileSchema } from '../../lib/json-schema';
+import { sniffMediaType } from '../../lib/media-type';
+import type { KeyedMutex } from '../../lib/keyed-mutex';
+import type { Logger } from '../../lib/logger';
+import { parsePublicUrl, SafeFetchError } from '../../lib/safe-fetch';
+import type { PredictionStore, StoredBytes } from '../../stores/types';
+import type { HubService } from '../hub/hub.service';
+import type { ExtractionEngine, ExtractionInput, ExtractionOutput } from './extraction-engine';
+import { resolveSingleInput, type InputResolverDeps, type InputSources } from './inputs';
+
+/** A resumed job that keeps dying (e.g. it crashes the process) is given up after this many starts. */
+const MAX_ATTEMPTS = 3;
+
+export interface GenerateCommand extends InputSources {
+  kind: PredictionKind;
+  model: string;
+  domain: string | null;
+  callbackUrl: string | null;
+  request: PredictionRequest;
+}
+
+export interface PredictionsServiceDeps {
+  store: PredictionStore;
+  blobs: BlobStore;
+  locks: KeyedMutex;
+  hub: HubService;
+  engine: ExtractionEngine;
+  inputs: InputResolverDeps;
+  orgIdFor: (principal: Principal) => Promise<string>;
+  enqueue: (id: string) => void;
+  onFinished: (prediction: Prediction) => void;
+  logger: Logger;
+}
+
+export interface PredictionsService {
+  /** `onProgress` reports pages or frames done on long synchronous inputs (the CLI prints it). */
+  create(
+    principal: Principal,
+    command: GenerateCommand,
+    options?: { onProgress?: (done: number, total: number) => void },
+  ): Promise<Prediction>;
+  get(principal: Principal, id: string): Promise<Prediction>;
+  list(principal: Principal, page: { skip: number; limit: number }): Promise<Prediction[]>;
+  /** Runs one job by id (the job queue's handler). */
+  runJob(id: string): Promise<void>;
+  /** After a restart: re-enqueue unfinished work, give up on work that keeps failing to finish. */
+  resumeUnfinished(): Promise<{ resumed: number; failed: number }>;
+}
+
+export function createPredictionsService(deps: PredictionsServiceDeps): PredictionsService {
+  const { store, hub, engine, logger } = deps;
+
+  function schemaFor(command: GenerateCommand): { schema: Record<string, unknown> | null; prompt: string | null } {
+    const domain = command.domain ? hub.find(command.domain) : null;
+    const custom = command.request.jsonSchema;
+    if (custom) {
+      try {
+        compileSchema(custom);
+      } catch (error) {
+        throw new BadRequestError(
+          `config.json_schema is not a usable JSON schema: ${(error as Error).message}`,
+          'schema_invalid',
+          'config.json_schema',
+        );
+      }
+      return { schema: custom, prompt: domain?.prompt ?? null };
+    }
+    if (command.kind === 'image_schema') return { schema: null, prompt: null };
+    if (!command.domain) {
+      throw new BadRequestError(
+        'Name a `domain` (see GET /v1/hub/domains) or send `config.json_schema`.',
+        null,
+        'domain',
+      );
+    }
+    if (!domain) throw new NotFoundError('domain', command.domain);
+    return { schema: domain.jsonSchema, prompt: domain.prompt };
+  }
+
+  function checkCallback(url: string | null): void {
+    if (url === null) return;
+    try {
+      parsePublicUrl(url);
+    } catch (error) {
+      const reason = error instanceof SafeFetchError ? error.message : 'invalid URL';
+      throw new BadRequestError(`callback_url refused: ${reason}.`, 'url_not_allowed', 'callback_url');
+    }
+  }
+
+  /** Stores the input bytes and the record together under the blob's lock, so no delete can slip in between. */
+  async function storeWithInput(
+    input: ExtractionInput,
+    record: (stored: StoredBytes) => Prediction,
+  ): Promise<Prediction> {
+    const staged = await deps.blobs.stage(Readable.from([input.bytes]), { maxBytes: Number.MAX_SAFE_INTEGER });
+    try {
+      return await deps.locks.run(staged.stored.sha256, async () => {
+        await staged.commit();
+        return store.insert(record(staged.stored), [staged.stored]);
+      });
+    } finally {
+      await staged.discard();
+    }
+  }
+
+  async function loadInput(prediction: Prediction): Promise<ExtractionInput> {
+    const [ref] = prediction.inputs;
+    const bytes = ref ? await deps.blobs.read(ref.sha256) : null;
+    if (!ref || !bytes) throw new Error(`input of prediction ${prediction.id} is missing from the blob store`);
+    const sniffed = sniffMediaType(bytes);
+    const family = sniffed.family === 'unknown' ? 'image' : sniffed.family;
+    return { bytes, mimeType: ref.contentType, family, filename: ref.filename };
+  }
+
+  function usageOf(output: ExtractionOutput, notes: string[]): PredictionUsage {
+    const message = [output.message, ...notes].filter(Boolean).join(' ');
+    return {
+      elements_processed: output.elementsProcessed,
+      element_type: output.elementType,
+      credits_used: Math.max(0, Math.round(output.credits)),
+      steps: 1,
+      message: message || null,
+    };
+  }
+
+  /** Runs a record that is pending or enqueued; returns the final record. Throws the engine's AppError. */
+  async function execute(
+    prediction: Prediction,
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<Prediction> {
+    const running = await store.transition(prediction.id, ['pending', 'enqueued'], 'running', {
+      attempts: prediction.attempts + 1,
+    });
+    if (!running) return (await store.getById(prediction.id)) ?? prediction;
+    let finished: Prediction | null;
+    let failure: Error | null = null;
+    try {
+      const input = await loadInput(running);
+      const { schema, prompt } = schemaFor({ ...running, callbackUrl: null, request: running.request });
+      const output = await engine.run({
+        kind: running.kind,
+        model: running.model,
+        domain: running.domain,
+        schema,
+        prompt,
+        request: running.request,
+        input,
+        ...(onProgress ? { onProgress } : {}),
+      });
+      const notes: string[] = [];
+      if (schema && output.response && typeof output.response === 'object') {
+        const check = checkAgainstSchema(schema, stripMetadata(output.response));
+        if (!check.valid) notes.push(`Output does not fully satisfy the schema (${check.errors.join('; ')}).`);
+      }
+      finished = await store.transition(running.id, ['running'], 'completed', {
+        response: output.response,
+        usage: usageOf(output, notes),
+        completedAt: new Date(),
+      });
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      const message = error instanceof AppError ? error.message : 'Internal error while running the prediction.';
+      if (!(error instanceof AppError)) {
+        logger.error('prediction failed', { prediction: running.id, error: String(error) });
+      }
+      finished = await store.transition(running.id, ['running'], 'failed', {
+        response: null,
+        usage: { ...EMPTY_USAGE, credits_used: 0, message },
+        errorMessage: message,
+        completedAt: new Date(),
+      });
+    }
+    const final = finished ?? running;
+    if (isTerminal(final.status)) deps.onFinished(final);
+    if (failure) throw failure;
+    return final;
+  }
+
+  return {
+    async create(principal, command, options = {}) {
+      const model = STRUCTURED_MODEL_ALIASES[command.model] ?? command.model;
+      if (!engine.models.includes(model)) {
+        throw new BadRequestError(
+          `Unknown model '${command.model}'; available: ${engine.models.join(', ')}.`,
+          null,
+          'model',
+        );
+      }
+      checkCallback(command.callbackUrl);
+      schemaFor(command);
+      const orgId = await deps.orgIdFor(principal);
+      const input = await resolveSingleInput(deps.inputs, principal, command);
+      await engine.validateInput(command.kind, input);
+      const prediction = await storeWithInput(input, (stored) => ({
+        id: randomUUID(),
+        orgId,
+        kind: command.kind,
+        model,
+        domain: command.domain,
+        status: command.request.batch ? 'enqueued' : 'pending',
+        request: command.request,
+        inputs: [{ sha256: stored.sha256, contentType: input.mimeType, filename: input.filename }],
+        response: null,
+        usage: EMPTY_USAGE,
+        errorMessage: null,
+        callbackUrl: command.callbackUrl,
+        attempts: 0,
+        createdAt: new Date(),
+        completedAt: null,
+      }));
+      if (command.request.batch) {
+        deps.enqueue(prediction.id);
+        return prediction;
+      }
+      return execute(prediction, options.onProgress);
+    },
+
+    async get(principal, id) {
+      const found = await store.get(await deps.orgIdFor(principal), id);
+      if (!found) throw new NotFoundError('prediction', id);
+      return found;
+    },
+
+    async list(principal, page) {
+      return store.list(await deps.orgIdFor(principal), page);
+    },
+
+    async runJob(id) {
+      const prediction = await store.getById(id);
+      if (!prediction || isTerminal(prediction.status)) return;
+      await execute(prediction).catch((error: unknown) => {
+        if (!(error instanceof AppError)) throw error;
+      });
+    },
+
+    async resumeUnfinished() {
+      let resumed = 0;
+      let failed = 0;
+      for (const prediction of await store.unfinished()) {
+        if (prediction.attempts >= MAX_ATTEMPTS) {
+          const message = `Gave up after ${prediction.attempts} attempts interrupted by restarts.`;
+          const done = await store.transition(prediction.id, ['pending', 'enqueued', 'running'], 'failed', {
+            usage: { ...EMPTY_USAGE, credits_used: 0, message },
+            errorMessage: message,
+            completedAt: new Date(),
+          });
+          if (done) deps.onFinished(done);
+          failed += 1;
+          continue;
+        }
+        if (prediction.status === 'running' || prediction.status === 'pending') {
+          await store.transition(prediction.id, ['running', 'pending'], 'enqueued');
+        }
+        deps.enqueue(prediction.id);
+        resumed += 1;
+      }
+      return { resumed, failed };
+    },
+  };
+}
+
+/** Drops `<field>_metadata` siblings (confidence and grounding) before schema validation. */
+function stripMetadata(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripMetadata);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([key]) => !key.endsWith('_metadata'))
+      .map(([key, v]) => [key, stripMetadata(v)]),
+  );
+}

@@ -1,0 +1,95 @@
+import sharp from 'sharp';
+import { AppError } from '../../../src/domain/errors';
+import { decodeDataUrl, decodeImageDataUrl } from '../../../src/engines/image/data-url';
+import { createImageEngine } from '../../../src/engines/image/image.engine';
+import { renderTextImage } from '../../helpers/media-fixtures';
+
+/** Resolves to the AppError a promise (or function) fails with. */
+async function failure(work: Promise<unknown> | (() => unknown)): Promise<AppError> {
+  try {
+    await (typeof work === 'function' ? work() : work);
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected an AppError');
+}
+
+describe('image engine', () => {
+  const engine = createImageEngine({ maxDimension: 500 });
+  const png = renderTextImage(['Hello'], { width: 300, height: 120 });
+
+  it('describes an image', async () => {
+    expect(await engine.inspect(png)).toEqual({ width: 300, height: 120, format: 'png' });
+  });
+
+  it('applies the EXIF orientation to the reported size and to the pixels', async () => {
+    const rotated = await sharp(png).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    expect(await engine.inspect(rotated)).toEqual({ width: 120, height: 300, format: 'jpeg' });
+    const out = await engine.toPng(rotated);
+    expect([out.width, out.height]).toEqual([120, 300]);
+    expect((await sharp(out.png).metadata()).orientation).toBeUndefined();
+  });
+
+  it('converts to PNG and shrinks to the size limit', async () => {
+    const big = await sharp({ create: { width: 1000, height: 400, channels: 3, background: '#fff' } })
+      .jpeg()
+      .toBuffer();
+    const out = await engine.toPng(big);
+    expect(out).toMatchObject({ width: 500, height: 200, format: 'png', scale: 0.5 });
+    expect((await sharp(out.png).metadata()).format).toBe('png');
+    const small = await engine.toPng(png);
+    expect(small).toMatchObject({ width: 300, height: 120, scale: 1 });
+  });
+
+  it.each([
+    ['garbage', Buffer.from('definitely not an image'), /not an image/],
+    ['an empty buffer', Buffer.alloc(0), /empty/],
+    ['SVG', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"/>'), /'svg' is not accepted/],
+  ])('refuses %s with a 400 invalid_media', async (_name, bytes, message) => {
+    const error = await failure(engine.inspect(bytes));
+    expect(error).toMatchObject({ status: 400, code: 'invalid_media' });
+    expect(error.message).toMatch(message);
+  });
+
+  it('refuses a truncated image when decoding, without leaking library details', async () => {
+    const jpeg = await sharp({ create: { width: 400, height: 400, channels: 3, background: '#f0f' } })
+      .jpeg()
+      .toBuffer();
+    const error = await failure(engine.toPng(jpeg.subarray(0, jpeg.length >> 1)));
+    expect(error).toMatchObject({ status: 400, code: 'invalid_media' });
+    expect(error.message).toBe('Invalid image: the image data is corrupt or truncated');
+  });
+
+  it('refuses images over the pixel limit', async () => {
+    const strict = createImageEngine({ maxInputPixels: 1000 });
+    const error = await failure(strict.inspect(png));
+    expect(error).toMatchObject({ code: 'invalid_media' });
+    expect(error.message).toMatch(/300x120 is over the limit of 1000 pixels/);
+  });
+});
+
+describe('data URLs', () => {
+  const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x10]);
+
+  it('decodes image data URLs and bare base64', () => {
+    expect(decodeImageDataUrl(`data:image/png;base64,${bytes.toString('base64')}`)).toEqual(bytes);
+    expect(decodeImageDataUrl(bytes.toString('base64'))).toEqual(bytes);
+    expect(decodeImageDataUrl(` ${bytes.toString('base64url')}\n`)).toEqual(bytes);
+    expect(decodeDataUrl(`data:Image/JPEG;name=x.jpg;base64,${bytes.toString('base64')}`)).toEqual({
+      mediaType: 'image/jpeg',
+      bytes,
+    });
+  });
+
+  it.each([
+    ['a non-base64 data URL', 'data:image/png,rawbytes'],
+    ['a non-image data URL', `data:application/pdf;base64,${Buffer.from('%PDF').toString('base64')}`],
+    ['text that is not base64', 'hello world!'],
+    ['an empty string', ''],
+    ['an impossible base64 length', 'abcde'],
+  ])('refuses %s with invalid_media', async (_name, input) => {
+    const error = await failure(() => decodeImageDataUrl(input));
+    expect(error).toMatchObject({ status: 400, code: 'invalid_media' });
+  });
+});
