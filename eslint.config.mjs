@@ -38,8 +38,11 @@ export default tseslint.config(
     extends: [tseslint.configs.disableTypeChecked],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
-  { files: ['src/config/**', 'test/**', 'bench/**', 'bin/**'], rules: { 'no-restricted-properties': 'off' } },
-  { files: ['server.ts', 'src/cli/**', 'test/**', 'bench/**', 'bin/**'], rules: { 'no-console': 'off' } },
+  {
+    files: ['src/config/**', 'test/**', 'bench/**', 'bin/**', 'scripts/**'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  { files: ['server.ts', 'src/cli/**', 'test/**', 'bench/**', 'bin/**', 'scripts/**'], rules: { 'no-console': 'off' } },
   {
     files: ['src/http/**', 'src/mcp/**', 'src/ws/**'],
     rules: {

@@ -3,6 +3,7 @@
  * The only file (with the CLI) that exits the process.
  */
 import { ConfigError, loadConfig } from './src/config/config';
+import { ModelCatalogueError } from './src/gateway/models-file';
 import { startServer } from './src/http-server';
 
 export async function main(): Promise<void> {
@@ -16,7 +17,16 @@ export async function main(): Promise<void> {
     }
     throw error;
   }
-  const running = await startServer(config);
+  let running;
+  try {
+    running = await startServer(config);
+  } catch (error) {
+    if (error instanceof ModelCatalogueError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
   console.error(`prism ${running.container.version} listening on ${running.url} (data in ${config.data.dir})`);
   const stop = (signal: string): void => {
     console.error(`${signal} received: finishing requests in flight, then exiting`);

@@ -9,6 +9,8 @@ import { errorHandler, notFoundHandler } from './http/middleware/error-handler';
 import { requestId } from './http/middleware/request-id';
 import { filesRoutes } from './http/routes/files.routes';
 import { healthRoutes } from './http/routes/health.routes';
+import { rateLimit } from './http/middleware/rate-limit';
+import { compatRoutes } from './http/routes/compat.routes';
 import { feedbackRoutes } from './http/routes/feedback.routes';
 import { generateRoutes } from './http/routes/generate.routes';
 import { hubRoutes, legacyHubRoutes } from './http/routes/hub.routes';
@@ -30,9 +32,16 @@ export function createApp(container: Container): Express {
   const gatewayAuth = authenticate(services.auth, 'gateway');
   const fileOptions = { maxUploadBytes: config.limits.maxUploadBytes, publicUrl: config.server.publicUrl };
 
+  const limited = rateLimit(container.gateway.limiter);
+  const compat = compatRoutes({
+    catalogue: container.gateway.catalogue,
+    chat: container.gateway.chat,
+    payerOrgId: async (req) => (req.principal?.kind === 'user' ? req.principal.orgId : null),
+  });
   for (const prefix of GATEWAY_PREFIXES) {
     app.use(prefix, healthRoutes(container.version));
     app.use(`${prefix}/files`, gatewayAuth, filesRoutes(services.files, { ...fileOptions, surface: 'gateway' }));
+    app.use(prefix, gatewayAuth, limited, compat);
   }
 
   // The hub and the older catalogue routes are open, as the spec declares no auth for them.

@@ -18,6 +18,13 @@ import { createAccountsService, type AccountsService, type CreatedKey } from './
 import { createAuthService, type AuthService } from './services/auth.service';
 import { createLocalExtractionEngine } from './engines/local-engine-set';
 import { toPredictionWire } from './http/schemas/predictions.schemas';
+import { createBiller } from './gateway/billing';
+import { createChatService, type ChatService } from './gateway/chat.service';
+import { createGuestSpendGuard, createMemoryGuestSpendStore } from './gateway/guest-spend';
+import { loadModelCatalogue, type ModelCatalogue } from './gateway/model-catalogue';
+import { createMemoryRateLimitStore, createRateLimiter, type RateLimiter } from './gateway/rate-limiter';
+import { createRequestQueue } from './gateway/request-queue';
+import { createUpstreamClient } from './gateway/upstream-client';
 import { createJobQueue, type JobQueue } from './jobs/job-queue';
 import { createFeedbackService, type FeedbackService } from './services/feedback.service';
 import { createFilesService, type FilesService } from './services/files.service';
@@ -47,6 +54,7 @@ export interface Container {
   };
   blobs: BlobStore;
   engine: ExtractionEngine;
+  gateway: { catalogue: ModelCatalogue; limiter: RateLimiter; chat: ChatService };
   jobs: JobQueue;
   webhooks: WebhookSender;
   services: {
@@ -84,6 +92,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const blobs = createFsBlobStore(config.data.blobDir);
 
   const accounts = createAccountsService({
+    ownerCreditsMicros: config.gateway.ownerCreditsMicros,
     accounts: stores.accounts,
     wallets: stores.wallets,
     writeOwnerKey: (key) => writePrivateFile(config.data.ownerKeyPath, `${key}\n`),
@@ -146,6 +155,32 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
   });
   runJob = (id) => predictions.runJob(id);
+  const catalogue = loadModelCatalogue(config.models.file, config.models.env);
+  const limiter = createRateLimiter(createMemoryRateLimitStore(), [
+    { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
+    { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
+  ]);
+  const chat = createChatService({
+    catalogue,
+    upstream: createUpstreamClient({ retries: config.gateway.upstreamRetries }),
+    biller: createBiller({
+      wallets: stores.wallets,
+      guestSpend: createGuestSpendGuard(createMemoryGuestSpendStore(), {
+        capMicros: config.gateway.guestDailyCapMicros,
+      }),
+      minimumMicros: config.gateway.minimumChargeMicros,
+    }),
+    queue: createRequestQueue({ maxInFlight: config.gateway.maxInFlight, maxWaiting: config.gateway.maxQueue }),
+    extraction: engine,
+    inputs: {
+      openFile: async (principal, fileId) => {
+        const { file, stream } = await files.openContent(principal, fileId);
+        return { filename: file.filename, stream };
+      },
+      fetch: config.fetch,
+    },
+    logger,
+  });
   const feedback = createFeedbackService({
     store: stores.feedback,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
@@ -161,6 +196,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     stores,
     blobs,
     engine,
+    gateway: { catalogue, limiter, chat },
     jobs,
     webhooks,
     services: { accounts, auth, files, hub, predictions, feedback },

@@ -42,6 +42,14 @@ const envSchema = z.object({
   PRISM_WEBHOOK_TIMEOUT_S: positiveInt(30),
   PRISM_WEBHOOK_ATTEMPTS: positiveInt(5),
   PRISM_WEBHOOK_BACKOFF_MS: positiveInt(2000),
+  PRISM_GATEWAY_MAX_IN_FLIGHT: positiveInt(32),
+  PRISM_GATEWAY_MAX_QUEUE: z.coerce.number().int().min(0).default(256),
+  PRISM_UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(5).default(1),
+  PRISM_RATE_LIMIT_PER_MINUTE: positiveInt(60),
+  PRISM_RATE_LIMIT_PER_HOUR: positiveInt(1000),
+  PRISM_GUEST_DAILY_CAP_USD: z.coerce.number().positive().default(0.5),
+  PRISM_MIN_CHARGE_USD: z.coerce.number().positive().default(0.001),
+  PRISM_OWNER_CREDITS_USD: z.coerce.number().min(0).default(100),
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
 });
@@ -59,7 +67,18 @@ export interface Config {
   data: { dir: string; dbPath: string; blobDir: string; ownerKeyPath: string; secretPath: string };
   auth: { singleUser: boolean; secret: string | undefined };
   limits: { maxJsonBytes: number; maxUploadBytes: number; urlTtlSeconds: number };
-  models: { file: string | undefined };
+  /** The model catalogue file and the environment snapshot upstream keys are looked up in (by variable name). */
+  models: { file: string | undefined; env: Readonly<Record<string, string | undefined>> };
+  gateway: {
+    maxInFlight: number;
+    maxQueue: number;
+    upstreamRetries: number;
+    perMinute: number;
+    perHour: number;
+    guestDailyCapMicros: number;
+    minimumChargeMicros: number;
+    ownerCreditsMicros: number;
+  };
   /** Fetching caller-supplied URLs (inputs) and calling callback URLs. */
   fetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number };
   jobs: { concurrency: number };
@@ -114,7 +133,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxUploadBytes: e.PRISM_MAX_UPLOAD_BYTES,
       urlTtlSeconds: e.PRISM_URL_TTL_S,
     },
-    models: { file: e.PRISM_MODELS_FILE ? path.resolve(e.PRISM_MODELS_FILE) : undefined },
+    models: {
+      file: e.PRISM_MODELS_FILE ? path.resolve(e.PRISM_MODELS_FILE) : undefined,
+      env: Object.freeze({ ...env }),
+    },
+    gateway: {
+      maxInFlight: e.PRISM_GATEWAY_MAX_IN_FLIGHT,
+      maxQueue: e.PRISM_GATEWAY_MAX_QUEUE,
+      upstreamRetries: e.PRISM_UPSTREAM_RETRIES,
+      perMinute: e.PRISM_RATE_LIMIT_PER_MINUTE,
+      perHour: e.PRISM_RATE_LIMIT_PER_HOUR,
+      guestDailyCapMicros: Math.round(e.PRISM_GUEST_DAILY_CAP_USD * 1_000_000),
+      minimumChargeMicros: Math.round(e.PRISM_MIN_CHARGE_USD * 1_000_000),
+      ownerCreditsMicros: Math.round(e.PRISM_OWNER_CREDITS_USD * 1_000_000),
+    },
     fetch: {
       allowPrivate: e.PRISM_ALLOW_PRIVATE_URLS,
       maxBytes: e.PRISM_FETCH_MAX_BYTES,

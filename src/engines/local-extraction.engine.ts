@@ -164,6 +164,33 @@ export function createLocalExtraction(engines: LocalEngineSet, logger: Logger): 
       return { ...usage, response: withFieldMetadata(result, layout, job.request) };
     },
 
+    async read(input, request) {
+      const job: ExtractionJob = {
+        kind: 'document',
+        model: 'prism-1',
+        domain: null,
+        schema: null,
+        prompt: null,
+        request,
+        input,
+      };
+      if (input.family === 'audio') {
+        await engines.audio(input.bytes);
+        return { layout: { pages: [] }, elementType: 'audio', elementsProcessed: 1, message: NO_SPEECH_MODEL };
+      }
+      const { layout, extra } = await layoutOf(job);
+      return {
+        layout,
+        elementType: extra.elementType ?? 'image',
+        elementsProcessed: extra.elementsProcessed ?? 1,
+        message: extra.message ?? null,
+      };
+    },
+
+    fill(layout, schema, options) {
+      return withFieldMetadata(engines.extract(layout, schema, { ...options, hints: {} }), layout, options);
+    },
+
     close: () => engines.close(),
   };
 }

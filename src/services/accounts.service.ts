@@ -25,6 +25,8 @@ export interface CreatedKey {
 }
 
 export interface AccountsServiceDeps {
+  /** Credit the owner organisation starts with (micro-dollars). */
+  ownerCreditsMicros?: number;
   accounts: AccountStore;
   wallets: WalletStore;
   /** Persists the owner key (mode 0600); injected so the service does no file I/O itself. */
@@ -89,6 +91,10 @@ export function createAccountsService(deps: AccountsServiceDeps): AccountsServic
     async bootstrapOwner() {
       if ((await accounts.countOrgs()) > 0) return null;
       const created = await createKey({ org: OWNER_ORG_NAME, tier: 'enterprise', superuser: true, name: 'owner' });
+      // The operator's own organisation starts with credit, so local use works before anyone runs `credits add`.
+      if (deps.ownerCreditsMicros && deps.ownerCreditsMicros > 0) {
+        await wallets.credit(created.orgId, deps.ownerCreditsMicros, 'owner starting credit');
+      }
       await deps.writeOwnerKey(created.key);
       return created;
     },

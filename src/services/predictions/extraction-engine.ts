@@ -2,7 +2,7 @@
  * What the predictions service needs from a model that turns one input into JSON: the contract between the
  * service and the engines (local today; an upstream VLM through the gateway's catalogue later).
  */
-import type { JsonSchema } from '../../engines/types';
+import type { DocumentLayout, JsonSchema } from '../../engines/types';
 import type { ElementType, PredictionKind, PredictionRequest } from '../../domain/prediction';
 
 export interface ExtractionInput {
@@ -37,6 +37,14 @@ export interface ExtractionOutput {
   message: string | null;
 }
 
+/** What an input reads as, page by page (for chat methods that return text rather than a filled schema). */
+export interface ReadResult {
+  layout: DocumentLayout;
+  elementsProcessed: number;
+  elementType: ElementType;
+  message: string | null;
+}
+
 export interface ExtractionEngine {
   /** Model ids this engine serves (e.g. `prism-1`). */
   models: readonly string[];
@@ -45,6 +53,14 @@ export interface ExtractionEngine {
    * @throws AppError `invalid_media` / `invalid_document`.
    */
   validateInput(kind: PredictionKind, input: ExtractionInput): Promise<void>;
+  /** Reads the input into a layout (OCR, text layer, frames) without filling a schema. */
+  read(input: ExtractionInput, request: PredictionRequest): Promise<ReadResult>;
+  /** Fills `schema` from a layout already read. */
+  fill(
+    layout: DocumentLayout,
+    schema: JsonSchema,
+    options: { confidence: boolean; grounding: boolean },
+  ): Record<string, unknown>;
   /** @throws AllPagesFailedError when every page failed; other AppErrors for bad input. */
   run(job: ExtractionJob): Promise<ExtractionOutput>;
   close(): Promise<void>;

@@ -1,0 +1,291 @@
+/**
+ * Chat completions through the gateway: resolve the model, check its capabilities against what the caller sent,
+ * authorise the payer, take a queue slot, then run the call on an upstream server (streamed or not, under its
+ * deadlines, cancelled with the client) or on the embedded engines, and bill the tokens used. A stream is returned
+ * as an async iterable whose first chunk the route reads before writing any byte (so a first-token timeout is
+ * still a JSON 504), and whose end bills the call.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Principal } from '../domain/account';
+import type { PredictionRequest } from '../domain/prediction';
+import type { Logger } from '../lib/logger';
+import type { ExtractionEngine } from '../services/predictions/extraction-engine';
+import { resolveSingleInput, type InputResolverDeps } from '../services/predictions/inputs';
+import { microsToDollars, type Biller, type ChargeResult, type Payer } from './billing';
+import { checkChatCapabilities } from './capabilities';
+import { deadlineExceeded } from './gateway-errors';
+import { answerLocally } from './local-chat';
+import { countTokens, mediaParts, textOf, type ChatMessage } from './message-inputs';
+import type { ModelCatalogue } from './model-catalogue';
+import type { CatalogueModel } from './model.types';
+import type { RequestQueue } from './request-queue';
+import type { UpstreamClient, UpstreamJson } from './upstream-client';
+
+type Json = Record<string, unknown>;
+
+/** Parameters that only Prism reads; they are not forwarded to upstream servers. */
+const PRISM_ONLY = [
+  'method',
+  'method_params',
+  'video_fps',
+  'video_max_frames',
+  'document_dpi',
+  'session_id',
+  'skills',
+  'toolsets',
+  'models',
+  'preview',
+];
+
+export const DEFAULT_CHAT_MODEL = 'prism-orion-1';
+
+export interface ChatContext {
+  requestId: string;
+  /** Aborts when the client disconnects. */
+  signal: AbortSignal;
+  /** Browser fingerprint header of guests (`X-Prism-Fingerprint`), for the guest spend cap. */
+  fingerprint: string | null;
+  payerOrgId: string | null;
+}
+
+export type ChatOutcome = { stream: false; body: Json } | { stream: true; chunks: AsyncIterable<Json> };
+
+export interface ChatServiceDeps {
+  catalogue: ModelCatalogue;
+  upstream: UpstreamClient;
+  biller: Biller;
+  queue: RequestQueue;
+  extraction: ExtractionEngine;
+  inputs: InputResolverDeps;
+  logger: Logger;
+}
+
+export interface ChatService {
+  complete(principal: Principal, body: Json, context: ChatContext): Promise<ChatOutcome>;
+}
+
+const completionId = (): string => `chatcmpl-${randomBytes(12).toString('hex')}`;
+
+function usageBody(promptTokens: number, completionTokens: number, charge: ChargeResult | null): Json {
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+    ...(charge ? { cost: microsToDollars(charge.costMicros), credits_used: microsToDollars(charge.costMicros) } : {}),
+  };
+}
+
+function requestOptions(body: Json): PredictionRequest {
+  const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  return {
+    jsonSchema: null,
+    detail: 'auto',
+    confidence: false,
+    grounding: false,
+    gqlStmt: null,
+    documentDpi: num(body.document_dpi),
+    videoFps: num(body.video_fps),
+    videoMaxFrames: num(body.video_max_frames),
+    pageIndices: null,
+    metadata: {},
+    batch: false,
+  };
+}
+
+/** The JSON schema of `response_format` in the OpenAI shape (`json_schema.schema`) or Fireworks' (`schema`). */
+function responseSchema(format: unknown): { schema: Json | null; jsonObject: boolean } {
+  if (!format || typeof format !== 'object') return { schema: null, jsonObject: false };
+  const f = format as Json;
+  if (f.type === 'json_object') return { schema: null, jsonObject: true };
+  if (f.type !== 'json_schema') return { schema: null, jsonObject: false };
+  const nested = (f.json_schema as Json | undefined)?.schema ?? f.schema;
+  return { schema: nested && typeof nested === 'object' ? (nested as Json) : null, jsonObject: true };
+}
+
+async function withDeadline<T>(work: Promise<T>, model: CatalogueModel, provider: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(deadlineExceeded(provider, model.totalTimeoutS)), model.totalTimeoutS * 1000);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function createChatService(deps: ChatServiceDeps): ChatService {
+  const { catalogue, biller, queue } = deps;
+
+  const payerOf = (principal: Principal, context: ChatContext): Payer =>
+    principal.kind === 'user' && context.payerOrgId
+      ? { kind: 'org', orgId: context.payerOrgId }
+      : {
+          kind: 'guest',
+          clientIp: principal.kind === 'anonymous' ? principal.clientIp : 'unknown',
+          fingerprint: context.fingerprint,
+        };
+
+  async function charge(payer: Payer, model: CatalogueModel, prompt: number, completion: number, requestId: string) {
+    return biller.charge(payer, {
+      pricing: model.pricing,
+      usage: { promptTokens: prompt, completionTokens: completion },
+      reason: `chat.completions ${model.id} ${requestId}`,
+    });
+  }
+
+  async function local(principal: Principal, model: CatalogueModel, body: Json, context: ChatContext, payer: Payer) {
+    const messages = body.messages as ChatMessage[];
+    const [media] = mediaParts(messages);
+    const input = media ? await resolveSingleInput(deps.inputs, principal, media.sources) : null;
+    const { schema, jsonObject } = responseSchema(body.response_format);
+    const answer = await withDeadline(
+      answerLocally(deps.extraction, {
+        modelId: model.id,
+        method: typeof body.method === 'string' ? body.method : null,
+        input,
+        text: textOf(messages),
+        schema,
+        jsonObject,
+        request: requestOptions(body),
+      }),
+      model,
+      'prism',
+    );
+    const promptTokens = countTokens(textOf(messages)) + (input ? 85 : 0);
+    const completionTokens = countTokens(answer.content);
+    const billed = await charge(payer, model, promptTokens, completionTokens, context.requestId);
+    return { content: answer.content, usage: usageBody(promptTokens, completionTokens, billed) };
+  }
+
+  async function* localStream(
+    id: string,
+    model: CatalogueModel,
+    created: number,
+    produce: Promise<{ content: string; usage: Json }>,
+    includeUsage: boolean,
+  ) {
+    const { content, usage } = await produce;
+    const base = { id, object: 'chat.completion.chunk', created, model: model.id };
+    yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] };
+    for (const piece of content.match(/[^\n]*\n?/g)?.filter(Boolean) ?? []) {
+      yield { ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] };
+    }
+    yield { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] };
+    if (includeUsage) yield { ...base, choices: [], usage };
+  }
+
+  function upstreamBody(model: CatalogueModel, body: Json, target: string): UpstreamJson {
+    const forwarded: Json = { ...body, model: target };
+    for (const key of PRISM_ONLY) delete forwarded[key];
+    delete forwarded.stream_options;
+    return forwarded;
+  }
+
+  async function* upstreamStream(
+    model: CatalogueModel,
+    chunks: AsyncIterable<Json>,
+    payer: Payer,
+    context: ChatContext,
+    includeUsage: boolean,
+    promptEstimate: number,
+  ) {
+    let usage: Json | null = null;
+    let completionChars = 0;
+    for await (const chunk of chunks) {
+      const out: Json = { ...chunk, model: model.id };
+      if (chunk.usage && typeof chunk.usage === 'object') usage = chunk.usage as Json;
+      const choices = Array.isArray(chunk.choices) ? (chunk.choices as Json[]) : [];
+      for (const choice of choices) {
+        const delta = choice.delta as Json | undefined;
+        if (typeof delta?.content === 'string') completionChars += delta.content.length;
+      }
+      if (choices.length === 0 && chunk.usage) continue; // re-emitted below, after billing
+      if (!includeUsage) delete out.usage;
+      yield out;
+    }
+    const prompt = typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : promptEstimate;
+    const completion =
+      typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : Math.ceil(completionChars / 4);
+    const billed = await charge(payer, model, prompt, completion, context.requestId);
+    if (includeUsage) {
+      yield {
+        id: completionId(),
+        object: 'chat.completion.chunk',
+        created: Math.floor(Date.now() / 1000),
+        model: model.id,
+        choices: [],
+        usage: usageBody(prompt, completion, billed),
+      };
+    }
+  }
+
+  return {
+    async complete(principal, body, context) {
+      const model = catalogue.resolveServing(typeof body.model === 'string' ? body.model : DEFAULT_CHAT_MODEL);
+      checkChatCapabilities(model, body);
+      const payer = payerOf(principal, context);
+      await biller.authorize(payer);
+      const stream = body.stream === true;
+      const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true;
+      const target = catalogue.upstreamTarget(model);
+      const id = completionId();
+      const created = Math.floor(Date.now() / 1000);
+
+      if (!target) {
+        const produce = queue.run(() => local(principal, model, body, context, payer), context.signal);
+        if (stream) return { stream: true, chunks: localStream(id, model, created, produce, includeUsage) };
+        const { content, usage } = await produce;
+        return {
+          stream: false,
+          body: {
+            id,
+            object: 'chat.completion',
+            created,
+            model: model.id,
+            choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', logprobs: null }],
+            usage,
+          },
+        };
+      }
+
+      const forwarded = upstreamBody(model, body, target.model);
+      const promptEstimate = countTokens(textOf(body.messages as ChatMessage[]));
+      if (stream) {
+        const release = await queue.acquire(context.signal);
+        try {
+          const chunks = await deps.upstream.streamChat(target, forwarded, {
+            signal: context.signal,
+            includeUsage: true,
+          });
+          const billed = upstreamStream(model, chunks, payer, context, includeUsage, promptEstimate);
+          return { stream: true, chunks: releasing(billed, release) };
+        } catch (error) {
+          release();
+          throw error;
+        }
+      }
+      const reply = await queue.run(
+        () => deps.upstream.chat(target, forwarded, { signal: context.signal }),
+        context.signal,
+      );
+      const usage = (reply.usage ?? {}) as Json;
+      const prompt = typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : promptEstimate;
+      const completion = typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0;
+      const billed = await charge(payer, model, prompt, completion, context.requestId);
+      return {
+        stream: false,
+        body: { ...reply, model: model.id, usage: { ...usage, ...usageBody(prompt, completion, billed) } },
+      };
+    },
+  };
+}
+
+/** Gives the queue slot back when the stream ends, however it ends. */
+async function* releasing<T>(source: AsyncIterable<T>, release: () => void): AsyncGenerator<T> {
+  try {
+    yield* source;
+  } finally {
+    release();
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Finds the media a chat request carries (image_url, document_url, video_url, audio_url, file_url, input_file,
+ * input_audio parts) and the text around it, so the local engines can read the one input a structured model takes.
+ */
+import type { InputSources } from '../services/predictions/inputs';
+
+export interface ChatMessage {
+  role: string;
+  content?: unknown;
+}
+
+export interface MediaPart {
+  type: string;
+  sources: InputSources;
+  /** `messages.content.<type>` for error params. */
+  param: string;
+}
+
+type Part = Record<string, unknown>;
+
+const urlOf = (value: unknown): string | undefined => {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object' && typeof (value as Part).url === 'string') {
+    return (value as Part).url as string;
+  }
+  return undefined;
+};
+
+function mediaOf(part: Part): InputSources | null {
+  switch (part.type) {
+    case 'image_url':
+    case 'input_image':
+    case 'video_url':
+    case 'audio_url':
+    case 'document_url':
+    case 'file_url': {
+      const url = urlOf(part[part.type === 'input_image' ? 'image_url' : (part.type as string)]) ?? urlOf(part.url);
+      return url ? { images: [url] } : null;
+    }
+    case 'input_file':
+    case 'file': {
+      const file = (part.file as Part | undefined) ?? part;
+      if (typeof file.file_id === 'string') return { fileId: file.file_id };
+      const url = urlOf(file.file_url) ?? (typeof file.file_data === 'string' ? file.file_data : undefined);
+      return url ? { images: [url] } : null;
+    }
+    case 'input_audio': {
+      const audio = part.input_audio as Part | undefined;
+      return typeof audio?.data === 'string' ? { images: [audio.data] } : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** Media parts in message order. */
+export function mediaParts(messages: readonly ChatMessage[]): MediaPart[] {
+  const found: MediaPart[] = [];
+  for (const message of messages) {
+    if (!Array.isArray(message.content)) continue;
+    for (const raw of message.content as unknown[]) {
+      if (!raw || typeof raw !== 'object') continue;
+      const part = raw as Part;
+      const sources = mediaOf(part);
+      if (sources) found.push({ type: String(part.type), sources, param: `messages.content.${String(part.type)}` });
+    }
+  }
+  return found;
+}
+
+/** All text the caller wrote (for token counts and the local planner), in order. */
+export function textOf(messages: readonly ChatMessage[]): string {
+  const pieces: string[] = [];
+  for (const message of messages) {
+    if (typeof message.content === 'string') pieces.push(message.content);
+    else if (Array.isArray(message.content)) {
+      for (const part of message.content as unknown[]) {
+        if (part && typeof part === 'object' && typeof (part as Part).text === 'string') {
+          pieces.push((part as Part).text as string);
+        }
+      }
+    }
+  }
+  return pieces.join('\n');
+}
+
+/** A rough token count (about four characters per token, as OpenAI documents for English). */
+export const countTokens = (text: string): number => (text.length === 0 ? 0 : Math.ceil(text.length / 4));

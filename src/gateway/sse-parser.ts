@@ -1,0 +1,86 @@
+/**
+ * Reads Server-Sent Events incrementally, by the WHATWG rules (except that a last event missing its closing blank
+ * line is still delivered: some servers end with `data: [DONE]\n`).
+ *
+ * Upstream servers send comments (`: keep-alive`), CRLF or bare CR line ends, multi-line `data:` and events split
+ * across network reads at any byte; a hand-rolled `split('\n\n')` gets one of those wrong sooner or later. Used
+ * for upstream streams and, in tests, to read our own.
+ */
+
+export interface SseEvent {
+  /** The `event:` field, `message` when absent. */
+  event: string;
+  /** The `data:` lines joined with `\n`. */
+  data: string;
+  id: string | null;
+}
+
+export interface SseParser {
+  /** Feed decoded text; returns the events it completed. */
+  push(text: string): SseEvent[];
+  /** The stream ended: completes a final event not followed by a blank line. */
+  end(): SseEvent[];
+}
+
+export function createSseParser(): SseParser {
+  let buffer = '';
+  let data: string[] = [];
+  let event = '';
+  let id: string | null = null;
+  let afterCr = false;
+
+  const line = (text: string, out: SseEvent[]): void => {
+    if (text === '') {
+      if (data.length > 0) out.push({ event: event || 'message', data: data.join('\n'), id });
+      data = [];
+      event = '';
+      return;
+    }
+    if (text.startsWith(':')) return;
+    const colon = text.indexOf(':');
+    const field = colon === -1 ? text : text.slice(0, colon);
+    let value = colon === -1 ? '' : text.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') data.push(value);
+    else if (field === 'event') event = value;
+    else if (field === 'id' && !value.includes('\0')) id = value;
+  };
+
+  return {
+    push(text) {
+      if (text === '') return [];
+      // A CR that ended the previous read may be the first half of a CRLF split across reads.
+      if (afterCr && text.startsWith('\n')) text = text.slice(1);
+      afterCr = false;
+      buffer += text;
+      const out: SseEvent[] = [];
+      let start = 0;
+      for (let i = 0; i < buffer.length; i += 1) {
+        const c = buffer.charCodeAt(i);
+        if (c !== 10 && c !== 13) continue;
+        line(buffer.slice(start, i), out);
+        if (c === 13 && i === buffer.length - 1) afterCr = true;
+        else if (c === 13 && buffer.charCodeAt(i + 1) === 10) i += 1;
+        start = i + 1;
+      }
+      buffer = buffer.slice(start);
+      return out;
+    },
+    end() {
+      const out: SseEvent[] = [];
+      if (buffer !== '') line(buffer, out);
+      buffer = '';
+      line('', out);
+      return out;
+    },
+  };
+}
+
+/** Parse a byte stream (e.g. a fetch body) into events. */
+export async function* readSseEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
+  const decoder = new TextDecoder();
+  const parser = createSseParser();
+  for await (const bytes of body) yield* parser.push(decoder.decode(bytes, { stream: true }));
+  yield* parser.push(decoder.decode());
+  yield* parser.end();
+}

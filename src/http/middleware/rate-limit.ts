@@ -1,0 +1,27 @@
+/**
+ * The gateway's per-caller rate limit as middleware: one budget per user (or client IP for anonymous callers)
+ * shared by chat, embeddings and the public compat routes. Headers go on every answer; a 429 says which window
+ * ran out and when to come back.
+ */
+import type { RequestHandler } from 'express';
+import { callerKey } from '../../gateway/caller-key';
+import { rateLimitExceeded } from '../../gateway/gateway-errors';
+import { rateLimitHeaders, type RateLimiter } from '../../gateway/rate-limiter';
+import { principalOf } from '../request-context';
+
+export function rateLimit(limiter: RateLimiter): RequestHandler {
+  return async (req, res, next) => {
+    const principal = principalOf(req);
+    const decision = await limiter.check(callerKey(principal));
+    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
+    if (!decision.allowed) {
+      throw rateLimitExceeded({
+        window: decision.label,
+        retryAfterS: decision.retryAfterS,
+        tier: principal.kind === 'user' ? principal.tier : 'anonymous',
+        anonymous: principal.kind === 'anonymous',
+      });
+    }
+    next();
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The OpenAI-compatible routes of the gateway (mounted on `/v1/compat` and `/v1/openai`): model listing, chat
+ * completions (JSON 201 or SSE) and embeddings. Parse, one service call, render; streaming goes through the one
+ * SSE writer, which reads the first chunk before writing anything so early failures are still JSON errors.
+ */
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import type { ChatService } from '../../gateway/chat.service';
+import type { ModelCatalogue } from '../../gateway/model-catalogue';
+import { toListingRecord } from '../../gateway/model-catalogue';
+import { createSseWriter } from '../../gateway/sse';
+import { principalOf } from '../request-context';
+import { parseInput } from '../validation';
+
+const chatBodySchema = z
+  .object({
+    model: z.string().min(1).optional(),
+    messages: z.array(z.object({ role: z.string().min(1), content: z.unknown().optional() }).loose()).min(1),
+    stream: z.boolean().nullish(),
+    max_tokens: z.number().int().min(1).nullish(),
+    temperature: z.number().min(0).max(2).nullish(),
+    reasoning_effort: z.enum(['none', 'minimal', 'low']).nullish(),
+    video_fps: z.number().positive().nullish(),
+    video_max_frames: z.number().int().min(1).max(1024).nullish(),
+    document_dpi: z.number().int().min(36).max(600).nullish(),
+  })
+  .loose();
+
+const modelParamsSchema = z.object({ model: z.string().min(1).max(200) });
+
+export interface CompatRoutesDeps {
+  catalogue: ModelCatalogue;
+  chat: ChatService;
+  /** The organisation that pays for a principal's calls (null for anonymous guests). */
+  payerOrgId: (req: Request) => Promise<string | null>;
+}
+
+export function compatRoutes(deps: CompatRoutesDeps): Router {
+  const router = Router();
+
+  router.get('/models', (_req, res) => {
+    res.json({ object: 'list', data: deps.catalogue.list().map(toListingRecord) });
+  });
+
+  router.get('/models/:model', (req, res) => {
+    const { model } = parseInput(modelParamsSchema, req.params, 'path');
+    res.json(toListingRecord(deps.catalogue.resolve(model)));
+  });
+
+  router.post('/chat/completions', async (req, res) => {
+    const body = parseInput(chatBodySchema, req.body, 'body');
+    // The raw body (not the parsed one) is what capability checks look at: only what the caller sent counts.
+    const raw = req.body as Record<string, unknown>;
+    const disconnect = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) disconnect.abort();
+    });
+    const writer = body.stream ? createSseWriter(res, { requestId: req.requestId }) : null;
+    const outcome = await deps.chat.complete(principalOf(req), raw, {
+      requestId: req.requestId,
+      signal: writer?.signal ?? disconnect.signal,
+      fingerprint: req.get('x-prism-fingerprint') ?? null,
+      payerOrgId: await deps.payerOrgId(req),
+    });
+    if (!outcome.stream) {
+      res.status(201).json(outcome.body);
+      return;
+    }
+    await (writer ?? createSseWriter(res, { requestId: req.requestId })).pipe(outcome.chunks);
+  });
+
+  return router;
+}

@@ -1,0 +1,289 @@
+/**
+ * A scripted OpenAI-compatible server on 127.0.0.1:0, standing in for vLLM / Ollama / OpenAI in tests.
+ *
+ * Each request takes the next queued script (`next`), else its model's script (`forModel`), else a default (a
+ * short reply, or deterministic embeddings). Scripts cover fixed replies, streams with delays (before the first
+ * chunk and between chunks), keep-alive comments, failures mid-stream (dropped connection or an error event), HTTP
+ * errors, tool calls, embeddings and a server that never answers. Every request is recorded, including whether the
+ * client hung up before the reply finished, so tests can assert that deadlines and disconnects reach the upstream.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ScriptedToolCall {
+  id?: string;
+  name: string;
+  arguments: string;
+}
+
+export interface ScriptedUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+/** One streamed piece: text, a tool call, and how long to wait before sending it. */
+export type ScriptedChunk = string | { content?: string; toolCalls?: ScriptedToolCall[]; delayMs?: number };
+
+export type UpstreamScript =
+  /** A whole answer; streamed as role + content + finish chunks when the request asks for a stream. */
+  | {
+      kind: 'reply';
+      content?: string;
+      toolCalls?: ScriptedToolCall[];
+      usage?: ScriptedUsage;
+      finishReason?: string;
+      delayMs?: number;
+    }
+  /** A stream; a non-streaming request gets the chunks joined into one reply. */
+  | {
+      kind: 'stream';
+      chunks: ScriptedChunk[];
+      /** Wait before the first chunk (after the headers). */
+      firstChunkDelayMs?: number;
+      /** Default wait between chunks. */
+      chunkDelayMs?: number;
+      /** Send `: keep-alive` comments this often while waiting for the first chunk. */
+      pingEveryMs?: number;
+      /** After this many chunks, fail: drop the connection or send an error event then `[DONE]`. */
+      failAfter?: number;
+      failWith?: 'disconnect' | 'error-event';
+      usage?: ScriptedUsage;
+      /** Send `data: [DONE]` at the end (default true). */
+      done?: boolean;
+    }
+  | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
+  | { kind: 'embeddings'; dimensions?: number; vectors?: number[][]; usage?: { prompt_tokens: number } }
+  /** Accept the request and never answer. */
+  | { kind: 'hang' };
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: Record<string, unknown>;
+  /** True once the client closed the connection before the reply was complete. */
+  closedEarly: boolean;
+  /** Settles when the exchange is over, either way. */
+  closed: Promise<void>;
+}
+
+export interface ScriptedUpstream {
+  /** e.g. `http://127.0.0.1:41234/v1` */
+  baseUrl: string;
+  requests: RecordedRequest[];
+  /** Queue scripts for the next requests, in order (taken before model scripts). */
+  next(...scripts: UpstreamScript[]): void;
+  /** The script for every request naming `model` (when nothing is queued). */
+  forModel(model: string, script: UpstreamScript): void;
+  close(): Promise<void>;
+}
+
+export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
+  const queue: UpstreamScript[] = [];
+  const byModel = new Map<string, UpstreamScript>();
+  const requests: RecordedRequest[] = [];
+  let counter = 0;
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+      } catch {
+        body = {};
+      }
+      let settle: () => void = () => undefined;
+      const record: RecordedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        closedEarly: false,
+        closed: new Promise<void>((resolve) => (settle = resolve)),
+      };
+      requests.push(record);
+      res.on('close', () => {
+        if (!res.writableFinished) record.closedEarly = true;
+        settle();
+      });
+      const model = typeof body.model === 'string' ? body.model : '';
+      const script = queue.shift() ?? byModel.get(model) ?? defaultScript(record.path);
+      counter += 1;
+      void serve(script, record, res, `chatcmpl-scripted-${counter}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    next: (...scripts) => queue.push(...scripts),
+    forModel: (model, script) => byModel.set(model, script),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function defaultScript(path: string): UpstreamScript {
+  return path.endsWith('/embeddings') ? { kind: 'embeddings' } : { kind: 'reply', content: 'ok' };
+}
+
+async function serve(script: UpstreamScript, req: RecordedRequest, res: http.ServerResponse, id: string) {
+  const model = typeof req.body.model === 'string' ? req.body.model : '';
+  const wantsStream = req.body.stream === true;
+  const includeUsage = (req.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+  switch (script.kind) {
+    case 'hang':
+      return;
+    case 'error':
+      if (!(await pause(script.delayMs ?? 0, res))) return;
+      res.writeHead(script.status, { 'content-type': 'application/json', ...script.headers });
+      res.end(JSON.stringify(script.body ?? { error: { message: `scripted ${script.status}`, type: 'error' } }));
+      return;
+    case 'embeddings': {
+      const inputs = Array.isArray(req.body.input) ? req.body.input : [req.body.input];
+      const dims = script.dimensions ?? 8;
+      const data = inputs.map((_, i) => ({
+        object: 'embedding',
+        index: i,
+        embedding: script.vectors?.[i] ?? Array.from({ length: dims }, (_, d) => ((i + 1) * (d + 1)) / 100),
+      }));
+      const tokens = script.usage?.prompt_tokens ?? inputs.length;
+      json(res, { object: 'list', model, data, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+      return;
+    }
+    case 'reply': {
+      if (!(await pause(script.delayMs ?? 0, res))) return;
+      const chunks: ScriptedChunk[] = [
+        { content: script.content ?? '', ...(script.toolCalls && { toolCalls: script.toolCalls }) },
+      ];
+      if (wantsStream) {
+        await stream(
+          res,
+          id,
+          model,
+          { kind: 'stream', chunks, ...(script.usage && { usage: script.usage }) },
+          includeUsage,
+        );
+      } else {
+        json(res, completion(id, model, chunks, script.usage, script.finishReason));
+      }
+      return;
+    }
+    case 'stream':
+      if (wantsStream) await stream(res, id, model, script, includeUsage);
+      else if (await pause((script.firstChunkDelayMs ?? 0) + (script.chunkDelayMs ?? 0) * script.chunks.length, res)) {
+        json(res, completion(id, model, script.chunks, script.usage, undefined));
+      }
+      return;
+  }
+}
+
+async function stream(
+  res: http.ServerResponse,
+  id: string,
+  model: string,
+  script: Extract<UpstreamScript, { kind: 'stream' }>,
+  includeUsage: boolean,
+) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const frame = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) =>
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`,
+    );
+  const firstDelay = script.firstChunkDelayMs ?? 0;
+  if (script.pingEveryMs) {
+    for (let waited = 0; waited < firstDelay; waited += script.pingEveryMs) {
+      if (!(await pause(Math.min(script.pingEveryMs, firstDelay - waited), res))) return;
+      res.write(': keep-alive\n\n');
+    }
+  } else if (!(await pause(firstDelay, res))) return;
+
+  let toolIndex = 0;
+  for (const [i, raw] of script.chunks.entries()) {
+    const chunk = typeof raw === 'string' ? { content: raw } : raw;
+    if (i > 0 && !(await pause(chunk.delayMs ?? script.chunkDelayMs ?? 0, res))) return;
+    if (script.failAfter === i) return fail(res, script.failWith);
+    const delta: Record<string, unknown> = i === 0 ? { role: 'assistant' } : {};
+    if (chunk.content !== undefined) delta.content = chunk.content;
+    if (chunk.toolCalls) delta.tool_calls = chunk.toolCalls.map((t) => toolCall(t, toolIndex++));
+    frame(delta, null);
+  }
+  if (script.failAfter !== undefined && script.failAfter >= script.chunks.length) return fail(res, script.failWith);
+  frame({}, toolIndex > 0 ? 'tool_calls' : 'stop');
+  if (includeUsage) {
+    const usage = withTotal(script.usage ?? { prompt_tokens: 1, completion_tokens: script.chunks.length });
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage })}\n\n`,
+    );
+  }
+  if (script.done !== false) res.write('data: [DONE]\n\n');
+  res.end();
+}
+
+function fail(res: http.ServerResponse, how: 'disconnect' | 'error-event' = 'disconnect') {
+  if (how === 'disconnect') {
+    // Let what was written reach the client first, then drop the connection mid-body.
+    res.write('', () => setTimeout(() => res.socket?.destroy(), 10));
+    return;
+  }
+  res.write(`data: ${JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } })}\n\n`);
+  res.end('data: [DONE]\n\n');
+}
+
+function completion(
+  id: string,
+  model: string,
+  chunks: ScriptedChunk[],
+  usage: ScriptedUsage | undefined,
+  finishReason: string | undefined,
+) {
+  const parts = chunks.map((c) => (typeof c === 'string' ? { content: c } : c));
+  const toolCalls = parts.flatMap((p) => p.toolCalls ?? []);
+  const message: Record<string, unknown> = { role: 'assistant', content: parts.map((p) => p.content ?? '').join('') };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls.map((t, i) => toolCall(t, i));
+  return {
+    id,
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, message, finish_reason: finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop') }],
+    usage: withTotal(usage ?? { prompt_tokens: 1, completion_tokens: parts.length }),
+  };
+}
+
+function toolCall(t: ScriptedToolCall, index: number) {
+  return { index, id: t.id ?? `call_${index}`, type: 'function', function: { name: t.name, arguments: t.arguments } };
+}
+
+function withTotal(u: ScriptedUsage) {
+  return { ...u, total_tokens: u.prompt_tokens + u.completion_tokens };
+}
+
+function json(res: http.ServerResponse, body: unknown) {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+/** Waits `ms`, or less if the client goes away; resolves false when it did. */
+function pause(ms: number, res: http.ServerResponse): Promise<boolean> {
+  if (res.destroyed || res.writableEnded) return Promise.resolve(false);
+  if (ms <= 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      res.off('close', onClose);
+      resolve(!res.destroyed);
+    }, ms);
+    const onClose = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    res.once('close', onClose);
+  });
+}
