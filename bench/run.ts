@@ -2,7 +2,9 @@
  * `npm run bench`: every benchmark, each as a ratio against a baseline measured in the same run, plus the memory
  * check of 200 sequential predictions. `npm run bench -- files ocr` runs only the named groups.
  */
+import { embeddingBenchmarks } from './embeddings.bench';
 import { filesBenchmarks } from './files.bench';
+import { gatewayBenchmarks } from './gateway.bench';
 import { printResults, runCase, type BenchCase, type BenchResult } from './harness';
 import { ocrBenchmarks } from './ocr.bench';
 import { pdfBenchmarks } from './pdf.bench';
@@ -15,14 +17,16 @@ interface Group {
 
 const GROUPS: Record<string, () => Promise<Group>> = {
   files: filesBenchmarks,
+  embeddings: embeddingBenchmarks,
   ocr: ocrBenchmarks,
   pdf: pdfBenchmarks,
   predictions: predictionBenchmarks,
 };
 
 async function main(): Promise<void> {
-  const wanted = process.argv.slice(2).filter((name) => name in GROUPS);
-  const names = wanted.length > 0 ? wanted : Object.keys(GROUPS);
+  const asked = process.argv.slice(2);
+  const wanted = asked.filter((name) => name in GROUPS);
+  const names = asked.length > 0 ? wanted : Object.keys(GROUPS);
   const results: BenchResult[] = [];
   const notes: string[] = [];
   for (const name of names) {
@@ -40,6 +44,7 @@ async function main(): Promise<void> {
       await group.close();
     }
   }
+  if (asked.length === 0 || asked.includes('gateway')) notes.push(...(await gatewayBenchmarks()));
   printResults(results);
   for (const note of notes) console.log(`\n${note}`);
 }

@@ -36,6 +36,7 @@ export function createApp(container: Container): Express {
   const compat = compatRoutes({
     catalogue: container.gateway.catalogue,
     chat: container.gateway.chat,
+    embeddings: container.gateway.embeddings,
     payerOrgId: async (req) => (req.principal?.kind === 'user' ? req.principal.orgId : null),
   });
   for (const prefix of GATEWAY_PREFIXES) {

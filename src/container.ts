@@ -11,6 +11,9 @@ import path from 'node:path';
 import { createFsBlobStore } from './blobs/fs.blob-store';
 import type { BlobStore } from './blobs/types';
 import type { Config } from './config/config';
+import type { Principal } from './domain/account';
+import type { PredictionRequest } from './domain/prediction';
+import type { LayoutPage } from './engines/types';
 import { createKeyedMutex } from './lib/keyed-mutex';
 import { createLogger, type Logger } from './lib/logger';
 import { createUrlSigner } from './lib/url-signer';
@@ -20,6 +23,8 @@ import { createLocalExtractionEngine } from './engines/local-engine-set';
 import { toPredictionWire } from './http/schemas/predictions.schemas';
 import { createBiller } from './gateway/billing';
 import { createChatService, type ChatService } from './gateway/chat.service';
+import { createEmbeddingsService, type EmbeddingsService } from './gateway/embeddings.service';
+import { createMultimodalEmbeddingEngine, createTextEmbeddingEngine } from './engines/embeddings';
 import { createGuestSpendGuard, createMemoryGuestSpendStore } from './gateway/guest-spend';
 import { loadModelCatalogue, type ModelCatalogue } from './gateway/model-catalogue';
 import { createMemoryRateLimitStore, createRateLimiter, type RateLimiter } from './gateway/rate-limiter';
@@ -54,7 +59,7 @@ export interface Container {
   };
   blobs: BlobStore;
   engine: ExtractionEngine;
-  gateway: { catalogue: ModelCatalogue; limiter: RateLimiter; chat: ChatService };
+  gateway: { catalogue: ModelCatalogue; limiter: RateLimiter; chat: ChatService; embeddings: EmbeddingsService };
   jobs: JobQueue;
   webhooks: WebhookSender;
   services: {
@@ -160,9 +165,41 @@ export async function createContainer(config: Config, options: ContainerOptions 
     { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
     { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
   ]);
+  const upstream = createUpstreamClient({ retries: config.gateway.upstreamRetries });
+  const inputs = {
+    openFile: async (principal: Principal, fileId: string) => {
+      const { file, stream } = await files.openContent(principal, fileId);
+      return { filename: file.filename, stream };
+    },
+    fetch: config.fetch,
+  };
+  // The embedders read documents and images through the same engines as extraction.
+  const readText = async (bytes: Buffer, family: 'image' | 'document') =>
+    (
+      await engine.read(
+        { bytes, mimeType: family === 'document' ? 'application/pdf' : 'image/png', family, filename: null },
+        PLAIN_READ,
+      )
+    ).layout;
+  const pdfText = async (pdf: Buffer) =>
+    (await readText(pdf, 'document')).pages.map((p) => p.lines.map((l) => l.text).join('\n'));
+  const textEmbedder = createTextEmbeddingEngine({ pdfText });
+  const embeddings = createEmbeddingsService({
+    catalogue,
+    upstream,
+    embedders: {
+      'word-vector-embeddings': textEmbedder,
+      'multimodal-embeddings': createMultimodalEmbeddingEngine({
+        text: textEmbedder,
+        pdfText,
+        ocr: { recognize: async (image) => (await readText(image, 'image')).pages[0] ?? EMPTY_PAGE },
+      }),
+    },
+    inputs,
+  });
   const chat = createChatService({
     catalogue,
-    upstream: createUpstreamClient({ retries: config.gateway.upstreamRetries }),
+    upstream,
     biller: createBiller({
       wallets: stores.wallets,
       guestSpend: createGuestSpendGuard(createMemoryGuestSpendStore(), {
@@ -172,13 +209,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     }),
     queue: createRequestQueue({ maxInFlight: config.gateway.maxInFlight, maxWaiting: config.gateway.maxQueue }),
     extraction: engine,
-    inputs: {
-      openFile: async (principal, fileId) => {
-        const { file, stream } = await files.openContent(principal, fileId);
-        return { filename: file.filename, stream };
-      },
-      fetch: config.fetch,
-    },
+    inputs,
     logger,
   });
   const feedback = createFeedbackService({
@@ -196,7 +227,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     stores,
     blobs,
     engine,
-    gateway: { catalogue, limiter, chat },
+    gateway: { catalogue, limiter, chat, embeddings },
     jobs,
     webhooks,
     services: { accounts, auth, files, hub, predictions, feedback },
@@ -225,6 +256,23 @@ export async function createContainer(config: Config, options: ContainerOptions 
     },
   };
 }
+
+/** How embedders ask the engines to read a document or image: defaults only. */
+const PLAIN_READ: PredictionRequest = {
+  jsonSchema: null,
+  detail: 'auto',
+  confidence: false,
+  grounding: false,
+  gqlStmt: null,
+  documentDpi: null,
+  videoFps: null,
+  videoMaxFrames: null,
+  pageIndices: null,
+  metadata: {},
+  batch: false,
+};
+
+const EMPTY_PAGE: LayoutPage = { index: 0, width: 0, height: 0, source: 'ocr', lines: [], status: 'ok' };
 
 function packageVersion(): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports

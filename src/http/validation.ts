@@ -62,6 +62,8 @@ function toFastApiIssue(issue: ZodIssue, root: unknown, location: InputLocation)
     case 'unrecognized_keys':
       return { ...base, type: 'extra_forbidden', msg: 'Extra inputs are not permitted', input: issue.keys };
     case 'invalid_union':
+      if (input === undefined) return { ...base, type: 'missing', msg: 'Field required', input: parentOf(root, path) };
+      return { ...base, type: 'value_error', msg: `Value error, ${issue.message}` };
     case 'invalid_key':
     case 'invalid_element':
     case 'not_multiple_of':

@@ -223,6 +223,68 @@ describe('gateway', () => {
     );
   });
 
+  it('embeds text with the SDK (base64 by default), in float, and at shorter Matryoshka lengths', async () => {
+    const sdk = await client.embeddings.create({
+      model: 'prism-embed-text-1',
+      input: ['The invoice total is due on Friday', 'Payment of the bill is expected at the end of the week'],
+    });
+    expect(sdk.data).toHaveLength(2);
+    const [a, b] = sdk.data.map((d) => d.embedding);
+    expect(a).toHaveLength(768);
+    const norm = Math.sqrt((a ?? []).reduce((sum, v) => sum + v * v, 0));
+    expect(norm).toBeCloseTo(1, 3);
+    expect(sdk.model).toBe('prism-embed-text-1:text');
+    expect(sdk.usage.prompt_tokens).toBeGreaterThan(0);
+
+    const float = await client.embeddings.create({
+      model: 'prism-embed-text-1',
+      input: 'The invoice total is due on Friday',
+      encoding_format: 'float',
+      dimensions: 256,
+    });
+    const short = float.data[0]?.embedding ?? [];
+    expect(short).toHaveLength(256);
+    expect(Math.sqrt(short.reduce((sum, v) => sum + v * v, 0))).toBeCloseTo(1, 3);
+    expect(b).toHaveLength(768);
+
+    const image = `data:image/png;base64,${renderReceiptImage().toString('base64')}`;
+    const mm = await client.embeddings.create({
+      model: 'prism-embed-mm-1',
+      input: [[{ type: 'image_url', image_url: { url: image } }]] as never,
+      encoding_format: 'float',
+    });
+    expect(mm.data[0]?.embedding).toHaveLength(2048);
+  });
+
+  it('refuses bad embedding requests the way the spec says', async () => {
+    const missing = await call(`${app.url}/v1/compat/embeddings`, { key, json: { model: 'prism-embed-text-1' } });
+    expect(missing.status).toBe(422);
+    expect(await missing.json()).toMatchObject({ detail: [{ type: 'missing', loc: ['body', 'input'] }] });
+    const prompt = await call(`${app.url}/v1/compat/embeddings`, {
+      key,
+      json: { model: 'prism-embed-text-1', input: 'x', prompt_name: 'Poetry' },
+    });
+    expect(prompt.status).toBe(400);
+    expect(await prompt.json()).toMatchObject({ detail: { error: { param: 'prompt_name' } } });
+    const image = await call(`${app.url}/v1/compat/embeddings`, {
+      key,
+      json: {
+        model: 'prism-embed-text-1',
+        input: [{ type: 'image_url', image_url: { url: 'https://example.com/x.png' } }],
+      },
+    });
+    expect(await image.json()).toMatchObject({
+      detail: { error: { code: 'capability_violation', param: 'input.image_url' } },
+    });
+    const dims = await call(`${app.url}/v1/compat/embeddings`, {
+      key,
+      json: { model: 'prism-embed-text-1', input: 'x', dimensions: 300 },
+    });
+    expect(await dims.json()).toMatchObject({
+      detail: { error: { code: 'capability_violation', param: 'dimensions' } },
+    });
+  });
+
   it('cancels the upstream call when the client goes away', async () => {
     upstream.next({ kind: 'stream', chunks: ['a', 'b', 'c', 'd', 'e', 'f'], chunkDelayMs: 200 });
     const controller = new AbortController();

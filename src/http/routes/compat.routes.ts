@@ -6,6 +6,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { ChatService } from '../../gateway/chat.service';
+import type { EmbeddingsService } from '../../gateway/embeddings.service';
 import type { ModelCatalogue } from '../../gateway/model-catalogue';
 import { toListingRecord } from '../../gateway/model-catalogue';
 import { createSseWriter } from '../../gateway/sse';
@@ -26,11 +27,25 @@ const chatBodySchema = z
   })
   .loose();
 
+const embeddingsBodySchema = z
+  .object({
+    model: z.string().min(1),
+    input: z.union([z.string(), z.array(z.unknown()), z.record(z.string(), z.unknown())]),
+    encoding_format: z.enum(['float', 'base64']).nullish(),
+    dimensions: z.number().int().min(1).nullish(),
+    prompt_name: z.string().nullish(),
+    truncate_prompt_tokens: z.number().int().min(-1).nullish(),
+    document_max_pages: z.number().int().min(1).nullish(),
+    user: z.string().nullish(),
+  })
+  .loose();
+
 const modelParamsSchema = z.object({ model: z.string().min(1).max(200) });
 
 export interface CompatRoutesDeps {
   catalogue: ModelCatalogue;
   chat: ChatService;
+  embeddings: EmbeddingsService;
   /** The organisation that pays for a principal's calls (null for anonymous guests). */
   payerOrgId: (req: Request) => Promise<string | null>;
 }
@@ -67,6 +82,15 @@ export function compatRoutes(deps: CompatRoutesDeps): Router {
       return;
     }
     await (writer ?? createSseWriter(res, { requestId: req.requestId })).pipe(outcome.chunks);
+  });
+
+  router.post('/embeddings', async (req, res) => {
+    parseInput(embeddingsBodySchema, req.body, 'body');
+    const disconnect = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) disconnect.abort();
+    });
+    res.json(await deps.embeddings.embed(principalOf(req), req.body as Record<string, unknown>, disconnect.signal));
   });
 
   return router;

@@ -114,7 +114,7 @@ describe('embedding capability checks', () => {
   it('refuses unsupported dimensions and parameters, and chat models', () => {
     expect(violation(embed('prism-embed-text-1', { input: 'a', dimensions: 300 })).param).toBe('dimensions');
     expect(violation(embed('prism-embed-mm-1', { input: 'a', dimensions: 768 })).param).toBe('dimensions');
-    expect(violation(embed('prism-embed-text-1', { input: 'a', document_pages: [0] })).param).toBe('document_pages');
+    expect(violation(embed('prism-embed-text-1', { input: 'a', video_fps: 1 })).param).toBe('video_fps');
     expect(violation(embed('prism-1', { input: 'a' })).param).toBe('model');
   });
 });

@@ -1,0 +1,146 @@
+/**
+ * Gateway benchmarks: the latency and throughput the gateway adds over calling the (scripted) upstream directly,
+ * with 50 concurrent clients, non-streaming and streaming; and the per-request cost of rate-limit and billing
+ * bookkeeping with 10,000 distinct callers. The upstream and the gateway each run in their own process (as in a
+ * deployment); this process only generates load. On a 2-core machine the three processes share the cores, which
+ * the gateway run pays for and the direct run does not.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import readline from 'node:readline';
+import { loadConfig } from '../src/config/config';
+import { priceCall } from '../src/gateway/billing';
+import { createMemoryRateLimitStore, createRateLimiter } from '../src/gateway/rate-limiter';
+import { startServer } from '../src/http-server';
+
+const CONCURRENCY = 50;
+const REQUESTS = 2000;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+async function load(send: () => Promise<void>): Promise<{ p50: number; p99: number; rps: number }> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  const worker = async (): Promise<void> => {
+    while (next < REQUESTS) {
+      next += 1;
+      const t0 = performance.now();
+      await send();
+      latencies.push(performance.now() - t0);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rps: REQUESTS / seconds };
+}
+
+/** Starts a child process and resolves with the first line it prints. */
+async function startChild(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  waitFor: RegExp,
+): Promise<{ child: ChildProcess; line: string }> {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines = readline.createInterface({
+    input: waitFor.source.includes('listening') ? child.stderr : child.stdout,
+  });
+  for await (const line of lines) {
+    if (waitFor.test(line)) return { child, line };
+  }
+  throw new Error(`child ${args.join(' ')} exited before it was ready`);
+}
+
+export async function gatewayBenchmarks(): Promise<string[]> {
+  const upstreamChild = await startChild(['--import', 'tsx', 'bench/upstream-child.ts'], process.env, /^http/);
+  const upstream = { baseUrl: upstreamChild.line.trim() };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-bench-gw-'));
+  const modelsFile = path.join(dir, 'models.yaml');
+  fs.writeFileSync(
+    modelsFile,
+    `upstreams:\n  - { name: lab, base_url: "${upstream.baseUrl}", provider: bench }\nmodels:\n` +
+      '  - id: bench\n    engine: { kind: upstream, upstream: lab, model: bench-upstream }\n' +
+      '    supported_parameters: [stream, stream_options, max_tokens]\n    pricing: { prompt: 1, completion: 1 }\n',
+  );
+  const gatewayEnv = {
+    PRISM_DATA_DIR: path.join(dir, 'data'),
+    PORT: '0',
+    PRISM_LOG_LEVEL: 'warn',
+    PRISM_MODELS_FILE: modelsFile,
+    PRISM_RATE_LIMIT_PER_MINUTE: '100000000',
+    PRISM_RATE_LIMIT_PER_HOUR: '100000000',
+    PRISM_OWNER_CREDITS_USD: '100000',
+  };
+  const gatewayChild = await startChild(
+    ['--import', 'tsx', 'server.ts'],
+    { ...process.env, ...gatewayEnv },
+    /listening on/,
+  );
+  const gatewayUrl = /listening on (\S+)/.exec(gatewayChild.line)?.[1] ?? '';
+  const config = loadConfig({ ...gatewayEnv, PRISM_DATA_DIR: path.join(dir, 'bookkeeping') });
+  const running = await startServer(config, { announce: () => undefined });
+  const key = fs.readFileSync(path.join(dir, 'data', 'owner.key'), 'utf8').trim();
+  const lines: string[] = [];
+  try {
+    for (const stream of [false, true]) {
+      const body = (model: string) => JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'hello' }] });
+      const post = (url: string, model: string) => async () => {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: body(model),
+        });
+        await res.text();
+        if (res.status >= 300) throw new Error(`HTTP ${res.status}`);
+      };
+      const direct = post(`${upstream.baseUrl}/chat/completions`, 'bench-upstream');
+      const gateway = post(`${gatewayUrl}/v1/compat/chat/completions`, 'bench');
+      await load(direct);
+      await load(gateway);
+      const d = await load(direct);
+      const g = await load(gateway);
+      lines.push(
+        `gateway ${stream ? 'streaming' : 'non-streaming'}, ${CONCURRENCY} clients, ${REQUESTS} requests: ` +
+          `added p50 ${(g.p50 - d.p50).toFixed(2)} ms (direct ${d.p50.toFixed(2)}, gateway ${g.p50.toFixed(2)}), ` +
+          `added p99 ${(g.p99 - d.p99).toFixed(2)} ms (direct ${d.p99.toFixed(2)}, gateway ${g.p99.toFixed(2)}), ` +
+          `throughput ${(g.rps / d.rps).toFixed(2)}x of direct (${g.rps.toFixed(0)} vs ${d.rps.toFixed(0)} req/s)`,
+      );
+    }
+
+    const limiter = createRateLimiter(createMemoryRateLimitStore());
+    const callers = Array.from({ length: 10_000 }, (_, i) => `user:${i}`);
+    for (const c of callers) await limiter.check(c);
+    const rounds = 200_000;
+    let t0 = performance.now();
+    for (let i = 0; i < rounds; i += 1) await limiter.check(callers[i % callers.length] as string);
+    const limiterUs = ((performance.now() - t0) * 1000) / rounds;
+    const orgId = (await running.container.services.accounts.ownerPrincipal())?.orgId ?? '';
+    const wallets = running.container.stores.wallets;
+    const debits = 20_000;
+    t0 = performance.now();
+    for (let i = 0; i < debits; i += 1) {
+      const cost = priceCall({ prompt: 1, completion: 1 }, { promptTokens: 12, completionTokens: 4 });
+      await wallets.credit(orgId, -cost.costMicros, 'bench');
+    }
+    const billingUs = ((performance.now() - t0) * 1000) / debits;
+    lines.push(
+      `bookkeeping at 10,000 callers: rate-limit check ${limiterUs.toFixed(1)} µs, price + wallet debit (SQLite) ` +
+        `${billingUs.toFixed(1)} µs, together ${(limiterUs + billingUs).toFixed(1)} µs per request`,
+    );
+  } finally {
+    await running.close();
+    for (const child of [gatewayChild.child, upstreamChild.child]) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return lines;
+}

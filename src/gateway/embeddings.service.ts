@@ -1,0 +1,168 @@
+/**
+ * Embeddings through the gateway: resolve the model, check what the caller sent against it, turn every `input`
+ * form of the spec (a string, strings, token ids, content parts, lists of those) into engine inputs (fetching
+ * media through the same guarded resolver as everywhere else), run the local embedder or the upstream, and answer
+ * in the OpenAI shape with `float` or little-endian float32 `base64` vectors.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Principal } from '../domain/account';
+import { BadRequestError } from '../domain/errors';
+import { resolveSingleInput, type InputResolverDeps } from '../services/predictions/inputs';
+import { microsToDollars, priceCall } from './billing';
+import { checkEmbeddingCapabilities } from './capabilities';
+import type { ModelCatalogue } from './model-catalogue';
+import type { UpstreamClient } from './upstream-client';
+
+type Json = Record<string, unknown>;
+
+/** The slice of a local embedding engine the gateway uses (the engines live in src/engines/embeddings). */
+export interface LocalEmbedder {
+  embed(
+    inputs: readonly LocalEmbeddingInput[],
+    options: {
+      dimensions?: number;
+      promptName?: string | null;
+      truncatePromptTokens?: number | null;
+      documentPages?: readonly (number | readonly [number, number])[] | null;
+      documentMaxPages?: number | null;
+    },
+  ): Promise<{ vectors: Float32Array[]; promptTokens: number; dimensions: number }>;
+}
+
+export type LocalEmbeddingPart =
+  { type: 'text'; text: string } | { type: 'image' | 'video' | 'document' | 'audio'; data: Buffer };
+export type LocalEmbeddingInput = string | readonly number[] | readonly LocalEmbeddingPart[];
+
+export interface EmbeddingsServiceDeps {
+  catalogue: ModelCatalogue;
+  upstream: UpstreamClient;
+  /** Local engines by the engine name the catalogue gives. */
+  embedders: Readonly<Record<string, LocalEmbedder>>;
+  inputs: InputResolverDeps;
+}
+
+export interface EmbeddingsService {
+  embed(principal: Principal, body: Json, signal: AbortSignal): Promise<Json>;
+}
+
+const PART_KIND: Record<string, 'image' | 'video' | 'document' | 'audio'> = {
+  image_url: 'image',
+  video_url: 'video',
+  audio_url: 'audio',
+  input_audio: 'audio',
+  document_url: 'document',
+};
+
+const isPart = (v: unknown): v is Json =>
+  Boolean(v) && typeof v === 'object' && !Array.isArray(v) && 'type' in (v as Json);
+const isTokenIds = (v: unknown): v is number[] =>
+  Array.isArray(v) && v.length > 0 && v.every((x) => Number.isInteger(x));
+
+/** Splits `input` into one entry per output vector (the spec's forms, including mixed arrays). */
+function splitInputs(input: unknown): unknown[] {
+  if (typeof input === 'string' || isTokenIds(input) || isPart(input)) return [input];
+  if (!Array.isArray(input) || input.length === 0) {
+    throw new BadRequestError(
+      '`input` must be a string, token ids, content parts, or a non-empty list of those.',
+      null,
+      'input',
+    );
+  }
+  if (input.every(isPart)) return [input];
+  return input;
+}
+
+function toBase64(vector: Float32Array): string {
+  const buf = Buffer.alloc(vector.length * 4);
+  vector.forEach((v, i) => buf.writeFloatLE(v, i * 4));
+  return buf.toString('base64');
+}
+
+export function createEmbeddingsService(deps: EmbeddingsServiceDeps): EmbeddingsService {
+  async function partOf(principal: Principal, part: Json, index: string): Promise<LocalEmbeddingPart> {
+    if (part.type === 'text' && typeof part.text === 'string') return { type: 'text', text: part.text };
+    const kind = PART_KIND[String(part.type)];
+    const value = part[String(part.type)];
+    const url =
+      typeof value === 'string'
+        ? value
+        : value && typeof value === 'object'
+          ? ((value as Json).url ?? (value as Json).data)
+          : undefined;
+    if (!kind || typeof url !== 'string') {
+      throw new BadRequestError(
+        `input${index}: unsupported or empty content part '${String(part.type)}'.`,
+        null,
+        'input',
+      );
+    }
+    const resolved = await resolveSingleInput(deps.inputs, principal, { images: [url] });
+    return { type: kind, data: resolved.bytes };
+  }
+
+  async function toLocal(principal: Principal, item: unknown, i: number): Promise<LocalEmbeddingInput> {
+    if (typeof item === 'string' || isTokenIds(item)) return item;
+    const parts = isPart(item) ? [item] : Array.isArray(item) && item.every(isPart) ? item : null;
+    if (!parts) throw new BadRequestError(`input[${i}] is not a string, token ids or content parts.`, null, 'input');
+    return Promise.all(parts.map((p, j) => partOf(principal, p, `[${i}][${j}]`)));
+  }
+
+  return {
+    async embed(principal, body, signal) {
+      const model = deps.catalogue.resolveServing(String(body.model));
+      checkEmbeddingCapabilities(model, body);
+      const format = body.encoding_format === 'base64' ? 'base64' : 'float';
+      const target = deps.catalogue.upstreamTarget(model);
+      if (target) {
+        const reply = await deps.upstream.embeddings(target, { ...body, model: target.model }, { signal });
+        return { ...reply, model: model.id, served_model_id: model.id, backend: deps.catalogue.provider(model) };
+      }
+      const engineName = model.engine.kind === 'local' ? model.engine.name : '';
+      const embedder = deps.embedders[engineName];
+      if (!embedder) throw new BadRequestError(`'${model.id}' has no local embedding engine here.`, null, 'model');
+      const items = splitInputs(body.input);
+      const inputs = await Promise.all(items.map((item, i) => toLocal(principal, item, i)));
+      const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+      const batch = await embedder.embed(inputs, {
+        ...(typeof body.dimensions === 'number' ? { dimensions: body.dimensions } : {}),
+        promptName: typeof body.prompt_name === 'string' ? body.prompt_name : null,
+        truncatePromptTokens: num(body.truncate_prompt_tokens),
+        documentPages: Array.isArray(body.document_pages)
+          ? (body.document_pages as (number | [number, number])[])
+          : null,
+        documentMaxPages: num(body.document_max_pages),
+      });
+      const modalities = new Set(
+        inputs.flatMap((input) =>
+          typeof input === 'string' || isTokenIds(input)
+            ? ['text']
+            : (input as LocalEmbeddingPart[]).map((p) => p.type),
+        ),
+      );
+      const modality = modalities.size === 1 ? [...modalities][0] : 'multimodal';
+      const cost = priceCall(
+        model.pricing,
+        { promptTokens: batch.promptTokens, completionTokens: 0 },
+        { minimumMicros: 0 },
+      );
+      return {
+        id: `emb-${randomBytes(12).toString('hex')}`,
+        object: 'list',
+        created: Math.floor(Date.now() / 1000),
+        model: `${model.id}:${modality}`,
+        served_model_id: model.id,
+        backend: 'prism-local',
+        data: batch.vectors.map((vector, index) => ({
+          object: 'embedding',
+          index,
+          embedding: format === 'base64' ? toBase64(vector) : Array.from(vector),
+        })),
+        usage: {
+          prompt_tokens: batch.promptTokens,
+          total_tokens: batch.promptTokens,
+          cost: microsToDollars(cost.costMicros),
+        },
+      };
+    },
+  };
+}
