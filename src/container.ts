@@ -118,6 +118,14 @@ export async function createContainer(config: Config, options: ContainerOptions 
     limits: { maxUploadBytes: config.limits.maxUploadBytes, urlTtlSeconds: config.limits.urlTtlSeconds },
   });
 
+  // How every service turns a caller's file id or URL into bytes.
+  const inputs = {
+    openFile: async (principal: Principal, fileId: string) => {
+      const { file, stream } = await files.openContent(principal, fileId);
+      return { filename: file.filename, stream };
+    },
+    fetch: config.fetch,
+  };
   const hub = createHubService();
   const engine =
     options.engine ??
@@ -147,13 +155,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     locks,
     hub,
     engine,
-    inputs: {
-      openFile: async (principal, fileId) => {
-        const { file, stream } = await files.openContent(principal, fileId);
-        return { filename: file.filename, stream };
-      },
-      fetch: config.fetch,
-    },
+    inputs,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     enqueue: (id) => jobs.enqueue(id),
     onFinished: (prediction) => webhooks.deliver(prediction),
@@ -166,13 +168,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
     { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
   ]);
   const upstream = createUpstreamClient({ retries: config.gateway.upstreamRetries });
-  const inputs = {
-    openFile: async (principal: Principal, fileId: string) => {
-      const { file, stream } = await files.openContent(principal, fileId);
-      return { filename: file.filename, stream };
-    },
-    fetch: config.fetch,
-  };
   // The embedders read documents and images through the same engines as extraction.
   const readText = async (bytes: Buffer, family: 'image' | 'document') =>
     (

@@ -66,11 +66,15 @@ export interface ChatService {
 
 const completionId = (): string => `chatcmpl-${randomBytes(12).toString('hex')}`;
 
-function usageBody(promptTokens: number, completionTokens: number, charge: ChargeResult | null): Json {
+/** Chat rule 4: `none`, `minimal` and `low` spend 0, 32 and 64 reasoning tokens before the answer. */
+export const REASONING_TOKENS: Readonly<Record<string, number>> = { none: 0, minimal: 32, low: 64 };
+
+function usageBody(promptTokens: number, completionTokens: number, charge: ChargeResult | null, reasoning = 0): Json {
   return {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
+    completion_tokens_details: { reasoning_tokens: reasoning },
     ...(charge ? { cost: microsToDollars(charge.costMicros), credits_used: microsToDollars(charge.costMicros) } : {}),
   };
 }
@@ -153,9 +157,11 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       'prism',
     );
     const promptTokens = countTokens(textOf(messages)) + (input ? 85 : 0);
-    const completionTokens = countTokens(answer.content);
+    // The local engines do not reason; the budget the caller chose is still accounted as the spec defines it.
+    const reasoning = REASONING_TOKENS[String(body.reasoning_effort)] ?? 0;
+    const completionTokens = countTokens(answer.content) + reasoning;
     const billed = await charge(payer, model, promptTokens, completionTokens, context.requestId);
-    return { content: answer.content, usage: usageBody(promptTokens, completionTokens, billed) };
+    return { content: answer.content, usage: usageBody(promptTokens, completionTokens, billed, reasoning) };
   }
 
   async function* localStream(

@@ -208,6 +208,66 @@ describe('gateway', () => {
     expect(JSON.parse(text)).toEqual({ total: 26.22 });
   });
 
+  it('holds a structured model to one input, json_schema to models that enforce it, and frames to the limit', async () => {
+    const url = `data:image/png;base64,${renderReceiptImage().toString('base64')}`;
+    const two = await call(`${app.url}/v1/compat/chat/completions`, {
+      key,
+      json: {
+        model: 'prism-1',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image_url', image_url: { url } },
+              { type: 'image_url', image_url: { url } },
+            ],
+          },
+        ],
+      },
+    });
+    expect(two.status).toBe(400);
+    const schema = await call(`${app.url}/v1/compat/chat/completions`, {
+      key,
+      json: {
+        model: 'lab-chat',
+        messages: [{ role: 'user', content: 'x' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } },
+      },
+    });
+    expect(await schema.json()).toMatchObject({
+      detail: { error: { code: 'capability_violation', param: 'response_format' } },
+    });
+    upstream.next({ kind: 'reply', content: '{"ok":true}' });
+    const jsonObject = await call(`${app.url}/v1/compat/chat/completions`, {
+      key,
+      json: { model: 'lab-chat', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_object' } },
+    });
+    expect(jsonObject.status).toBe(201);
+    const frames = await call(`${app.url}/v1/compat/chat/completions`, {
+      key,
+      json: { model: 'prism-1', messages: [{ role: 'user', content: 'x' }], video_max_frames: 5000 },
+    });
+    expect(frames.status).toBe(400);
+    expect(await frames.json()).toMatchObject({ detail: { error: { param: 'video_max_frames' } } });
+  });
+
+  it('bills at least $0.001 a call and accounts reasoning tokens by effort', async () => {
+    const orgId = (await app.container.stores.accounts.findOrg('builders'))!.id;
+    const before = await app.container.stores.wallets.balance(orgId);
+    const reply = await client.chat.completions.create({
+      model: 'prism-orion-1',
+      messages: [{ role: 'user', content: 'hi' }],
+      reasoning_effort: 'low',
+    } as never);
+    expect((reply as OpenAI.ChatCompletion).usage?.completion_tokens_details?.reasoning_tokens).toBe(64);
+    expect(before - (await app.container.stores.wallets.balance(orgId))).toBe(1000);
+    const bad = await call(`${app.url}/v1/compat/chat/completions`, {
+      key,
+      json: { model: 'prism-orion-1', messages: [{ role: 'user', content: 'x' }], reasoning_effort: 'high' },
+    });
+    expect(bad.status).toBe(422);
+  });
+
   it('refuses callers with an empty wallet with 402 and lets anonymous guests use local models', async () => {
     const broke = await app.createKey('broke-org');
     const brokeClient = new OpenAI({ apiKey: broke, baseURL: `${app.url}/v1/compat`, maxRetries: 0 });
@@ -300,6 +360,27 @@ describe('gateway', () => {
     const seen = upstream.requests.at(-1);
     await seen?.closed;
     expect(seen?.closedEarly).toBe(true);
+  });
+});
+
+describe('gateway guest spend', () => {
+  it('caps what an anonymous guest may spend per day, by IP and by browser fingerprint', async () => {
+    const app = await startTestApp({ PRISM_GUEST_DAILY_CAP_USD: '0.002' });
+    try {
+      const chat = (fingerprint?: string) =>
+        call(`${app.url}/v1/compat/chat/completions`, {
+          json: { model: 'prism-orion-1', messages: [{ role: 'user', content: 'hi' }] },
+          ...(fingerprint ? { headers: { 'x-prism-fingerprint': fingerprint } } : {}),
+        });
+      expect((await chat('browser-1')).status).toBe(201);
+      expect((await chat('browser-1')).status).toBe(201);
+      const over = await chat('browser-1');
+      expect(over.status).toBe(402);
+      expect(await over.json()).toMatchObject({ detail: { error: { code: 'guest_spend_cap' } } });
+      expect(over.headers.get('x-prism-upgrade')).toBeTruthy();
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -11,6 +11,8 @@ import type { ModelCatalogue } from '../../gateway/model-catalogue';
 import { toListingRecord } from '../../gateway/model-catalogue';
 import { createSseWriter } from '../../gateway/sse';
 import { principalOf } from '../request-context';
+import { BadRequestError } from '../../domain/errors';
+import { MAX_VIDEO_FRAMES } from '../schemas/predictions.schemas';
 import { parseInput } from '../validation';
 
 const chatBodySchema = z
@@ -22,7 +24,7 @@ const chatBodySchema = z
     temperature: z.number().min(0).max(2).nullish(),
     reasoning_effort: z.enum(['none', 'minimal', 'low']).nullish(),
     video_fps: z.number().positive().nullish(),
-    video_max_frames: z.number().int().min(1).max(1024).nullish(),
+    video_max_frames: z.number().int().min(1).nullish(),
     document_dpi: z.number().int().min(36).max(600).nullish(),
   })
   .loose();
@@ -64,6 +66,10 @@ export function compatRoutes(deps: CompatRoutesDeps): Router {
 
   router.post('/chat/completions', async (req, res) => {
     const body = parseInput(chatBodySchema, req.body, 'body');
+    if ((body.video_max_frames ?? 0) > MAX_VIDEO_FRAMES) {
+      // Chat rule 6: a video_max_frames over the limit is a 400, not a validation error.
+      throw new BadRequestError(`video_max_frames is at most ${MAX_VIDEO_FRAMES}.`, null, 'video_max_frames');
+    }
     // The raw body (not the parsed one) is what capability checks look at: only what the caller sent counts.
     const raw = req.body as Record<string, unknown>;
     const disconnect = new AbortController();
