@@ -24,6 +24,7 @@ import { toPredictionWire } from './http/schemas/predictions.schemas';
 import { createBiller } from './gateway/billing';
 import { createChatService, type ChatService } from './gateway/chat.service';
 import { createEmbeddingsService, type EmbeddingsService } from './gateway/embeddings.service';
+import { createRoutedExtractionEngine } from './gateway/upstream-extraction';
 import { createMultimodalEmbeddingEngine, createTextEmbeddingEngine } from './engines/embeddings';
 import { createGuestSpendGuard, createMemoryGuestSpendStore } from './gateway/guest-spend';
 import { loadModelCatalogue, type ModelCatalogue } from './gateway/model-catalogue';
@@ -127,7 +128,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
     fetch: config.fetch,
   };
   const hub = createHubService();
-  const engine =
+  const catalogue = loadModelCatalogue(config.models.file, config.models.env);
+  const upstream = createUpstreamClient({ retries: config.gateway.upstreamRetries });
+  const localEngine =
     options.engine ??
     createLocalExtractionEngine({
       ocrWorkers: config.engines.ocrWorkers,
@@ -136,6 +139,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       ffprobePath: config.engines.ffprobePath,
       logger,
     });
+  // Generate requests naming an upstream model from the catalogue go there; `prism-1` stays on the local engines.
+  const engine = createRoutedExtractionEngine({ local: localEngine, catalogue, upstream });
   const webhooks = createWebhookSender({
     store: stores.predictions,
     secret: config.webhooks.secret ?? (await readOrCreateSecret(config.webhooks.secretPath)),
@@ -162,12 +167,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
   });
   runJob = (id) => predictions.runJob(id);
-  const catalogue = loadModelCatalogue(config.models.file, config.models.env);
   const limiter = createRateLimiter(createMemoryRateLimitStore(), [
     { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
     { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
   ]);
-  const upstream = createUpstreamClient({ retries: config.gateway.upstreamRetries });
   // The embedders read documents and images through the same engines as extraction.
   const readText = async (bytes: Buffer, family: 'image' | 'document') =>
     (

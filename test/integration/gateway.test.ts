@@ -30,6 +30,10 @@ function modelsFile(dir: string, upstreamUrl: string): string {
       '    pricing: { prompt: 2.0, completion: 4.0 }',
       '    ttft_timeout_s: 0.3',
       '    total_timeout_s: 3',
+      '  - id: lab-vl',
+      '    engine: { kind: upstream, upstream: lab, model: qwen-vl }',
+      '    capabilities: { supported_input_types: [text, image], json_schema: true, max_images: 4 }',
+      '    supported_parameters: [max_tokens, temperature, stream, stream_options, response_format]',
       '  - id: cold-chat',
       '    engine: { kind: upstream, upstream: lab, model: cold }',
       '    serving: false',
@@ -63,7 +67,7 @@ describe('gateway', () => {
   it('lists models with capabilities and pricing, and 404s unknown ones', async () => {
     const ids = [];
     for await (const model of client.models.list()) ids.push(model.id);
-    expect(ids).toEqual(expect.arrayContaining(['prism-1', 'prism-orion-1', 'lab-chat']));
+    expect(ids).toEqual(expect.arrayContaining(['prism-1', 'prism-orion-1', 'lab-chat', 'lab-vl']));
     const lab = (await client.models.retrieve('lab-chat')) as unknown as Record<string, unknown>;
     expect(lab).toMatchObject({
       id: 'lab-chat',
@@ -343,6 +347,34 @@ describe('gateway', () => {
     expect(await dims.json()).toMatchObject({
       detail: { error: { code: 'capability_violation', param: 'dimensions' } },
     });
+  });
+
+  it('runs generate requests that name an upstream VLM there, image and schema included', async () => {
+    upstream.next({ kind: 'reply', content: '{"total": 26.22, "company": "GREENLEAF GROCERY LTD"}' });
+    const res = await call(`${app.url}/v1/image/generate`, {
+      key,
+      json: {
+        model: 'lab-vl',
+        images: [`data:image/png;base64,${renderReceiptImage().toString('base64')}`],
+        config: {
+          json_schema: { type: 'object', properties: { total: { type: 'number' }, company: { type: 'string' } } },
+        },
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toMatchObject({
+      status: 'completed',
+      model: 'lab-vl',
+      response: { total: 26.22, company: 'GREENLEAF GROCERY LTD' },
+    });
+    const sent = upstream.requests.at(-1)?.body as {
+      model: string;
+      messages: { content: { type: string }[] }[];
+      response_format: { type: string };
+    };
+    expect(sent.model).toBe('qwen-vl');
+    expect(sent.messages[0]?.content.map((p) => p.type)).toEqual(['text', 'image_url']);
+    expect(sent.response_format.type).toBe('json_schema');
   });
 
   it('cancels the upstream call when the client goes away', async () => {
