@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import { once } from 'node:events';
 import readline from 'node:readline';
 import { loadConfig } from '../src/config/config';
@@ -18,6 +19,7 @@ import { createMemoryRateLimitStore, createRateLimiter } from '../src/gateway/ra
 import { startServer } from '../src/http-server';
 
 const CONCURRENCY = 50;
+const loadAgent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 const REQUESTS = 2000;
 
 function percentile(sorted: number[], p: number): number {
@@ -84,6 +86,12 @@ export async function gatewayBenchmarks(): Promise<string[]> {
     /listening on/,
   );
   const gatewayUrl = /listening on (\S+)/.exec(gatewayChild.line)?.[1] ?? '';
+  const proxyChild = await startChild(
+    ['--import', 'tsx', 'bench/bare-proxy-child.ts', upstream.baseUrl],
+    process.env,
+    /^http/,
+  );
+  const proxyUrl = proxyChild.line.trim();
   const config = loadConfig({ ...gatewayEnv, PRISM_DATA_DIR: path.join(dir, 'bookkeeping') });
   const running = await startServer(config, { announce: () => undefined });
   const key = fs.readFileSync(path.join(dir, 'data', 'owner.key'), 'utf8').trim();
@@ -91,26 +99,50 @@ export async function gatewayBenchmarks(): Promise<string[]> {
   try {
     for (const stream of [false, true]) {
       const body = (model: string) => JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'hello' }] });
-      const post = (url: string, model: string) => async () => {
-        const res = await fetch(url, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: body(model),
-        });
-        await res.text();
-        if (res.status >= 300) throw new Error(`HTTP ${res.status}`);
+      // The load generator uses node:http with keep-alive (not fetch) so it takes as little of the shared CPU as it can.
+      const post = (url: string, model: string) => {
+        const payload = body(model);
+        const target = new URL(url);
+        return () =>
+          new Promise<void>((resolve, reject) => {
+            const req = http.request(
+              target,
+              {
+                method: 'POST',
+                agent: loadAgent,
+                headers: {
+                  authorization: `Bearer ${key}`,
+                  'content-type': 'application/json',
+                  'content-length': Buffer.byteLength(payload),
+                },
+              },
+              (res) => {
+                res.resume();
+                res.on('end', () =>
+                  (res.statusCode ?? 500) >= 300 ? reject(new Error(`HTTP ${res.statusCode}`)) : resolve(),
+                );
+              },
+            );
+            req.on('error', reject);
+            req.end(payload);
+          });
       };
       const direct = post(`${upstream.baseUrl}/chat/completions`, 'bench-upstream');
       const gateway = post(`${gatewayUrl}/v1/compat/chat/completions`, 'bench');
+      const bare = post(`${proxyUrl}/chat/completions`, 'bench');
       await load(direct);
       await load(gateway);
+      await load(bare);
       const d = await load(direct);
       const g = await load(gateway);
+      const b = await load(bare);
       lines.push(
         `gateway ${stream ? 'streaming' : 'non-streaming'}, ${CONCURRENCY} clients, ${REQUESTS} requests: ` +
           `added p50 ${(g.p50 - d.p50).toFixed(2)} ms (direct ${d.p50.toFixed(2)}, gateway ${g.p50.toFixed(2)}), ` +
           `added p99 ${(g.p99 - d.p99).toFixed(2)} ms (direct ${d.p99.toFixed(2)}, gateway ${g.p99.toFixed(2)}), ` +
-          `throughput ${(g.rps / d.rps).toFixed(2)}x of direct (${g.rps.toFixed(0)} vs ${d.rps.toFixed(0)} req/s)`,
+          `throughput ${(g.rps / d.rps).toFixed(2)}x of direct (${g.rps.toFixed(0)} vs ${d.rps.toFixed(0)} req/s); ` +
+          `a bare keep-alive proxy reaches ${(b.rps / d.rps).toFixed(2)}x of direct (${b.rps.toFixed(0)} req/s, ` +
+          `p50 ${b.p50.toFixed(2)} ms), the gateway ${(g.rps / b.rps).toFixed(2)}x of the bare proxy`,
       );
     }
 
@@ -136,7 +168,7 @@ export async function gatewayBenchmarks(): Promise<string[]> {
     );
   } finally {
     await running.close();
-    for (const child of [gatewayChild.child, upstreamChild.child]) {
+    for (const child of [proxyChild.child, gatewayChild.child, upstreamChild.child]) {
       child.kill('SIGTERM');
       await once(child, 'exit');
     }

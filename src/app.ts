@@ -22,6 +22,8 @@ export function createApp(container: Container): Express {
   const { config, services, logger } = container;
   const app = express();
   app.disable('x-powered-by');
+  // API bodies change per call; ETags would only cost a hash of every body.
+  app.set('etag', false);
   app.set('trust proxy', config.server.trustProxy);
   app.set('query parser', 'simple');
 

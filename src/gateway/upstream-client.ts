@@ -14,6 +14,7 @@
 import type { AppError } from '../domain/errors';
 import { upstreamError } from './gateway-errors';
 import type { UpstreamTarget } from './model.types';
+import { createHttpFetch } from './http-transport';
 import { CallScope, isAppError } from './upstream-call-scope';
 import { readSseEvents, type SseEvent } from './sse-parser';
 import { mapUpstreamStatus } from './upstream-errors';
@@ -49,7 +50,7 @@ export interface UpstreamClientOptions {
 }
 
 export function createUpstreamClient(options: UpstreamClientOptions = {}): UpstreamClient {
-  const doFetch = options.fetch ?? fetch;
+  const doFetch = options.fetch ?? createHttpFetch();
   const retries = options.retries ?? 1;
   const backoffMs = options.retryBackoffMs ?? 200;
   const userAgent = options.userAgent ?? 'prism-gateway';
