@@ -181,7 +181,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     if (includeUsage) yield { ...base, choices: [], usage };
   }
 
-  function upstreamBody(model: CatalogueModel, body: Json, target: string): UpstreamJson {
+  function upstreamBody(body: Json, target: string): UpstreamJson {
     const forwarded: Json = { ...body, model: target };
     for (const key of PRISM_ONLY) delete forwarded[key];
     delete forwarded.stream_options;
@@ -198,7 +198,9 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
   ) {
     let usage: Json | null = null;
     let completionChars = 0;
+    let streamId = completionId();
     for await (const chunk of chunks) {
+      if (typeof chunk.id === 'string') streamId = chunk.id;
       const out: Json = { ...chunk, model: model.id };
       if (chunk.usage && typeof chunk.usage === 'object') usage = chunk.usage as Json;
       const choices = Array.isArray(chunk.choices) ? (chunk.choices as Json[]) : [];
@@ -216,7 +218,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     const billed = await charge(payer, model, prompt, completion, context.requestId);
     if (includeUsage) {
       yield {
-        id: completionId(),
+        id: streamId,
         object: 'chat.completion.chunk',
         created: Math.floor(Date.now() / 1000),
         model: model.id,
@@ -255,7 +257,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
         };
       }
 
-      const forwarded = upstreamBody(model, body, target.model);
+      const forwarded = upstreamBody(body, target.model);
       const promptEstimate = countTokens(textOf(body.messages as ChatMessage[]));
       if (stream) {
         const release = await queue.acquire(context.signal);
