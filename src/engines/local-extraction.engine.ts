@@ -7,6 +7,7 @@
  */
 import { AllPagesFailedError } from '../domain/errors';
 import type { PredictionKind } from '../domain/prediction';
+import { INTERFACE_VERSION } from '../domain/version';
 import { schemaHash } from '../lib/schema-hash';
 import type { Logger } from '../lib/logger';
 import type {
@@ -26,7 +27,6 @@ import {
 import type { DocumentLayout, ExtractionResult, JsonSchema } from './types';
 
 export const LOCAL_MODELS = ['prism-1'] as const;
-const SCHEMA_VERSION = '2026-05-19.0';
 const NO_SPEECH_MODEL =
   'Speech was located but not transcribed: transcription needs an upstream speech model (see PRISM_MODELS_FILE).';
 
@@ -149,7 +149,7 @@ export function createLocalExtraction(engines: LocalEngineSet, logger: Logger): 
       };
       if (job.kind === 'image_schema' || !job.schema) {
         const proposed = engines.proposeSchema(layout);
-        return { ...usage, response: schemaResponse(proposed, schemaHash(proposed), SCHEMA_VERSION) };
+        return { ...usage, response: schemaResponse(proposed, schemaHash(proposed), INTERFACE_VERSION) };
       }
       if (job.domain === 'document.markdown' && !job.request.jsonSchema) {
         return { ...usage, response: markdownPages(layout) };

@@ -7,11 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { NotFoundError } from '../../domain/errors';
+import { INTERFACE_VERSION } from '../../domain/version';
 import { schemaHash } from '../../lib/schema-hash';
 import { objectSchema, type HubField } from './field-schema';
-
-/** The interface version; the hub's schema_version too. */
-export const HUB_VERSION = '2026-05-19.0';
 
 interface CatalogueEntry {
   domain: string;
@@ -91,7 +89,7 @@ export function createHubService(entries: CatalogueEntry[] = loadCatalogue()): H
     return found;
   };
   return {
-    version: HUB_VERSION,
+    version: INTERFACE_VERSION,
     list: () => [...domains.values()],
     get,
     find,
@@ -100,7 +98,7 @@ export function createHubService(entries: CatalogueEntry[] = loadCatalogue()): H
       return {
         domain: d.domain,
         description: d.description,
-        schema_version: HUB_VERSION,
+        schema_version: INTERFACE_VERSION,
         schema_hash: d.schemaHash,
         gql_stmt: gqlStmt ?? '',
         json_schema: d.jsonSchema,
