@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../domain/account';
 import { BadRequestError } from '../domain/errors';
+import { toBase64Float32 } from '../engines/embeddings';
 import { resolveSingleInput, type InputResolverDeps } from '../services/predictions/inputs';
 import { microsToDollars, priceCall } from './billing';
 import { checkEmbeddingCapabilities } from './capabilities';
@@ -70,12 +71,6 @@ function splitInputs(input: unknown): unknown[] {
   }
   if (input.every(isPart)) return [input];
   return input;
-}
-
-function toBase64(vector: Float32Array): string {
-  const buf = Buffer.alloc(vector.length * 4);
-  vector.forEach((v, i) => buf.writeFloatLE(v, i * 4));
-  return buf.toString('base64');
 }
 
 export function createEmbeddingsService(deps: EmbeddingsServiceDeps): EmbeddingsService {
@@ -155,7 +150,7 @@ export function createEmbeddingsService(deps: EmbeddingsServiceDeps): Embeddings
         data: batch.vectors.map((vector, index) => ({
           object: 'embedding',
           index,
-          embedding: format === 'base64' ? toBase64(vector) : Array.from(vector),
+          embedding: format === 'base64' ? toBase64Float32(vector) : Array.from(vector),
         })),
         usage: {
           prompt_tokens: batch.promptTokens,

@@ -147,6 +147,17 @@ describe('extraction', () => {
       });
       expect(notImage.status).toBe(400);
       expect(notImage.body).toMatchObject({ detail: { error: { code: 'invalid_media' } } });
+      const pdfAsImage = await post('/v1/image/generate', {
+        domain: 'document.receipt',
+        images: [`data:application/pdf;base64,${Buffer.from('%PDF-1.7 not an image').toString('base64')}`],
+      });
+      expect(pdfAsImage.status).toBe(400);
+      expect(pdfAsImage.body).toMatchObject({ detail: { error: { code: 'invalid_media' } } });
+      const rawDataUrl = await post('/v1/image/generate', {
+        domain: 'document.receipt',
+        images: ['data:image/png,rawbytes'],
+      });
+      expect(rawDataUrl.body).toMatchObject({ detail: { error: { code: 'invalid_media', param: 'images.0' } } });
       const noDomain = await post('/v1/image/generate', { images: [receiptDataUrl], domain: 'document.unknown' });
       expect(noDomain.status).toBe(404);
       const badSchema = await post('/v1/image/generate', {

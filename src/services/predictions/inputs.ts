@@ -5,6 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import { AppError, BadRequestError, PayloadTooLargeError } from '../../domain/errors';
+import { DataUrlError, decodeDataUrl } from '../../lib/data-url';
 import { SafeFetchError, safeFetch, type SafeFetchOptions } from '../../lib/safe-fetch';
 import { sniffMediaType } from '../../lib/media-type';
 import type { Principal } from '../../domain/account';
@@ -20,8 +21,6 @@ export interface InputResolverDeps {
   openFile: (principal: Principal, fileId: string) => Promise<{ filename: string; stream: Readable }>;
   fetch: Pick<SafeFetchOptions, 'allowPrivate' | 'maxBytes' | 'timeoutMs'>;
 }
-
-const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
 /** Resolves exactly one input; `param` in errors names the field the caller sent. */
 export async function resolveSingleInput(
@@ -58,22 +57,16 @@ export async function resolveSingleInput(
 async function fromString(deps: InputResolverDeps, value: string, param: string): Promise<ExtractionInput> {
   const trimmed = value.trim();
   if (/^https?:\/\//i.test(trimmed)) return fromUrl(deps, trimmed, param);
-  const dataUrl = /^data:([^;,]*)(;[^,]*)?,(.*)$/s.exec(trimmed);
-  if (dataUrl) {
-    const isBase64 = (dataUrl[2] ?? '').includes(';base64');
-    const payload = dataUrl[3] ?? '';
-    const bytes = isBase64 ? decodeBase64(payload, param) : Buffer.from(decodeURIComponent(payload), 'utf8');
-    return withType(bytes, null);
+  try {
+    return withType(decodeDataUrl(trimmed).bytes, null);
+  } catch (error) {
+    if (!(error instanceof DataUrlError)) throw error;
+    throw new BadRequestError(
+      `The input is neither a URL nor valid base64 data: ${error.message}.`,
+      'invalid_media',
+      param,
+    );
   }
-  return withType(decodeBase64(trimmed, param), null);
-}
-
-function decodeBase64(payload: string, param: string): Buffer {
-  const compact = payload.replace(/\s+/g, '');
-  if (compact.length === 0 || !BASE64.test(compact)) {
-    throw new BadRequestError('The input is neither a URL nor valid base64 data.', 'invalid_media', param);
-  }
-  return Buffer.from(compact, compact.includes('-') || compact.includes('_') ? 'base64url' : 'base64');
 }
 
 async function fromUrl(deps: InputResolverDeps, url: string, param: string): Promise<ExtractionInput> {

@@ -1,6 +1,5 @@
 import sharp from 'sharp';
 import { AppError } from '../../../src/domain/errors';
-import { decodeDataUrl, decodeImageDataUrl } from '../../../src/engines/image/data-url';
 import { createImageEngine } from '../../../src/engines/image/image.engine';
 import { renderTextImage } from '../../helpers/media-fixtures';
 
@@ -66,30 +65,5 @@ describe('image engine', () => {
     const error = await failure(strict.inspect(png));
     expect(error).toMatchObject({ code: 'invalid_media' });
     expect(error.message).toMatch(/300x120 is over the limit of 1000 pixels/);
-  });
-});
-
-describe('data URLs', () => {
-  const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x10]);
-
-  it('decodes image data URLs and bare base64', () => {
-    expect(decodeImageDataUrl(`data:image/png;base64,${bytes.toString('base64')}`)).toEqual(bytes);
-    expect(decodeImageDataUrl(bytes.toString('base64'))).toEqual(bytes);
-    expect(decodeImageDataUrl(` ${bytes.toString('base64url')}\n`)).toEqual(bytes);
-    expect(decodeDataUrl(`data:Image/JPEG;name=x.jpg;base64,${bytes.toString('base64')}`)).toEqual({
-      mediaType: 'image/jpeg',
-      bytes,
-    });
-  });
-
-  it.each([
-    ['a non-base64 data URL', 'data:image/png,rawbytes'],
-    ['a non-image data URL', `data:application/pdf;base64,${Buffer.from('%PDF').toString('base64')}`],
-    ['text that is not base64', 'hello world!'],
-    ['an empty string', ''],
-    ['an impossible base64 length', 'abcde'],
-  ])('refuses %s with invalid_media', async (_name, input) => {
-    const error = await failure(() => decodeImageDataUrl(input));
-    expect(error).toMatchObject({ status: 400, code: 'invalid_media' });
   });
 });

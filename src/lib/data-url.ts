@@ -1,9 +1,18 @@
 /**
- * Decoding of inline images: `data:image/<type>;base64,<data>` URLs and bare base64 strings, as callers put them in
- * JSON bodies (`images: ["data:image/jpeg;base64,…"]`). Anything that is not well-formed base64 is refused with
- * `invalid_media` before a decoder ever sees it.
+ * Decoding of inline inputs: `data:<type>;base64,<data>` URLs and bare base64 strings, as callers put them in JSON
+ * bodies (`images: ["data:image/jpeg;base64,…"]`). Anything that is not well-formed base64 is refused before a
+ * decoder ever sees it; callers turn the refusal into their own error (the generate endpoints: 400 `invalid_media`).
  */
-import { invalidMedia } from './image.engine';
+
+/** Why a string is not a decodable data URL or base64; the message is safe to show to the caller. */
+export class DataUrlError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DataUrlError';
+  }
+}
+
+const invalidMedia = (reason: string): DataUrlError => new DataUrlError(reason);
 
 const DATA_URL = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
@@ -14,7 +23,7 @@ export interface DecodedDataUrl {
   bytes: Buffer;
 }
 
-/** Decodes a base64 `data:` URL or a bare base64 string; throws `invalid_media` for anything else or empty data. */
+/** Decodes a base64 `data:` URL or a bare base64 string; throws DataUrlError for anything else or empty data. */
 export function decodeDataUrl(input: string): DecodedDataUrl {
   const trimmed = input.trim();
   let mediaType: string | null = null;
@@ -34,13 +43,4 @@ export function decodeDataUrl(input: string): DecodedDataUrl {
     mediaType,
     bytes: Buffer.from(compact, compact.includes('-') || compact.includes('_') ? 'base64url' : 'base64'),
   };
-}
-
-/** Decodes `data:image/…;base64,…` or bare base64 to bytes; a data URL of another media type is `invalid_media`. */
-export function decodeImageDataUrl(input: string): Buffer {
-  const { mediaType, bytes } = decodeDataUrl(input);
-  if (mediaType !== null && !mediaType.startsWith('image/')) {
-    throw invalidMedia(`expected an image data URL, got '${mediaType}'`);
-  }
-  return bytes;
 }
