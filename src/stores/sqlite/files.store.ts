@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FilePurpose, FileRecord, FileStatus } from '../../domain/file';
 import type { FileStore, NewFile, StoredBytes } from '../types';
+import { createBlobRecorder } from './blob-rows';
 import type { SqliteDatabase } from './database';
 
 interface FileRow {
@@ -38,9 +39,7 @@ const toFile = (r: FileRow): FileRecord => ({
 });
 
 export function createSqliteFileStore(db: SqliteDatabase): FileStore {
-  const insertBlob = db.prepare(
-    'INSERT INTO blobs (sha256, bytes, md5, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING',
-  );
+  const recordBlob = createBlobRecorder(db);
   const insertFile = db.prepare<
     [string, string, string, string, string, number, string, string | null, string | null, string, string | null],
     FileRow
@@ -80,7 +79,7 @@ export function createSqliteFileStore(db: SqliteDatabase): FileStore {
 
   const insertUploadedTx = db.transaction((file: NewFile, content: StoredBytes): FileRow => {
     const now = new Date().toISOString();
-    insertBlob.run(content.sha256, content.bytes, content.md5, now);
+    recordBlob(content, now);
     const row = insertFile.get(
       randomUUID(),
       file.orgId,
@@ -99,7 +98,7 @@ export function createSqliteFileStore(db: SqliteDatabase): FileStore {
   });
 
   const completeTx = db.transaction((orgId: string, fileId: string, content: StoredBytes): FileRow | undefined => {
-    insertBlob.run(content.sha256, content.bytes, content.md5, new Date().toISOString());
+    recordBlob(content, new Date().toISOString());
     const row = complete.get(content.bytes, content.md5, content.sha256, orgId, fileId);
     if (!row) releaseBlob(content.sha256);
     return row;

@@ -12,6 +12,7 @@ import {
   type Status,
 } from '../../domain/prediction';
 import type { PredictionStore, StoredBytes, WebhookDelivery } from '../types';
+import { createBlobRecorder } from './blob-rows';
 import type { SqliteDatabase } from './database';
 
 interface PredictionRow {
@@ -61,9 +62,7 @@ const toPrediction = (r: PredictionRow): Prediction => ({
 });
 
 export function createSqlitePredictionStore(db: SqliteDatabase): PredictionStore {
-  const insertBlob = db.prepare(
-    'INSERT INTO blobs (sha256, bytes, md5, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING',
-  );
+  const recordBlob = createBlobRecorder(db);
   const insertRow = db.prepare(
     `INSERT INTO predictions (id, org_id, kind, model, domain, status, request_json, inputs_json, response_json,
                               usage_json, error_message, callback_url, attempts, created_at, updated_at, completed_at)
@@ -93,7 +92,7 @@ export function createSqlitePredictionStore(db: SqliteDatabase): PredictionStore
 
   const insertTx = db.transaction((p: Prediction, bytes: StoredBytes[]) => {
     const now = new Date().toISOString();
-    for (const b of bytes) insertBlob.run(b.sha256, b.bytes, b.md5, now);
+    for (const b of bytes) recordBlob(b, now);
     insertRow.run({
       id: p.id,
       org_id: p.orgId,
