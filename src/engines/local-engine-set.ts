@@ -8,7 +8,7 @@ import type { ExtractionEngine } from '../services/predictions/extraction-engine
 import { extractFromLayout, proposeSchema } from './extract';
 import { createLocalEngines } from './local-engines';
 import { createLocalExtraction, type LocalEngineSet } from './local-extraction.engine';
-import { createAudioEngine, createProbeEngine, createVideoEngine, resolveMediaTools } from './media';
+import { createAudioEngine, createVideoEngine, resolveMediaTools } from './media';
 
 export interface LocalExtractionOptions {
   /** OCR pool size; 0 means one per core. */
@@ -30,7 +30,6 @@ export function createLocalExtractionEngine(options: LocalExtractionOptions): Ex
     ...(options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {}),
     ...(options.ffprobePath ? { ffprobePath: options.ffprobePath } : {}),
   });
-  const probe = createProbeEngine(tools);
   const video = createVideoEngine({ tools });
   const audio = createAudioEngine({ tools });
 
@@ -47,15 +46,16 @@ export function createLocalExtractionEngine(options: LocalExtractionOptions): Ex
         ...(pageIndices ? { pageIndices } : {}),
         ...(onProgress ? { onProgress } : {}),
       }),
-    validateMedia: async (bytes) => void (await probe.probe(bytes)),
+    validateMedia: async (bytes) => void (await video.probe(bytes)),
     async video(bytes, { fps, maxFrames }) {
       const sampling = { ...(fps ? { fps } : {}), ...(maxFrames ? { maxFrames } : {}) };
-      const [layout, probed] = await Promise.all([video.videoLayout(bytes, sampling, local.ocr), probe.probe(bytes)]);
+      // One probe: the video engine's own, which also says whether there is an audio track.
+      const layout = await video.videoLayout(bytes, sampling, local.ocr);
       return {
         layout: { pages: layout.pages },
-        durationS: layout.durationS ?? probed.durationS ?? 0,
+        durationS: layout.durationS ?? 0,
         sceneChanges: layout.sceneChangesS,
-        hasAudio: probed.streams.some((s) => 'channels' in s),
+        hasAudio: layout.hasAudio,
       };
     },
     async audio(bytes) {

@@ -73,6 +73,8 @@ export interface SampledVideo {
   frames: VideoFrame[];
   /** Timestamps where the picture changes abruptly (ffmpeg `select='gt(scene,T)'`); empty when not detected. */
   sceneChangesS: number[];
+  /** Whether the file also carries an audio stream (read from the same probe). */
+  hasAudio: boolean;
 }
 
 /** The OCR engine as `videoLayout` needs it: one PNG in, one page of words out. */
@@ -84,6 +86,7 @@ export interface FrameRecognizer {
 export interface VideoLayout extends DocumentLayout {
   durationS: number | null;
   sceneChangesS: number[];
+  hasAudio: boolean;
   /** Frames sampled before consecutive duplicates were dropped. */
   framesSampled: number;
 }

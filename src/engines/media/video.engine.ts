@@ -108,6 +108,7 @@ export function createVideoEngine(opts: VideoEngineOptions = {}): VideoEngine {
         ...img,
       })),
       sceneChangesS: [...new Set(sceneTimes.map(rel))].sort((x, y) => x - y),
+      hasAudio: info.streams.some((s) => s.kind === 'audio'),
     };
   };
 
@@ -124,6 +125,7 @@ export function createVideoEngine(opts: VideoEngineOptions = {}): VideoEngine {
         pages,
         durationS: sampled.durationS,
         sceneChangesS: sampled.sceneChangesS,
+        hasAudio: sampled.hasAudio,
         framesSampled: sampled.frames.length,
       };
     },

@@ -27,6 +27,7 @@ describe('sampleFrames', () => {
   it('samples one PNG per second with its timestamp and finds the cut', async () => {
     const video = await engine.sampleFrames(cut, { fps: 1, maxFrames: 16 });
     expect(video.durationS).toBeCloseTo(10, 1);
+    expect(video.hasAudio).toBe(true);
     expect(video.effectiveFps).toBe(1);
     expect(video.frames).toHaveLength(10);
     video.frames.forEach((frame, i) => {
@@ -57,6 +58,7 @@ describe('sampleFrames', () => {
     expect(video.frames).toHaveLength(6);
     expect(video.frames[5]?.timeS).toBeCloseTo(2.5, 1);
     expect(video.frames.every((f) => f.width === 320 && f.height === 180)).toBe(true);
+    expect(video.hasAudio).toBe(false);
   });
 
   it('reports no scene change on a clip without cuts, and reads WebM and MPEG-TS', async () => {
