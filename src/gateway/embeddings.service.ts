@@ -7,7 +7,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../domain/account';
 import { BadRequestError } from '../domain/errors';
-import { toBase64Float32 } from '../engines/embeddings';
+import {
+  toBase64Float32,
+  type EmbeddingInput,
+  type EmbeddingPart,
+  type TextEmbeddingEngine,
+} from '../engines/embeddings';
 import { resolveSingleInput, type InputResolverDeps } from '../services/predictions/inputs';
 import { microsToDollars, priceCall } from './billing';
 import { checkEmbeddingCapabilities } from './capabilities';
@@ -17,22 +22,7 @@ import type { UpstreamClient } from './upstream-client';
 type Json = Record<string, unknown>;
 
 /** The slice of a local embedding engine the gateway uses (the engines live in src/engines/embeddings). */
-export interface LocalEmbedder {
-  embed(
-    inputs: readonly LocalEmbeddingInput[],
-    options: {
-      dimensions?: number;
-      promptName?: string | null;
-      truncatePromptTokens?: number | null;
-      documentPages?: readonly (number | readonly [number, number])[] | null;
-      documentMaxPages?: number | null;
-    },
-  ): Promise<{ vectors: Float32Array[]; promptTokens: number; dimensions: number }>;
-}
-
-export type LocalEmbeddingPart =
-  { type: 'text'; text: string } | { type: 'image' | 'video' | 'document' | 'audio'; data: Buffer };
-export type LocalEmbeddingInput = string | readonly number[] | readonly LocalEmbeddingPart[];
+export type LocalEmbedder = Pick<TextEmbeddingEngine, 'embed'>;
 
 export interface EmbeddingsServiceDeps {
   catalogue: ModelCatalogue;
@@ -74,7 +64,7 @@ function splitInputs(input: unknown): unknown[] {
 }
 
 export function createEmbeddingsService(deps: EmbeddingsServiceDeps): EmbeddingsService {
-  async function partOf(principal: Principal, part: Json, index: string): Promise<LocalEmbeddingPart> {
+  async function partOf(principal: Principal, part: Json, index: string): Promise<EmbeddingPart> {
     if (part.type === 'text' && typeof part.text === 'string') return { type: 'text', text: part.text };
     const kind = PART_KIND[String(part.type)];
     const value = part[String(part.type)];
@@ -95,7 +85,7 @@ export function createEmbeddingsService(deps: EmbeddingsServiceDeps): Embeddings
     return { type: kind, data: resolved.bytes };
   }
 
-  async function toLocal(principal: Principal, item: unknown, i: number): Promise<LocalEmbeddingInput> {
+  async function toLocal(principal: Principal, item: unknown, i: number): Promise<EmbeddingInput> {
     if (typeof item === 'string' || isTokenIds(item)) return item;
     const parts = isPart(item) ? [item] : Array.isArray(item) && item.every(isPart) ? item : null;
     if (!parts) throw new BadRequestError(`input[${i}] is not a string, token ids or content parts.`, null, 'input');
@@ -129,9 +119,7 @@ export function createEmbeddingsService(deps: EmbeddingsServiceDeps): Embeddings
       });
       const modalities = new Set(
         inputs.flatMap((input) =>
-          typeof input === 'string' || isTokenIds(input)
-            ? ['text']
-            : (input as LocalEmbeddingPart[]).map((p) => p.type),
+          typeof input === 'string' || isTokenIds(input) ? ['text'] : (input as EmbeddingPart[]).map((p) => p.type),
         ),
       );
       const modality = modalities.size === 1 ? [...modalities][0] : 'multimodal';
