@@ -140,6 +140,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
 
   async function local(principal: Principal, model: CatalogueModel, body: Json, context: ChatContext, payer: Payer) {
     const messages = body.messages as ChatMessage[];
+    const text = textOf(messages);
     const [media] = mediaParts(messages);
     const input = media ? await resolveSingleInput(deps.inputs, principal, media.sources) : null;
     const { schema, jsonObject } = responseSchema(body.response_format);
@@ -148,7 +149,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
         modelId: model.id,
         method: typeof body.method === 'string' ? body.method : null,
         input,
-        text: textOf(messages),
+        text,
         schema,
         jsonObject,
         request: requestOptions(body),
@@ -156,7 +157,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       model,
       'prism',
     );
-    const promptTokens = countTokens(textOf(messages)) + (input ? 85 : 0);
+    const promptTokens = countTokens(text) + (input ? 85 : 0);
     // The local engines do not reason; the budget the caller chose is still accounted as the spec defines it.
     const reasoning = REASONING_TOKENS[String(body.reasoning_effort)] ?? 0;
     const completionTokens = countTokens(answer.content) + reasoning;

@@ -69,7 +69,11 @@ export interface PredictionsService {
 export function createPredictionsService(deps: PredictionsServiceDeps): PredictionsService {
   const { store, hub, engine, logger } = deps;
 
-  function schemaFor(command: GenerateCommand): { schema: Record<string, unknown> | null; prompt: string | null } {
+  /** The schema to fill and the domain's instructions; the same for a new request and for a stored record. */
+  function schemaFor(command: Pick<GenerateCommand, 'kind' | 'domain' | 'request'>): {
+    schema: Record<string, unknown> | null;
+    prompt: string | null;
+  } {
     const domain = command.domain ? hub.find(command.domain) : null;
     const custom = command.request.jsonSchema;
     if (custom) {
@@ -155,7 +159,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
     let failure: Error | null = null;
     try {
       const input = await loadInput(running);
-      const { schema, prompt } = schemaFor({ ...running, callbackUrl: null, request: running.request });
+      const { schema, prompt } = schemaFor(running);
       const output = await engine.run({
         kind: running.kind,
         model: running.model,
