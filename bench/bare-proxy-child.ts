@@ -13,7 +13,7 @@ const server = http.createServer((req, res) => {
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-    body.model = 'bench-upstream';
+    body.model = body.model === 'bench-slow' ? 'bench-upstream-slow' : 'bench-upstream';
     const payload = JSON.stringify(body);
     const out = http.request(
       upstream,

@@ -1,9 +1,12 @@
 /**
  * Gateway benchmarks: the latency and throughput the gateway adds over calling the (scripted) upstream directly,
- * with 50 concurrent clients, non-streaming and streaming; and the per-request cost of rate-limit and billing
- * bookkeeping with 10,000 distinct callers. The upstream and the gateway each run in their own process (as in a
- * deployment); this process only generates load. On a 2-core machine the three processes share the cores, which
- * the gateway run pays for and the direct run does not.
+ * with 50 concurrent clients, non-streaming and streaming, against two upstreams: one that answers at once (the
+ * hop's CPU cost is all there is to measure) and one that takes UPSTREAM_SERVICE_MS before its first chunk, as a
+ * fast real model would. Also the CPU each call costs the gateway process (from /proc, so it does not depend on
+ * how the three processes share the cores) next to a bare keep-alive proxy, and the per-request cost of rate-limit
+ * and billing bookkeeping with 10,000 distinct callers. The upstream, the gateway and the bare proxy each run in
+ * their own process (as in a deployment); this process only generates load. On a 2-core machine the processes
+ * share the cores, which the proxied runs pay for and the direct run does not.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,15 +21,39 @@ import { priceCall } from '../src/gateway/billing';
 import { createMemoryRateLimitStore, createRateLimiter } from '../src/gateway/rate-limiter';
 import { startServer } from '../src/http-server';
 
+/** The slower upstream's time to first chunk; real hosted models take 100 ms and more. */
+const UPSTREAM_SERVICE_MS = 20;
 const CONCURRENCY = 50;
 const loadAgent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-const REQUESTS = 2000;
+const REQUESTS = 4000;
+/** Linux reports process CPU time in ticks of 1/100 s. */
+const CLOCK_TICKS_PER_S = 100;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-async function load(send: () => Promise<void>): Promise<{ p50: number; p99: number; rps: number }> {
+interface LoadResult {
+  p50: number;
+  p99: number;
+  rps: number;
+  /** CPU milliseconds the watched process spent per request; NaN where /proc is not available. */
+  cpuMsPerCall: number;
+}
+
+/** User + system CPU time of a process in ms, from /proc/<pid>/stat (NaN elsewhere). */
+function processCpuMs(pid: number | undefined): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+async function load(send: () => Promise<void>, watchedPid?: number): Promise<LoadResult> {
+  const cpuBefore = processCpuMs(watchedPid);
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -41,7 +68,12 @@ async function load(send: () => Promise<void>): Promise<{ p50: number; p99: numb
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rps: REQUESTS / seconds };
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    rps: REQUESTS / seconds,
+    cpuMsPerCall: (processCpuMs(watchedPid) - cpuBefore) / REQUESTS,
+  };
 }
 
 /** Starts a child process and resolves with the first line it prints. */
@@ -61,15 +93,24 @@ async function startChild(
 }
 
 export async function gatewayBenchmarks(): Promise<string[]> {
-  const upstreamChild = await startChild(['--import', 'tsx', 'bench/upstream-child.ts'], process.env, /^http/);
+  const upstreamChild = await startChild(
+    ['--import', 'tsx', 'bench/upstream-child.ts', String(UPSTREAM_SERVICE_MS)],
+    process.env,
+    /^http/,
+  );
   const upstream = { baseUrl: upstreamChild.line.trim() };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-bench-gw-'));
   const modelsFile = path.join(dir, 'models.yaml');
   fs.writeFileSync(
     modelsFile,
     `upstreams:\n  - { name: lab, base_url: "${upstream.baseUrl}", provider: bench }\nmodels:\n` +
-      '  - id: bench\n    engine: { kind: upstream, upstream: lab, model: bench-upstream }\n' +
-      '    supported_parameters: [stream, stream_options, max_tokens]\n    pricing: { prompt: 1, completion: 1 }\n',
+      ['bench', 'bench-slow']
+        .map(
+          (id) =>
+            `  - id: ${id}\n    engine: { kind: upstream, upstream: lab, model: ${id.replace('bench', 'bench-upstream')} }\n` +
+            '    supported_parameters: [stream, stream_options, max_tokens]\n    pricing: { prompt: 1, completion: 1 }\n',
+        )
+        .join(''),
   );
   const gatewayEnv = {
     PRISM_DATA_DIR: path.join(dir, 'data'),
@@ -80,8 +121,11 @@ export async function gatewayBenchmarks(): Promise<string[]> {
     PRISM_RATE_LIMIT_PER_HOUR: '100000000',
     PRISM_OWNER_CREDITS_USD: '100000',
   };
+  // PRISM_BENCH_PROFILE_DIR=<dir> writes a CPU profile of the gateway process there (for finding where time goes).
+  const profileDir = process.env.PRISM_BENCH_PROFILE_DIR;
+  const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const gatewayChild = await startChild(
-    ['--import', 'tsx', 'server.ts'],
+    [...profileArgs, '--import', 'tsx', 'server.ts'],
     { ...process.env, ...gatewayEnv },
     /listening on/,
   );
@@ -97,53 +141,64 @@ export async function gatewayBenchmarks(): Promise<string[]> {
   const key = fs.readFileSync(path.join(dir, 'data', 'owner.key'), 'utf8').trim();
   const lines: string[] = [];
   try {
-    for (const stream of [false, true]) {
-      const body = (model: string) => JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'hello' }] });
-      // The load generator uses node:http with keep-alive (not fetch) so it takes as little of the shared CPU as it can.
-      const post = (url: string, model: string) => {
-        const payload = body(model);
-        const target = new URL(url);
-        return () =>
-          new Promise<void>((resolve, reject) => {
-            const req = http.request(
-              target,
-              {
-                method: 'POST',
-                agent: loadAgent,
-                headers: {
-                  authorization: `Bearer ${key}`,
-                  'content-type': 'application/json',
-                  'content-length': Buffer.byteLength(payload),
+    const scenarios = [
+      { label: 'instant upstream', gatewayModel: 'bench', upstreamModel: 'bench-upstream' },
+      {
+        label: `upstream answering in ${UPSTREAM_SERVICE_MS} ms`,
+        gatewayModel: 'bench-slow',
+        upstreamModel: 'bench-upstream-slow',
+      },
+    ];
+    for (const scenario of scenarios) {
+      for (const stream of [false, true]) {
+        // The load generator uses node:http with keep-alive (not fetch) so it takes as little of the shared CPU as
+        // it can.
+        const post = (url: string, model: string) => {
+          const payload = JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'hello' }] });
+          const target = new URL(url);
+          return () =>
+            new Promise<void>((resolve, reject) => {
+              const req = http.request(
+                target,
+                {
+                  method: 'POST',
+                  agent: loadAgent,
+                  headers: {
+                    authorization: `Bearer ${key}`,
+                    'content-type': 'application/json',
+                    'content-length': Buffer.byteLength(payload),
+                  },
                 },
-              },
-              (res) => {
-                res.resume();
-                res.on('end', () =>
-                  (res.statusCode ?? 500) >= 300 ? reject(new Error(`HTTP ${res.statusCode}`)) : resolve(),
-                );
-              },
-            );
-            req.on('error', reject);
-            req.end(payload);
-          });
-      };
-      const direct = post(`${upstream.baseUrl}/chat/completions`, 'bench-upstream');
-      const gateway = post(`${gatewayUrl}/v1/compat/chat/completions`, 'bench');
-      const bare = post(`${proxyUrl}/chat/completions`, 'bench');
-      await load(direct);
-      await load(gateway);
-      await load(bare);
-      const d = await load(direct);
-      const g = await load(gateway);
-      const b = await load(bare);
-      lines.push(
-        `gateway ${stream ? 'streaming' : 'non-streaming'}, ${CONCURRENCY} clients, ${REQUESTS} requests: ` +
-          `added p50 ${(g.p50 - d.p50).toFixed(2)} ms (direct ${d.p50.toFixed(2)}, gateway ${g.p50.toFixed(2)}), ` +
-          `added p99 ${(g.p99 - d.p99).toFixed(2)} ms (direct ${d.p99.toFixed(2)}, gateway ${g.p99.toFixed(2)}), ` +
-          `throughput ${(g.rps / d.rps).toFixed(2)}x of direct (${g.rps.toFixed(0)} vs ${d.rps.toFixed(0)} req/s); ` +
-          `a bare keep-alive proxy reaches ${(b.rps / d.rps).toFixed(2)}x of direct (${b.rps.toFixed(0)} req/s, ` +
-          `p50 ${b.p50.toFixed(2)} ms), the gateway ${(g.rps / b.rps).toFixed(2)}x of the bare proxy`,
-      );
+                (res) => {
+                  res.resume();
+                  res.on('end', () =>
+                    (res.statusCode ?? 500) >= 300 ? reject(new Error(`HTTP ${res.statusCode}`)) : resolve(),
+                  );
+                },
+              );
+              req.on('error', reject);
+              req.end(payload);
+            });
+        };
+        const direct = post(`${upstream.baseUrl}/chat/completions`, scenario.upstreamModel);
+        const gateway = post(`${gatewayUrl}/v1/compat/chat/completions`, scenario.gatewayModel);
+        const bare = post(`${proxyUrl}/chat/completions`, scenario.gatewayModel);
+        await load(direct);
+        await load(gateway);
+        await load(bare);
+        const d = await load(direct);
+        const g = await load(gateway, gatewayChild.child.pid);
+        const b = await load(bare, proxyChild.child.pid);
+        lines.push(
+          `gateway ${stream ? 'streaming' : 'non-streaming'}, ${scenario.label}, ${CONCURRENCY} clients, ` +
+            `${REQUESTS} requests: added p50 ${(g.p50 - d.p50).toFixed(2)} ms (direct ${d.p50.toFixed(2)}, ` +
+            `gateway ${g.p50.toFixed(2)}), added p99 ${(g.p99 - d.p99).toFixed(2)} ms (direct ${d.p99.toFixed(2)}, ` +
+            `gateway ${g.p99.toFixed(2)}), throughput ${(g.rps / d.rps).toFixed(2)}x of direct ` +
+            `(${g.rps.toFixed(0)} vs ${d.rps.toFixed(0)} req/s); gateway CPU ${(g.cpuMsPerCall * 1000).toFixed(0)} µs ` +
+            `per call; a bare keep-alive proxy: ${(b.rps / d.rps).toFixed(2)}x of direct (${b.rps.toFixed(0)} req/s, ` +
+            `p50 ${b.p50.toFixed(2)} ms, CPU ${(b.cpuMsPerCall * 1000).toFixed(0)} µs per call)`,
+        );
+      }
     }
 
     const limiter = createRateLimiter(createMemoryRateLimitStore());

@@ -88,9 +88,11 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const secret = config.auth.secret ?? (await readOrCreateSecret(config.data.secretPath));
   const db = openDatabase(config.data.dbPath);
 
+  // Gateway debits are written behind (PRISM_WALLET_FLUSH_MS); close() writes what is queued before the file closes.
+  const wallets = createSqliteWalletStore(db, { logger, flushMs: config.gateway.walletFlushMs });
   const stores = {
     accounts: createSqliteAccountStore(db),
-    wallets: createSqliteWalletStore(db),
+    wallets,
     files: createSqliteFileStore(db),
     predictions: createSqlitePredictionStore(db),
     feedback: createSqliteFeedbackStore(db),
@@ -205,7 +207,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
       }),
       minimumMicros: config.gateway.minimumChargeMicros,
     }),
-    queue: createRequestQueue({ maxInFlight: config.gateway.maxInFlight, maxWaiting: config.gateway.maxQueue }),
+    queue: createRequestQueue({
+      maxInFlight: { upstream: config.gateway.maxInFlight, local: config.gateway.localInFlight },
+      maxWaiting: config.gateway.maxQueue,
+    }),
     extraction: engine,
     inputs,
     logger,
@@ -250,7 +255,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
       await jobs.close(config.server.shutdownGraceMs);
       webhooks.close();
       await engine.close();
-      if (db.open) db.close();
+      if (db.open) {
+        wallets.flush();
+        db.close();
+      }
     },
   };
 }

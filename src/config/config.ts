@@ -42,7 +42,8 @@ const envSchema = z.object({
   PRISM_WEBHOOK_TIMEOUT_S: positiveInt(30),
   PRISM_WEBHOOK_ATTEMPTS: positiveInt(5),
   PRISM_WEBHOOK_BACKOFF_MS: positiveInt(2000),
-  PRISM_GATEWAY_MAX_IN_FLIGHT: positiveInt(32),
+  PRISM_GATEWAY_MAX_IN_FLIGHT: positiveInt(512),
+  PRISM_GATEWAY_LOCAL_IN_FLIGHT: positiveInt(4),
   PRISM_GATEWAY_MAX_QUEUE: z.coerce.number().int().min(0).default(256),
   PRISM_UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(5).default(1),
   PRISM_RATE_LIMIT_PER_MINUTE: positiveInt(60),
@@ -50,6 +51,7 @@ const envSchema = z.object({
   PRISM_GUEST_DAILY_CAP_USD: z.coerce.number().positive().default(0.5),
   PRISM_MIN_CHARGE_USD: z.coerce.number().positive().default(0.001),
   PRISM_OWNER_CREDITS_USD: z.coerce.number().min(0).default(100),
+  PRISM_WALLET_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(10),
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
 });
@@ -70,7 +72,10 @@ export interface Config {
   /** The model catalogue file and the environment snapshot upstream keys are looked up in (by variable name). */
   models: { file: string | undefined; env: Readonly<Record<string, string | undefined>> };
   gateway: {
+    /** Upstream calls running at once per replica. */
     maxInFlight: number;
+    /** Calls on the embedded engines running at once per replica. */
+    localInFlight: number;
     maxQueue: number;
     upstreamRetries: number;
     perMinute: number;
@@ -78,6 +83,8 @@ export interface Config {
     guestDailyCapMicros: number;
     minimumChargeMicros: number;
     ownerCreditsMicros: number;
+    /** Longest a gateway debit waits in memory before it is written (0: every debit is its own transaction). */
+    walletFlushMs: number;
   };
   /** Fetching caller-supplied URLs (inputs) and calling callback URLs. */
   fetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number };
@@ -139,6 +146,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     gateway: {
       maxInFlight: e.PRISM_GATEWAY_MAX_IN_FLIGHT,
+      localInFlight: e.PRISM_GATEWAY_LOCAL_IN_FLIGHT,
       maxQueue: e.PRISM_GATEWAY_MAX_QUEUE,
       upstreamRetries: e.PRISM_UPSTREAM_RETRIES,
       perMinute: e.PRISM_RATE_LIMIT_PER_MINUTE,
@@ -146,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       guestDailyCapMicros: Math.round(e.PRISM_GUEST_DAILY_CAP_USD * 1_000_000),
       minimumChargeMicros: Math.round(e.PRISM_MIN_CHARGE_USD * 1_000_000),
       ownerCreditsMicros: Math.round(e.PRISM_OWNER_CREDITS_USD * 1_000_000),
+      walletFlushMs: e.PRISM_WALLET_FLUSH_MS,
     },
     fetch: {
       allowPrivate: e.PRISM_ALLOW_PRIVATE_URLS,

@@ -242,7 +242,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       const created = Math.floor(Date.now() / 1000);
 
       if (!target) {
-        const produce = queue.run(() => local(principal, model, body, context, payer), context.signal);
+        const produce = queue.run('local', () => local(principal, model, body, context, payer), context.signal);
         if (stream) return { stream: true, chunks: localStream(id, model, created, produce, includeUsage) };
         const { content, usage } = await produce;
         return {
@@ -261,7 +261,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       const forwarded = upstreamBody(body, target.model);
       const promptEstimate = countTokens(textOf(body.messages as ChatMessage[]));
       if (stream) {
-        const release = await queue.acquire(context.signal);
+        const release = await queue.acquire('upstream', context.signal);
         try {
           const chunks = await deps.upstream.streamChat(target, forwarded, {
             signal: context.signal,
@@ -275,6 +275,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
         }
       }
       const reply = await queue.run(
+        'upstream',
         () => deps.upstream.chat(target, forwarded, { signal: context.signal }),
         context.signal,
       );

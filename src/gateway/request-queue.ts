@@ -1,94 +1,114 @@
 /**
- * The per-replica admission gate: at most `maxInFlight` gateway calls run at once, at most `maxWaiting` (spec: 256)
- * wait in FIFO order, and any call beyond that is refused at once with 429 `Retry-After: 60`.
+ * The per-replica admission gate. Calls run in lanes with their own limit on calls running at once: `upstream`
+ * calls mostly wait on another server (hundreds can run together), `local` calls use this machine's CPU (OCR,
+ * PDF rendering), so only a few should. Callers beyond a lane's limit wait in FIFO order; at most `maxWaiting`
+ * (spec: 256) wait across all lanes, and any call beyond that is refused at once with 429 `Retry-After: 60`.
  *
  * It is deliberately per replica and in memory (the spec's queue is "per ingress replica"); the shared budgets
  * live in the rate limiter. A waiting caller that disconnects leaves the queue without taking a slot.
  */
 import { clientDisconnected, queueFull } from './gateway-errors';
 
+/** Where a call runs: on an upstream server, or on this machine's engines. */
+export type QueueLane = 'upstream' | 'local';
+
 /** Gives the slot back; calling it more than once is harmless. */
 export type ReleaseSlot = () => void;
 
 export interface RequestQueue {
   /**
-   * Wait for a slot. @throws AppError 429 `queue_full` when the queue is full, 499 `client_disconnected` when
-   * `signal` aborts while waiting.
+   * Wait for a slot in `lane`. @throws AppError 429 `queue_full` when the queue is full, 499
+   * `client_disconnected` when `signal` aborts while waiting.
    */
-  acquire(signal?: AbortSignal): Promise<ReleaseSlot>;
-  /** Run `work` in a slot, releasing it however `work` ends. */
-  run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T>;
-  readonly inFlight: number;
+  acquire(lane: QueueLane, signal?: AbortSignal): Promise<ReleaseSlot>;
+  /** Run `work` in a slot of `lane`, releasing it however `work` ends. */
+  run<T>(lane: QueueLane, work: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /** Calls running, in all lanes or in one. */
+  inFlight(lane?: QueueLane): number;
+  /** Calls waiting, in all lanes. */
   readonly waiting: number;
 }
 
 export interface RequestQueueOptions {
-  maxInFlight: number;
+  /** Calls running at once per lane. */
+  maxInFlight: Readonly<Record<QueueLane, number>>;
+  /** Calls waiting across all lanes (default 256). */
   maxWaiting?: number;
   /** `Retry-After` of the queue-full 429. */
   retryAfterS?: number;
 }
 
-interface Waiter {
-  grant: () => void;
+interface Lane {
+  limit: number;
+  running: number;
+  waiters: Array<() => void>;
 }
 
 export function createRequestQueue(options: RequestQueueOptions): RequestQueue {
-  const { maxInFlight, maxWaiting = 256, retryAfterS = 60 } = options;
-  if (!(maxInFlight >= 1)) throw new RangeError('maxInFlight must be at least 1');
-  let inFlight = 0;
-  const waiters: Waiter[] = [];
+  const { maxWaiting = 256, retryAfterS = 60 } = options;
+  const lanes = {} as Record<QueueLane, Lane>;
+  for (const name of ['upstream', 'local'] as const) {
+    const limit = options.maxInFlight[name];
+    if (!(limit >= 1)) throw new RangeError(`maxInFlight.${name} must be at least 1`);
+    lanes[name] = { limit, running: 0, waiters: [] };
+  }
+  let waiting = 0;
 
-  const releaser = (): ReleaseSlot => {
+  const releaser = (lane: Lane): ReleaseSlot => {
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = waiters.shift();
-      if (next) next.grant();
-      else inFlight -= 1;
+      const next = lane.waiters.shift();
+      if (next) {
+        waiting -= 1;
+        next();
+      } else lane.running -= 1;
     };
   };
 
-  const acquire = (signal?: AbortSignal): Promise<ReleaseSlot> => {
+  const acquire = (name: QueueLane, signal?: AbortSignal): Promise<ReleaseSlot> => {
     if (signal?.aborted) return Promise.reject(clientDisconnected());
-    if (inFlight < maxInFlight) {
-      inFlight += 1;
-      return Promise.resolve(releaser());
+    const lane = lanes[name];
+    if (lane.running < lane.limit) {
+      lane.running += 1;
+      return Promise.resolve(releaser(lane));
     }
-    if (waiters.length >= maxWaiting) return Promise.reject(queueFull(retryAfterS));
+    if (waiting >= maxWaiting) return Promise.reject(queueFull(retryAfterS));
     return new Promise<ReleaseSlot>((resolve, reject) => {
       const onAbort = (): void => {
-        const at = waiters.indexOf(waiter);
-        if (at >= 0) waiters.splice(at, 1);
+        const at = lane.waiters.indexOf(grant);
+        if (at >= 0) {
+          lane.waiters.splice(at, 1);
+          waiting -= 1;
+        }
         reject(clientDisconnected());
       };
-      const waiter: Waiter = {
-        grant: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(releaser());
-        },
+      const grant = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(releaser(lane));
       };
-      waiters.push(waiter);
+      lane.waiters.push(grant);
+      waiting += 1;
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   };
 
   return {
     acquire,
-    async run(work, signal) {
-      const release = await acquire(signal);
+    async run(lane, work, signal) {
+      const release = await acquire(lane, signal);
       try {
         return await work();
       } finally {
         release();
       }
     },
-    get inFlight() {
-      return inFlight;
+    inFlight(lane) {
+      return lane ? lanes[lane].running : lanes.upstream.running + lanes.local.running;
     },
     get waiting() {
-      return waiters.length;
+      return waiting;
     },
   };
 }

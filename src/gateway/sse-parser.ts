@@ -6,6 +6,7 @@
  * across network reads at any byte; a hand-rolled `split('\n\n')` gets one of those wrong sooner or later. Used
  * for upstream streams and, in tests, to read our own.
  */
+import { StringDecoder } from 'node:string_decoder';
 
 export interface SseEvent {
   /** The `event:` field, `message` when absent. */
@@ -23,6 +24,7 @@ export interface SseParser {
 }
 
 export function createSseParser(): SseParser {
+  let started = false;
   let buffer = '';
   let data: string[] = [];
   let event = '';
@@ -49,6 +51,11 @@ export function createSseParser(): SseParser {
   return {
     push(text) {
       if (text === '') return [];
+      if (!started) {
+        started = true;
+        // One leading byte order mark is ignored (WHATWG).
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      }
       // A CR that ended the previous read may be the first half of a CRLF split across reads.
       if (afterCr && text.startsWith('\n')) text = text.slice(1);
       afterCr = false;
@@ -76,11 +83,20 @@ export function createSseParser(): SseParser {
   };
 }
 
-/** Parse a byte stream (e.g. a fetch body) into events. */
-export async function* readSseEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
-  const decoder = new TextDecoder();
+/**
+ * Parse a stream into events: bytes (a fetch body, a node stream without an encoding) are decoded as UTF-8 here,
+ * text (a node stream after `setEncoding('utf8')`, whose decoder keeps characters split across reads whole) is
+ * taken as is.
+ */
+export async function* readSseEvents(
+  body: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
+): AsyncGenerator<SseEvent> {
+  let decoder: StringDecoder | undefined;
   const parser = createSseParser();
-  for await (const bytes of body) yield* parser.push(decoder.decode(bytes, { stream: true }));
-  yield* parser.push(decoder.decode());
-  yield* parser.end();
+  for await (const chunk of body) {
+    const text = typeof chunk === 'string' ? chunk : (decoder ??= new StringDecoder('utf8')).write(chunk);
+    for (const event of parser.push(text)) yield event;
+  }
+  if (decoder !== undefined) for (const event of parser.push(decoder.end())) yield event;
+  for (const event of parser.end()) yield event;
 }

@@ -5,7 +5,8 @@
  * anything, so a failure before it (a first-token timeout, a 4xx from upstream) is still a normal JSON error with
  * its real status; after it, a failure becomes one `data: {"error":{…}}` frame and `[DONE]`. Each frame is flushed
  * as written, a full socket buffer is awaited (`drain`), and a client that goes away aborts `signal` so the work
- * feeding the stream stops too.
+ * feeding the stream stops too. Frames written in the same turn of the event loop (the chunks of one upstream
+ * network read) leave in one socket write: the sink is corked until the turn ends, not held back any longer.
  */
 import { AppError } from '../domain/errors';
 
@@ -20,6 +21,8 @@ export interface SseSink {
   end(): unknown;
   /** Present when a compression middleware buffers output. */
   flush?: () => void;
+  cork?: () => void;
+  uncork?: () => void;
   once(event: 'drain' | 'close', listener: () => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
 }
@@ -66,9 +69,19 @@ export function createSseWriter(res: SseSink, options: SseWriterOptions = {}): S
   };
   res.once('close', onClose);
   const gone = (): boolean => controller.signal.aborted || res.destroyed || res.writableEnded;
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    res.uncork?.();
+  };
 
   const write = async (frame: string): Promise<boolean> => {
     if (gone()) return false;
+    if (!corked && res.cork) {
+      corked = true;
+      res.cork();
+      process.nextTick(uncork);
+    }
     const flushed = res.write(frame);
     res.flush?.();
     if (!flushed && !gone()) await drained(res);

@@ -2,7 +2,7 @@
  * One upstream call's deadlines and cancellation, in one place.
  *
  * The first-token timer, the total timer and the caller's AbortSignal all abort the same controller; the first
- * to fire is remembered as the cause, so whatever the fetch layer throws afterwards (AbortError, "terminated",
+ * to fire is remembered as the cause, so whatever the transport throws afterwards (AbortError, "terminated",
  * a socket error) is reported as what really happened: 504 `ttft_timeout`, 504 `deadline_exceeded` or 499.
  */
 import { AppError } from '../domain/errors';
@@ -11,7 +11,7 @@ import type { UpstreamTarget } from './model.types';
 
 export type AbortCause = 'ttft' | 'total' | 'client';
 
-/** One call's deadlines and cancellation, turned into the right error whatever the fetch layer threw. */
+/** One call's deadlines and cancellation, turned into the right error whatever the transport threw. */
 export class CallScope {
   readonly controller = new AbortController();
   cause: AbortCause | null = null;

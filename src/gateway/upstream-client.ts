@@ -9,12 +9,15 @@
  * - The caller's AbortSignal (client disconnect) cancels the upstream request (499 `client_disconnected`).
  * - Connection failures and 502/503/504 answers are retried (`retries`, default 1) while nothing has been
  *   received and the total deadline allows; nothing is retried once a chunk has arrived.
- * Uses the runtime's `fetch` (undici), injectable for tests; never the openai SDK.
+ * Sends through the node:http transport of http-transport.ts (injectable for tests), not `fetch` and never the
+ * openai SDK; per-target URLs and request headers are built once and reused.
  */
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { AppError } from '../domain/errors';
 import { upstreamError } from './gateway-errors';
 import type { UpstreamTarget } from './model.types';
-import { createHttpFetch } from './http-transport';
+import { createHttpTransport, ResponseTooLargeError, type Transport, type UpstreamResponse } from './http-transport';
 import { CallScope, isAppError } from './upstream-call-scope';
 import { readSseEvents, type SseEvent } from './sse-parser';
 import { mapUpstreamStatus } from './upstream-errors';
@@ -42,7 +45,8 @@ export interface UpstreamClient {
 }
 
 export interface UpstreamClientOptions {
-  fetch?: typeof fetch;
+  /** How requests are sent (default: `createHttpTransport()`, keep-alive node:http(s) agents). */
+  transport?: Transport;
   /** Extra attempts after a connection failure or a 502/503/504, before anything was received. */
   retries?: number;
   retryBackoffMs?: number;
@@ -50,26 +54,34 @@ export interface UpstreamClientOptions {
 }
 
 export function createUpstreamClient(options: UpstreamClientOptions = {}): UpstreamClient {
-  const doFetch = options.fetch ?? createHttpFetch();
+  const transport = options.transport ?? createHttpTransport();
   const retries = options.retries ?? 1;
   const backoffMs = options.retryBackoffMs ?? 200;
   const userAgent = options.userAgent ?? 'prism-gateway';
+  const chatUrls = new UrlCache('/chat/completions');
+  const embeddingsUrls = new UrlCache('/embeddings');
+  const jsonHeaders = new HeaderCache('application/json', userAgent);
+  const streamHeaders = new HeaderCache('text/event-stream', userAgent);
 
-  /** POST and return an OK response, retrying transient failures; throws our error otherwise. */
-  const post = async (scope: CallScope, path: string, body: UpstreamJson, accept: string): Promise<Response> => {
+  /** POST and return a 2xx response, retrying transient failures; throws our error otherwise. */
+  const post = async (
+    scope: CallScope,
+    url: URL,
+    body: UpstreamJson,
+    headers: OutgoingHttpHeaders,
+  ): Promise<UpstreamResponse> => {
     const { target } = scope;
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept, 'user-agent': userAgent };
-    if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
     const init = { method: 'POST', headers, body: JSON.stringify(body), signal: scope.controller.signal };
     for (let attempt = 0; ; attempt += 1) {
       let failure: AppError;
       try {
-        const res = await doFetch(`${target.baseUrl}${path}`, init);
-        if (res.ok) return res;
-        const text = await res.text();
-        failure = mapUpstreamStatus(target.provider, res.status, text, res.headers.get('retry-after'));
-        if (![502, 503, 504].includes(res.status)) throw failure;
-      } catch (error) {
+        const res = await transport(url, init);
+        if (res.status >= 200 && res.status < 300) return res;
+        const text = res.body === undefined ? '' : utf8(res.body);
+        failure = mapUpstreamStatus(target.provider, res.status, text, res.headers['retry-after'] ?? null);
+        if (res.status !== 502 && res.status !== 503 && res.status !== 504) throw failure;
+      } catch (thrown) {
+        const error = thrown instanceof ResponseTooLargeError ? tooLarge(target.provider, thrown) : thrown;
         failure = scope.translate(error);
         if (scope.cause !== null || isAppError(error)) throw failure;
       }
@@ -81,16 +93,19 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
   };
 
   const unary = async (
-    path: string,
+    urls: UrlCache,
     target: UpstreamTarget,
     body: UpstreamJson,
     options: UpstreamCallOptions,
   ): Promise<UpstreamJson> => {
     const scope = new CallScope(target, options.signal, false);
     try {
-      const res = await post(scope, path, body, 'application/json');
-      const text = await res.text();
-      return parseObject(text, target.provider, 'a reply');
+      const res = await post(scope, urls.get(target.baseUrl), body, jsonHeaders.get(target.apiKey));
+      if (res.body === undefined) {
+        res.stream.destroy();
+        throw upstreamError(target.provider, 'The upstream sent an event stream where a JSON reply was expected');
+      }
+      return parseObject(res.body, target.provider, 'a reply');
     } catch (error) {
       throw scope.translate(error);
     } finally {
@@ -101,23 +116,28 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
   return {
     chat(target, body, opts = {}) {
       const { stream: _stream, stream_options: _streamOptions, ...rest } = body;
-      return unary('/chat/completions', target, { ...rest, model: target.model }, opts);
+      return unary(chatUrls, target, { ...rest, model: target.model }, opts);
     },
     embeddings(target, body, opts = {}) {
-      return unary('/embeddings', target, { ...body, model: target.model }, opts);
+      return unary(embeddingsUrls, target, { ...body, model: target.model }, opts);
     },
     async streamChat(target, body, opts = {}) {
       const scope = new CallScope(target, opts.signal, true);
       const streamOptions = opts.includeUsage === false ? body.stream_options : usageOn(body.stream_options);
       const payload = { ...body, model: target.model, stream: true, stream_options: streamOptions };
       try {
-        const res = await post(scope, '/chat/completions', payload, 'text/event-stream');
-        if (!res.body) throw upstreamError(target.provider, 'The upstream sent no body');
-        const chunks = chunksOf(readSseEvents(res.body), target.provider);
+        const res = await post(scope, chatUrls.get(target.baseUrl), payload, streamHeaders.get(target.apiKey));
+        const { stream } = res;
+        // Not destroyed when the reader stops at `[DONE]`, so the rest can be drained and the socket kept (streamFrom);
+        // a 2xx not labelled text/event-stream is still read as events, as a lenient client would.
+        const source = stream
+          ? (stream.setEncoding('utf8').iterator({ destroyOnReturn: false }) as AsyncIterable<string>)
+          : [res.body];
+        const chunks = chunksOf(readSseEvents(source), target.provider);
         const first = await chunks.next();
         if (first.done) throw upstreamError(target.provider, 'The upstream ended the stream without a chunk');
         scope.firstChunkArrived();
-        return streamFrom(first.value, chunks, scope);
+        return streamFrom(first.value, chunks, scope, stream);
       } catch (error) {
         scope.dispose();
         scope.controller.abort();
@@ -141,17 +161,30 @@ async function* chunksOf(events: AsyncIterable<SseEvent>, provider: string): Asy
   }
 }
 
-function streamFrom(first: UpstreamJson, chunks: AsyncGenerator<UpstreamJson>, scope: CallScope): UpstreamStream {
+function streamFrom(
+  first: UpstreamJson,
+  chunks: AsyncGenerator<UpstreamJson>,
+  scope: CallScope,
+  body: Readable | undefined,
+): UpstreamStream {
   let pending: UpstreamJson | null = first;
   let finished = false;
   /** Ends the call; `cancel` also aborts the upstream request (not needed after a clean `[DONE]`). */
   const close = (cancel: boolean): void => {
     if (finished) return;
     finished = true;
-    scope.dispose();
-    if (!cancel) return;
-    scope.controller.abort();
-    chunks.return(undefined).catch(() => undefined);
+    if (cancel) {
+      scope.dispose();
+      scope.controller.abort();
+      chunks.return(undefined).catch(() => undefined);
+    } else if (body === undefined || body.readableEnded || body.destroyed) {
+      scope.dispose();
+    } else {
+      // `[DONE]` came before the end of the body: read that end so the socket goes back to the keep-alive pool
+      // (destroying the body would close it), still under the total deadline.
+      body.once('close', () => scope.dispose());
+      body.resume();
+    }
   };
   const iterator: UpstreamStream = {
     async next() {
@@ -186,10 +219,60 @@ function usageOn(streamOptions: unknown): UpstreamJson {
   return { ...base, include_usage: true };
 }
 
-function parseObject(text: string, provider: string, what: string): UpstreamJson {
+/** Built once per base URL (targets are fresh objects per request, their base URLs are few). */
+class UrlCache {
+  private readonly urls = new Map<string, URL>();
+  constructor(private readonly path: string) {}
+
+  /** @throws TypeError for a base URL that is not a URL (the caller reports it as a connection failure). */
+  get(baseUrl: string): URL {
+    let url = this.urls.get(baseUrl);
+    if (url === undefined) {
+      url = new URL(baseUrl + this.path);
+      if (this.urls.size >= 1024) this.urls.clear();
+      this.urls.set(baseUrl, url);
+    }
+    return url;
+  }
+}
+
+/** Request headers per API key, shared between calls (the transport never modifies them). */
+class HeaderCache {
+  private readonly byKey = new Map<string, OutgoingHttpHeaders>();
+  constructor(
+    private readonly accept: string,
+    private readonly userAgent: string,
+  ) {}
+
+  get(apiKey: string | null): OutgoingHttpHeaders {
+    const key = apiKey ?? '';
+    let headers = this.byKey.get(key);
+    if (headers === undefined) {
+      headers = { 'content-type': 'application/json', accept: this.accept, 'user-agent': this.userAgent };
+      if (key) headers.authorization = `Bearer ${key}`;
+      Object.freeze(headers);
+      if (this.byKey.size >= 1024) this.byKey.clear();
+      this.byKey.set(key, headers);
+    }
+    return headers;
+  }
+}
+
+function tooLarge(provider: string, error: ResponseTooLargeError): AppError {
+  const mib = Math.round((error.limitBytes / 2 ** 20) * 10) / 10;
+  return upstreamError(provider, `The upstream sent a reply larger than ${mib} MiB`);
+}
+
+/** UTF-8 text of a reply; a leading byte order mark is dropped (as `Response.text()` did). */
+function utf8(body: Buffer): string {
+  const bom = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+  return body.toString('utf8', bom ? 3 : 0);
+}
+
+function parseObject(text: string | Buffer, provider: string, what: string): UpstreamJson {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(typeof text === 'string' ? text : utf8(text));
   } catch {
     throw upstreamError(provider, `The upstream sent ${what} that is not JSON`);
   }

@@ -40,3 +40,100 @@ describe('sqlite migrations', () => {
     }
   });
 });
+
+describe('sqlite key lookups', () => {
+  it('see keys revoked and tiers changed through another connection at once (the CLI beside a server)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-keys-'));
+    const server = openDatabase(path.join(dir, 'prism.db'));
+    const cli = openDatabase(path.join(dir, 'prism.db'));
+    try {
+      const serverAccounts = createSqliteAccountStore(server);
+      const cliAccounts = createSqliteAccountStore(cli);
+      const org = await serverAccounts.createOrg({ name: 'acme', tier: 'free', kind: 'standard' });
+      const user = await serverAccounts.createUser({ orgId: org.id, name: 'u', isSuperuser: false });
+      const key = await serverAccounts.createKey({
+        orgId: org.id,
+        userId: user.id,
+        name: 'k',
+        keyHash: 'h',
+        prefix: 'p',
+      });
+      expect(await serverAccounts.findKeyOwner('h')).toMatchObject({ org: { tier: 'free' } });
+      // A second look is served from memory...
+      expect(await serverAccounts.findKeyOwner('h')).toBe(await serverAccounts.findKeyOwner('h'));
+      // ...until another connection commits.
+      await cliAccounts.setOrgTier(org.id, 'pro');
+      expect(await serverAccounts.findKeyOwner('h')).toMatchObject({ org: { tier: 'pro' } });
+      await cliAccounts.revokeKey(key.id);
+      expect(await serverAccounts.findKeyOwner('h')).toBeNull();
+    } finally {
+      cli.close();
+      server.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('sqlite wallet debits', () => {
+  let dir: string;
+  let server: ReturnType<typeof openDatabase>;
+  let cli: ReturnType<typeof openDatabase>;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-wallets-'));
+    server = openDatabase(path.join(dir, 'prism.db'));
+    cli = openDatabase(path.join(dir, 'prism.db'));
+  });
+  afterEach(() => {
+    cli.close();
+    server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const ledger = (db: ReturnType<typeof openDatabase>) =>
+    db
+      .prepare('SELECT amount_micros AS amount, balance_after_micros AS after FROM wallet_entries ORDER BY id')
+      .all() as Array<{ amount: number; after: number }>;
+
+  it('are seen by the next balance at once and written behind, in order, with the right running balance', async () => {
+    const wallets = createSqliteWalletStore(server, { flushMs: 60_000 });
+    const org = await createSqliteAccountStore(server).createOrg({ name: 'acme', tier: 'free', kind: 'standard' });
+    await wallets.credit(org.id, 10_000, 'top up');
+    expect(await wallets.credit(org.id, -1_000, 'call 1')).toBe(9_000);
+    expect(await wallets.credit(org.id, -2_500, 'call 2')).toBe(6_500);
+    expect(await wallets.balance(org.id)).toBe(6_500);
+    // Not written yet: another connection still sees the balance before the debits.
+    expect(await createSqliteWalletStore(cli).balance(org.id)).toBe(10_000);
+    wallets.flush();
+    expect(await createSqliteWalletStore(cli).balance(org.id)).toBe(6_500);
+    expect(ledger(cli)).toEqual([
+      { amount: 10_000, after: 10_000 },
+      { amount: -1_000, after: 9_000 },
+      { amount: -2_500, after: 6_500 },
+    ]);
+  });
+
+  it('write queued debits before a credit, and see credits made by another connection', async () => {
+    const wallets = createSqliteWalletStore(server, { flushMs: 60_000 });
+    const org = await createSqliteAccountStore(server).createOrg({ name: 'acme', tier: 'free', kind: 'standard' });
+    await wallets.credit(org.id, -1_000, 'call');
+    expect(await wallets.credit(org.id, 5_000, 'top up')).toBe(4_000);
+    expect(ledger(cli)).toEqual([
+      { amount: -1_000, after: -1_000 },
+      { amount: 5_000, after: 4_000 },
+    ]);
+    await wallets.credit(org.id, -500, 'call');
+    // The CLI adds credits while debits are queued: the next balance has both.
+    await createSqliteWalletStore(cli).credit(org.id, 2_000, 'operator');
+    expect(await wallets.balance(org.id)).toBe(5_500);
+    wallets.flush();
+    expect(await createSqliteWalletStore(cli).balance(org.id)).toBe(5_500);
+  });
+
+  it('are written on their own within flushMs', async () => {
+    const wallets = createSqliteWalletStore(server, { flushMs: 5 });
+    const org = await createSqliteAccountStore(server).createOrg({ name: 'acme', tier: 'free', kind: 'standard' });
+    await wallets.credit(org.id, -1_000, 'call');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(ledger(cli)).toEqual([{ amount: -1_000, after: -1_000 }]);
+  });
+});

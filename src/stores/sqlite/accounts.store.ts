@@ -1,5 +1,10 @@
 /**
  * SQLite AccountStore: organisations, users and hashed API keys.
+ *
+ * Key lookups run on every API call, so their answers are remembered (up to KEY_CACHE_ENTRIES keys) and the
+ * memory is exact rather than time-limited: this store forgets everything when it changes a key or an
+ * organisation itself, and when `PRAGMA data_version` shows that another connection (the CLI revoking a key while
+ * the server runs) committed to the file.
  */
 import { randomUUID } from 'node:crypto';
 import type { ApiKeyRecord, Organisation, OrganisationKind, Tier, User } from '../../domain/account';
@@ -54,7 +59,21 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
   revokedAt: r.revoked_at ? new Date(r.revoked_at) : null,
 });
 
+const KEY_CACHE_ENTRIES = 10_000;
+
 export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  const keyOwners = new Map<string, KeyOwner>();
+  let seenVersion = dataVersion.get();
+  /** The cache, emptied first if another connection has committed since the last look. */
+  const cachedKeyOwners = (): Map<string, KeyOwner> => {
+    const version = dataVersion.get();
+    if (version !== seenVersion) {
+      seenVersion = version;
+      keyOwners.clear();
+    }
+    return keyOwners;
+  };
   const insertOrg = db.prepare('INSERT INTO organisations (id, name, tier, kind, created_at) VALUES (?, ?, ?, ?, ?)');
   const insertWallet = db.prepare('INSERT INTO wallets (org_id, balance_micros, updated_at) VALUES (?, 0, ?)');
   const orgById = db.prepare<[string], OrgRow>('SELECT * FROM organisations WHERE id = ?');
@@ -105,7 +124,7 @@ export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
     },
     async setOrgTier(orgId, tier) {
       updateTier.run(tier, orgId);
-      return;
+      keyOwners.clear();
     },
     async createUser({ orgId, name, isSuperuser }) {
       const user: User = { id: randomUUID(), orgId, name, isSuperuser, createdAt: new Date() };
@@ -130,15 +149,22 @@ export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
       return key;
     },
     async findKeyOwner(keyHash): Promise<KeyOwner | null> {
+      const cache = cachedKeyOwners();
+      const cached = cache.get(keyHash);
+      if (cached) return cached;
       const row = keyOwner.get(keyHash);
       if (!row) return null;
-      return {
+      const owner: KeyOwner = {
         key: toKey(row),
         user: toUser(JSON.parse(row.u) as UserRow),
         org: toOrg(JSON.parse(row.o) as OrgRow),
       };
+      if (cache.size >= KEY_CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+      cache.set(keyHash, owner);
+      return owner;
     },
     async revokeKey(keyId) {
+      keyOwners.clear();
       const row = revoke.get(new Date().toISOString(), keyId);
       return row ? toKey(row) : null;
     },

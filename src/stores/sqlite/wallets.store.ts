@@ -1,11 +1,42 @@
 /**
  * SQLite WalletStore: an organisation's USD balance in integer micro-dollars, with a ledger of every change.
- * Balance and ledger entry are written in one transaction so they never disagree.
+ * A balance and its ledger entry are always written in the same transaction, so they never disagree.
+ *
+ * Debits (every gateway call makes one) are written behind: each is applied to the balance this process holds in
+ * memory at once — so the next call's 402 check already sees it — and queued; the queue is written in ONE
+ * transaction at most `flushMs` later (or at once when it reaches FLUSH_AT entries, on `flush()` and on close).
+ * A commit per call cost more than everything else the gateway does for a call. What this trades: a process
+ * that dies without closing loses at most `flushMs` of debits (calls served, not billed); nothing is ever
+ * billed twice. Credits (operators adding money) are written through at once, after any queued debits.
+ * Balances held in memory are dropped when `PRAGMA data_version` shows another connection (the CLI) committed.
  */
+import type { Logger } from '../../lib/logger';
 import type { WalletStore } from '../types';
 import type { SqliteDatabase } from './database';
 
-export function createSqliteWalletStore(db: SqliteDatabase): WalletStore {
+/** Queued debits that trigger a write without waiting for the timer. */
+const FLUSH_AT = 1000;
+
+export interface SqliteWalletStoreOptions {
+  /** Longest a debit waits in memory before it is written (default 10 ms; 0 writes every debit at once). */
+  flushMs?: number;
+  logger?: Logger;
+}
+
+interface QueuedDebit {
+  orgId: string;
+  amountMicros: number;
+  reason: string;
+  at: string;
+}
+
+export interface SqliteWalletStore extends WalletStore {
+  /** Write every queued debit now. */
+  flush(): void;
+}
+
+export function createSqliteWalletStore(db: SqliteDatabase, options: SqliteWalletStoreOptions = {}): SqliteWalletStore {
+  const flushMs = options.flushMs ?? 10;
   const upsert = db.prepare<[{ org: string; amount: number; now: string }], { balance_micros: number }>(
     `INSERT INTO wallets (org_id, balance_micros, updated_at) VALUES (@org, @amount, @now)
      ON CONFLICT (org_id) DO UPDATE SET balance_micros = balance_micros + @amount, updated_at = @now
@@ -15,22 +46,90 @@ export function createSqliteWalletStore(db: SqliteDatabase): WalletStore {
     'INSERT INTO wallet_entries (org_id, amount_micros, balance_after_micros, reason, created_at) VALUES (?, ?, ?, ?, ?)',
   );
   const read = db.prepare<[string], { balance_micros: number }>('SELECT balance_micros FROM wallets WHERE org_id = ?');
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
 
-  const creditTx = db.transaction((orgId: string, amountMicros: number, reason: string): number => {
-    const now = new Date().toISOString();
-    const row = upsert.get({ org: orgId, amount: amountMicros, now });
-    const balance = row?.balance_micros ?? 0;
-    entry.run(orgId, amountMicros, balance, reason, now);
+  const apply = (orgId: string, amountMicros: number, reason: string, at: string): number => {
+    const balance = upsert.get({ org: orgId, amount: amountMicros, now: at })?.balance_micros ?? 0;
+    entry.run(orgId, amountMicros, balance, reason, at);
     return balance;
+  };
+  const creditTx = db.transaction(apply);
+  const writeQueue = db.transaction((debits: QueuedDebit[]) => {
+    for (const d of debits) apply(d.orgId, d.amountMicros, d.reason, d.at);
   });
+
+  let queue: QueuedDebit[] = [];
+  /** Per organisation: the sum of its queued debits (negative). */
+  const queuedByOrg = new Map<string, number>();
+  /** Per organisation: the balance including queued debits, valid while no other connection commits. */
+  const balances = new Map<string, number>();
+  let seenVersion = dataVersion.get();
+  let timer: NodeJS.Timeout | null = null;
+
+  const flush = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (queue.length === 0) return;
+    const writing = queue;
+    queue = [];
+    try {
+      writeQueue(writing);
+    } catch (error) {
+      // Keep the debits (in order) for the next attempt rather than losing them.
+      queue = writing.concat(queue);
+      options.logger?.error('wallet debits could not be written; retrying', { error: String(error) });
+      if (db.open) schedule();
+      return;
+    }
+    for (const d of writing) {
+      const left = (queuedByOrg.get(d.orgId) ?? 0) - d.amountMicros;
+      if (left === 0) queuedByOrg.delete(d.orgId);
+      else queuedByOrg.set(d.orgId, left);
+    }
+  };
+
+  function schedule(): void {
+    if (timer) return;
+    timer = setTimeout(flush, flushMs);
+    timer.unref();
+  }
+
+  /** The balance with queued debits applied, from memory while it is known to be current. */
+  const current = (orgId: string): number => {
+    const version = dataVersion.get();
+    if (version !== seenVersion) {
+      seenVersion = version;
+      balances.clear();
+    }
+    let balance = balances.get(orgId);
+    if (balance === undefined) {
+      balance = (read.get(orgId)?.balance_micros ?? 0) + (queuedByOrg.get(orgId) ?? 0);
+      balances.set(orgId, balance);
+    }
+    return balance;
+  };
 
   return {
     async credit(orgId, amountMicros, reason) {
       if (!Number.isSafeInteger(amountMicros)) throw new RangeError('amount must be a whole number of micro-dollars');
-      return creditTx(orgId, amountMicros, reason);
+      const at = new Date().toISOString();
+      if (amountMicros >= 0 || flushMs <= 0) {
+        flush();
+        const written = creditTx(orgId, amountMicros, reason, at);
+        balances.delete(orgId);
+        return written + (queuedByOrg.get(orgId) ?? 0);
+      }
+      const balance = current(orgId) + amountMicros;
+      balances.set(orgId, balance);
+      queuedByOrg.set(orgId, (queuedByOrg.get(orgId) ?? 0) + amountMicros);
+      queue.push({ orgId, amountMicros, reason, at });
+      if (queue.length >= FLUSH_AT) flush();
+      else schedule();
+      return balance;
     },
     async balance(orgId) {
-      return read.get(orgId)?.balance_micros ?? 0;
+      return current(orgId);
     },
+    flush,
   };
 }

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { createSseParser, readSseEvents } from '../../../src/gateway/sse-parser';
 
 describe('SSE parser', () => {
@@ -38,5 +39,26 @@ describe('SSE parser', () => {
     const events = [];
     for await (const e of readSseEvents(body())) events.push(e.data);
     expect(events).toEqual(['héllo ✓']);
+  });
+
+  it('reads a node stream, as text after setEncoding or as bytes, with a character split across reads', async () => {
+    const bytes = Buffer.from('data: ✓😀\n\ndata: [DONE]\n\n');
+    const pieces = [bytes.subarray(0, 8), bytes.subarray(8, 11), bytes.subarray(11)];
+    const read = async (source: AsyncIterable<Uint8Array | string>) => {
+      const out: string[] = [];
+      for await (const e of readSseEvents(source)) out.push(e.data);
+      return out;
+    };
+    expect(await read(Readable.from(pieces, { objectMode: false }).setEncoding('utf8'))).toEqual(['✓😀', '[DONE]']);
+    expect(await read(Readable.from(pieces, { objectMode: false }))).toEqual(['✓😀', '[DONE]']);
+  });
+
+  it('reads text chunks and plain arrays, and ignores one leading byte order mark', async () => {
+    const out: string[] = [];
+    for await (const e of readSseEvents(['\uFEFFdata: a\n', '\ndata: \uFEFFb\n\n'])) out.push(e.data);
+    expect(out).toEqual(['a', '\uFEFFb']);
+    const bytes: string[] = [];
+    for await (const e of readSseEvents([Buffer.from('\uFEFFdata: c\n\n')])) bytes.push(e.data);
+    expect(bytes).toEqual(['c']);
   });
 });

@@ -1,4 +1,7 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { AppError } from '../../../src/domain/errors';
+import { createHttpTransport } from '../../../src/gateway/http-transport';
 import type { UpstreamTarget } from '../../../src/gateway/model.types';
 import { createUpstreamClient, type UpstreamJson, type UpstreamStream } from '../../../src/gateway/upstream-client';
 import { startScriptedUpstream, type ScriptedUpstream } from '../../helpers/scripted-upstream';
@@ -41,6 +44,22 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
   );
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
+}
+
+/** A loopback upstream answering every request with `handler` once its body is read; counts connections. */
+async function rawUpstream(handler: (res: http.ServerResponse, req: http.IncomingMessage) => void) {
+  let connections = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => handler(res, req));
+  });
+  server.on('connection', () => (connections += 1));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    connections: () => connections,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
 }
 
 const contents = (chunks: UpstreamJson[]) =>
@@ -151,6 +170,18 @@ describe('upstream client: error mapping and retries', () => {
     expect(error.message).toMatch(/^\[vLLM\] The upstream connection failed/);
   });
 
+  it('turns a reply over the size cap into 502 without retrying it', async () => {
+    const capped = createUpstreamClient({
+      retryBackoffMs: 10,
+      transport: createHttpTransport({ maxBodyBytes: 1_000 }),
+    });
+    upstream.next({ kind: 'reply', content: 'x'.repeat(2_000) }, { kind: 'reply', content: 'small' });
+    const error = await failure(capped.chat(target(), { messages }));
+    expect(error).toMatchObject({ status: 502, code: 'upstream_error' });
+    expect(error.message).toMatch(/^\[vLLM\] The upstream sent a reply larger than/);
+    expect(upstream.requests).toHaveLength(1);
+  });
+
   it('rejects a reply that is not JSON', async () => {
     upstream.next({ kind: 'error', status: 200, body: 'not json' });
     expect(await failure(client.chat(target(), { messages }))).toMatchObject({ status: 502 });
@@ -214,6 +245,65 @@ describe('upstream client: streaming', () => {
     expect(seen.length).toBeLessThan(6);
     await upstream.requests[0]?.closed;
     expect(upstream.requests[0]?.closedEarly).toBe(true);
+  });
+
+  it('cancels the upstream request when the client disconnects before the headers', async () => {
+    upstream.next({ kind: 'hang' });
+    const controller = new AbortController();
+    const call = client.streamChat(target(), { messages }, { signal: controller.signal });
+    while (upstream.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    expect(await failure(call)).toMatchObject({ status: 499, code: 'client_disconnected' });
+    await upstream.requests[0]?.closed;
+    expect(upstream.requests[0]?.closedEarly).toBe(true);
+  });
+
+  it('keeps a multi-byte character split across two network reads intact', async () => {
+    const frame = Buffer.from(
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'né ✓ 😀' } }] })}\n\n`,
+    );
+    const cut = frame.indexOf(Buffer.from('😀')) + 2; // inside the 4-byte emoji
+    const raw = await rawUpstream((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(frame.subarray(0, cut), () =>
+        setTimeout(() => {
+          res.write(frame.subarray(cut));
+          res.end('data: [DONE]\n\n');
+        }, 30),
+      );
+    });
+    try {
+      const chunks = await collect(await client.streamChat(target({ baseUrl: raw.baseUrl }), { messages }));
+      expect(contents(chunks)).toBe('né ✓ 😀');
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it('keeps the upstream connection alive across streamed and plain calls', async () => {
+    const raw = await rawUpstream((res, req) => {
+      if (req.headers.accept === 'text/event-stream') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'a' } }] })}\n\n`);
+        setTimeout(() => res.end('data: [DONE]\n\n'), 5);
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"chat.completion"}');
+      }
+    });
+    try {
+      // The stream is over for the caller at `[DONE]`; the end of the body follows, and then the socket is free.
+      const settle = () => new Promise((r) => setTimeout(r, 30));
+      const own = createUpstreamClient();
+      for (let i = 0; i < 3; i += 1) {
+        expect(contents(await collect(await own.streamChat(target({ baseUrl: raw.baseUrl }), { messages })))).toBe('a');
+        await settle();
+        await own.chat(target({ baseUrl: raw.baseUrl }), { messages });
+        await settle();
+      }
+      expect(raw.connections()).toBe(1);
+    } finally {
+      await raw.close();
+    }
   });
 
   it('turns a dropped connection mid-stream into 502 after the chunks that arrived', async () => {
