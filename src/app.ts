@@ -1,11 +1,15 @@
 /**
- * Builds the express application from a container: middleware order, routers and the error handler.
+ * Builds the HTTP request listener from a container: the express application (middleware order, routers and the
+ * error handler) behind the gateway fast lane, which takes chat completions before express sees them.
  * It never listens and reads no environment, so tests and the server build it the same way.
  */
+import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
 import type { Container } from './container';
+import type { Principal } from './domain/account';
 import { authenticate } from './http/middleware/auth';
-import { errorHandler, notFoundHandler } from './http/middleware/error-handler';
+import { createGatewayFastLane } from './http/gateway-fast-lane';
+import { createErrorResponder, errorHandler, notFoundHandler } from './http/middleware/error-handler';
 import { requestId } from './http/middleware/request-id';
 import { filesRoutes } from './http/routes/files.routes';
 import { healthRoutes } from './http/routes/health.routes';
@@ -17,6 +21,26 @@ import { hubRoutes, legacyHubRoutes } from './http/routes/hub.routes';
 import { predictionsRoutes } from './http/routes/predictions.routes';
 
 const GATEWAY_PREFIXES = ['/v1/compat', '/v1/openai'];
+
+/** The listener to serve: the gateway fast lane first, express for everything it leaves. */
+export function createRequestListener(container: Container): RequestListener {
+  const app = createApp(container);
+  const fastLane = createGatewayFastLane({
+    auth: container.services.auth,
+    limiter: container.gateway.limiter,
+    compat: { chat: container.gateway.chat, payerOrgId: payerOrgIdOf },
+    respondError: createErrorResponder(container.logger, container.config.limits),
+    maxJsonBytes: container.config.limits.maxJsonBytes,
+    trustProxy: app.get('trust proxy fn') as (addr: string, index: number) => boolean,
+  });
+  return (req, res) => {
+    if (!fastLane(req, res)) app(req, res);
+  };
+}
+
+/** The organisation that pays for a principal's gateway calls: its own; guests pay nothing (capped instead). */
+const payerOrgIdOf = async (principal: Principal | undefined): Promise<string | null> =>
+  principal?.kind === 'user' ? principal.orgId : null;
 
 export function createApp(container: Container): Express {
   const { config, services, logger } = container;
@@ -39,7 +63,7 @@ export function createApp(container: Container): Express {
     catalogue: container.gateway.catalogue,
     chat: container.gateway.chat,
     embeddings: container.gateway.embeddings,
-    payerOrgId: async (req) => (req.principal?.kind === 'user' ? req.principal.orgId : null),
+    payerOrgId: payerOrgIdOf,
   });
   for (const prefix of GATEWAY_PREFIXES) {
     app.use(prefix, healthRoutes(container.version));

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './app';
+import { createRequestListener } from './app';
 import type { Config } from './config/config';
 import { createContainer, type Container, type ContainerOptions } from './container';
 
@@ -32,7 +32,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         `Created the owner organisation. Owner API key (shown once, also saved to ${config.data.ownerKeyPath}):\n${ownerKey.key}\n`,
       );
     }
-    server = http.createServer(createApp(container));
+    server = http.createServer(createRequestListener(container));
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

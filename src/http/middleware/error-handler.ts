@@ -5,9 +5,11 @@
  * for 429 and 5xx, `{detail:"Invalid API Key"}` for a bad key, and `{detail:[…]}` for 422. Unknown errors become a
  * generic 500 carrying only the request id: no stack, no path, no message from inside.
  */
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, PayloadTooLargeError, RequestValidationError } from '../../domain/errors';
 import type { Logger } from '../../lib/logger';
+import { sendJson } from '../send-json';
 
 interface BodyParserError {
   type?: string;
@@ -17,23 +19,30 @@ interface BodyParserError {
   message?: string;
 }
 
-export function errorHandler(logger: Logger, limits: { maxJsonBytes: number }): ErrorRequestHandler {
-  return (error: unknown, req, res, _next) => {
+/** Writes an error as the spec's response on a plain node response (express's or the gateway fast lane's). */
+export type ErrorResponder = (res: ServerResponse, error: unknown, requestId: string) => void;
+
+export function createErrorResponder(logger: Logger, limits: { maxJsonBytes: number }): ErrorResponder {
+  return (res, error, requestId) => {
     const appError = toAppError(error, limits.maxJsonBytes);
     if (!appError) {
-      logger.error('unhandled error', { request_id: req.requestId, error: describe(error) });
+      logger.error('unhandled error', { request_id: requestId, error: describe(error) });
     }
     if (res.headersSent) {
       res.destroy();
       return;
     }
     const rendered = appError ?? internalError();
-    const requestId = req.requestId;
     for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
     if (rendered.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(rendered.retryAfterSeconds));
     if (rendered.status === 413) res.setHeader('Connection', 'close');
-    res.status(rendered.status).json(renderBody(rendered, requestId));
+    sendJson(res, rendered.status, renderBody(rendered, requestId));
   };
+}
+
+export function errorHandler(logger: Logger, limits: { maxJsonBytes: number }): ErrorRequestHandler {
+  const respond = createErrorResponder(logger, limits);
+  return (error: unknown, req, res, _next) => respond(res, error, req.requestId);
 }
 
 /** 404 for paths no router matched, in the wrapped shape. */
@@ -78,7 +87,7 @@ function internalError(): AppError {
   });
 }
 
-/** Known errors, including the body parser's, as AppErrors; null for anything unexpected. */
+/** Known errors, including the body parser's (or errors shaped like them), as AppErrors; null otherwise. */
 function toAppError(error: unknown, maxJsonBytes: number): AppError | null {
   if (error instanceof AppError) return error;
   const parserError = error as BodyParserError;

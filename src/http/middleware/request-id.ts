@@ -6,10 +6,14 @@ import type { RequestHandler } from 'express';
 
 const ACCEPTABLE = /^[\w.:@/+=-]{1,128}$/;
 
+/** The id of a request: the caller's `x-request-id` when it is sane, else a new `req_<32 hex>`. */
+export function resolveRequestId(incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && ACCEPTABLE.test(incoming) ? incoming : `req_${randomUUID().replace(/-/g, '')}`;
+}
+
 export function requestId(): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.get('x-request-id');
-    req.requestId = incoming && ACCEPTABLE.test(incoming) ? incoming : `req_${randomUUID().replace(/-/g, '')}`;
+    req.requestId = resolveRequestId(req.headers['x-request-id']);
     res.setHeader('x-request-id', req.requestId);
     next();
   };

@@ -3,7 +3,9 @@
  * completions (JSON 201 or SSE) and embeddings. Parse, one service call, render; streaming goes through the one
  * SSE writer, which reads the first chunk before writing anything so early failures are still JSON errors.
  */
-import { Router, type Request } from 'express';
+import type { ServerResponse } from 'node:http';
+import { Router } from 'express';
+import type { Principal } from '../../domain/account';
 import { z } from 'zod';
 import type { ChatService } from '../../gateway/chat.service';
 import type { EmbeddingsService } from '../../gateway/embeddings.service';
@@ -13,6 +15,7 @@ import { createSseWriter } from '../../gateway/sse';
 import { principalOf } from '../request-context';
 import { BadRequestError } from '../../domain/errors';
 import { MAX_VIDEO_FRAMES } from '../schemas/predictions.schemas';
+import { sendJson } from '../send-json';
 import { parseInput } from '../validation';
 
 const chatBodySchema = z
@@ -49,7 +52,51 @@ export interface CompatRoutesDeps {
   chat: ChatService;
   embeddings: EmbeddingsService;
   /** The organisation that pays for a principal's calls (null for anonymous guests). */
-  payerOrgId: (req: Request) => Promise<string | null>;
+  payerOrgId: (principal: Principal | undefined) => Promise<string | null>;
+}
+
+/** One chat completion call as both the express route and the gateway fast lane hand it over. */
+export interface ChatCall {
+  /** The parsed JSON body, as the caller sent it. */
+  body: unknown;
+  principal: Principal;
+  requestId: string;
+  fingerprint: string | null;
+  payerOrgId: string | null;
+}
+
+/**
+ * Validate, run and answer one chat completion: 201 JSON or SSE. Throws AppErrors for the caller's error
+ * responder; after the first SSE byte, failures are error frames instead.
+ */
+export async function serveChatCompletion(
+  deps: Pick<CompatRoutesDeps, 'chat'>,
+  call: ChatCall,
+  res: ServerResponse,
+): Promise<void> {
+  const body = parseInput(chatBodySchema, call.body, 'body');
+  if ((body.video_max_frames ?? 0) > MAX_VIDEO_FRAMES) {
+    // Chat rule 6: a video_max_frames over the limit is a 400, not a validation error.
+    throw new BadRequestError(`video_max_frames is at most ${MAX_VIDEO_FRAMES}.`, null, 'video_max_frames');
+  }
+  // The raw body (not the parsed one) is what capability checks look at: only what the caller sent counts.
+  const raw = call.body as Record<string, unknown>;
+  const disconnect = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) disconnect.abort();
+  });
+  const writer = body.stream ? createSseWriter(res, { requestId: call.requestId }) : null;
+  const outcome = await deps.chat.complete(call.principal, raw, {
+    requestId: call.requestId,
+    signal: writer?.signal ?? disconnect.signal,
+    fingerprint: call.fingerprint,
+    payerOrgId: call.payerOrgId,
+  });
+  if (!outcome.stream) {
+    sendJson(res, 201, outcome.body);
+    return;
+  }
+  await (writer ?? createSseWriter(res, { requestId: call.requestId })).pipe(outcome.chunks);
 }
 
 export function compatRoutes(deps: CompatRoutesDeps): Router {
@@ -65,29 +112,17 @@ export function compatRoutes(deps: CompatRoutesDeps): Router {
   });
 
   router.post('/chat/completions', async (req, res) => {
-    const body = parseInput(chatBodySchema, req.body, 'body');
-    if ((body.video_max_frames ?? 0) > MAX_VIDEO_FRAMES) {
-      // Chat rule 6: a video_max_frames over the limit is a 400, not a validation error.
-      throw new BadRequestError(`video_max_frames is at most ${MAX_VIDEO_FRAMES}.`, null, 'video_max_frames');
-    }
-    // The raw body (not the parsed one) is what capability checks look at: only what the caller sent counts.
-    const raw = req.body as Record<string, unknown>;
-    const disconnect = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) disconnect.abort();
-    });
-    const writer = body.stream ? createSseWriter(res, { requestId: req.requestId }) : null;
-    const outcome = await deps.chat.complete(principalOf(req), raw, {
-      requestId: req.requestId,
-      signal: writer?.signal ?? disconnect.signal,
-      fingerprint: req.get('x-prism-fingerprint') ?? null,
-      payerOrgId: await deps.payerOrgId(req),
-    });
-    if (!outcome.stream) {
-      res.status(201).json(outcome.body);
-      return;
-    }
-    await (writer ?? createSseWriter(res, { requestId: req.requestId })).pipe(outcome.chunks);
+    await serveChatCompletion(
+      deps,
+      {
+        body: req.body,
+        principal: principalOf(req),
+        requestId: req.requestId,
+        fingerprint: req.get('x-prism-fingerprint') ?? null,
+        payerOrgId: await deps.payerOrgId(req.principal),
+      },
+      res,
+    );
   });
 
   router.post('/embeddings', async (req, res) => {
