@@ -196,7 +196,8 @@ export async function gatewayBenchmarks(): Promise<string[]> {
             `gateway ${g.p99.toFixed(2)}), throughput ${(g.rps / d.rps).toFixed(2)}x of direct ` +
             `(${g.rps.toFixed(0)} vs ${d.rps.toFixed(0)} req/s); gateway CPU ${(g.cpuMsPerCall * 1000).toFixed(0)} µs ` +
             `per call; a bare keep-alive proxy: ${(b.rps / d.rps).toFixed(2)}x of direct (${b.rps.toFixed(0)} req/s, ` +
-            `p50 ${b.p50.toFixed(2)} ms, CPU ${(b.cpuMsPerCall * 1000).toFixed(0)} µs per call)`,
+            `added p50 ${(b.p50 - d.p50).toFixed(2)} ms, added p99 ${(b.p99 - d.p99).toFixed(2)} ms, ` +
+            `CPU ${(b.cpuMsPerCall * 1000).toFixed(0)} µs per call)`,
         );
       }
     }

@@ -5,10 +5,10 @@
  * as an async iterable whose first chunk the route reads before writing any byte (so a first-token timeout is
  * still a JSON 504), and whose end bills the call.
  */
-import { randomBytes } from 'node:crypto';
 import type { Principal } from '../domain/account';
 import type { PredictionRequest } from '../domain/prediction';
 import type { Logger } from '../lib/logger';
+import { randomHex } from '../lib/random-id';
 import type { ExtractionEngine } from '../services/predictions/extraction-engine';
 import { resolveSingleInput, type InputResolverDeps } from '../services/predictions/inputs';
 import { microsToDollars, type Biller, type ChargeResult, type Payer } from './billing';
@@ -18,7 +18,7 @@ import { answerLocally } from './local-chat';
 import { countTokens, mediaParts, textOf, type ChatMessage } from './message-inputs';
 import type { ModelCatalogue } from './model-catalogue';
 import type { CatalogueModel } from './model.types';
-import type { RequestQueue } from './request-queue';
+import type { ReleaseSlot, RequestQueue } from './request-queue';
 import type { UpstreamClient, UpstreamJson } from './upstream-client';
 
 type Json = Record<string, unknown>;
@@ -64,7 +64,7 @@ export interface ChatService {
   complete(principal: Principal, body: Json, context: ChatContext): Promise<ChatOutcome>;
 }
 
-const completionId = (): string => `chatcmpl-${randomBytes(12).toString('hex')}`;
+const completionId = (): string => `chatcmpl-${randomHex(12)}`;
 
 /** Chat rule 4: `none`, `minimal` and `low` spend 0, 32 and 64 reasoning tokens before the answer. */
 export const REASONING_TOKENS: Readonly<Record<string, number>> = { none: 0, minimal: 32, low: 64 };
@@ -196,22 +196,29 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     context: ChatContext,
     includeUsage: boolean,
     promptEstimate: number,
+    release: ReleaseSlot,
   ) {
     let usage: Json | null = null;
     let completionChars = 0;
-    let streamId = completionId();
-    for await (const chunk of chunks) {
-      if (typeof chunk.id === 'string') streamId = chunk.id;
-      const out: Json = { ...chunk, model: model.id };
-      if (chunk.usage && typeof chunk.usage === 'object') usage = chunk.usage as Json;
-      const choices = Array.isArray(chunk.choices) ? (chunk.choices as Json[]) : [];
-      for (const choice of choices) {
-        const delta = choice.delta as Json | undefined;
-        if (typeof delta?.content === 'string') completionChars += delta.content.length;
+    let streamId: string | null = null;
+    try {
+      for await (const chunk of chunks) {
+        if (typeof chunk.id === 'string') streamId = chunk.id;
+        if (chunk.usage && typeof chunk.usage === 'object') usage = chunk.usage as Json;
+        const choices = Array.isArray(chunk.choices) ? (chunk.choices as Json[]) : [];
+        for (const choice of choices) {
+          const delta = choice.delta as Json | undefined;
+          if (typeof delta?.content === 'string') completionChars += delta.content.length;
+        }
+        if (choices.length === 0 && chunk.usage) continue; // re-emitted below, after billing
+        // Each chunk is a fresh object parsed for this call alone: relabel it in place rather than copy it.
+        chunk.model = model.id;
+        if (!includeUsage) delete chunk.usage;
+        yield chunk;
       }
-      if (choices.length === 0 && chunk.usage) continue; // re-emitted below, after billing
-      if (!includeUsage) delete out.usage;
-      yield out;
+    } finally {
+      // The queue slot is given back however the stream ends (finished, failed, or the client left).
+      release();
     }
     const prompt = typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : promptEstimate;
     const completion =
@@ -219,7 +226,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     const billed = await charge(payer, model, prompt, completion, context.requestId);
     if (includeUsage) {
       yield {
-        id: streamId,
+        id: streamId ?? completionId(),
         object: 'chat.completion.chunk',
         created: Math.floor(Date.now() / 1000),
         model: model.id,
@@ -238,10 +245,10 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       const stream = body.stream === true;
       const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true;
       const target = catalogue.upstreamTarget(model);
-      const id = completionId();
-      const created = Math.floor(Date.now() / 1000);
 
       if (!target) {
+        const id = completionId();
+        const created = Math.floor(Date.now() / 1000);
         const produce = queue.run('local', () => local(principal, model, body, context, payer), context.signal);
         if (stream) return { stream: true, chunks: localStream(id, model, created, produce, includeUsage) };
         const { content, usage } = await produce;
@@ -267,8 +274,10 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
             signal: context.signal,
             includeUsage: true,
           });
-          const billed = upstreamStream(model, chunks, payer, context, includeUsage, promptEstimate);
-          return { stream: true, chunks: releasing(billed, release) };
+          return {
+            stream: true,
+            chunks: upstreamStream(model, chunks, payer, context, includeUsage, promptEstimate, release),
+          };
         } catch (error) {
           release();
           throw error;
@@ -289,13 +298,4 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       };
     },
   };
-}
-
-/** Gives the queue slot back when the stream ends, however it ends. */
-async function* releasing<T>(source: AsyncIterable<T>, release: () => void): AsyncGenerator<T> {
-  try {
-    yield* source;
-  } finally {
-    release();
-  }
 }

@@ -4,7 +4,6 @@
  * media through the same guarded resolver as everywhere else), run the local embedder or the upstream, and answer
  * in the OpenAI shape with `float` or little-endian float32 `base64` vectors.
  */
-import { randomBytes } from 'node:crypto';
 import type { Principal } from '../domain/account';
 import { BadRequestError } from '../domain/errors';
 import {
@@ -15,6 +14,7 @@ import {
 } from '../engines/embeddings';
 import { resolveSingleInput, type InputResolverDeps } from '../services/predictions/inputs';
 import { microsToDollars, priceCall } from './billing';
+import { randomHex } from '../lib/random-id';
 import { checkEmbeddingCapabilities } from './capabilities';
 import type { ModelCatalogue } from './model-catalogue';
 import type { UpstreamClient } from './upstream-client';
@@ -129,7 +129,7 @@ export function createEmbeddingsService(deps: EmbeddingsServiceDeps): Embeddings
         { minimumMicros: 0 },
       );
       return {
-        id: `emb-${randomBytes(12).toString('hex')}`,
+        id: `emb-${randomHex(12)}`,
         object: 'list',
         created: Math.floor(Date.now() / 1000),
         model: `${model.id}:${modality}`,
