@@ -87,7 +87,12 @@ async function startChild(
     input: waitFor.source.includes('listening') ? child.stderr : child.stdout,
   });
   for await (const line of lines) {
-    if (waitFor.test(line)) return { child, line };
+    if (waitFor.test(line)) {
+      // Keep both pipes flowing (output is dropped) so a chatty child never blocks on a full pipe.
+      child.stdout?.resume();
+      child.stderr?.resume();
+      return { child, line };
+    }
   }
   throw new Error(`child ${args.join(' ')} exited before it was ready`);
 }
