@@ -15,6 +15,17 @@ const FREE = { prompt: 0, completion: 0 };
 /** Parameters every built-in chat model reads. */
 const CHAT_PARAMETERS = ['max_tokens', 'max_completion_tokens', 'stream', 'stream_options', 'temperature', 'user'];
 
+/** Parameters both built-in embedding models read. */
+const EMBEDDING_PARAMETERS = [
+  'encoding_format',
+  'dimensions',
+  'prompt_name',
+  'document_pages',
+  'document_max_pages',
+  'truncate_prompt_tokens',
+  'user',
+];
+
 export const BUILTIN_MODELS: readonly CatalogueModel[] = [
   {
     id: 'prism-1',
@@ -94,15 +105,7 @@ export const BUILTIN_MODELS: readonly CatalogueModel[] = [
       defaultMethod: null,
       dimensions: [768, 512, 256, 128],
     },
-    supportedParameters: [
-      'encoding_format',
-      'dimensions',
-      'prompt_name',
-      'document_pages',
-      'document_max_pages',
-      'truncate_prompt_tokens',
-      'user',
-    ],
+    supportedParameters: EMBEDDING_PARAMETERS,
     pricing: FREE,
     throughput: { tokensPerSecond: null, pagesPerMinute: null },
     ttftTimeoutS: 30,
@@ -126,15 +129,7 @@ export const BUILTIN_MODELS: readonly CatalogueModel[] = [
       defaultMethod: null,
       dimensions: [2048, 1024],
     },
-    supportedParameters: [
-      'encoding_format',
-      'dimensions',
-      'prompt_name',
-      'document_pages',
-      'document_max_pages',
-      'truncate_prompt_tokens',
-      'user',
-    ],
+    supportedParameters: EMBEDDING_PARAMETERS,
     pricing: FREE,
     throughput: { tokensPerSecond: null, pagesPerMinute: null },
     ttftTimeoutS: 30,
