@@ -1,18 +1,7 @@
 import sharp from 'sharp';
-import { AppError } from '../../../src/domain/errors';
 import { createImageEngine } from '../../../src/engines/image/image.engine';
+import { failure } from '../../helpers/app-error';
 import { renderTextImage } from '../../helpers/media-fixtures';
-
-/** Resolves to the AppError a promise (or function) fails with. */
-async function failure(work: Promise<unknown> | (() => unknown)): Promise<AppError> {
-  try {
-    await (typeof work === 'function' ? work() : work);
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-}
 
 describe('image engine', () => {
   const engine = createImageEngine({ maxDimension: 500 });

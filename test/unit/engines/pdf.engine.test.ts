@@ -1,9 +1,9 @@
-import { AppError } from '../../../src/domain/errors';
 import { createOcrEngine, type OcrEngine } from '../../../src/engines/ocr/ocr.engine';
 import { createPdfEngine } from '../../../src/engines/pdf/pdf.engine';
 import { groupIntoLines, placeWords, type PdfTextItem } from '../../../src/engines/pdf/text-layer';
 import type { Box, LayoutPage } from '../../../src/engines/types';
 import { createLogger } from '../../../src/lib/logger';
+import { failure } from '../../helpers/app-error';
 import { makePdf, makeScannedPdf, makeTextPdf, renderReceiptImage } from '../../helpers/media-fixtures';
 
 const silent = createLogger('silent');
@@ -25,15 +25,6 @@ function scriptedOcr(failures: number) {
     },
   };
   return fake;
-}
-
-async function failure(work: Promise<unknown>): Promise<AppError> {
-  const error = await work.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (error instanceof AppError) return error;
-  throw new Error(`expected an AppError, got ${String(error)}`);
 }
 
 describe('PDF engine: text layer', () => {

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AppError } from '../../../src/domain/errors';
 import { createHttpTransport } from '../../../src/gateway/http-transport';
 import type { UpstreamTarget } from '../../../src/gateway/model.types';
 import { createUpstreamClient, type UpstreamJson, type UpstreamStream } from '../../../src/gateway/upstream-client';
+import { failure } from '../../helpers/app-error';
 import { startScriptedUpstream, type ScriptedUpstream } from '../../helpers/scripted-upstream';
 
 let upstream: ScriptedUpstream;
@@ -33,17 +33,6 @@ async function collect(stream: UpstreamStream): Promise<UpstreamJson[]> {
   const out: UpstreamJson[] = [];
   for await (const chunk of stream) out.push(chunk);
   return out;
-}
-
-async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 /** A loopback upstream answering every request with `handler` once its body is read; counts connections. */

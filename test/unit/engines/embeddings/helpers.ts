@@ -1,16 +1,6 @@
 /** Shared helpers for the embedding engine tests. */
-import { AppError } from '../../../../src/domain/errors';
 
-/** Resolves to the AppError a promise (or function) fails with. */
-export async function failure(work: Promise<unknown> | (() => unknown)): Promise<AppError> {
-  try {
-    await (typeof work === 'function' ? work() : work);
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-}
+export { failure } from '../../../helpers/app-error';
 
 /** L2 norm. */
 export function norm(vec: ArrayLike<number>): number {
