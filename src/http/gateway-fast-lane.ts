@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import proxyaddr from 'proxy-addr';
 import type { RateLimiter } from '../gateway/rate-limiter';
 import type { AuthService } from '../services/auth.service';
-import type { ErrorResponder } from './middleware/error-handler';
+import { bodyReadError, type ErrorResponder } from './middleware/error-handler';
 import { enforceRateLimit } from './middleware/rate-limit';
 import { resolveRequestId } from './middleware/request-id';
 import { serveChatCompletion, type CompatRoutesDeps } from './routes/compat.routes';
@@ -55,7 +55,7 @@ async function serve(
   res: ServerResponse,
   requestId: string,
 ): Promise<void> {
-  const body = parseJsonBody(await readBody(req, deps.maxJsonBytes));
+  const body = parseJsonBody(await readBody(req, deps.maxJsonBytes), deps.maxJsonBytes);
   const clientIp = proxyaddr(req, deps.trustProxy);
   const principal = await deps.auth.authenticate(req.headers.authorization, { clientIp, surface: 'gateway' });
   await enforceRateLimit(deps.limiter, principal, res);
@@ -79,14 +79,9 @@ function isChatPath(url: string | undefined): boolean {
   return CHAT_PATHS.has(query < 0 ? url : url.slice(0, query));
 }
 
-/** The error objects express's body parser raises, so the one error responder renders them the same way. */
-function parserError(type: string, extra: Record<string, unknown> = {}): Error {
-  return Object.assign(new Error(type), { type, ...extra });
-}
-
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
-  if (declared > limit) return Promise.reject(parserError('entity.too.large', { limit }));
+  if (declared > limit) return Promise.reject(bodyReadError('entity.too.large', limit));
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -95,7 +90,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (received > limit) {
         cleanup();
         req.resume();
-        reject(parserError('entity.too.large', { limit }));
+        reject(bodyReadError('entity.too.large', limit));
         return;
       }
       chunks.push(chunk);
@@ -106,7 +101,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     const onAborted = (): void => {
       cleanup();
-      reject(parserError('request.aborted'));
+      reject(bodyReadError('request.aborted', limit));
     };
     const cleanup = (): void => {
       req.off('data', onData);
@@ -122,7 +117,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 /** JSON as express.json reads it (strict): empty is `{}`, only an object or array at the top. */
-function parseJsonBody(raw: Buffer): unknown {
+function parseJsonBody(raw: Buffer, limit: number): unknown {
   const text = raw.toString('utf8');
   const first = /\S/.exec(text)?.[0];
   if (first === undefined) return {};
@@ -133,5 +128,5 @@ function parseJsonBody(raw: Buffer): unknown {
       // the parse error below
     }
   }
-  throw parserError('entity.parse.failed');
+  throw bodyReadError('entity.parse.failed', limit);
 }

@@ -87,13 +87,37 @@ function internalError(): AppError {
   });
 }
 
-/** Known errors, including the body parser's (or errors shaped like them), as AppErrors; null otherwise. */
+/** Known errors, including the body parser's, as AppErrors; null for anything unexpected. */
 function toAppError(error: unknown, maxJsonBytes: number): AppError | null {
   if (error instanceof AppError) return error;
   const parserError = error as BodyParserError;
-  switch (parserError?.type ?? 'unknown') {
+  const type = parserError?.type;
+  if (!isBodyReadFailure(type)) return null;
+  return bodyReadError(type, parserError.limit ?? maxJsonBytes);
+}
+
+/** The body-parser error types (`error.type`) that mean the request body could not be read. */
+const BODY_READ_FAILURES = [
+  'entity.too.large',
+  'entity.parse.failed',
+  'encoding.unsupported',
+  'charset.unsupported',
+  'request.aborted',
+] as const;
+export type BodyReadFailure = (typeof BODY_READ_FAILURES)[number];
+
+function isBodyReadFailure(type: string | undefined): type is BodyReadFailure {
+  return (BODY_READ_FAILURES as readonly (string | undefined)[]).includes(type);
+}
+
+/**
+ * The answer to a body that could not be read, named by express's body-parser error `type`. The gateway fast
+ * lane, which reads bodies itself, throws these too, so both paths answer alike.
+ */
+export function bodyReadError(type: BodyReadFailure, limitBytes: number): AppError {
+  switch (type) {
     case 'entity.too.large':
-      return new PayloadTooLargeError(parserError.limit ?? maxJsonBytes);
+      return new PayloadTooLargeError(limitBytes);
     case 'entity.parse.failed':
       return new RequestValidationError([
         {
@@ -117,8 +141,6 @@ function toAppError(error: unknown, maxJsonBytes: number): AppError | null {
         type: 'invalid_request_error',
         code: 'request_aborted',
       });
-    default:
-      return null;
   }
 }
 

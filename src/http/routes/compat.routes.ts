@@ -55,6 +55,15 @@ export interface CompatRoutesDeps {
   payerOrgId: (principal: Principal | undefined) => Promise<string | null>;
 }
 
+/** A signal that aborts when the client goes away before its response is finished. */
+function abortedOnDisconnect(res: ServerResponse): AbortSignal {
+  const disconnect = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) disconnect.abort();
+  });
+  return disconnect.signal;
+}
+
 /** One chat completion call as both the express route and the gateway fast lane hand it over. */
 export interface ChatCall {
   /** The parsed JSON body, as the caller sent it. */
@@ -81,14 +90,11 @@ export async function serveChatCompletion(
   }
   // The raw body (not the parsed one) is what capability checks look at: only what the caller sent counts.
   const raw = call.body as Record<string, unknown>;
-  const disconnect = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) disconnect.abort();
-  });
+  // A stream's writer watches for the client leaving itself.
   const writer = body.stream ? createSseWriter(res, { requestId: call.requestId }) : null;
   const outcome = await deps.chat.complete(call.principal, raw, {
     requestId: call.requestId,
-    signal: writer?.signal ?? disconnect.signal,
+    signal: writer?.signal ?? abortedOnDisconnect(res),
     fingerprint: call.fingerprint,
     payerOrgId: call.payerOrgId,
   });
@@ -127,11 +133,8 @@ export function compatRoutes(deps: CompatRoutesDeps): Router {
 
   router.post('/embeddings', async (req, res) => {
     parseInput(embeddingsBodySchema, req.body, 'body');
-    const disconnect = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) disconnect.abort();
-    });
-    res.json(await deps.embeddings.embed(principalOf(req), req.body as Record<string, unknown>, disconnect.signal));
+    const signal = abortedOnDisconnect(res);
+    res.json(await deps.embeddings.embed(principalOf(req), req.body as Record<string, unknown>, signal));
   });
 
   return router;
