@@ -2,8 +2,9 @@
  * Chat completions through the gateway: resolve the model, check its capabilities against what the caller sent,
  * authorise the payer, take a queue slot, then run the call on an upstream server (streamed or not, under its
  * deadlines, cancelled with the client) or on the embedded engines, and bill the tokens used. A stream is returned
- * as an async iterable whose first chunk the route reads before writing any byte (so a first-token timeout is
- * still a JSON 504), and whose end bills the call.
+ * as an async iterable of chunk batches (an upstream's chunks as each network read brought them), whose first
+ * batch the route reads before writing any byte (so a first-token timeout is still a JSON 504), and whose end
+ * bills the call.
  */
 import type { Principal } from '../domain/account';
 import type { PredictionRequest } from '../domain/prediction';
@@ -48,7 +49,8 @@ export interface ChatContext {
   payerOrgId: string | null;
 }
 
-export type ChatOutcome = { stream: false; body: Json } | { stream: true; chunks: AsyncIterable<Json> };
+/** A reply: a JSON body, or SSE chunks in non-empty batches (each batch leaves in one socket write). */
+export type ChatOutcome = { stream: false; body: Json } | { stream: true; batches: AsyncIterable<Json[]> };
 
 export interface ChatServiceDeps {
   catalogue: ModelCatalogue;
@@ -174,12 +176,16 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
   ) {
     const { content, usage } = await produce;
     const base = { id, object: 'chat.completion.chunk', created, model: model.id };
-    yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] };
+    // The engine answers whole: its deltas (one per line) are all ready at once, so they go as one batch.
+    const chunks: Json[] = [
+      { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
+    ];
     for (const piece of content.match(/[^\n]*\n?/g)?.filter(Boolean) ?? []) {
-      yield { ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] };
+      chunks.push({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
     }
-    yield { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] };
-    if (includeUsage) yield { ...base, choices: [], usage };
+    chunks.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    if (includeUsage) chunks.push({ ...base, choices: [], usage });
+    yield chunks;
   }
 
   function upstreamBody(body: Json, target: string): UpstreamJson {
@@ -191,7 +197,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
 
   async function* upstreamStream(
     model: CatalogueModel,
-    chunks: AsyncIterable<Json>,
+    batches: AsyncIterable<Json[]>,
     payer: Payer,
     context: ChatContext,
     includeUsage: boolean,
@@ -202,19 +208,23 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     let completionChars = 0;
     let streamId: string | null = null;
     try {
-      for await (const chunk of chunks) {
-        if (typeof chunk.id === 'string') streamId = chunk.id;
-        if (chunk.usage && typeof chunk.usage === 'object') usage = chunk.usage as Json;
-        const choices = Array.isArray(chunk.choices) ? (chunk.choices as Json[]) : [];
-        for (const choice of choices) {
-          const delta = choice.delta as Json | undefined;
-          if (typeof delta?.content === 'string') completionChars += delta.content.length;
+      for await (const batch of batches) {
+        const out: Json[] = [];
+        for (const chunk of batch) {
+          if (typeof chunk.id === 'string') streamId = chunk.id;
+          if (chunk.usage && typeof chunk.usage === 'object') usage = chunk.usage as Json;
+          const choices = Array.isArray(chunk.choices) ? (chunk.choices as Json[]) : [];
+          for (const choice of choices) {
+            const delta = choice.delta as Json | undefined;
+            if (typeof delta?.content === 'string') completionChars += delta.content.length;
+          }
+          if (choices.length === 0 && chunk.usage) continue; // re-emitted below, after billing
+          // Each chunk is a fresh object parsed for this call alone: relabel it in place rather than copy it.
+          chunk.model = model.id;
+          if (!includeUsage) delete chunk.usage;
+          out.push(chunk);
         }
-        if (choices.length === 0 && chunk.usage) continue; // re-emitted below, after billing
-        // Each chunk is a fresh object parsed for this call alone: relabel it in place rather than copy it.
-        chunk.model = model.id;
-        if (!includeUsage) delete chunk.usage;
-        yield chunk;
+        if (out.length > 0) yield out;
       }
     } finally {
       // The queue slot is given back however the stream ends (finished, failed, or the client left).
@@ -225,14 +235,16 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : Math.ceil(completionChars / 4);
     const billed = await charge(payer, model, prompt, completion, context.requestId);
     if (includeUsage) {
-      yield {
-        id: streamId ?? completionId(),
-        object: 'chat.completion.chunk',
-        created: Math.floor(Date.now() / 1000),
-        model: model.id,
-        choices: [],
-        usage: usageBody(prompt, completion, billed),
-      };
+      yield [
+        {
+          id: streamId ?? completionId(),
+          object: 'chat.completion.chunk',
+          created: Math.floor(Date.now() / 1000),
+          model: model.id,
+          choices: [],
+          usage: usageBody(prompt, completion, billed),
+        },
+      ];
     }
   }
 
@@ -250,7 +262,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
         const id = completionId();
         const created = Math.floor(Date.now() / 1000);
         const produce = queue.run('local', () => local(principal, model, body, context, payer), context.signal);
-        if (stream) return { stream: true, chunks: localStream(id, model, created, produce, includeUsage) };
+        if (stream) return { stream: true, batches: localStream(id, model, created, produce, includeUsage) };
         const { content, usage } = await produce;
         return {
           stream: false,
@@ -276,7 +288,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
           });
           return {
             stream: true,
-            chunks: upstreamStream(model, chunks, payer, context, includeUsage, promptEstimate, release),
+            batches: upstreamStream(model, chunks, payer, context, includeUsage, promptEstimate, release),
           };
         } catch (error) {
           release();

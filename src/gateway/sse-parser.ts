@@ -84,19 +84,28 @@ export function createSseParser(): SseParser {
 }
 
 /**
- * Parse a stream into events: bytes (a fetch body, a node stream without an encoding) are decoded as UTF-8 here,
- * text (a node stream after `setEncoding('utf8')`, whose decoder keeps characters split across reads whole) is
- * taken as is.
+ * Parse a stream into events, one array per piece of the stream that completed at least one (so per network read):
+ * a consumer that handles a read's events together pays for one async step, not one per event. Bytes (a fetch
+ * body, a node stream without an encoding) are decoded as UTF-8 here, text (a node stream after
+ * `setEncoding('utf8')`, whose decoder keeps characters split across reads whole) is taken as is.
  */
-export async function* readSseEvents(
+export async function* readSseEventBatches(
   body: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
-): AsyncGenerator<SseEvent> {
+): AsyncGenerator<SseEvent[]> {
   let decoder: StringDecoder | undefined;
   const parser = createSseParser();
   for await (const chunk of body) {
     const text = typeof chunk === 'string' ? chunk : (decoder ??= new StringDecoder('utf8')).write(chunk);
-    for (const event of parser.push(text)) yield event;
+    const events = parser.push(text);
+    if (events.length > 0) yield events;
   }
-  if (decoder !== undefined) for (const event of parser.push(decoder.end())) yield event;
-  for (const event of parser.end()) yield event;
+  const last = decoder === undefined ? parser.end() : [...parser.push(decoder.end()), ...parser.end()];
+  if (last.length > 0) yield last;
+}
+
+/** The events of a stream one at a time (see `readSseEventBatches`). */
+export async function* readSseEvents(
+  body: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
+): AsyncGenerator<SseEvent> {
+  for await (const events of readSseEventBatches(body)) yield* events;
 }

@@ -1,12 +1,13 @@
 /**
  * The one SSE writer (DESIGN.md §3): every streamed response goes through here.
  *
- * Frames are `data: <json>\n\n` ending with `data: [DONE]\n\n`. `pipe` reads the FIRST chunk before writing
- * anything, so a failure before it (a first-token timeout, a 4xx from upstream) is still a normal JSON error with
- * its real status; after it, a failure becomes one `data: {"error":{…}}` frame and `[DONE]`. Each frame is flushed
- * as written, a full socket buffer is awaited (`drain`), and a client that goes away aborts `signal` so the work
- * feeding the stream stops too. Frames written in the same turn of the event loop (the chunks of one upstream
- * network read) leave in one socket write: the sink is corked until the turn ends, not held back any longer.
+ * Frames are `data: <json>\n\n` ending with `data: [DONE]\n\n`. `pipe` takes chunks in batches (those of one
+ * upstream network read) and reads the FIRST batch before writing anything, so a failure before it (a
+ * first-token timeout, a 4xx from upstream) is still a normal JSON error with its real status; after it, a
+ * failure becomes one `data: {"error":{…}}` frame and `[DONE]`. A batch's frames are written (and flushed) as one
+ * string, a full socket buffer is awaited (`drain`), and a client that goes away aborts `signal` so the work
+ * feeding the stream stops too. Frames written in the same turn of the event loop leave in one socket write: the
+ * sink is corked until the turn ends, not held back any longer.
  */
 import { AppError } from '../domain/errors';
 
@@ -43,11 +44,11 @@ export interface SseWriter {
   /** Write `[DONE]` and end. */
   end(): Promise<void>;
   /**
-   * Stream `source`: its first chunk is read before anything is written (so errors before it propagate to the
-   * caller, for a JSON error response), then headers, then every chunk, then `[DONE]`. Later errors become an
-   * error frame. On disconnect the source is closed (`return()`).
+   * Stream `batches` of chunks: the first batch is read before anything is written (so errors before it
+   * propagate to the caller, for a JSON error response), then headers, then every chunk, each batch in one write,
+   * then `[DONE]`. Later errors become an error frame. On disconnect the source is closed (`return()`).
    */
-  pipe(source: AsyncIterable<unknown>, headers?: Record<string, string>): Promise<SseOutcome>;
+  pipe(batches: AsyncIterable<readonly unknown[]>, headers?: Record<string, string>): Promise<SseOutcome>;
 }
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -114,14 +115,16 @@ export function createSseWriter(res: SseSink, options: SseWriterOptions = {}): S
       writer.start();
       await finish();
     },
-    async pipe(source, headers) {
-      const iterator = source[Symbol.asyncIterator]();
+    async pipe(batches, headers) {
+      const iterator = batches[Symbol.asyncIterator]();
       const first = await iterator.next();
       writer.start(headers);
       let next = first;
       try {
         while (!next.done) {
-          if (!(await writer.send(next.value))) break;
+          let frames = '';
+          for (const chunk of next.value) frames += `data: ${JSON.stringify(chunk)}\n\n`;
+          if (frames !== '' && !(await write(frames))) break;
           next = await iterator.next();
         }
       } catch (error) {

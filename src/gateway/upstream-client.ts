@@ -19,7 +19,7 @@ import { upstreamError } from './gateway-errors';
 import type { UpstreamTarget } from './model.types';
 import { createHttpTransport, ResponseTooLargeError, type Transport, type UpstreamResponse } from './http-transport';
 import { CallScope, isAppError } from './upstream-call-scope';
-import { readSseEvents, type SseEvent } from './sse-parser';
+import { readSseEventBatches, type SseEvent } from './sse-parser';
 import { mapUpstreamStatus } from './upstream-errors';
 
 /** A JSON object from the upstream: a chat completion, a chunk, or an embeddings response. */
@@ -32,13 +32,17 @@ export interface UpstreamCallOptions {
   includeUsage?: boolean;
 }
 
-/** Chunks of a streamed chat completion; `return()` (or breaking a `for await`) cancels the upstream call. */
-export type UpstreamStream = AsyncIterableIterator<UpstreamJson>;
+/**
+ * Chunks of a streamed chat completion as they arrive, one non-empty array per network read (a read often
+ * carries several events, and a consumer handling them together pays for one async step instead of one per
+ * chunk); `return()` (or breaking a `for await`) cancels the upstream call.
+ */
+export type UpstreamStream = AsyncIterableIterator<UpstreamJson[]>;
 
 export interface UpstreamClient {
   /** POST /chat/completions, not streamed. */
   chat(target: UpstreamTarget, body: UpstreamJson, options?: UpstreamCallOptions): Promise<UpstreamJson>;
-  /** POST /chat/completions with `stream: true`; resolves once the first chunk has arrived. */
+  /** POST /chat/completions with `stream: true`; resolves once the first chunks have arrived. */
   streamChat(target: UpstreamTarget, body: UpstreamJson, options?: UpstreamCallOptions): Promise<UpstreamStream>;
   /** POST /embeddings. */
   embeddings(target: UpstreamTarget, body: UpstreamJson, options?: UpstreamCallOptions): Promise<UpstreamJson>;
@@ -133,7 +137,7 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
         const source = stream
           ? (stream.setEncoding('utf8').iterator({ destroyOnReturn: false }) as AsyncIterable<string>)
           : [res.body];
-        const chunks = chunksOf(readSseEvents(source), target.provider);
+        const chunks = chunkBatches(readSseEventBatches(source), target.provider);
         const first = await chunks.next();
         if (first.done) throw upstreamError(target.provider, 'The upstream ended the stream without a chunk');
         scope.firstChunkArrived();
@@ -147,27 +151,56 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
   };
 }
 
-/** JSON chunks until `[DONE]`; an upstream error event becomes a 502. */
-async function* chunksOf(events: AsyncIterable<SseEvent>, provider: string): AsyncGenerator<UpstreamJson> {
-  for await (const event of events) {
-    if (event.data === '[DONE]') return;
-    const chunk = parseObject(event.data, provider, 'an event');
-    if (event.event === 'error' || chunk.error !== undefined) {
-      const e = chunk.error as { message?: unknown } | string | undefined;
-      const message = typeof e === 'string' ? e : typeof e?.message === 'string' ? e.message : event.data;
-      throw upstreamError(provider, `The upstream failed mid-stream: ${message}`);
+/**
+ * JSON chunks until `[DONE]`, one non-empty array per batch of events. An upstream error event (or an event that
+ * is not a JSON object) becomes a 502, thrown after the chunks that came before it in the same batch.
+ */
+async function* chunkBatches(batches: AsyncIterable<SseEvent[]>, provider: string): AsyncGenerator<UpstreamJson[]> {
+  for await (const events of batches) {
+    const chunks: UpstreamJson[] = [];
+    let failure: AppError | null = null;
+    let done = false;
+    for (const event of events) {
+      if (event.data === '[DONE]') {
+        done = true;
+        break;
+      }
+      const chunk = chunkOf(event, provider);
+      if (isAppError(chunk)) {
+        failure = chunk;
+        break;
+      }
+      chunks.push(chunk);
     }
-    yield chunk;
+    if (chunks.length > 0) yield chunks;
+    if (failure !== null) throw failure;
+    if (done) return;
   }
 }
 
+/** One event's chunk, or the 502 it stands for (an error event, or an event that is not a JSON object). */
+function chunkOf(event: SseEvent, provider: string): UpstreamJson | AppError {
+  let chunk: UpstreamJson;
+  try {
+    chunk = parseObject(event.data, provider, 'an event');
+  } catch (error) {
+    return isAppError(error) ? error : upstreamError(provider, 'The upstream sent an event that is not JSON');
+  }
+  if (event.event === 'error' || chunk.error !== undefined) {
+    const e = chunk.error as { message?: unknown } | string | undefined;
+    const message = typeof e === 'string' ? e : typeof e?.message === 'string' ? e.message : event.data;
+    return upstreamError(provider, `The upstream failed mid-stream: ${message}`);
+  }
+  return chunk;
+}
+
 function streamFrom(
-  first: UpstreamJson,
-  chunks: AsyncGenerator<UpstreamJson>,
+  first: UpstreamJson[],
+  chunks: AsyncGenerator<UpstreamJson[]>,
   scope: CallScope,
   body: Readable | undefined,
 ): UpstreamStream {
-  let pending: UpstreamJson | null = first;
+  let pending: UpstreamJson[] | null = first;
   let finished = false;
   /** Ends the call; `cancel` also aborts the upstream request (not needed after a clean `[DONE]`). */
   const close = (cancel: boolean): void => {

@@ -102,7 +102,7 @@ export async function serveChatCompletion(
     sendJson(res, 201, outcome.body);
     return;
   }
-  await (writer ?? createSseWriter(res, { requestId: call.requestId })).pipe(outcome.chunks);
+  await (writer ?? createSseWriter(res, { requestId: call.requestId })).pipe(outcome.batches);
 }
 
 export function compatRoutes(deps: CompatRoutesDeps): Router {

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { createSseParser, readSseEvents } from '../../../src/gateway/sse-parser';
+import { createSseParser, readSseEventBatches, readSseEvents } from '../../../src/gateway/sse-parser';
 
 describe('SSE parser', () => {
   it('handles LF, CRLF and CR line ends, comments, multi-line data, event and id fields', () => {
@@ -60,5 +60,13 @@ describe('SSE parser', () => {
     const bytes: string[] = [];
     for await (const e of readSseEvents([Buffer.from('\uFEFFdata: c\n\n')])) bytes.push(e.data);
     expect(bytes).toEqual(['c']);
+  });
+
+  it('reads events in batches, one per piece of the stream that completed any, the unterminated last one at the end', async () => {
+    const batches: string[][] = [];
+    for await (const batch of readSseEventBatches(['data: a\n\ndata: b\n\ndata: c', '\n', '\ndata: d'])) {
+      batches.push(batch.map((e) => e.data));
+    }
+    expect(batches).toEqual([['a', 'b'], ['c'], ['d']]);
   });
 });

@@ -7,7 +7,7 @@ import { readSseEvents } from '../../../src/gateway/sse-parser';
 import { createSseWriter, type SseOutcome, type SseSink } from '../../../src/gateway/sse';
 
 /** A loopback server whose single route pipes `source()` through the writer and records the outcome. */
-async function serve(source: (signal: AbortSignal) => AsyncIterable<unknown>) {
+async function serve(source: (signal: AbortSignal) => AsyncIterable<unknown[]>) {
   const outcomes: Promise<SseOutcome | 'json-error' | 'error-after-headers'>[] = [];
   const server = http.createServer((req, res) => {
     const writer = createSseWriter(res, { requestId: 'req_1' });
@@ -44,14 +44,14 @@ async function frames(res: Response): Promise<string[]> {
 describe('SSE writer', () => {
   it('writes each chunk as a data frame, ends with [DONE], with SSE and caller headers', async () => {
     const app = await serve(async function* () {
-      yield { n: 1 };
-      yield { n: 2 };
+      yield [{ n: 1 }];
+      yield [{ n: 2 }, { n: 3 }];
     });
     const res = await fetch(app.url);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(res.headers.get('x-ratelimit-remaining-requests')).toBe('59');
-    expect(await res.text()).toBe('data: {"n":1}\n\ndata: {"n":2}\n\ndata: [DONE]\n\n');
+    expect(await res.text()).toBe('data: {"n":1}\n\ndata: {"n":2}\n\ndata: {"n":3}\n\ndata: [DONE]\n\n');
     expect(await app.outcomes[0]).toBe('completed');
     await app.close();
   });
@@ -70,7 +70,7 @@ describe('SSE writer', () => {
 
   it('turns a failure after the first chunk into an error frame then [DONE], leaking nothing internal', async () => {
     const app = await serve(async function* () {
-      yield { n: 1 };
+      yield [{ n: 1 }];
       throw new Error('secret /etc/path detail');
     });
     const res = await fetch(app.url);
@@ -92,7 +92,7 @@ describe('SSE writer', () => {
 
   it('renders an AppError mid-stream with its own fields', async () => {
     const app = await serve(async function* () {
-      yield { n: 1 };
+      yield [{ n: 1 }];
       throw new AppError(504, { message: '[vLLM] too slow', type: 'timeout_error', code: 'deadline_exceeded' });
     });
     const data = await frames(await fetch(app.url));
@@ -109,7 +109,7 @@ describe('SSE writer', () => {
       signal.addEventListener('abort', () => (signalAborted = true));
       try {
         for (let i = 0; ; i += 1) {
-          yield { i };
+          yield [{ i }];
           await new Promise((r) => setTimeout(r, 20));
         }
       } finally {

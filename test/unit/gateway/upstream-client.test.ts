@@ -31,7 +31,7 @@ const messages = [{ role: 'user', content: 'hi' }];
 
 async function collect(stream: UpstreamStream): Promise<UpstreamJson[]> {
   const out: UpstreamJson[] = [];
-  for await (const chunk of stream) out.push(chunk);
+  for await (const batch of stream) out.push(...batch);
   return out;
 }
 
@@ -226,7 +226,7 @@ describe('upstream client: streaming', () => {
     const seen: UpstreamJson[] = [];
     const error = await failure(
       (async () => {
-        for await (const chunk of stream) seen.push(chunk);
+        for await (const batch of stream) seen.push(...batch);
       })(),
     );
     expect(error).toMatchObject({ status: 504, code: 'deadline_exceeded' });
@@ -269,6 +269,30 @@ describe('upstream client: streaming', () => {
     }
   });
 
+  it('hands over the chunks of one network read as one batch, and an error event after the chunks before it', async () => {
+    const frame = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
+    const raw = await rawUpstream((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(frame('a') + frame('b') + frame('c'), () =>
+        setTimeout(() => res.end(frame('d') + 'event: error\ndata: {"error":{"message":"overloaded"}}\n\n'), 30),
+      );
+    });
+    try {
+      const stream = await client.streamChat(target({ baseUrl: raw.baseUrl }), { messages });
+      const batches: string[] = [];
+      const error = await failure(
+        (async () => {
+          for await (const batch of stream) batches.push(contents(batch));
+        })(),
+      );
+      expect(batches).toEqual(['abc', 'd']);
+      expect(error).toMatchObject({ status: 502, code: 'upstream_error' });
+      expect((error as Error).message).toContain('overloaded');
+    } finally {
+      await raw.close();
+    }
+  });
+
   it('keeps the upstream connection alive across streamed and plain calls', async () => {
     const raw = await rawUpstream((res, req) => {
       if (req.headers.accept === 'text/event-stream') {
@@ -301,7 +325,7 @@ describe('upstream client: streaming', () => {
     const seen: UpstreamJson[] = [];
     const error = await failure(
       (async () => {
-        for await (const chunk of stream) seen.push(chunk);
+        for await (const batch of stream) seen.push(...batch);
       })(),
     );
     expect(contents(seen)).toBe('onetwo');
