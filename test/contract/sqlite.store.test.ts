@@ -112,6 +112,39 @@ describe('sqlite wallet debits', () => {
     ]);
   });
 
+  it("write one batch of interleaved debits of several organisations with each one's running balance", async () => {
+    const wallets = createSqliteWalletStore(server, { flushMs: 60_000 });
+    const accounts = createSqliteAccountStore(server);
+    const a = await accounts.createOrg({ name: 'a', tier: 'free', kind: 'standard' });
+    const b = await accounts.createOrg({ name: 'b', tier: 'free', kind: 'standard' });
+    await wallets.credit(a.id, 1_000, 'top up');
+    await wallets.credit(a.id, -100, 'a1');
+    await wallets.credit(b.id, -7, 'b1');
+    await wallets.credit(a.id, -200, 'a2');
+    // Another connection credits b while its debit is queued: the batch builds on that balance.
+    await createSqliteWalletStore(cli).credit(b.id, 50, 'operator');
+    await wallets.credit(b.id, -3, 'b2');
+    wallets.flush();
+    const rows = (orgId: string) =>
+      cli
+        .prepare(
+          'SELECT reason, amount_micros AS amount, balance_after_micros AS after FROM wallet_entries WHERE org_id = ? ORDER BY id',
+        )
+        .all(orgId);
+    expect(rows(a.id)).toEqual([
+      { reason: 'top up', amount: 1_000, after: 1_000 },
+      { reason: 'a1', amount: -100, after: 900 },
+      { reason: 'a2', amount: -200, after: 700 },
+    ]);
+    expect(rows(b.id)).toEqual([
+      { reason: 'operator', amount: 50, after: 50 },
+      { reason: 'b1', amount: -7, after: 43 },
+      { reason: 'b2', amount: -3, after: 40 },
+    ]);
+    expect(await createSqliteWalletStore(cli).balance(a.id)).toBe(700);
+    expect(await createSqliteWalletStore(cli).balance(b.id)).toBe(40);
+  });
+
   it('write queued debits before a credit, and see credits made by another connection', async () => {
     const wallets = createSqliteWalletStore(server, { flushMs: 60_000 });
     const org = await createSqliteAccountStore(server).createOrg({ name: 'acme', tier: 'free', kind: 'standard' });
