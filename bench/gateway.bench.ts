@@ -25,7 +25,14 @@ import { startServer } from '../src/http-server';
 const UPSTREAM_SERVICE_MS = 20;
 const CONCURRENCY = 50;
 const loadAgent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-const REQUESTS = 4000;
+/**
+ * Calls per measured run. A p99 is set by rare events (a major GC every few seconds, the kernel's scheduling of
+ * four processes on two cores): with 4,000 calls (under two seconds at 20 ms) a run held one such event or none,
+ * and the added p99 of one build swung 5–20 ms between runs. 10,000 calls hold several.
+ */
+const REQUESTS = 10_000;
+/** Calls per warm-up run (JIT, connection pools), not measured. */
+const WARMUP_REQUESTS = 2_000;
 /** Linux reports process CPU time in ticks of 1/100 s. */
 const CLOCK_TICKS_PER_S = 100;
 
@@ -52,13 +59,13 @@ function processCpuMs(pid: number | undefined): number {
   }
 }
 
-async function load(send: () => Promise<void>, watchedPid?: number): Promise<LoadResult> {
+async function load(send: () => Promise<void>, watchedPid?: number, requests = REQUESTS): Promise<LoadResult> {
   const cpuBefore = processCpuMs(watchedPid);
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
   const worker = async (): Promise<void> => {
-    while (next < REQUESTS) {
+    while (next < requests) {
       next += 1;
       const t0 = performance.now();
       await send();
@@ -71,8 +78,8 @@ async function load(send: () => Promise<void>, watchedPid?: number): Promise<Loa
   return {
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
-    rps: REQUESTS / seconds,
-    cpuMsPerCall: (processCpuMs(watchedPid) - cpuBefore) / REQUESTS,
+    rps: requests / seconds,
+    cpuMsPerCall: (processCpuMs(watchedPid) - cpuBefore) / requests,
   };
 }
 
@@ -188,9 +195,9 @@ export async function gatewayBenchmarks(): Promise<string[]> {
         const direct = post(`${upstream.baseUrl}/chat/completions`, scenario.upstreamModel);
         const gateway = post(`${gatewayUrl}/v1/compat/chat/completions`, scenario.gatewayModel);
         const bare = post(`${proxyUrl}/chat/completions`, scenario.gatewayModel);
-        await load(direct);
-        await load(gateway);
-        await load(bare);
+        await load(direct, undefined, WARMUP_REQUESTS);
+        await load(gateway, undefined, WARMUP_REQUESTS);
+        await load(bare, undefined, WARMUP_REQUESTS);
         const d = await load(direct);
         const g = await load(gateway, gatewayChild.child.pid);
         const b = await load(bare, proxyChild.child.pid);
