@@ -282,13 +282,13 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       if (stream) {
         const release = await queue.acquire('upstream', context.signal);
         try {
-          const chunks = await deps.upstream.streamChat(target, forwarded, {
+          const batches = await deps.upstream.streamChat(target, forwarded, {
             signal: context.signal,
             includeUsage: true,
           });
           return {
             stream: true,
-            batches: upstreamStream(model, chunks, payer, context, includeUsage, promptEstimate, release),
+            batches: upstreamStream(model, batches, payer, context, includeUsage, promptEstimate, release),
           };
         } catch (error) {
           release();

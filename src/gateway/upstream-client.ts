@@ -137,11 +137,11 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
         const source = stream
           ? (stream.setEncoding('utf8').iterator({ destroyOnReturn: false }) as AsyncIterable<string>)
           : [res.body];
-        const chunks = chunkBatches(readSseEventBatches(source), target.provider);
-        const first = await chunks.next();
+        const batches = chunkBatches(readSseEventBatches(source), target.provider);
+        const first = await batches.next();
         if (first.done) throw upstreamError(target.provider, 'The upstream ended the stream without a chunk');
         scope.firstChunkArrived();
-        return streamFrom(first.value, chunks, scope, stream);
+        return streamFrom(first.value, batches, scope, stream);
       } catch (error) {
         scope.dispose();
         scope.controller.abort();
@@ -196,7 +196,7 @@ function chunkOf(event: SseEvent, provider: string): UpstreamJson | AppError {
 
 function streamFrom(
   first: UpstreamJson[],
-  chunks: AsyncGenerator<UpstreamJson[]>,
+  batches: AsyncGenerator<UpstreamJson[]>,
   scope: CallScope,
   body: Readable | undefined,
 ): UpstreamStream {
@@ -209,7 +209,7 @@ function streamFrom(
     if (cancel) {
       scope.dispose();
       scope.controller.abort();
-      chunks.return(undefined).catch(() => undefined);
+      batches.return(undefined).catch(() => undefined);
     } else if (body === undefined || body.readableEnded || body.destroyed) {
       scope.dispose();
     } else {
@@ -228,7 +228,7 @@ function streamFrom(
       }
       if (finished) return { done: true, value: undefined };
       try {
-        const next = await chunks.next();
+        const next = await batches.next();
         if (next.done) close(false);
         return next.done ? { done: true, value: undefined } : next;
       } catch (error) {
