@@ -21,6 +21,7 @@ import type { ModelCatalogue } from './model-catalogue';
 import type { CatalogueModel } from './model.types';
 import type { ReleaseSlot, RequestQueue } from './request-queue';
 import type { UpstreamClient, UpstreamJson } from './upstream-client';
+import type { CancelSignal } from '../lib/cancel';
 
 type Json = Record<string, unknown>;
 
@@ -43,7 +44,7 @@ export const DEFAULT_CHAT_MODEL = 'prism-orion-1';
 export interface ChatContext {
   requestId: string;
   /** Aborts when the client disconnects. */
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** Browser fingerprint header of guests (`X-Prism-Fingerprint`), for the guest spend cap. */
   fingerprint: string | null;
   payerOrgId: string | null;

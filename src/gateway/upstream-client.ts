@@ -6,7 +6,7 @@
  *   otherwise), so the route can still answer with a JSON error before any SSE byte.
  * - `total_timeout_s` covers the whole call, stream included, and aborts the upstream request (504
  *   `deadline_exceeded`); a non-streaming call aborted so returns nothing partial.
- * - The caller's AbortSignal (client disconnect) cancels the upstream request (499 `client_disconnected`).
+ * - The caller's cancel signal (client disconnect) cancels the upstream request (499 `client_disconnected`).
  * - Connection failures and 502/503/504 answers are retried (`retries`, default 1) while nothing has been
  *   received and the total deadline allows; nothing is retried once a chunk has arrived.
  * Sends through the node:http transport of http-transport.ts (injectable for tests), not `fetch` and never the
@@ -21,13 +21,14 @@ import { createHttpTransport, ResponseTooLargeError, type Transport, type Upstre
 import { CallScope, isAppError } from './upstream-call-scope';
 import { readSseEventBatches, type SseEvent } from './sse-parser';
 import { mapUpstreamStatus } from './upstream-errors';
+import type { CancelSignal } from '../lib/cancel';
 
 /** A JSON object from the upstream: a chat completion, a chunk, or an embeddings response. */
 export type UpstreamJson = Record<string, unknown>;
 
 export interface UpstreamCallOptions {
   /** Aborts the upstream call, e.g. when our client disconnects. */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   /** Streaming only: add `stream_options.include_usage` so the last chunk carries usage for billing (default). */
   includeUsage?: boolean;
 }
@@ -315,7 +316,7 @@ function parseObject(text: string | Buffer, provider: string, what: string): Ups
   return value as UpstreamJson;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+function sleep(ms: number, signal: CancelSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       clearTimeout(timer);

@@ -17,6 +17,7 @@ import { BadRequestError } from '../../domain/errors';
 import { MAX_VIDEO_FRAMES } from '../schemas/predictions.schemas';
 import { sendJson } from '../send-json';
 import { parseInput } from '../validation';
+import { CancelController, type CancelSignal } from '../../lib/cancel';
 
 const chatBodySchema = z
   .object({
@@ -56,8 +57,8 @@ export interface CompatRoutesDeps {
 }
 
 /** A signal that aborts when the client goes away before its response is finished. */
-function abortedOnDisconnect(res: ServerResponse): AbortSignal {
-  const disconnect = new AbortController();
+function abortedOnDisconnect(res: ServerResponse): CancelSignal {
+  const disconnect = new CancelController();
   res.on('close', () => {
     if (!res.writableFinished) disconnect.abort();
   });

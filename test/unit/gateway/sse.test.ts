@@ -5,9 +5,10 @@ import { AppError } from '../../../src/domain/errors';
 import { ttftTimeout } from '../../../src/gateway/gateway-errors';
 import { readSseEvents } from '../../../src/gateway/sse-parser';
 import { createSseWriter, type SseOutcome, type SseSink } from '../../../src/gateway/sse';
+import type { CancelSignal } from '../../../src/lib/cancel';
 
 /** A loopback server whose single route pipes `source()` through the writer and records the outcome. */
-async function serve(source: (signal: AbortSignal) => AsyncIterable<unknown[]>) {
+async function serve(source: (signal: CancelSignal) => AsyncIterable<unknown[]>) {
   const outcomes: Promise<SseOutcome | 'json-error' | 'error-after-headers'>[] = [];
   const server = http.createServer((req, res) => {
     const writer = createSseWriter(res, { requestId: 'req_1' });
