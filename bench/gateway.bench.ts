@@ -4,7 +4,10 @@
  * hop's CPU cost is all there is to measure) and one that takes UPSTREAM_SERVICE_MS before its first chunk, as a
  * fast real model would. Also the CPU each call costs the gateway process (from /proc, so it does not depend on
  * how the three processes share the cores) next to a bare keep-alive proxy, and the per-request cost of rate-limit
- * and billing bookkeeping with 10,000 distinct callers. The upstream, the gateway and the bare proxy each run in
+ * and billing bookkeeping with 10,000 distinct callers. The gateway runs with `--trace-gc-nvp`, so each case also
+ * reports what its calls promoted to V8's old generation and how many full collections that caused: promoted
+ * garbage is what makes young pauses long and full collections (the p99's worst stalls) frequent, and one stray
+ * getter or AbortSignal per call is enough to bring it back. The upstream, the gateway and the bare proxy each run in
  * their own process (as in a deployment); this process only generates load. On a 2-core machine the processes
  * share the cores, which the proxied runs pay for and the direct run does not.
  */
@@ -57,6 +60,37 @@ function processCpuMs(pid: number | undefined): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/** What the gateway's garbage collector did while a tally was open, from its `--trace-gc-nvp` lines. */
+interface GcTally {
+  promotedBytes: number;
+  youngCollections: number;
+  fullCollections: number;
+}
+
+/** Reads `--trace-gc-nvp` lines (`… gc=s … promoted=123 …`) into whichever tally is open. */
+function watchGc(output: NodeJS.ReadableStream): { open(): GcTally; close(): void } {
+  let tally: GcTally | null = null;
+  readline.createInterface({ input: output }).on('line', (line) => {
+    const kind = / gc=(\w+) /.exec(line)?.[1];
+    if (!tally || kind === undefined) return;
+    if (kind === 's') {
+      tally.youngCollections += 1;
+      tally.promotedBytes += Number(/ promoted=(\d+) /.exec(line)?.[1] ?? 0);
+    } else if (kind === 'mc' || kind === 'ms') {
+      tally.fullCollections += 1;
+    }
+  });
+  return {
+    open() {
+      tally = { promotedBytes: 0, youngCollections: 0, fullCollections: 0 };
+      return tally;
+    },
+    close() {
+      tally = null;
+    },
+  };
 }
 
 async function load(send: () => Promise<void>, watchedPid?: number, requests = REQUESTS): Promise<LoadResult> {
@@ -137,11 +171,12 @@ export async function gatewayBenchmarks(): Promise<string[]> {
   const profileDir = process.env.PRISM_BENCH_PROFILE_DIR;
   const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const gatewayChild = await startChild(
-    [...profileArgs, '--import', 'tsx', 'server.ts'],
+    [...profileArgs, '--trace-gc-nvp', '--import', 'tsx', 'server.ts'],
     { ...process.env, ...gatewayEnv },
     /listening on/,
   );
   const gatewayUrl = /listening on (\S+)/.exec(gatewayChild.line)?.[1] ?? '';
+  const gatewayGc = watchGc(gatewayChild.child.stdout as NodeJS.ReadableStream);
   const proxyChild = await startChild(
     ['--import', 'tsx', 'bench/bare-proxy-child.ts', upstream.baseUrl],
     process.env,
@@ -199,7 +234,11 @@ export async function gatewayBenchmarks(): Promise<string[]> {
         await load(gateway, undefined, WARMUP_REQUESTS);
         await load(bare, undefined, WARMUP_REQUESTS);
         const d = await load(direct);
+        const gc = gatewayGc.open();
         const g = await load(gateway, gatewayChild.child.pid);
+        // The GC lines of the run's last moments are still in the pipe; let them arrive before closing the tally.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        gatewayGc.close();
         const b = await load(bare, proxyChild.child.pid);
         lines.push(
           `gateway ${stream ? 'streaming' : 'non-streaming'}, ${scenario.label}, ${CONCURRENCY} clients, ` +
@@ -209,7 +248,9 @@ export async function gatewayBenchmarks(): Promise<string[]> {
             `(${g.rps.toFixed(0)} vs ${d.rps.toFixed(0)} req/s); gateway CPU ${(g.cpuMsPerCall * 1000).toFixed(0)} µs ` +
             `per call; a bare keep-alive proxy: ${(b.rps / d.rps).toFixed(2)}x of direct (${b.rps.toFixed(0)} req/s, ` +
             `added p50 ${(b.p50 - d.p50).toFixed(2)} ms, added p99 ${(b.p99 - d.p99).toFixed(2)} ms, ` +
-            `CPU ${(b.cpuMsPerCall * 1000).toFixed(0)} µs per call)`,
+            `CPU ${(b.cpuMsPerCall * 1000).toFixed(0)} µs per call); gateway GC: ` +
+            `${(((gc.promotedBytes / REQUESTS) * 1000) / 1024).toFixed(0)} KB promoted per 1,000 calls, ` +
+            `${gc.youngCollections} young and ${gc.fullCollections} full collections`,
         );
       }
     }
