@@ -3,9 +3,10 @@
  *
  * Why not AbortSignal: on Node 20 every AbortSignal survives young-generation garbage collections and is promoted
  * to the old generation, even one that lives a millisecond (measured: 260 bytes promoted per signal, none for a
- * plain object). A gateway call made three, so each call left garbage that only a full collection could reclaim,
- * and young pauses grew with it. `CancelController` is a small class (its methods live on the prototype, so no
- * object gets a hidden class of its own) and its signal is collected young.
+ * plain object). A gateway call made two (the client-disconnect one and the upstream call's), so each call left
+ * garbage that only a full collection could reclaim, and young pauses grew with it. `CancelController` is a small
+ * class (its methods live on the prototype, so no object gets a hidden class of its own) and its signal is
+ * collected young.
  *
  * `CancelSignal` is the slice of `AbortSignal` the gateway uses, so a real AbortSignal is accepted wherever a
  * CancelSignal is (tests and callers outside the hot path pass those). As with AbortSignal, a listener added
