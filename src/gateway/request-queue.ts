@@ -7,8 +7,8 @@
  * It is deliberately per replica and in memory (the spec's queue is "per ingress replica"); the shared budgets
  * live in the rate limiter. A waiting caller that disconnects leaves the queue without taking a slot.
  */
-import { clientDisconnected, queueFull } from './gateway-errors';
 import type { CancelSignal } from '../lib/cancel';
+import { clientDisconnected, queueFull } from './gateway-errors';
 
 /** Where a call runs: on an upstream server, or on this machine's engines. */
 export type QueueLane = 'upstream' | 'local';

@@ -6,9 +6,9 @@
  * a socket error) is reported as what really happened: 504 `ttft_timeout`, 504 `deadline_exceeded` or 499.
  */
 import { AppError } from '../domain/errors';
+import { CancelController, type CancelSignal } from '../lib/cancel';
 import { clientDisconnected, deadlineExceeded, ttftTimeout, upstreamError } from './gateway-errors';
 import type { UpstreamTarget } from './model.types';
-import { CancelController, type CancelSignal } from '../lib/cancel';
 
 export type AbortCause = 'ttft' | 'total' | 'client';
 

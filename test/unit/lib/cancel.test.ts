@@ -1,3 +1,4 @@
+import { createRequestQueue } from '../../../src/gateway/request-queue';
 import { CancelController } from '../../../src/lib/cancel';
 
 describe('CancelController', () => {
@@ -27,18 +28,16 @@ describe('CancelController', () => {
     expect(calls).toEqual([]);
   });
 
-  it('is interchangeable with an AbortSignal for the code that listens', () => {
-    const listenTo = (signal: { addEventListener(type: 'abort', listener: () => void): void }) => {
-      let fired = false;
-      signal.addEventListener('abort', () => (fired = true));
-      return () => fired;
-    };
-    const light = new CancelController();
-    const real = new AbortController();
-    const lightFired = listenTo(light.signal);
-    const realFired = listenTo(real.signal);
-    light.abort();
-    real.abort();
-    expect([lightFired(), realFired()]).toEqual([true, true]);
+  it("takes an AbortSignal's place in the code that listens: a queue waiter leaves when it aborts", async () => {
+    const queue = createRequestQueue({ maxInFlight: { upstream: 1, local: 1 } });
+    const release = await queue.acquire('upstream');
+    const controller = new CancelController();
+    const waiting = queue.acquire('upstream', controller.signal);
+    expect(queue.waiting).toBe(1);
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ code: 'client_disconnected' });
+    expect(queue.waiting).toBe(0);
+    release();
+    expect(queue.inFlight()).toBe(0);
   });
 });
