@@ -41,6 +41,7 @@ import { createWebhookSender, type WebhookSender } from './services/webhooks.ser
 import { createSqliteFeedbackStore } from './stores/sqlite/feedback.store';
 import { createSqlitePredictionStore } from './stores/sqlite/predictions.store';
 import { createSqliteAccountStore } from './stores/sqlite/accounts.store';
+import { startBackgroundCheckpoints, type BackgroundCheckpoints } from './stores/sqlite/background-checkpoints';
 import { openDatabase, type SqliteDatabase } from './stores/sqlite/database';
 import { createSqliteFileStore } from './stores/sqlite/files.store';
 import { createSqliteWalletStore } from './stores/sqlite/wallets.store';
@@ -71,8 +72,15 @@ export interface Container {
     predictions: PredictionsService;
     feedback: FeedbackService;
   };
-  /** Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any. */
-  start(options?: { sweep?: boolean; resumeJobs?: boolean }): Promise<{ ownerKey: CreatedKey | null }>;
+  /**
+   * Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any.
+   * A long-running process also moves WAL checkpoints to a worker thread (`backgroundCheckpoints`, on by default).
+   */
+  start(options?: {
+    sweep?: boolean;
+    resumeJobs?: boolean;
+    backgroundCheckpoints?: boolean;
+  }): Promise<{ ownerKey: CreatedKey | null }>;
   close(): Promise<void>;
 }
 
@@ -87,6 +95,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   await fs.mkdir(config.data.dir, { recursive: true });
   const secret = config.auth.secret ?? (await readOrCreateSecret(config.data.secretPath));
   const db = openDatabase(config.data.dbPath);
+  let checkpoints: BackgroundCheckpoints | null = null;
 
   // Gateway debits are written behind (PRISM_WALLET_FLUSH_MS); close() writes what is queued before the file closes.
   const wallets = createSqliteWalletStore(db, { logger, flushMs: config.gateway.walletFlushMs });
@@ -235,8 +244,18 @@ export async function createContainer(config: Config, options: ContainerOptions 
     webhooks,
     services: { accounts, auth, files, hub, predictions, feedback },
 
-    async start({ sweep = true, resumeJobs = true } = {}) {
+    async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
       const ownerKey = await accounts.bootstrapOwner();
+      if (backgroundCheckpoints && config.data.walCheckpointMs > 0 && checkpoints === null) {
+        try {
+          checkpoints = await startBackgroundCheckpoints(db, config.data.dbPath, {
+            intervalMs: config.data.walCheckpointMs,
+            logger,
+          });
+        } catch (error) {
+          logger.warn('WAL checkpoints stay in commits: the worker did not start', { error: String(error) });
+        }
+      }
       if (sweep) {
         await stores.files.deleteExpiredPending(new Date());
         const swept = await blobs.sweep(await stores.files.referencedBlobs());
@@ -255,6 +274,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       await jobs.close(config.server.shutdownGraceMs);
       webhooks.close();
       await engine.close();
+      await checkpoints?.stop();
       if (db.open) {
         wallets.flush();
         db.close();

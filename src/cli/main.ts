@@ -59,7 +59,7 @@ async function withContainer(work: (container: Container) => Promise<number>): P
   const config: Config = loadConfig();
   const container = await createContainer(config);
   try {
-    const { ownerKey } = await container.start({ sweep: false, resumeJobs: false });
+    const { ownerKey } = await container.start({ sweep: false, resumeJobs: false, backgroundCheckpoints: false });
     if (ownerKey) console.error(`Created the owner organisation; its key is in ${config.data.ownerKeyPath}`);
     return await work(container);
   } finally {

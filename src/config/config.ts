@@ -52,6 +52,7 @@ const envSchema = z.object({
   PRISM_MIN_CHARGE_USD: z.coerce.number().positive().default(0.001),
   PRISM_OWNER_CREDITS_USD: z.coerce.number().min(0).default(100),
   PRISM_WALLET_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(10),
+  PRISM_WAL_CHECKPOINT_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
 });
@@ -66,7 +67,15 @@ export interface Config {
     trustProxy: boolean | number | string;
     shutdownGraceMs: number;
   };
-  data: { dir: string; dbPath: string; blobDir: string; ownerKeyPath: string; secretPath: string };
+  data: {
+    dir: string;
+    dbPath: string;
+    blobDir: string;
+    ownerKeyPath: string;
+    secretPath: string;
+    /** How often the server checkpoints SQLite's WAL on a worker thread (0: inside commits, SQLite's default). */
+    walCheckpointMs: number;
+  };
   auth: { singleUser: boolean; secret: string | undefined };
   limits: { maxJsonBytes: number; maxUploadBytes: number; urlTtlSeconds: number };
   /** The model catalogue file and the environment snapshot upstream keys are looked up in (by variable name). */
@@ -133,6 +142,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       blobDir: path.join(dir, 'blobs'),
       ownerKeyPath: path.join(dir, 'owner.key'),
       secretPath: path.join(dir, 'secret.key'),
+      walCheckpointMs: e.PRISM_WAL_CHECKPOINT_MS,
     },
     auth: { singleUser: e.PRISM_SINGLE_USER, secret: e.PRISM_SECRET },
     limits: {
