@@ -15,6 +15,7 @@ import type { WalletStore } from '../stores/types';
 import { insufficientCredits } from './gateway-errors';
 import type { GuestIdentity, GuestSpendGuard } from './guest-spend';
 import type { ModelPricing } from './model.types';
+import { extend } from '../lib/extend';
 
 /** The spec's minimum bill: $0.001 per call. */
 export const MINIMUM_CHARGE_MICROS = 1000;
@@ -108,10 +109,10 @@ export function createBiller(deps: BillerDeps): Biller {
       const cost = priceCall(input.pricing, input.usage, options);
       if (payer.kind === 'guest') {
         await deps.guestSpend.record(payer, cost.costMicros, now());
-        return { ...cost, balanceMicros: null };
+        return extend(cost, { balanceMicros: null });
       }
       const balanceMicros = await deps.wallets.credit(payer.orgId, -cost.costMicros, input.reason);
-      return { ...cost, balanceMicros };
+      return extend(cost, { balanceMicros });
     },
   };
 }

@@ -22,6 +22,7 @@ import type { ModelCatalogue } from './model-catalogue';
 import type { CatalogueModel } from './model.types';
 import type { ReleaseSlot, RequestQueue } from './request-queue';
 import type { UpstreamClient, UpstreamJson } from './upstream-client';
+import { extend } from '../lib/extend';
 
 type Json = Record<string, unknown>;
 
@@ -190,7 +191,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
   }
 
   function upstreamBody(body: Json, target: string): UpstreamJson {
-    const forwarded: Json = { ...body, model: target };
+    const forwarded: Json = extend(body, { model: target });
     for (const key of PRISM_ONLY) delete forwarded[key];
     delete forwarded.stream_options;
     return forwarded;
@@ -307,7 +308,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       const billed = await charge(payer, model, prompt, completion, context.requestId);
       return {
         stream: false,
-        body: { ...reply, model: model.id, usage: { ...usage, ...usageBody(prompt, completion, billed) } },
+        body: extend(reply, { model: model.id, usage: extend(usage, usageBody(prompt, completion, billed)) }),
       };
     },
   };

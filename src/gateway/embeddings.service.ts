@@ -19,6 +19,7 @@ import { checkEmbeddingCapabilities } from './capabilities';
 import type { ModelCatalogue } from './model-catalogue';
 import type { UpstreamClient } from './upstream-client';
 import type { CancelSignal } from '../lib/cancel';
+import { extend } from '../lib/extend';
 
 type Json = Record<string, unknown>;
 
@@ -100,8 +101,8 @@ export function createEmbeddingsService(deps: EmbeddingsServiceDeps): Embeddings
       const format = body.encoding_format === 'base64' ? 'base64' : 'float';
       const target = deps.catalogue.upstreamTarget(model);
       if (target) {
-        const reply = await deps.upstream.embeddings(target, { ...body, model: target.model }, { signal });
-        return { ...reply, model: model.id, served_model_id: model.id, backend: deps.catalogue.provider(model) };
+        const reply = await deps.upstream.embeddings(target, extend(body, { model: target.model }), { signal });
+        return extend(reply, { model: model.id, served_model_id: model.id, backend: deps.catalogue.provider(model) });
       }
       const engineName = model.engine.kind === 'local' ? model.engine.name : '';
       const embedder = deps.embedders[engineName];

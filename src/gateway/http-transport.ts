@@ -14,6 +14,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { CancelSignal } from '../lib/cancel';
+import { extend } from '../lib/extend';
 
 export interface UpstreamRequest {
   method: string;
@@ -85,7 +86,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
       }
       const route = routeFor(url);
       let response: http.IncomingMessage | undefined;
-      const req = route.client.request({ ...route.options, method: init.method, headers: init.headers }, (res) => {
+      const req = route.client.request(extend(route.options, { method: init.method, headers: init.headers }), (res) => {
         response = res;
         const status = res.statusCode ?? 502;
         const { headers } = res;

@@ -16,6 +16,7 @@
  */
 import { AppError } from '../domain/errors';
 import { CancelController, type CancelSignal } from '../lib/cancel';
+import { extend } from '../lib/extend';
 
 /** The slice of `http.ServerResponse` (and so express's `Response`) the writer uses. */
 export interface SseSink {
@@ -102,7 +103,7 @@ export function createSseWriter(res: SseSink, options: SseWriterOptions = {}): S
   const writer: SseWriter = {
     signal: controller.signal,
     start(headers = {}) {
-      if (!res.headersSent) res.writeHead(200, { ...SSE_HEADERS, ...headers });
+      if (!res.headersSent) res.writeHead(200, extend(SSE_HEADERS, headers));
     },
     async send(data) {
       writer.start();

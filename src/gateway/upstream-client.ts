@@ -22,6 +22,7 @@ import { createHttpTransport, ResponseTooLargeError, type Transport, type Upstre
 import { CallScope, isAppError } from './upstream-call-scope';
 import { readSseEventBatches, type SseEvent } from './sse-parser';
 import { mapUpstreamStatus } from './upstream-errors';
+import { extend } from '../lib/extend';
 
 /** A JSON object from the upstream: a chat completion, a chunk, or an embeddings response. */
 export type UpstreamJson = Record<string, unknown>;
@@ -121,15 +122,15 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
   return {
     chat(target, body, opts = {}) {
       const { stream: _stream, stream_options: _streamOptions, ...rest } = body;
-      return unary(chatUrls, target, { ...rest, model: target.model }, opts);
+      return unary(chatUrls, target, extend(rest, { model: target.model }), opts);
     },
     embeddings(target, body, opts = {}) {
-      return unary(embeddingsUrls, target, { ...body, model: target.model }, opts);
+      return unary(embeddingsUrls, target, extend(body, { model: target.model }), opts);
     },
     async streamChat(target, body, opts = {}) {
       const scope = new CallScope(target, opts.signal, true);
       const streamOptions = opts.includeUsage === false ? body.stream_options : usageOn(body.stream_options);
-      const payload = { ...body, model: target.model, stream: true, stream_options: streamOptions };
+      const payload = extend(body, { model: target.model, stream: true, stream_options: streamOptions });
       try {
         const res = await post(scope, chatUrls.get(target.baseUrl), payload, streamHeaders.get(target.apiKey));
         const { stream } = res;
@@ -250,7 +251,7 @@ function streamFrom(
 
 function usageOn(streamOptions: unknown): UpstreamJson {
   const base = typeof streamOptions === 'object' && streamOptions !== null ? (streamOptions as UpstreamJson) : {};
-  return { ...base, include_usage: true };
+  return extend(base, { include_usage: true });
 }
 
 /** Built once per base URL (targets are fresh objects per request, their base URLs are few). */
