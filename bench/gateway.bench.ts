@@ -7,9 +7,12 @@
  * and billing bookkeeping with 10,000 distinct callers. The gateway runs with `--trace-gc-nvp`, so each case also
  * reports what its calls promoted to V8's old generation and how many full collections that caused: promoted
  * garbage is what makes young pauses long and full collections (the p99's worst stalls) frequent, and one stray
- * getter or AbortSignal per call is enough to bring it back. The upstream, the gateway and the bare proxy each run in
- * their own process (as in a deployment); this process only generates load. On a 2-core machine the processes
- * share the cores, which the proxied runs pay for and the direct run does not.
+ * getter, AbortSignal or key-adding spread per call is enough to bring it back. Latencies are those of the steady
+ * state: the measured calls follow the warm-up without the clients stopping. A second run from idle reports what
+ * the 50 clients' synchronised first calls add (each of the first ~50 calls waits for the ones ahead of it in the
+ * gateway). The upstream, the gateway and the bare proxy each run in their own process (as in a deployment); this
+ * process only generates load. On a 2-core machine the processes share the cores, which the proxied runs pay for
+ * and the direct run does not.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -34,7 +37,7 @@ const loadAgent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
  * and the added p99 of one build swung 5–20 ms between runs. 10,000 calls hold several.
  */
 const REQUESTS = 10_000;
-/** Calls per warm-up run (JIT, connection pools), not measured. */
+/** Calls before the measured ones (JIT, connection pools, the clients' synchronised start), not measured. */
 const WARMUP_REQUESTS = 2_000;
 /** Linux reports process CPU time in ticks of 1/100 s. */
 const CLOCK_TICKS_PER_S = 100;
@@ -69,8 +72,9 @@ interface GcTally {
   fullCollections: number;
 }
 
-/** Reads `--trace-gc-nvp` lines (`… gc=s … promoted=123 …`) into whichever tally is open. */
-function watchGc(output: NodeJS.ReadableStream): { open(): GcTally; close(): void } {
+/** Reads `--trace-gc-nvp` lines (`… gc=s … promoted=123 …`) into the tally while one is open. */
+function watchGc(output: NodeJS.ReadableStream): { open(): void; close(): GcTally } {
+  const empty = (): GcTally => ({ promotedBytes: 0, youngCollections: 0, fullCollections: 0 });
   let tally: GcTally | null = null;
   readline.createInterface({ input: output }).on('line', (line) => {
     const kind = / gc=(\w+) /.exec(line)?.[1];
@@ -84,26 +88,49 @@ function watchGc(output: NodeJS.ReadableStream): { open(): GcTally; close(): voi
   });
   return {
     open() {
-      tally = { promotedBytes: 0, youngCollections: 0, fullCollections: 0 };
-      return tally;
+      tally = empty();
     },
     close() {
+      const closed = tally ?? empty();
       tally = null;
+      return closed;
     },
   };
 }
 
-async function load(send: () => Promise<void>, watchedPid?: number, requests = REQUESTS): Promise<LoadResult> {
-  const cpuBefore = processCpuMs(watchedPid);
+interface LoadOptions {
+  /** Calls made before the measured ones, by the same clients without a pause (JIT, pools, and a staggered start). */
+  warmup: number;
+  measured?: number;
+  /** The process whose CPU time per measured call is reported. */
+  watchedPid?: number | undefined;
+  /** Called as the first measured call is made. */
+  onMeasureStart?: () => void;
+}
+
+/**
+ * CONCURRENCY clients, each making its next call as soon as its last one ends. The measured calls follow the
+ * warm-up without the clients stopping, so they see the load in its steady state: clients that start together
+ * send their first calls in one burst, which the warm-up absorbs. `warmup: 0` measures from idle, burst included.
+ */
+async function load(send: () => Promise<void>, options: LoadOptions): Promise<LoadResult> {
+  const { warmup, measured = REQUESTS, watchedPid } = options;
   const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
+  let issued = 0;
+  let started = 0;
+  let cpuBefore = Number.NaN;
   const worker = async (): Promise<void> => {
-    while (next < requests) {
-      next += 1;
+    while (issued < warmup + measured) {
+      const index = issued;
+      issued += 1;
+      if (index === warmup) {
+        started = performance.now();
+        cpuBefore = processCpuMs(watchedPid);
+        options.onMeasureStart?.();
+      }
       const t0 = performance.now();
       await send();
-      latencies.push(performance.now() - t0);
+      if (index >= warmup) latencies.push(performance.now() - t0);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -112,8 +139,8 @@ async function load(send: () => Promise<void>, watchedPid?: number, requests = R
   return {
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
-    rps: requests / seconds,
-    cpuMsPerCall: (processCpuMs(watchedPid) - cpuBefore) / requests,
+    rps: measured / seconds,
+    cpuMsPerCall: (processCpuMs(watchedPid) - cpuBefore) / measured,
   };
 }
 
@@ -230,16 +257,18 @@ export async function gatewayBenchmarks(): Promise<string[]> {
         const direct = post(`${upstream.baseUrl}/chat/completions`, scenario.upstreamModel);
         const gateway = post(`${gatewayUrl}/v1/compat/chat/completions`, scenario.gatewayModel);
         const bare = post(`${proxyUrl}/chat/completions`, scenario.gatewayModel);
-        await load(direct, undefined, WARMUP_REQUESTS);
-        await load(gateway, undefined, WARMUP_REQUESTS);
-        await load(bare, undefined, WARMUP_REQUESTS);
-        const d = await load(direct);
-        const gc = gatewayGc.open();
-        const g = await load(gateway, gatewayChild.child.pid);
+        const d = await load(direct, { warmup: WARMUP_REQUESTS });
+        const g = await load(gateway, {
+          warmup: WARMUP_REQUESTS,
+          watchedPid: gatewayChild.child.pid,
+          onMeasureStart: () => gatewayGc.open(),
+        });
         // The GC lines of the run's last moments are still in the pipe; let them arrive before closing the tally.
         await new Promise((resolve) => setTimeout(resolve, 200));
-        gatewayGc.close();
-        const b = await load(bare, proxyChild.child.pid);
+        const gc = gatewayGc.close();
+        const b = await load(bare, { warmup: WARMUP_REQUESTS, watchedPid: proxyChild.child.pid });
+        const dIdle = await load(direct, { warmup: 0 });
+        const gIdle = await load(gateway, { warmup: 0 });
         lines.push(
           `gateway ${stream ? 'streaming' : 'non-streaming'}, ${scenario.label}, ${CONCURRENCY} clients, ` +
             `${REQUESTS} requests: added p50 ${(g.p50 - d.p50).toFixed(2)} ms (direct ${d.p50.toFixed(2)}, ` +
@@ -250,7 +279,9 @@ export async function gatewayBenchmarks(): Promise<string[]> {
             `added p50 ${(b.p50 - d.p50).toFixed(2)} ms, added p99 ${(b.p99 - d.p99).toFixed(2)} ms, ` +
             `CPU ${(b.cpuMsPerCall * 1000).toFixed(0)} µs per call); gateway GC: ` +
             `${(((gc.promotedBytes / REQUESTS) * 1000) / 1024).toFixed(0)} KB promoted per 1,000 calls, ` +
-            `${gc.youngCollections} young and ${gc.fullCollections} full collections`,
+            `${gc.youngCollections} young and ${gc.fullCollections} full collections; from idle ` +
+            `(the ${CONCURRENCY} clients starting together): added p50 ${(gIdle.p50 - dIdle.p50).toFixed(2)} ms, ` +
+            `added p99 ${(gIdle.p99 - dIdle.p99).toFixed(2)} ms`,
         );
       }
     }
