@@ -11,11 +11,11 @@
  * billed, so a balance can end slightly below zero when calls overlap). Guests pay nothing but count against the
  * daily playground cap.
  */
+import { extend } from '../lib/extend';
 import type { WalletStore } from '../stores/types';
 import { insufficientCredits } from './gateway-errors';
 import type { GuestIdentity, GuestSpendGuard } from './guest-spend';
 import type { ModelPricing } from './model.types';
-import { extend } from '../lib/extend';
 
 /** The spec's minimum bill: $0.001 per call. */
 export const MINIMUM_CHARGE_MICROS = 1000;

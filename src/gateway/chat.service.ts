@@ -13,6 +13,7 @@ import { randomHex } from '../lib/random-id';
 import type { ExtractionEngine } from '../services/predictions/extraction-engine';
 import { resolveSingleInput, type InputResolverDeps } from '../services/predictions/inputs';
 import type { CancelSignal } from '../lib/cancel';
+import { extend } from '../lib/extend';
 import { microsToDollars, type Biller, type ChargeResult, type Payer } from './billing';
 import { checkChatCapabilities } from './capabilities';
 import { deadlineExceeded } from './gateway-errors';
@@ -22,7 +23,6 @@ import type { ModelCatalogue } from './model-catalogue';
 import type { CatalogueModel } from './model.types';
 import type { ReleaseSlot, RequestQueue } from './request-queue';
 import type { UpstreamClient, UpstreamJson } from './upstream-client';
-import { extend } from '../lib/extend';
 
 type Json = Record<string, unknown>;
 

@@ -107,11 +107,11 @@ export function createSseWriter(res: SseSink, options: SseWriterOptions = {}): S
     },
     async send(data) {
       writer.start();
-      return write(`data: ${JSON.stringify(data)}\n\n`);
+      return write(frame(data));
     },
     async fail(error) {
       writer.start();
-      await write(`data: ${JSON.stringify({ error: errorFrame(error, options.requestId) })}\n\n`);
+      await write(frame({ error: errorFrame(error, options.requestId) }));
       await finish();
     },
     async end() {
@@ -126,7 +126,7 @@ export function createSseWriter(res: SseSink, options: SseWriterOptions = {}): S
       try {
         while (!next.done) {
           let frames = '';
-          for (const chunk of next.value) frames += `data: ${JSON.stringify(chunk)}\n\n`;
+          for (const chunk of next.value) frames += frame(chunk);
           if (frames !== '' && !(await write(frames))) break;
           next = await iterator.next();
         }
@@ -144,6 +144,11 @@ export function createSseWriter(res: SseSink, options: SseWriterOptions = {}): S
     },
   };
   return writer;
+}
+
+/** One `data:` frame. */
+function frame(data: unknown): string {
+  return `data: ${JSON.stringify(data)}\n\n`;
 }
 
 /** The error object of a mid-stream error frame: the AppError's wire fields, or a generic 500 that leaks nothing. */

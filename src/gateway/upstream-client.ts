@@ -16,13 +16,13 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { AppError } from '../domain/errors';
 import type { CancelSignal } from '../lib/cancel';
+import { extend } from '../lib/extend';
 import { upstreamError } from './gateway-errors';
 import type { UpstreamTarget } from './model.types';
 import { createHttpTransport, ResponseTooLargeError, type Transport, type UpstreamResponse } from './http-transport';
 import { CallScope, isAppError } from './upstream-call-scope';
 import { readSseEventBatches, type SseEvent } from './sse-parser';
 import { mapUpstreamStatus } from './upstream-errors';
-import { extend } from '../lib/extend';
 
 /** A JSON object from the upstream: a chat completion, a chunk, or an embeddings response. */
 export type UpstreamJson = Record<string, unknown>;

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApiKeyRecord, Organisation, OrganisationKind, Tier, User } from '../../domain/account';
 import type { AccountStore, KeyOwner } from '../types';
 import type { SqliteDatabase } from './database';
+import { watchOtherCommits } from './other-commits';
 
 interface OrgRow {
   id: string;
@@ -62,16 +63,11 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
 const KEY_CACHE_ENTRIES = 10_000;
 
 export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
-  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  const otherCommitted = watchOtherCommits(db);
   const keyOwners = new Map<string, KeyOwner>();
-  let seenVersion = dataVersion.get();
   /** The cache, emptied first if another connection has committed since the last look. */
   const cachedKeyOwners = (): Map<string, KeyOwner> => {
-    const version = dataVersion.get();
-    if (version !== seenVersion) {
-      seenVersion = version;
-      keyOwners.clear();
-    }
+    if (otherCommitted()) keyOwners.clear();
     return keyOwners;
   };
   const insertOrg = db.prepare('INSERT INTO organisations (id, name, tier, kind, created_at) VALUES (?, ?, ?, ?, ?)');

@@ -13,6 +13,7 @@
 import type { Logger } from '../../lib/logger';
 import type { WalletStore } from '../types';
 import type { SqliteDatabase } from './database';
+import { watchOtherCommits } from './other-commits';
 
 /** Queued debits that trigger a write without waiting for the timer. */
 const FLUSH_AT = 1000;
@@ -46,7 +47,7 @@ export function createSqliteWalletStore(db: SqliteDatabase, options: SqliteWalle
     'INSERT INTO wallet_entries (org_id, amount_micros, balance_after_micros, reason, created_at) VALUES (?, ?, ?, ?, ?)',
   );
   const read = db.prepare<[string], { balance_micros: number }>('SELECT balance_micros FROM wallets WHERE org_id = ?');
-  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  const otherCommitted = watchOtherCommits(db);
 
   const apply = (orgId: string, amountMicros: number, reason: string, at: string): number => {
     const balance = upsert.get({ org: orgId, amount: amountMicros, now: at })?.balance_micros ?? 0;
@@ -88,7 +89,6 @@ export function createSqliteWalletStore(db: SqliteDatabase, options: SqliteWalle
   const queuedByOrg = new Map<string, number>();
   /** Per organisation: the balance including queued debits, valid while no other connection commits. */
   const balances = new Map<string, number>();
-  let seenVersion = dataVersion.get();
   let timer: NodeJS.Timeout | null = null;
 
   const flush = (): void => {
@@ -121,11 +121,7 @@ export function createSqliteWalletStore(db: SqliteDatabase, options: SqliteWalle
 
   /** The balance with queued debits applied, from memory while it is known to be current. */
   const current = (orgId: string): number => {
-    const version = dataVersion.get();
-    if (version !== seenVersion) {
-      seenVersion = version;
-      balances.clear();
-    }
+    if (otherCommitted()) balances.clear();
     let balance = balances.get(orgId);
     if (balance === undefined) {
       balance = (read.get(orgId)?.balance_micros ?? 0) + (queuedByOrg.get(orgId) ?? 0);
