@@ -19,6 +19,8 @@ import { feedbackRoutes } from './http/routes/feedback.routes';
 import { generateRoutes } from './http/routes/generate.routes';
 import { hubRoutes, legacyHubRoutes } from './http/routes/hub.routes';
 import { predictionsRoutes } from './http/routes/predictions.routes';
+import { createMcpServerFactory, mcpServicesOf } from './mcp/mcp-server';
+import { mcpRoutes } from './mcp/mcp.routes';
 
 const GATEWAY_PREFIXES = ['/v1/compat', '/v1/openai'];
 
@@ -52,6 +54,19 @@ export function createApp(container: Container): Express {
   app.set('query parser', 'simple');
 
   app.use(requestId());
+  // Before the API's JSON parser: /mcp reads its own bodies, with a limit sized for base64 media.
+  app.use(
+    '/mcp',
+    mcpRoutes({
+      factory: createMcpServerFactory(mcpServicesOf(container), container.version),
+      auth: services.auth,
+      limiter: container.gateway.limiter,
+      logger,
+      maxJsonBytes: config.mcp.maxJsonBytes,
+      allowedHosts: config.mcp.allowedHosts,
+      publicUrl: config.server.publicUrl,
+    }),
+  );
   app.use(express.json({ limit: config.limits.maxJsonBytes }));
 
   const mainAuth = authenticate(services.auth, 'main');

@@ -53,6 +53,8 @@ const envSchema = z.object({
   PRISM_OWNER_CREDITS_USD: z.coerce.number().min(0).default(100),
   PRISM_WALLET_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(10),
   PRISM_WAL_CHECKPOINT_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+  PRISM_MCP_MAX_JSON_BYTES: positiveInt(64 * MIB),
+  PRISM_MCP_ALLOWED_HOSTS: z.string().min(1).optional(),
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
 });
@@ -105,6 +107,15 @@ export interface Config {
     ffprobePath: string | undefined;
   };
   webhooks: { secret: string | undefined; secretPath: string; timeoutMs: number; attempts: number; backoffMs: number };
+  mcp: {
+    /** JSON body limit of `/mcp`: base64 media rides in tool arguments, so it is larger than the API's. */
+    maxJsonBytes: number;
+    /**
+     * Host names `/mcp` answers for, checked on `Host` and on `Origin` when a browser sends one (DNS rebinding).
+     * Loopback names and the host of PRISM_PUBLIC_URL are always allowed; `*` turns the check off.
+     */
+    allowedHosts: string[];
+  };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
 }
 
@@ -185,8 +196,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       attempts: e.PRISM_WEBHOOK_ATTEMPTS,
       backoffMs: e.PRISM_WEBHOOK_BACKOFF_MS,
     },
+    mcp: { maxJsonBytes: e.PRISM_MCP_MAX_JSON_BYTES, allowedHosts: mcpAllowedHosts(e) },
     log: { level: e.PRISM_LOG_LEVEL },
   };
+}
+
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+function mcpAllowedHosts(e: { PRISM_MCP_ALLOWED_HOSTS?: string | undefined; PRISM_PUBLIC_URL?: string | undefined }) {
+  const listed = (e.PRISM_MCP_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  const publicHost = e.PRISM_PUBLIC_URL ? [new URL(e.PRISM_PUBLIC_URL).hostname.toLowerCase()] : [];
+  return [...new Set([...LOOPBACK_HOSTS, ...publicHost, ...listed])];
 }
 
 function parseTrustProxy(value: string): boolean | number | string {

@@ -1,0 +1,85 @@
+/**
+ * The MCP adapter's error translator (DESIGN §7): AppErrors become what an MCP client understands.
+ *
+ * Inside a tool call an error is a tool result with `isError: true` whose text is the same `{error:{…}}` object the
+ * REST API sends, so a model reads the spec's code and can correct itself. Before a call can run (auth, Host check,
+ * body limits) it is an HTTP status with a JSON-RPC error body. Unknown errors never leak: they become a generic
+ * `internal_error` and are logged with the request id.
+ */
+import type { ServerResponse } from 'node:http';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AppError } from '../domain/errors';
+import type { Logger } from '../lib/logger';
+
+/** JSON-RPC code for a request refused before it reached the server (the SDK's own HTTP-level refusals use it). */
+const REFUSED = -32000;
+const INTERNAL = -32603;
+
+function internalError(): AppError {
+  return new AppError(500, {
+    message: 'The server had an internal error while processing the request.',
+    type: 'internal_server_error',
+    code: 'internal_error',
+  });
+}
+
+/** The `{error:{…}}` object REST would send for this error (the JSON text of an MCP tool error). */
+export function errorObject(error: AppError, requestId: string): { error: Record<string, unknown> } {
+  return {
+    error: {
+      message: error.message,
+      type: error.type,
+      code: error.code,
+      param: error.param,
+      ...error.extra,
+      ...(error.retryAfterSeconds === undefined ? {} : { retry_after: error.retryAfterSeconds }),
+      status: error.status,
+      request_id: requestId,
+    },
+  };
+}
+
+/** Turns anything a tool threw into an `isError` tool result; unknown errors are logged and not shown. */
+export function toToolError(error: unknown, requestId: string, logger: Logger): CallToolResult {
+  let appError: AppError;
+  if (error instanceof AppError) {
+    appError = error;
+  } else {
+    logger.error('mcp tool failed', { request_id: requestId, error: describe(error) });
+    appError = internalError();
+  }
+  const body = errorObject(appError, requestId);
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+}
+
+/**
+ * Writes an HTTP-level refusal of `/mcp` (401, 403, 413, 429, 503…) as a JSON-RPC error, with the error's headers
+ * and `Retry-After`. The caller decides about `WWW-Authenticate`: only an unknown key carries a challenge.
+ */
+export function sendJsonRpcError(res: ServerResponse, error: unknown, requestId: string, logger: Logger): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const known = error instanceof AppError ? error : null;
+  if (!known) logger.error('mcp request failed', { request_id: requestId, error: describe(error) });
+  const appError = known ?? internalError();
+  for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
+  if (appError.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(appError.retryAfterSeconds));
+  const body = {
+    jsonrpc: '2.0',
+    error: {
+      code: appError.status >= 500 ? INTERNAL : REFUSED,
+      message: appError.message,
+      data: errorObject(appError, requestId).error,
+    },
+    id: null,
+  };
+  res.statusCode = appError.status;
+  res.setHeader('Content-Type', 'application/json');
+  res.end(JSON.stringify(body));
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error);
+}

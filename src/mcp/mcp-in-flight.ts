@@ -1,0 +1,58 @@
+/**
+ * Cancellation across stateless requests. A `tools/call` runs on the server built for its POST; the client's
+ * `notifications/cancelled` arrives in another POST, on another server that never saw the call. This registry maps
+ * (caller, JSON-RPC request id) to the running call's server, so the cancel closes that server, which aborts the
+ * tool's signal. It holds only calls in flight (entries leave when their response closes), so it needs no bound
+ * beyond the number of open requests. Keys include the caller, so nobody can cancel someone else's call.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+
+type RequestId = string | number;
+
+export interface InFlightCalls {
+  /** Records the tool calls in `body` as running on `server`; returns the function that forgets them. */
+  track(caller: string, body: unknown, server: McpServer): () => void;
+  /** Closes the servers running the calls that the cancel notifications in `body` name. */
+  cancel(caller: string, body: unknown): void;
+  readonly size: number;
+}
+
+export function createInFlightCalls(): InFlightCalls {
+  const running = new Map<string, McpServer>();
+  const key = (caller: string, id: RequestId): string => `${caller}\u0000${typeof id}:${String(id)}`;
+  return {
+    track(caller, body, server) {
+      const keys = messages(body)
+        .filter((m) => m.method === 'tools/call' && isRequestId(m.id))
+        .map((m) => key(caller, m.id as RequestId));
+      for (const k of keys) running.set(k, server);
+      return () => {
+        for (const k of keys) if (running.get(k) === server) running.delete(k);
+      };
+    },
+    cancel(caller, body) {
+      for (const m of messages(body)) {
+        const requestId = (m.params as { requestId?: unknown } | undefined)?.requestId;
+        if (m.method !== 'notifications/cancelled' || !isRequestId(requestId)) continue;
+        const server = running.get(key(caller, requestId));
+        if (server) void server.close();
+      }
+    },
+    get size() {
+      return running.size;
+    },
+  };
+}
+
+interface Message {
+  method?: unknown;
+  id?: unknown;
+  params?: unknown;
+}
+
+function messages(body: unknown): Message[] {
+  const list = Array.isArray(body) ? body : [body];
+  return list.filter((m): m is Message => typeof m === 'object' && m !== null);
+}
+
+const isRequestId = (id: unknown): id is RequestId => typeof id === 'string' || typeof id === 'number';

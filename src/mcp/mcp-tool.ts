@@ -1,0 +1,175 @@
+/**
+ * What an MCP tool is here, and the one way tools are put on a server.
+ *
+ * A tool is a name, zod input and output schemas, honest annotations and `run(args, ctx)` that calls a service and
+ * returns the REST body. `registerTools` wraps every tool the same way: account check for tools that need one, the
+ * gateway's per-caller rate limit, progress notifications, cancellation, and the error translator, so a tool's own
+ * code is only its service call. The result is `structuredContent` (the REST body) plus the same JSON as text.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import type { Principal } from '../domain/account';
+import { AppError } from '../domain/errors';
+import { callerKey } from '../gateway/caller-key';
+import { clientDisconnected, rateLimitExceeded } from '../gateway/gateway-errors';
+import type { RateLimiter } from '../gateway/rate-limiter';
+import type { Logger } from '../lib/logger';
+import { toToolError } from './mcp-errors';
+
+/** How often a long call says it is still alive when it has no progress of its own to report. */
+const HEARTBEAT_MS = 10_000;
+
+/** What a tool knows about the call it serves. */
+export interface McpCallContext {
+  principal: Principal;
+  requestId: string;
+  /** Base for links in answers (file public URLs). */
+  baseUrl: string;
+  /** Aborted when the client cancels the call or goes away. */
+  signal: AbortSignal;
+  /** Reports `done` of `total` units (pages, frames); a no-op when the client asked for no progress. */
+  progress(done: number, total?: number, message?: string): void;
+}
+
+type ObjectSchema = z.ZodObject;
+
+/** One tool: its wire contract and the service call behind it. */
+export interface McpTool<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  /** Anonymous callers get an `isError` result saying an account is needed. */
+  needsAccount: boolean;
+  run(args: z.output<I>, ctx: McpCallContext): Promise<z.output<O>>;
+}
+
+/** Keeps a tool's argument and result types tied to its schemas, and erases them for the registry list. */
+export function defineMcpTool<I extends ObjectSchema, O extends ObjectSchema>(tool: McpTool<I, O>): McpTool {
+  return tool;
+}
+
+/** Who calls, and the per-call services the wrapper needs. */
+export interface McpCallScope {
+  principal: Principal;
+  requestId: string;
+  baseUrl: string;
+  logger: Logger;
+  /** The gateway's limiter; absent for the local stdio server, whose only caller is the owner. */
+  limiter?: RateLimiter;
+}
+
+/** Puts `tools` on `server`, each wrapped with the account check, rate limit, progress, cancellation and errors. */
+export function registerTools(server: McpServer, tools: readonly McpTool[], scope: McpCallScope): void {
+  for (const tool of tools) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+        annotations: { title: tool.title, ...tool.annotations },
+      },
+      ((args: unknown, extra: ToolExtra) => callTool(tool, args, extra, scope)) as never,
+    );
+  }
+}
+
+/** The parts of the SDK's request extra a tool call uses. */
+interface ToolExtra {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification(notification: {
+    method: 'notifications/progress';
+    params: { progressToken: string | number; progress: number; total?: number; message?: string };
+  }): Promise<void>;
+}
+
+async function callTool(tool: McpTool, args: unknown, extra: ToolExtra, scope: McpCallScope): Promise<CallToolResult> {
+  const reporter = progressReporter(extra);
+  try {
+    if (tool.needsAccount && scope.principal.kind !== 'user') throw accountNeeded(tool.name);
+    await checkRateLimit(scope);
+    const ctx: McpCallContext = {
+      principal: scope.principal,
+      requestId: scope.requestId,
+      baseUrl: scope.baseUrl,
+      signal: extra.signal,
+      progress: reporter.report,
+    };
+    const out = await untilAborted(tool.run(args as never, ctx), extra.signal);
+    return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
+  } catch (error) {
+    return toToolError(error, scope.requestId, scope.logger);
+  } finally {
+    reporter.stop();
+  }
+}
+
+function accountNeeded(tool: string): AppError {
+  return new AppError(401, {
+    message:
+      `The tool '${tool}' needs a Prism account: configure the MCP client with "Authorization: Bearer <API key>". ` +
+      'Anonymous callers can use the hub tools and resources.',
+    type: 'authentication_error',
+    code: 'missing_api_key',
+  });
+}
+
+/** One call of the caller's gateway budget (the same minute and hour windows as chat and embeddings). */
+async function checkRateLimit(scope: McpCallScope): Promise<void> {
+  if (!scope.limiter) return;
+  const decision = await scope.limiter.check(callerKey(scope.principal));
+  if (decision.allowed) return;
+  throw rateLimitExceeded({
+    window: decision.label,
+    retryAfterS: decision.retryAfterS,
+    tier: scope.principal.kind === 'user' ? scope.principal.tier : 'anonymous',
+    anonymous: scope.principal.kind === 'anonymous',
+  });
+}
+
+/** Progress notifications for the call's token: real progress when the tool has some, a heartbeat otherwise. */
+function progressReporter(extra: ToolExtra): { report: McpCallContext['progress']; stop(): void } {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return { report: () => undefined, stop: () => undefined };
+  let last = 0;
+  let total: number | undefined;
+  const send = (progress: number, message?: string): void => {
+    last = progress;
+    const params = {
+      progressToken: token,
+      progress,
+      ...(total === undefined ? {} : { total }),
+      ...(message ? { message } : {}),
+    };
+    extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
+  };
+  // Progress must grow with every notification, so a heartbeat adds a sliver to the last real value.
+  const heartbeat = setInterval(() => send(last + 0.001, 'working'), HEARTBEAT_MS);
+  heartbeat.unref();
+  return {
+    report(done, newTotal, message) {
+      if (newTotal !== undefined) total = newTotal;
+      if (done > last) send(done, message);
+    },
+    stop: () => clearInterval(heartbeat),
+  };
+}
+
+/**
+ * Resolves with the tool's result, or rejects as soon as the call is cancelled. The SDK sends nothing for a
+ * cancelled request; work the service already committed (a stored prediction) finishes and stays readable by id.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(clientDisconnected());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(clientDisconnected());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
