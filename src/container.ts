@@ -19,7 +19,11 @@ import { createLogger, type Logger } from './lib/logger';
 import { createUrlSigner } from './lib/url-signer';
 import { createAccountsService, type AccountsService, type CreatedKey } from './services/accounts.service';
 import { createAuthService, type AuthService } from './services/auth.service';
-import { createLocalExtractionEngine } from './engines/local-engine-set';
+import { createLocalEngineKit } from './engines/local-engine-set';
+import { createAgentsModule, type AgentsModule } from './container/agents';
+import { createArtifactsService, type ArtifactsService } from './services/artifacts.service';
+import { createSqliteArtifactStore } from './stores/sqlite/artifacts.store';
+import type { ArtifactStore } from './stores/artifact-store';
 import { toPredictionWire } from './http/schemas/predictions.schemas';
 import { createBiller } from './gateway/billing';
 import { createChatService, type ChatService } from './gateway/chat.service';
@@ -58,12 +62,15 @@ export interface Container {
     files: FileStore;
     predictions: PredictionStore;
     feedback: FeedbackStore;
+    artifacts: ArtifactStore;
   };
   blobs: BlobStore;
   engine: ExtractionEngine;
   gateway: { catalogue: ModelCatalogue; limiter: RateLimiter; chat: ChatService; embeddings: EmbeddingsService };
   jobs: JobQueue;
   webhooks: WebhookSender;
+  /** The tool registry and the ToolContext factory (shared by the agent runtime and MCP). */
+  agents: AgentsModule;
   services: {
     accounts: AccountsService;
     auth: AuthService;
@@ -71,6 +78,7 @@ export interface Container {
     hub: HubService;
     predictions: PredictionsService;
     feedback: FeedbackService;
+    artifacts: ArtifactsService;
   };
   /**
    * Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any.
@@ -105,6 +113,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     files: createSqliteFileStore(db),
     predictions: createSqlitePredictionStore(db),
     feedback: createSqliteFeedbackStore(db),
+    artifacts: createSqliteArtifactStore(db),
   };
   const blobs = createFsBlobStore(config.data.blobDir);
 
@@ -141,15 +150,15 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const hub = createHubService();
   const catalogue = loadModelCatalogue(config.models.file, config.models.env);
   const upstream = createUpstreamClient({ retries: config.gateway.upstreamRetries });
-  const localEngine =
-    options.engine ??
-    createLocalExtractionEngine({
-      ocrWorkers: config.engines.ocrWorkers,
-      documentMaxPages: config.engines.documentMaxPages,
-      ffmpegPath: config.engines.ffmpegPath,
-      ffprobePath: config.engines.ffprobePath,
-      logger,
-    });
+  // One set of embedded engines: `prism-1` for extraction and the toolkit the agent tools call.
+  const kit = createLocalEngineKit({
+    ocrWorkers: config.engines.ocrWorkers,
+    documentMaxPages: config.engines.documentMaxPages,
+    ffmpegPath: config.engines.ffmpegPath,
+    ffprobePath: config.engines.ffprobePath,
+    logger,
+  });
+  const localEngine = options.engine ?? kit.engine;
   // Generate requests naming an upstream model from the catalogue go there; `prism-1` stays on the local engines.
   const engine = createRoutedExtractionEngine({ local: localEngine, catalogue, upstream });
   const webhooks = createWebhookSender({
@@ -224,6 +233,35 @@ export async function createContainer(config: Config, options: ContainerOptions 
     inputs,
     logger,
   });
+  const artifacts = createArtifactsService({
+    store: stores.artifacts,
+    blobs,
+    locks,
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    maxBytes: config.limits.maxUploadBytes,
+  });
+  const agents = createAgentsModule({
+    artifacts,
+    hub,
+    inputs,
+    vision: {
+      ...kit.toolkit,
+      async analyzeAudio(bytes) {
+        const a = await kit.toolkit.analyzeAudio(bytes);
+        return {
+          durationS: a.durationS,
+          format: a.format,
+          codec: a.codec,
+          channels: a.channels,
+          sampleRate: a.sampleRate,
+          vad: a.vadNote ? `${a.vad} (${a.vadNote})` : a.vad,
+          speechSegments: a.speechSegments.map((s) => ({ startS: s.start_s, endS: s.end_s })),
+          speechS: a.speechS,
+          transcriptMessage: a.transcriptMessage,
+        };
+      },
+    },
+  });
   const feedback = createFeedbackService({
     store: stores.feedback,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
@@ -242,7 +280,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     gateway: { catalogue, limiter, chat, embeddings },
     jobs,
     webhooks,
-    services: { accounts, auth, files, hub, predictions, feedback },
+    agents,
+    services: { accounts, auth, files, hub, predictions, feedback, artifacts },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
       const ownerKey = await accounts.bootstrapOwner();
@@ -274,6 +313,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       await jobs.close(config.server.shutdownGraceMs);
       webhooks.close();
       await engine.close();
+      if (options.engine) await kit.engine.close();
       await checkpoints?.stop();
       if (db.open) {
         wallets.flush();

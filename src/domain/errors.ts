@@ -17,6 +17,8 @@ export const NOT_FOUND_RESOURCES = [
   'domain',
   'execution',
   'chat',
+  'agent',
+  'artifact',
 ] as const;
 export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 
@@ -40,6 +42,10 @@ export const ERROR_CODES = [
   'url_fetch_failed',
   'schema_invalid',
   'all_pages_failed',
+  // agents (src/agents, tools/)
+  'unknown_tool',
+  'invalid_tool_input',
+  'agent_exists',
   // gateway (src/gateway)
   'capability_violation',
   'model_not_found',

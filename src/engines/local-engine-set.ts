@@ -5,6 +5,8 @@
  */
 import type { Logger } from '../lib/logger';
 import type { ExtractionEngine } from '../services/predictions/extraction-engine';
+import type { DocumentLayout, JsonSchema, LayoutPage } from './types';
+import type { AudioAnalysis, SampledVideo } from './media/types';
 import { extractFromLayout, proposeSchema } from './extract';
 import { createLocalEngines } from './local-engines';
 import { createLocalExtraction, type LocalEngineSet } from './local-extraction.engine';
@@ -19,7 +21,35 @@ export interface LocalExtractionOptions {
   logger: Logger;
 }
 
+/**
+ * The embedded engines one level below `prism-1`, for the agent tools: OCR one image, read or render PDF pages,
+ * sample video frames, analyse audio, fill a schema from a layout. They share the extraction engine's OCR pool.
+ */
+export interface LocalEngineToolkit {
+  ocrImage(image: Buffer): Promise<LayoutPage>;
+  readDocument(
+    pdf: Buffer,
+    options: { pageIndices: number[] | null; dpi: number | null },
+  ): Promise<{ pageCount: number; pages: LayoutPage[] }>;
+  renderPage(pdf: Buffer, pageIndex: number, dpi: number): Promise<{ png: Buffer; width: number; height: number }>;
+  sampleFrames(video: Buffer, options: { fps: number | null; maxFrames: number | null }): Promise<SampledVideo>;
+  analyzeAudio(audio: Buffer): Promise<AudioAnalysis>;
+  fillSchema(
+    layout: DocumentLayout,
+    schema: JsonSchema,
+    hints: { domain?: string; prompt?: string },
+  ): { data: Record<string, unknown>; confidence: Record<string, number> };
+}
+
 export function createLocalExtractionEngine(options: LocalExtractionOptions): ExtractionEngine {
+  return createLocalEngineKit(options).engine;
+}
+
+/** `prism-1` plus the toolkit over the same engine instances (one OCR pool, one VAD session). */
+export function createLocalEngineKit(options: LocalExtractionOptions): {
+  engine: ExtractionEngine;
+  toolkit: LocalEngineToolkit;
+} {
   const { logger } = options;
   const local = createLocalEngines({
     logger,
@@ -72,5 +102,33 @@ export function createLocalExtractionEngine(options: LocalExtractionOptions): Ex
       await Promise.allSettled([local.close(), audio.close()]);
     },
   };
-  return createLocalExtraction(set, logger);
+  const toolkit: LocalEngineToolkit = {
+    async ocrImage(image) {
+      const layout = await local.layoutFromImage(image);
+      return layout.pages[0] ?? { index: 0, width: 0, height: 0, source: 'ocr', lines: [], status: 'ok' };
+    },
+    async readDocument(pdf, { pageIndices, dpi }) {
+      const layout = await local.layoutFromPdf(pdf, {
+        ...(dpi ? { dpi } : {}),
+        ...(pageIndices ? { pageIndices } : {}),
+      });
+      return { pageCount: layout.pageCount, pages: layout.pages };
+    },
+    async renderPage(pdf, pageIndex, dpi) {
+      const doc = await local.pdf.open(pdf);
+      try {
+        return await doc.render(pageIndex, dpi);
+      } finally {
+        await doc.close();
+      }
+    },
+    sampleFrames: (bytes, { fps, maxFrames }) =>
+      video.sampleFrames(bytes, { ...(fps ? { fps } : {}), ...(maxFrames ? { maxFrames } : {}) }),
+    analyzeAudio: (bytes) => audio.analyze(bytes),
+    fillSchema(layout, schema, hints) {
+      const result = extractFromLayout(layout, schema, { confidence: true, grounding: false, hints });
+      return { data: result.data, confidence: result.confidence };
+    },
+  };
+  return { engine: createLocalExtraction(set, logger), toolkit };
 }

@@ -13,11 +13,11 @@
  * worker). 150 dpi is where accuracy stops improving, so higher resolutions only cost time and memory.
  */
 import type { PDFDocumentProxy } from 'pdfjs-dist';
-import { AppError } from '../../domain/errors';
+import { AppError, BadRequestError } from '../../domain/errors';
 import type { Logger } from '../../lib/logger';
 import type { OcrEngine } from '../ocr/ocr.engine';
 import type { DocumentLayout, LayoutPage } from '../types';
-import { renderPage } from './page-render';
+import { renderPage, type RenderedPage } from './page-render';
 import { openPdf } from './pdfjs-loader';
 import { groupIntoLines, placeWords, type PdfTextItem } from './text-layer';
 
@@ -67,6 +67,8 @@ export interface PdfDocument {
   readPage(index: number, opts?: { dpi?: number }): Promise<LayoutPage>;
   /** Reads pages (up to `maxPages`) with retries; failed pages have `status: 'error'`. */
   layout(opts?: PdfReadOptions): Promise<PdfLayout>;
+  /** Renders one page (0-based) to PNG at `dpi` (lowered for very large pages); a bad index is a 400. */
+  render(index: number, dpi: number): Promise<RenderedPage>;
   close(): Promise<void>;
 }
 
@@ -157,6 +159,21 @@ export function createPdfEngine(deps: PdfEngineDeps, options: PdfEngineOptions =
           return page;
         });
         return { pageCount: doc.numPages, pages };
+      },
+      async render(index, dpi) {
+        if (!Number.isInteger(index) || index < 0 || index >= doc.numPages) {
+          throw new BadRequestError(
+            `Page ${index} does not exist: the document has ${doc.numPages} page(s), numbered from 0.`,
+            'invalid_document',
+            'page_index',
+          );
+        }
+        const page = await doc.getPage(index + 1);
+        try {
+          return await renderPage(page, dpi);
+        } finally {
+          page.cleanup();
+        }
       },
       async close() {
         open.delete(doc);

@@ -1,0 +1,266 @@
+/**
+ * The agent SDK: the one module `tools/` and `agent-graphs/` import.
+ *
+ * A tool is a zod-typed function (`defineTool`) that reaches the rest of Prism only through the narrow ports of its
+ * {@link ToolContext}: media loading, the embedded vision/audio engines, artifacts, the hub, skills and the SSRF-safe
+ * fetcher. The composition root binds those ports to the services, so the same tool runs inside the LangGraph loop
+ * and behind MCP with nothing HTTP-shaped in between. The {@link PlannerModel} port is what the loop asks for the next
+ * step: an upstream chat model with tools bound, or the deterministic planner.
+ */
+import { z } from 'zod';
+import type { Principal } from '../domain/account';
+import type { DocumentLayout, JsonSchema, LayoutPage } from '../engines/types';
+import type { CancelSignal } from '../lib/cancel';
+
+export { z };
+export type { CancelSignal, DocumentLayout, JsonSchema, LayoutPage, Principal };
+
+// ---------------------------------------------------------------------------------------------------------------
+// Ports
+
+/** Which kind of media bytes are (sniffed from the content, never from a name). */
+export type MediaFamily = 'image' | 'document' | 'video' | 'audio';
+
+/** Bytes of one input, whatever named it (a file id, an artifact id, an http(s) URL, a data URL). */
+export interface LoadedMedia {
+  bytes: Buffer;
+  mimeType: string;
+  family: MediaFamily | 'unknown';
+  filename: string | null;
+}
+
+export interface MediaPort {
+  /**
+   * Loads a file id (`file-…`), an artifact object id (`img_ab12cd`), an http(s) URL (through the SSRF-safe
+   * fetcher) or a `data:` URL. @throws AppError (`file_not_found`, `url_not_allowed`, …) naming what failed.
+   */
+  load(source: string): Promise<LoadedMedia>;
+}
+
+/** A sampled video frame. */
+export interface SampledFrame {
+  index: number;
+  timeS: number;
+  png: Buffer;
+  width: number;
+  height: number;
+}
+
+/** What the audio engine learns about a recording; never contains invented words. */
+export interface AudioFacts {
+  durationS: number | null;
+  format: string;
+  codec: string;
+  channels: number;
+  sampleRate: number;
+  vad: string;
+  speechSegments: { startS: number; endS: number }[];
+  speechS: number;
+  /** Why there is no transcript (no speech-to-text model runs offline). */
+  transcriptMessage: string;
+}
+
+/** The embedded engines, as tools use them. Every method throws an AppError (`invalid_media`, …) on bad input. */
+export interface VisionPort {
+  /** OCRs one image into a page of lines and words with boxes. */
+  ocrImage(image: Buffer): Promise<LayoutPage>;
+  /** Reads a PDF (text layer, OCR for scanned pages); failed pages carry `status: 'error'`. */
+  readDocument(
+    pdf: Buffer,
+    options: { pageIndices: number[] | null; dpi: number | null },
+  ): Promise<{ pageCount: number; pages: LayoutPage[] }>;
+  /** Renders one 0-based PDF page to PNG. */
+  renderPage(pdf: Buffer, pageIndex: number, dpi: number): Promise<{ png: Buffer; width: number; height: number }>;
+  sampleFrames(
+    video: Buffer,
+    options: { fps: number | null; maxFrames: number | null },
+  ): Promise<{ durationS: number | null; frames: SampledFrame[]; sceneChangesS: number[]; hasAudio: boolean }>;
+  analyzeAudio(audio: Buffer): Promise<AudioFacts>;
+  /** Fills a JSON schema from a layout with the deterministic extractor: fields it cannot find are null. */
+  fillSchema(
+    layout: DocumentLayout,
+    schema: JsonSchema,
+    hints: { domain?: string; prompt?: string },
+  ): { data: Record<string, unknown>; confidence: Record<string, number> };
+}
+
+/** An artifact's metadata (its bytes live in the blob store). */
+export interface ArtifactRef {
+  /** `<prefix>_<6 chars>`: img_, vid_, aud_, doc_, txt_, json_, csv_, lay_ (layouts). */
+  objectId: string;
+  filename: string;
+  mimeType: string;
+  sizeBytes: number;
+}
+
+export type ArtifactKind = 'image' | 'video' | 'audio' | 'document' | 'text' | 'json' | 'csv' | 'layout';
+
+export interface ArtifactsPort {
+  /** Stores bytes as an artifact of the current execution (or session); the filename is kept as given. */
+  write(artifact: { kind: ArtifactKind; filename: string; mimeType: string; bytes: Buffer }): Promise<ArtifactRef>;
+  /** @throws NotFoundError for ids of other organisations or unknown ids. */
+  read(objectId: string): Promise<ArtifactRef & { bytes: Buffer }>;
+  /** The artifacts of the current execution (or session), oldest first. */
+  list(): Promise<ArtifactRef[]>;
+}
+
+export interface HubDomainInfo {
+  domain: string;
+  name: string;
+  description: string;
+  supportedInputs: string[];
+  jsonSchema: JsonSchema;
+}
+
+export interface HubPort {
+  list(): HubDomainInfo[];
+  /** null for an unknown domain. */
+  find(domain: string): HubDomainInfo | null;
+}
+
+/** A skill loaded into the current run. */
+export interface LoadedSkillInfo {
+  id: string;
+  name: string;
+  version: string;
+  description: string;
+  files: { path: string; sizeBytes: number }[];
+}
+
+export interface SkillsPort {
+  /** Skills enabled for this run (empty outside a run that names skills). */
+  list(): LoadedSkillInfo[];
+  /** @throws NotFoundError when the skill is not loaded or the path is not in its bundle. */
+  readFile(skill: string, path: string): Promise<Buffer>;
+}
+
+export interface FetchedPage {
+  status: number;
+  finalUrl: string;
+  mimeType: string;
+  body: Buffer;
+}
+
+export interface FetchPort {
+  /** GETs a public http(s) URL; private, loopback and link-local addresses are refused (`url_not_allowed`). */
+  fetch(url: string): Promise<FetchedPage>;
+}
+
+/** Progress a long tool reports (MCP turns it into progress notifications; the loop logs it). */
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** Everything a tool handler may touch. Built per call by the composition root (see `container.agents`). */
+export interface ToolContext {
+  principal: Principal;
+  /** Aborted when the execution is cancelled, misses its deadline, or the MCP client goes away. */
+  signal: CancelSignal;
+  progress?: (update: ToolProgress) => void;
+  executionId: string | null;
+  sessionId: string | null;
+  media: MediaPort;
+  vision: VisionPort;
+  artifacts: ArtifactsPort;
+  hub: HubPort;
+  skills: SkillsPort;
+  fetch: FetchPort;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Tools
+
+/** MCP tool annotations (hints for clients; they do not change behaviour). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** One tool: snake_case `name` equal to its function name, a description written for a model, zod schemas. */
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  name: string;
+  description: string;
+  inputSchema: I;
+  outputSchema: O;
+  annotations: ToolAnnotations;
+  /** Receives input already parsed by `inputSchema`; its result is checked against `outputSchema`. */
+  handler(input: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
+}
+
+/** A tool whose schemas are erased, as registries and adapters hold it. */
+export type AnyToolDefinition = ToolDefinition<z.ZodObject, z.ZodObject>;
+
+const TOOL_NAME = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
+
+/** Declares a tool; the name must be snake_case (it is the function name a model calls). */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  definition: ToolDefinition<I, O>,
+): ToolDefinition<I, O> {
+  if (!TOOL_NAME.test(definition.name)) throw new Error(`Tool name '${definition.name}' is not snake_case`);
+  if (definition.description.trim().length < 20) throw new Error(`Tool '${definition.name}' needs a description`);
+  return definition;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Planner
+
+/** A tool as a planner sees it: name, description and the JSON schema of its arguments. */
+export interface PlannerToolSpec {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+export interface PlannerToolCall {
+  id: string;
+  name: string;
+  /** Parsed JSON arguments. */
+  arguments: Record<string, unknown>;
+}
+
+/** The transcript the loop keeps (plain JSON so checkpoints stay small and portable). */
+export type PlannerMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; toolCalls: PlannerToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string };
+
+/** What one planning step cost. */
+export interface PlannerUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** USD micro-dollars at the standard (1×) rate. */
+  costMicros: number;
+}
+
+/** What the loop hands a planner for one step. */
+export interface PlanRequest {
+  messages: PlannerMessage[];
+  tools: PlannerToolSpec[];
+  /** The response schema the final answer must satisfy, if any. */
+  responseSchema: JsonSchema | null;
+  /** The current sub-goal when a skill graph is followed (a state name), else null. */
+  goal: string | null;
+  signal: CancelSignal;
+}
+
+/** One planning decision: call these tools, or answer with `content` (JSON text when a schema was asked). */
+export interface PlanStep {
+  content: string | null;
+  toolCalls: PlannerToolCall[];
+  usage: PlannerUsage;
+}
+
+/** The port the loop plans with; bound by the composition root to an upstream chat model or the deterministic one. */
+export interface PlannerModel {
+  /** `language-model` for an upstream chat model; `deterministic` for the rule-based planner. */
+  readonly kind: 'language-model' | 'deterministic';
+  /** The model id that served (for usage and logs). */
+  readonly servedBy: string;
+  plan(request: PlanRequest): Promise<PlanStep>;
+}

@@ -1,0 +1,114 @@
+/**
+ * Artifacts: bytes tools write during a run (and inputs a run keeps), filed under an execution or a session and
+ * read back by object id or filename. Bytes go to the blob store first and the row second under the per-hash lock
+ * the files service uses, so a concurrent file delete of the same content cannot remove them.
+ */
+import { Readable } from 'node:stream';
+import type { BlobStore } from '../blobs/types';
+import type { Principal } from '../domain/account';
+import { ARTIFACT_PREFIX, type ArtifactKind, type ArtifactRecord } from '../domain/artifact';
+import { NotFoundError } from '../domain/errors';
+import type { KeyedMutex } from '../lib/keyed-mutex';
+import type { ArtifactScope, ArtifactStore } from '../stores/artifact-store';
+
+export interface ArtifactsServiceDeps {
+  store: ArtifactStore;
+  blobs: BlobStore;
+  locks: KeyedMutex;
+  orgIdFor(principal: Principal): Promise<string>;
+  maxBytes: number;
+}
+
+export interface NewArtifact {
+  kind: ArtifactKind;
+  filename: string;
+  mimeType: string;
+  bytes: Buffer;
+}
+
+export interface ArtifactsService {
+  write(principal: Principal, scope: ArtifactScope, artifact: NewArtifact): Promise<ArtifactRecord>;
+  /** @throws NotFoundError (`artifact_not_found`) for unknown ids and other organisations' artifacts. */
+  get(principal: Principal, objectId: string): Promise<ArtifactRecord>;
+  /** Metadata and bytes by object id, or by filename within a scope. */
+  read(
+    principal: Principal,
+    by: { objectId: string } | { filename: string; scope: ArtifactScope },
+  ): Promise<{ artifact: ArtifactRecord; bytes: Buffer }>;
+  list(
+    principal: Principal,
+    scope: ArtifactScope,
+    page: { offset: number; limit: number },
+  ): Promise<{ items: ArtifactRecord[]; total: number }>;
+}
+
+const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `<prefix>_<6 chars>`, the reference format clients parse. */
+export function newObjectId(kind: ArtifactKind): string {
+  let suffix = '';
+  for (const byte of crypto.getRandomValues(new Uint8Array(6))) suffix += ID_ALPHABET[byte % ID_ALPHABET.length];
+  return `${ARTIFACT_PREFIX[kind]}_${suffix}`;
+}
+
+export function createArtifactsService(deps: ArtifactsServiceDeps): ArtifactsService {
+  const { store, blobs, locks } = deps;
+
+  async function bytesOf(artifact: ArtifactRecord): Promise<Buffer> {
+    const bytes = await blobs.read(artifact.sha256);
+    if (!bytes) throw new NotFoundError('artifact', artifact.objectId);
+    return bytes;
+  }
+
+  const service: ArtifactsService = {
+    async write(principal, scope, artifact) {
+      const orgId = await deps.orgIdFor(principal);
+      const staged = await blobs.stage(Readable.from([artifact.bytes]), { maxBytes: deps.maxBytes });
+      try {
+        return await locks.run(staged.stored.sha256, async () => {
+          await staged.commit();
+          for (;;) {
+            const record: ArtifactRecord = {
+              objectId: newObjectId(artifact.kind),
+              orgId,
+              executionId: scope.executionId ?? null,
+              sessionId: scope.sessionId ?? null,
+              kind: artifact.kind,
+              filename: artifact.filename,
+              mimeType: artifact.mimeType,
+              sha256: staged.stored.sha256,
+              sizeBytes: staged.stored.bytes,
+              createdAt: new Date(),
+            };
+            if (await store.insert(record, staged.stored)) return record;
+          }
+        });
+      } finally {
+        await staged.discard();
+      }
+    },
+
+    async get(principal, objectId) {
+      const found = await store.get(await deps.orgIdFor(principal), objectId);
+      if (!found) throw new NotFoundError('artifact', objectId);
+      return found;
+    },
+
+    async read(principal, by) {
+      if ('objectId' in by) {
+        const artifact = await service.get(principal, by.objectId);
+        return { artifact, bytes: await bytesOf(artifact) };
+      }
+      const artifact = await store.findByFilename(await deps.orgIdFor(principal), by.scope, by.filename);
+      if (!artifact) throw new NotFoundError('artifact', by.filename);
+      return { artifact, bytes: await bytesOf(artifact) };
+    },
+
+    async list(principal, scope, page) {
+      const orgId = await deps.orgIdFor(principal);
+      const [items, total] = await Promise.all([store.list(orgId, scope, page), store.count(orgId, scope)]);
+      return { items, total };
+    },
+  };
+  return service;
+}
