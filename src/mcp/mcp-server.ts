@@ -12,6 +12,7 @@ import type { InputResolverDeps } from '../services/predictions/inputs';
 import type { PredictionsService } from '../services/predictions/predictions.service';
 import { registerHubResources } from './mcp-resources';
 import { registerTools, type McpCallScope, type McpTool } from './mcp-tool';
+import { registryTools, type RegistryToolsDeps } from './registry-tools';
 import { extractTools, predictionTools } from './tools/extract.tools';
 import { fileTools } from './tools/files.tools';
 import { hubTools } from './tools/hub.tools';
@@ -22,6 +23,8 @@ export interface McpServices {
   files: FilesService;
   hub: HubService;
   inputs: InputResolverDeps;
+  /** The agent runtime's tool registry, exposed as MCP tools too. */
+  agents: RegistryToolsDeps;
 }
 
 /** Everything needed to build servers: the tool list is made once and shared by every request. */
@@ -42,7 +45,13 @@ export function createMcpServerFactory(services: McpServices, version: string): 
     ...predictionTools(services.predictions),
     ...hubTools(services.hub),
     ...fileTools({ files: services.files, inputs: services.inputs }),
+    ...registryTools(services.agents),
   ];
+  const names = new Set<string>();
+  for (const tool of tools) {
+    if (names.has(tool.name)) throw new Error(`MCP tool '${tool.name}' is defined twice`);
+    names.add(tool.name);
+  }
   return {
     tools,
     create(scope) {
@@ -68,5 +77,6 @@ export function mcpServicesOf(container: Container): McpServices {
       },
       fetch: container.config.fetch,
     },
+    agents: { registry: container.agents.tools, toolContext: container.agents.toolContext },
   };
 }

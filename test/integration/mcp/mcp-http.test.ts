@@ -168,6 +168,27 @@ describe('/mcp over Streamable HTTP', () => {
     expect(current.status).toBe('completed');
   });
 
+  it("exposes the agent runtime's tool registry through the same server", async () => {
+    const { tools } = await client.listTools();
+    const registry = app.container.agents.tools.list().map((t) => t.name);
+    expect(registry.length).toBeGreaterThan(0);
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(registry));
+    const ocr = toolOutput(
+      await callTool(client, 'ocr_image', { image: `data:image/png;base64,${receipt.toString('base64')}` }),
+    );
+    expect(JSON.stringify(ocr.page)).toMatch(/GREENLEAF/);
+    const anonymous = await connectMcp(app.url);
+    try {
+      const found = toolOutput(await callTool(anonymous, 'lookup_hub_domain', { domain: 'document.invoice' }));
+      expect(found).toMatchObject({ found: true, domain: 'document.invoice' });
+      expect(toolError(await callTool(anonymous, 'ocr_image', { image: mediaUrl }))).toMatchObject({
+        code: 'missing_api_key',
+      });
+    } finally {
+      await anonymous.close();
+    }
+  });
+
   it('returns caller errors as isError results with the spec codes', async () => {
     const unknownDomain = toolError(
       await callTool(client, 'extract_image', { domain: 'no.such-domain', data: receipt.toString('base64') }),
@@ -186,11 +207,11 @@ describe('/mcp over Streamable HTTP', () => {
     const missing = toolError(await callTool(client, 'get_prediction', { id: 'nope' }));
     expect(missing).toMatchObject({ code: 'prediction_not_found' });
 
-    const badArgs = (await callTool(client, 'get_file', { file_id: 42 }));
+    const badArgs = await callTool(client, 'get_file', { file_id: 42 });
     expect(badArgs.isError).toBe(true);
     expect(JSON.stringify(badArgs.content)).toMatch(/Input validation error/);
 
-    const unknownTool = (await callTool(client, 'no_such_tool', {}));
+    const unknownTool = await callTool(client, 'no_such_tool', {});
     expect(unknownTool.isError).toBe(true);
     expect(JSON.stringify(unknownTool.content)).toMatch(/no_such_tool not found/);
   });
