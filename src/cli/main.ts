@@ -13,6 +13,7 @@ import { TIERS, type Tier } from '../domain/account';
 import { AppError } from '../domain/errors';
 import { toPredictionWire } from '../http/schemas/predictions.schemas';
 import { sniffMediaType } from '../lib/media-type';
+import { serveMcpStdio } from '../mcp/mcp-stdio';
 import { main as serve } from '../../server';
 
 const USAGE = `Usage:
@@ -21,6 +22,7 @@ const USAGE = `Usage:
   prism keys revoke KEY_ID
   prism credits add --org ORG --usd AMOUNT
   prism extract FILE --domain DOMAIN [--schema SCHEMA.json] [--model MODEL] [--confidence] [--grounding]
+  prism mcp                  (MCP server on stdin/stdout, acting as the owner of the data folder)
 
 Settings come from the environment (PRISM_DATA_DIR, PORT, HOST, …); see README.md.`;
 
@@ -37,6 +39,7 @@ export async function run(argv: string[]): Promise<number> {
     if (command === 'keys' && sub === 'revoke') return await withContainer((c) => keysRevoke(c, rest));
     if (command === 'credits' && sub === 'add') return await withContainer((c) => creditsAdd(c, rest));
     if (command === 'extract') return await withContainer((c) => extract(c, argv.slice(1)));
+    if (command === 'mcp') return await withContainer((c) => serveMcpStdio(c).then(() => 0));
     if (command === undefined || command === 'help' || command === '--help') {
       console.log(USAGE);
       return 0;
