@@ -6,6 +6,7 @@ import { embeddingBenchmarks } from './embeddings.bench';
 import { filesBenchmarks } from './files.bench';
 import { gatewayBenchmarks } from './gateway.bench';
 import { printResults, runCase, type BenchCase, type BenchResult } from './harness';
+import { mcpBenchmarks } from './mcp.bench';
 import { ocrBenchmarks } from './ocr.bench';
 import { pdfBenchmarks } from './pdf.bench';
 import { predictionBenchmarks } from './predictions.bench';
@@ -21,6 +22,7 @@ const GROUPS: Record<string, () => Promise<Group>> = {
   ocr: ocrBenchmarks,
   pdf: pdfBenchmarks,
   predictions: predictionBenchmarks,
+  mcp: mcpBenchmarks,
 };
 
 async function main(): Promise<void> {

@@ -4,7 +4,10 @@
  * The HTTP route builds one per request (stateless, see README §MCP) and the stdio command builds one for the
  * owner. Both go through the same tool list and the same `registerTools`, so the two transports cannot drift.
  */
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ListToolsRequestSchema, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Container } from '../container';
 import type { FilesService } from '../services/files.service';
 import type { HubService } from '../services/hub/hub.service';
@@ -52,15 +55,49 @@ export function createMcpServerFactory(services: McpServices, version: string): 
     if (names.has(tool.name)) throw new Error(`MCP tool '${tool.name}' is defined twice`);
     names.add(tool.name);
   }
+  // Every Server builds an Ajv instance unless given one (a few ms each); one shared validator serves them all.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+  const build = (scope: McpCallScope): McpServer => {
+    const server = new McpServer(
+      { name: 'prism', title: 'Prism', version },
+      { instructions: INSTRUCTIONS, jsonSchemaValidator },
+    );
+    registerTools(server, tools, scope);
+    registerHubResources(server, services.hub);
+    return server;
+  };
+  // The SDK turns every zod schema into JSON Schema on each tools/list (about 8 ms for this list); the list is the
+  // same for every caller, so it is computed once, by the SDK itself, and served from memory.
+  let listed: Promise<ListToolsResult> | null = null;
   return {
     tools,
     create(scope) {
-      const server = new McpServer({ name: 'prism', title: 'Prism', version }, { instructions: INSTRUCTIONS });
-      registerTools(server, tools, scope);
-      registerHubResources(server, services.hub);
+      const server = build(scope);
+      listed ??= listToolsOnce(build(scope));
+      const cached = listed;
+      server.server.setRequestHandler(ListToolsRequestSchema, () => cached);
       return server;
     },
   };
+}
+
+/** Asks a server for its tools/list answer over an in-memory pair, as a client would, then closes it. */
+async function listToolsOnce(server: McpServer): Promise<ListToolsResult> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const answer = new Promise<ListToolsResult>((resolve, reject) => {
+    clientSide.onmessage = (message) => {
+      if ('result' in message) resolve(message.result as ListToolsResult);
+      else reject(new Error('tools/list failed on the in-memory server'));
+    };
+  });
+  await clientSide.start();
+  await clientSide.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+  try {
+    return await answer;
+  } finally {
+    await server.close();
+  }
 }
 
 /** The MCP adapter's view of the composition root: the services it calls, with inputs read as the API reads them. */
