@@ -9,11 +9,12 @@
  */
 import { z } from 'zod';
 import type { Principal } from '../domain/account';
-import type { DocumentLayout, JsonSchema, LayoutPage } from '../engines/types';
+import { BadRequestError } from '../domain/errors';
+import type { DocumentLayout, JsonSchema, LayoutLine, LayoutPage } from '../engines/types';
 import type { CancelSignal } from '../lib/cancel';
 
 export { z };
-export type { CancelSignal, DocumentLayout, JsonSchema, LayoutPage, Principal };
+export type { CancelSignal, DocumentLayout, JsonSchema, LayoutLine, LayoutPage, Principal };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Ports
@@ -194,6 +195,11 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
 
 /** A tool whose schemas are erased, as registries and adapters hold it. */
 export type AnyToolDefinition = ToolDefinition<z.ZodObject, z.ZodObject>;
+
+/** The error a handler throws for arguments that parse but cannot be used (400 `invalid_tool_input`). */
+export function invalidToolInput(tool: string, message: string): Error {
+  return new BadRequestError(`Invalid arguments for tool '${tool}': ${message}`, 'invalid_tool_input', tool);
+}
 
 const TOOL_NAME = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 
