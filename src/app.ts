@@ -19,6 +19,8 @@ import { feedbackRoutes } from './http/routes/feedback.routes';
 import { generateRoutes } from './http/routes/generate.routes';
 import { hubRoutes, legacyHubRoutes } from './http/routes/hub.routes';
 import { predictionsRoutes } from './http/routes/predictions.routes';
+import { agentsRoutes } from './http/routes/agents.routes';
+import { artifactsRoutes } from './http/routes/artifacts.routes';
 
 const GATEWAY_PREFIXES = ['/v1/compat', '/v1/openai'];
 
@@ -79,6 +81,8 @@ export function createApp(container: Container): Express {
   app.use('/v1/files', filesRoutes(services.files, { ...fileOptions, surface: 'main' }));
   app.use('/v1', generateRoutes(services.predictions));
   app.use('/v1/predictions', predictionsRoutes(services.predictions, services.hub));
+  app.use('/v1', agentsRoutes(container.agents.agents, container.agents.executions));
+  app.use('/v1/artifacts', artifactsRoutes(services.artifacts));
   app.use('/v1/feedback', feedbackRoutes(services.feedback));
   app.use('/v1/experimental/feedback', feedbackRoutes(services.feedback));
 

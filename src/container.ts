@@ -24,6 +24,11 @@ import { createAgentsModule, type AgentsModule } from './container/agents';
 import { createArtifactsService, type ArtifactsService } from './services/artifacts.service';
 import { createSqliteArtifactStore } from './stores/sqlite/artifacts.store';
 import type { ArtifactStore } from './stores/artifact-store';
+import { createSqliteExecutionStore } from './stores/sqlite/executions.store';
+import { createSqliteAgentStore, createSqliteProgramStore } from './stores/sqlite/agents.store';
+import type { AgentStore, ExecutionStore, ProgramStore } from './stores/execution-store';
+import type { Execution } from './domain/execution';
+import { toExecutionWire } from './http/schemas/agents.schemas';
 import { toPredictionWire } from './http/schemas/predictions.schemas';
 import { createBiller } from './gateway/billing';
 import { createChatService, type ChatService } from './gateway/chat.service';
@@ -63,12 +68,16 @@ export interface Container {
     predictions: PredictionStore;
     feedback: FeedbackStore;
     artifacts: ArtifactStore;
+    executions: ExecutionStore;
+    agents: AgentStore;
+    programs: ProgramStore;
   };
   blobs: BlobStore;
   engine: ExtractionEngine;
   gateway: { catalogue: ModelCatalogue; limiter: RateLimiter; chat: ChatService; embeddings: EmbeddingsService };
   jobs: JobQueue;
   webhooks: WebhookSender;
+  executionWebhooks: WebhookSender<Execution>;
   /** The tool registry and the ToolContext factory (shared by the agent runtime and MCP). */
   agents: AgentsModule;
   services: {
@@ -114,6 +123,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
     predictions: createSqlitePredictionStore(db),
     feedback: createSqliteFeedbackStore(db),
     artifacts: createSqliteArtifactStore(db),
+    executions: createSqliteExecutionStore(db),
+    agents: createSqliteAgentStore(db),
+    programs: createSqliteProgramStore(db),
   };
   const blobs = createFsBlobStore(config.data.blobDir);
 
@@ -161,9 +173,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const localEngine = options.engine ?? kit.engine;
   // Generate requests naming an upstream model from the catalogue go there; `prism-1` stays on the local engines.
   const engine = createRoutedExtractionEngine({ local: localEngine, catalogue, upstream });
+  const webhookSecret = config.webhooks.secret ?? (await readOrCreateSecret(config.webhooks.secretPath));
   const webhooks = createWebhookSender({
     store: stores.predictions,
-    secret: config.webhooks.secret ?? (await readOrCreateSecret(config.webhooks.secretPath)),
+    secret: webhookSecret,
     render: toPredictionWire,
     timeoutMs: config.webhooks.timeoutMs,
     attempts: config.webhooks.attempts,
@@ -171,9 +184,19 @@ export async function createContainer(config: Config, options: ContainerOptions 
     allowPrivate: config.fetch.allowPrivate,
     logger,
   });
-  // The queue and the service refer to each other: the queue runs the service's jobs.
-  let runJob: (id: string) => Promise<void> = async () => undefined;
-  const jobs = createJobQueue({ concurrency: config.jobs.concurrency, run: (id) => runJob(id), logger });
+  // The queue and the services refer to each other: the queue runs the services' jobs, one handler per kind
+  // (`execution:<id>` for agent executions, a bare id for predictions).
+  const handlers: { prediction: (id: string) => Promise<void>; execution: (id: string) => Promise<void> } = {
+    prediction: async () => undefined,
+    execution: async () => undefined,
+  };
+  const EXECUTION_JOB = 'execution:';
+  const jobs = createJobQueue({
+    concurrency: config.jobs.concurrency,
+    run: (key) =>
+      key.startsWith(EXECUTION_JOB) ? handlers.execution(key.slice(EXECUTION_JOB.length)) : handlers.prediction(key),
+    logger,
+  });
   const predictions = createPredictionsService({
     store: stores.predictions,
     blobs,
@@ -186,7 +209,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     onFinished: (prediction) => webhooks.deliver(prediction),
     logger,
   });
-  runJob = (id) => predictions.runJob(id);
+  handlers.prediction = (id) => predictions.runJob(id);
   const limiter = createRateLimiter(createMemoryRateLimitStore(), [
     { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
     { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
@@ -215,16 +238,17 @@ export async function createContainer(config: Config, options: ContainerOptions 
     },
     inputs,
   });
+  const biller = createBiller({
+    wallets: stores.wallets,
+    guestSpend: createGuestSpendGuard(createMemoryGuestSpendStore(), {
+      capMicros: config.gateway.guestDailyCapMicros,
+    }),
+    minimumMicros: config.gateway.minimumChargeMicros,
+  });
   const chat = createChatService({
     catalogue,
     upstream,
-    biller: createBiller({
-      wallets: stores.wallets,
-      guestSpend: createGuestSpendGuard(createMemoryGuestSpendStore(), {
-        capMicros: config.gateway.guestDailyCapMicros,
-      }),
-      minimumMicros: config.gateway.minimumChargeMicros,
-    }),
+    biller,
     queue: createRequestQueue({
       maxInFlight: { upstream: config.gateway.maxInFlight, local: config.gateway.localInFlight },
       maxWaiting: config.gateway.maxQueue,
@@ -240,10 +264,37 @@ export async function createContainer(config: Config, options: ContainerOptions 
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     maxBytes: config.limits.maxUploadBytes,
   });
+  const executionWebhooks = createWebhookSender<Execution>({
+    store: {
+      recordDelivery: ({ predictionId, ...rest }) =>
+        stores.executions.recordDelivery({ ...rest, executionId: predictionId }),
+    },
+    secret: webhookSecret,
+    render: toExecutionWire,
+    eventPrefix: 'execution',
+    timeoutMs: config.webhooks.timeoutMs,
+    attempts: config.webhooks.attempts,
+    backoffMs: config.webhooks.backoffMs,
+    allowPrivate: config.fetch.allowPrivate,
+    logger,
+  });
   const agents = createAgentsModule({
+    db,
+    stores,
     artifacts,
+    files,
     hub,
     inputs,
+    catalogue,
+    upstream,
+    biller,
+    minimumChargeMicros: config.gateway.minimumChargeMicros,
+    skills: null,
+    limits: config.agents,
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    enqueue: (id) => jobs.enqueue(`${EXECUTION_JOB}${id}`),
+    onFinished: (execution) => executionWebhooks.deliver(execution),
+    logger,
     vision: {
       ...kit.toolkit,
       async analyzeAudio(bytes) {
@@ -262,11 +313,15 @@ export async function createContainer(config: Config, options: ContainerOptions 
       },
     },
   });
+  handlers.execution = (id) => agents.executions.runJob(id);
   const feedback = createFeedbackService({
     store: stores.feedback,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
-    targetExists: async (orgId, type, id) =>
-      type === 'request' ? (await stores.predictions.get(orgId, id)) !== null : false,
+    targetExists: async (orgId, type, id) => {
+      if (type === 'request') return (await stores.predictions.get(orgId, id)) !== null;
+      if (type === 'agent_execution') return (await stores.executions.get(orgId, id)) !== null;
+      return false;
+    },
   });
 
   return {
@@ -280,6 +335,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     gateway: { catalogue, limiter, chat, embeddings },
     jobs,
     webhooks,
+    executionWebhooks,
     agents,
     services: { accounts, auth, files, hub, predictions, feedback, artifacts },
 
@@ -305,13 +361,19 @@ export async function createContainer(config: Config, options: ContainerOptions 
         if (jobsAfterRestart.resumed + jobsAfterRestart.failed > 0) {
           logger.info('picked up unfinished predictions', jobsAfterRestart);
         }
+        const runsAfterRestart = await agents.executions.resumeUnfinished();
+        if (runsAfterRestart.resumed + runsAfterRestart.failed > 0) {
+          logger.info('picked up unfinished agent executions', runsAfterRestart);
+        }
       }
       return { ownerKey };
     },
 
     async close() {
+      agents.executions.cancelAll();
       await jobs.close(config.server.shutdownGraceMs);
       webhooks.close();
+      executionWebhooks.close();
       await engine.close();
       if (options.engine) await kit.engine.close();
       await checkpoints?.stop();

@@ -244,8 +244,24 @@ export interface PlannerUsage {
   costMicros: number;
 }
 
+/** One named input of the task, as planners see it (media by source id or URL, never bytes). */
+export type PlannerInput =
+  | { slot: string; kind: 'media'; family: MediaFamily | 'unknown'; source: string }
+  | { slot: string; kind: 'text'; text: string }
+  | { slot: string; kind: 'json'; value: unknown };
+
+/** The task in structured form (the transcript carries the same in words, for language models). */
+export interface PlannerTask {
+  prompt: string | null;
+  inputs: PlannerInput[];
+  responseSchema: JsonSchema | null;
+  /** Skill-graph states in order, empty without a graph. */
+  goals: string[];
+}
+
 /** What the loop hands a planner for one step. */
 export interface PlanRequest {
+  task: PlannerTask;
   messages: PlannerMessage[];
   tools: PlannerToolSpec[];
   /** The response schema the final answer must satisfy, if any. */
@@ -260,6 +276,17 @@ export interface PlanStep {
   content: string | null;
   toolCalls: PlannerToolCall[];
   usage: PlannerUsage;
+}
+
+/**
+ * Thrown by a planner that cannot do the task (e.g. the deterministic planner asked for language understanding);
+ * the execution fails with this message, which names what to configure.
+ */
+export class PlannerRefusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PlannerRefusal';
+  }
 }
 
 /** The port the loop plans with; bound by the composition root to an upstream chat model or the deterministic one. */

@@ -53,6 +53,8 @@ const envSchema = z.object({
   PRISM_OWNER_CREDITS_USD: z.coerce.number().min(0).default(100),
   PRISM_WALLET_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(10),
   PRISM_WAL_CHECKPOINT_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+  PRISM_AGENT_MAX_STEPS: z.coerce.number().int().min(1).max(200).default(24),
+  PRISM_AGENT_DEADLINE_S: positiveInt(600),
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
 });
@@ -98,6 +100,8 @@ export interface Config {
   /** Fetching caller-supplied URLs (inputs) and calling callback URLs. */
   fetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number };
   jobs: { concurrency: number };
+  /** Agent executions: most planner steps per run, and the total deadline of one run. */
+  agents: { maxSteps: number; deadlineMs: number };
   engines: {
     ocrWorkers: number;
     documentMaxPages: number;
@@ -172,6 +176,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.PRISM_FETCH_TIMEOUT_S * 1000,
     },
     jobs: { concurrency: e.PRISM_JOB_CONCURRENCY },
+    agents: { maxSteps: e.PRISM_AGENT_MAX_STEPS, deadlineMs: e.PRISM_AGENT_DEADLINE_S * 1000 },
     engines: {
       ocrWorkers: e.PRISM_OCR_WORKERS,
       documentMaxPages: e.PRISM_DOCUMENT_MAX_PAGES,
