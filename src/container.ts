@@ -38,6 +38,8 @@ import { createHubService, type HubService } from './services/hub/hub.service';
 import type { ExtractionEngine } from './services/predictions/extraction-engine';
 import { createPredictionsService, type PredictionsService } from './services/predictions/predictions.service';
 import { createWebhookSender, type WebhookSender } from './services/webhooks.service';
+import { createSkillsService, type SkillsService } from './services/skills/skills.service';
+import { createSqliteSkillStore } from './stores/sqlite/skills.store';
 import { createSqliteFeedbackStore } from './stores/sqlite/feedback.store';
 import { createSqlitePredictionStore } from './stores/sqlite/predictions.store';
 import { createSqliteAccountStore } from './stores/sqlite/accounts.store';
@@ -45,7 +47,7 @@ import { startBackgroundCheckpoints, type BackgroundCheckpoints } from './stores
 import { openDatabase, type SqliteDatabase } from './stores/sqlite/database';
 import { createSqliteFileStore } from './stores/sqlite/files.store';
 import { createSqliteWalletStore } from './stores/sqlite/wallets.store';
-import type { AccountStore, FeedbackStore, FileStore, PredictionStore, WalletStore } from './stores/types';
+import type { AccountStore, FeedbackStore, FileStore, PredictionStore, SkillStore, WalletStore } from './stores/types';
 
 export interface Container {
   config: Config;
@@ -58,6 +60,7 @@ export interface Container {
     files: FileStore;
     predictions: PredictionStore;
     feedback: FeedbackStore;
+    skills: SkillStore;
   };
   blobs: BlobStore;
   engine: ExtractionEngine;
@@ -71,6 +74,7 @@ export interface Container {
     hub: HubService;
     predictions: PredictionsService;
     feedback: FeedbackService;
+    skills: SkillsService;
   };
   /**
    * Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any.
@@ -105,6 +109,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     files: createSqliteFileStore(db),
     predictions: createSqlitePredictionStore(db),
     feedback: createSqliteFeedbackStore(db),
+    skills: createSqliteSkillStore(db),
   };
   const blobs = createFsBlobStore(config.data.blobDir);
 
@@ -121,11 +126,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
   });
   const locks = createKeyedMutex();
+  const signer = createUrlSigner(secret);
   const files = createFilesService({
     files: stores.files,
     blobs,
     locks,
-    signer: createUrlSigner(secret),
+    signer,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     limits: { maxUploadBytes: config.limits.maxUploadBytes, urlTtlSeconds: config.limits.urlTtlSeconds },
   });
@@ -230,6 +236,18 @@ export async function createContainer(config: Config, options: ContainerOptions 
     targetExists: async (orgId, type, id) =>
       type === 'request' ? (await stores.predictions.get(orgId, id)) !== null : false,
   });
+  const skills = createSkillsService({
+    store: stores.skills,
+    blobs,
+    locks,
+    signer,
+    limits: {
+      maxEntries: config.skills.maxEntries,
+      maxEntryBytes: config.skills.maxEntryBytes,
+      maxTotalBytes: config.skills.maxTotalBytes,
+      maxRatio: config.skills.maxRatio,
+    },
+  });
 
   return {
     config,
@@ -242,7 +260,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     gateway: { catalogue, limiter, chat, embeddings },
     jobs,
     webhooks,
-    services: { accounts, auth, files, hub, predictions, feedback },
+    services: { accounts, auth, files, hub, predictions, feedback, skills },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
       const ownerKey = await accounts.bootstrapOwner();
