@@ -19,6 +19,7 @@ import { feedbackRoutes } from './http/routes/feedback.routes';
 import { generateRoutes } from './http/routes/generate.routes';
 import { hubRoutes, legacyHubRoutes } from './http/routes/hub.routes';
 import { predictionsRoutes } from './http/routes/predictions.routes';
+import { skillsRoutes } from './http/routes/skills.routes';
 
 const GATEWAY_PREFIXES = ['/v1/compat', '/v1/openai'];
 
@@ -79,6 +80,7 @@ export function createApp(container: Container): Express {
   app.use('/v1/files', filesRoutes(services.files, { ...fileOptions, surface: 'main' }));
   app.use('/v1', generateRoutes(services.predictions));
   app.use('/v1/predictions', predictionsRoutes(services.predictions, services.hub));
+  app.use('/v1/skills', skillsRoutes(services.skills, { publicUrl: config.server.publicUrl }));
   app.use('/v1/feedback', feedbackRoutes(services.feedback));
   app.use('/v1/experimental/feedback', feedbackRoutes(services.feedback));
 

@@ -9,13 +9,20 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Principal } from '../../domain/account';
-import { AuthenticationRequiredError, NotFoundError, PermissionDeniedError } from '../../domain/errors';
+import {
+  AuthenticationRequiredError,
+  BadRequestError,
+  NotFoundError,
+  PermissionDeniedError,
+} from '../../domain/errors';
 import type { ParsedSkill, SkillRecord, SkillReference, SkillResolver } from '../../domain/skill';
 import type { BlobStore } from '../../blobs/types';
 import type { KeyedMutex } from '../../lib/keyed-mutex';
 import type { UrlSigner } from '../../lib/url-signer';
 import type { SkillListQuery, SkillScope, SkillSource, SkillStore } from '../../stores/types';
 import type { BundleLimits } from './skill-bundle';
+import { draftFiles, type SkillAuthor } from './skill-authoring';
+import { zipFiles } from './skill-pack';
 import { checkSkillName, loadSkillView, parseSkillZip, skillVersionOf, type CheckedSkill } from './skill-view';
 
 export interface SkillsServiceDeps {
@@ -24,6 +31,12 @@ export interface SkillsServiceDeps {
   locks: KeyedMutex;
   signer: UrlSigner;
   limits: BundleLimits;
+  /** The bytes of an uploaded file of the caller's organisation (create and update by `file_id`). */
+  openFile: (principal: Principal, fileId: string) => Promise<Buffer>;
+  /** A chat session's history as one prompt; null when the caller has no such session (or chats do not exist). */
+  sessionPrompt: (principal: Principal, sessionId: string) => Promise<string | null>;
+  /** Writes SKILL.md and schema.json from a prompt (upstream model or template). */
+  author: SkillAuthor;
   /** Parsed views kept in memory (least recently used go first). */
   cacheSize?: number;
   now?: () => Date;
@@ -36,6 +49,12 @@ export interface CreateSkillOptions {
   description?: string | null;
   source?: SkillSource;
 }
+
+/** Where `POST /v1/skills/create` takes the skill from: exactly one source. */
+export type SkillCreateSource =
+  | { kind: 'file'; fileId: string }
+  | { kind: 'prompt'; prompt: string; jsonSchema: Record<string, unknown> | null }
+  | { kind: 'session'; sessionId: string; jsonSchema: Record<string, unknown> | null };
 
 /** A signed request for a download, as it arrives on the URL. */
 export interface SignedDownload {
@@ -50,6 +69,15 @@ export interface SkillsService extends SkillResolver {
    * @throws InvalidSkillBundleError (nothing stored) for a bundle that breaks a rule.
    */
   createFromZip(principal: Principal, zip: Buffer, options?: CreateSkillOptions): Promise<SkillRecord>;
+  /**
+   * Creates from an uploaded zip (`file_id`), a prompt (SKILL.md and schema.json are written for it) or a chat
+   * session's history (as the prompt). Name and description default from the front matter.
+   */
+  create(
+    principal: Principal,
+    source: SkillCreateSource,
+    options?: { name?: string | null; description?: string | null },
+  ): Promise<SkillRecord>;
   /** Stores a public (built-in) version; returns it and whether it was new. */
   createPublic(zip: Buffer, options?: CreateSkillOptions): Promise<{ record: SkillRecord; created: boolean }>;
   /** A new version with the same name as `skillId`'s; the old version stays readable. */
@@ -57,6 +85,13 @@ export interface SkillsService extends SkillResolver {
     principal: Principal,
     skillId: string,
     zip: Buffer,
+    options?: { description?: string | null },
+  ): Promise<SkillRecord>;
+  /** {@link SkillsService.update} with the zip of an uploaded file. */
+  updateFromFile(
+    principal: Principal,
+    skillId: string,
+    fileId: string,
     options?: { description?: string | null },
   ): Promise<SkillRecord>;
   /** @throws NotFoundError also for other organisations' skills. */
@@ -152,26 +187,68 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
     return zip;
   }
 
+  async function createFromZip(
+    principal: Principal,
+    zip: Buffer,
+    options: CreateSkillOptions = {},
+  ): Promise<SkillRecord> {
+    const orgId = ownerOf(principal);
+    const checked = await parseSkillZip(zip, limits);
+    return (await save(orgId, checked, zip, options)).record;
+  }
+
+  async function update(
+    principal: Principal,
+    skillId: string,
+    zip: Buffer,
+    options: { description?: string | null } = {},
+  ): Promise<SkillRecord> {
+    const orgId = ownerOf(principal);
+    const previous = await visible(principal, skillId);
+    if (previous.orgId !== orgId) {
+      throw new PermissionDeniedError(`Skill '${previous.name}' is public and read-only; create your own instead.`);
+    }
+    const checked = await parseSkillZip(zip, limits);
+    const description = options.description ?? checked.content.description;
+    return (await save(orgId, checked, zip, { name: previous.name, description, source: 'zip' })).record;
+  }
+
   return {
-    async createFromZip(principal, zip, options = {}) {
-      const orgId = ownerOf(principal);
-      const checked = await parseSkillZip(zip, limits);
-      return (await save(orgId, checked, zip, options)).record;
+    createFromZip,
+
+    async create(principal, source, options = {}) {
+      ownerOf(principal);
+      if (source.kind === 'file') {
+        return createFromZip(principal, await deps.openFile(principal, source.fileId), options);
+      }
+      let prompt: string;
+      if (source.kind === 'session') {
+        const history = await deps.sessionPrompt(principal, source.sessionId);
+        if (history === null) throw new NotFoundError('chat', source.sessionId);
+        prompt = history;
+      } else {
+        prompt = source.prompt;
+      }
+      if (prompt.trim() === '') throw new BadRequestError('The prompt is empty.', 'invalid_skill_source', 'prompt');
+      const draft = await deps.author.draft({
+        prompt,
+        jsonSchema: source.jsonSchema,
+        name: options.name ? checkSkillName(options.name) : null,
+        description: options.description ?? null,
+      });
+      const zip = await zipFiles(draftFiles(draft));
+      return createFromZip(principal, zip, { source: source.kind });
     },
 
     async createPublic(zip, options = {}) {
       return save(null, await parseSkillZip(zip, limits), zip, { source: 'builtin', ...options });
     },
 
-    async update(principal, skillId, zip, options = {}) {
-      const orgId = ownerOf(principal);
-      const previous = await visible(principal, skillId);
-      if (previous.orgId !== orgId) {
-        throw new PermissionDeniedError(`Skill '${previous.name}' is public and read-only; create your own instead.`);
-      }
-      const checked = await parseSkillZip(zip, limits);
-      const description = options.description ?? checked.content.description;
-      return (await save(orgId, checked, zip, { name: previous.name, description, source: 'zip' })).record;
+    update,
+
+    async updateFromFile(principal, skillId, fileId, options = {}) {
+      await visible(principal, skillId);
+      return update(principal, skillId, await deps.openFile(principal, fileId), options);
     },
 
     get: visible,

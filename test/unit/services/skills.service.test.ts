@@ -9,7 +9,9 @@ import { createFsBlobStore } from '../../../src/blobs/fs.blob-store';
 import type { Principal } from '../../../src/domain/account';
 import { InvalidSkillBundleError, NotFoundError } from '../../../src/domain/errors';
 import { createKeyedMutex } from '../../../src/lib/keyed-mutex';
+import { createLogger } from '../../../src/lib/logger';
 import { createUrlSigner } from '../../../src/lib/url-signer';
+import { createSkillAuthor } from '../../../src/services/skills/skill-authoring';
 import { DEFAULT_BUNDLE_LIMITS } from '../../../src/services/skills/skill-bundle';
 import { zipFiles } from '../../../src/services/skills/skill-pack';
 import { createSkillsService, type SkillsService } from '../../../src/services/skills/skills.service';
@@ -42,6 +44,7 @@ describe('skills service', () => {
   let orgA: string;
   let orgB: string;
   let clock: number;
+  const uploads = new Map<string, Buffer>();
 
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-skills-svc-'));
@@ -57,6 +60,13 @@ describe('skills service', () => {
       signer: createUrlSigner('s'.repeat(32)),
       limits: DEFAULT_BUNDLE_LIMITS,
       now: () => new Date((clock += 1000)),
+      openFile: async (_principal, fileId) => {
+        const zip = uploads.get(fileId);
+        if (!zip) throw new NotFoundError('file', fileId);
+        return zip;
+      },
+      sessionPrompt: async () => null,
+      author: createSkillAuthor({ model: null, logger: createLogger('silent') }),
     });
   });
   afterEach(() => {
@@ -166,5 +176,40 @@ describe('skills service', () => {
     clock += 120_000;
     await expect(skills.openSignedDownload(record.id, signed)).rejects.toMatchObject({ status: 404 });
     await expect(skills.downloadPath(user(orgB), record.id, 60)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('writes SKILL.md and schema.json from a prompt with the template, and 404s an unknown session', async () => {
+    const record = await skills.create(user(orgA), {
+      kind: 'prompt',
+      prompt: 'Extract the vendor, invoice date and total amount from supplier invoices.',
+      jsonSchema: null,
+    });
+    expect(record.name).toBe('vendor-invoice-date-total-amount');
+    expect(record.description).toContain('deterministic template');
+    const view = await skills.resolve(user(orgA), { kind: 'id', id: record.id, version: 'latest' });
+    expect(view.schema).toMatchObject({
+      properties: {
+        vendor: { type: ['string', 'null'] },
+        invoice_date: { format: 'date' },
+        total_amount: { type: ['number', 'null'] },
+      },
+    });
+    expect(view.instructions).toContain('Extract the vendor, invoice date and total amount');
+    const given = { type: 'object', properties: { words: { type: 'integer' } } };
+    const named = await skills.create(
+      user(orgA),
+      { kind: 'prompt', prompt: 'Count the words.', jsonSchema: given },
+      { name: 'word-count' },
+    );
+    expect((await skills.resolve(user(orgA), { kind: 'id', id: named.id, version: 'latest' })).schema).toEqual(given);
+    await expect(
+      skills.create(user(orgA), { kind: 'session', sessionId: 'nope', jsonSchema: null }),
+    ).rejects.toMatchObject({ status: 404, code: 'chat_not_found' });
+    uploads.set('file-1', await bundle('from-file'));
+    expect(await skills.create(user(orgA), { kind: 'file', fileId: 'file-1' })).toMatchObject({ name: 'from-file' });
+    expect(await skills.updateFromFile(user(orgA), named.id, 'file-1')).toMatchObject({
+      name: 'word-count',
+      description: 'About from-file.',
+    });
   });
 });
