@@ -6,7 +6,7 @@
  * stored record never points at missing bytes. Reads are scoped: a caller sees their organisation's skills plus
  * the public ones; anything else is "not found". Parsed views are cached per version (versions never change).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Principal } from '../../domain/account';
 import {
@@ -108,6 +108,8 @@ export interface SkillsService extends SkillResolver {
   openSignedDownload(skillId: string, signed: SignedDownload): Promise<{ record: SkillRecord; zip: Buffer }>;
 }
 
+const md5Hex = (data: Buffer): string => createHash('md5').update(data).digest('hex');
+
 export const downloadContentPath = (skillId: string): string => `/v1/skills/${encodeURIComponent(skillId)}/content`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -144,15 +146,23 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
       createdAt: at,
       updatedAt: at,
     };
-    const staged = await blobs.stage(Readable.from([zip]), { maxBytes: zip.length });
-    try {
-      return await locks.run(checked.sha256, async () => {
+    const source = options.source ?? 'zip';
+    // Under the hash's lock no delete of the same bytes can run: bytes already stored (the uploaded file a skill is
+    // made from, or an earlier version) are referenced as they are instead of being written and synced again.
+    return locks.run(checked.sha256, async () => {
+      const existing = await blobs.open(checked.sha256);
+      if (existing) {
+        existing.destroy();
+        return store.insert(record, source, { bytes: zip.length, md5: md5Hex(zip), sha256: checked.sha256 });
+      }
+      const staged = await blobs.stage(Readable.from([zip]), { maxBytes: zip.length });
+      try {
         await staged.commit();
-        return store.insert(record, options.source ?? 'zip', staged.stored);
-      });
-    } finally {
-      await staged.discard();
-    }
+        return await store.insert(record, source, staged.stored);
+      } finally {
+        await staged.discard();
+      }
+    });
   }
 
   async function visible(principal: Principal, skillId: string): Promise<SkillRecord> {
