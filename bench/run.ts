@@ -9,6 +9,7 @@ import { printResults, runCase, type BenchCase, type BenchResult } from './harne
 import { ocrBenchmarks } from './ocr.bench';
 import { pdfBenchmarks } from './pdf.bench';
 import { predictionBenchmarks } from './predictions.bench';
+import { skillsBenchmarks } from './skills.bench';
 
 interface Group {
   cases: BenchCase[];
@@ -21,6 +22,7 @@ const GROUPS: Record<string, () => Promise<Group>> = {
   ocr: ocrBenchmarks,
   pdf: pdfBenchmarks,
   predictions: predictionBenchmarks,
+  skills: skillsBenchmarks,
 };
 
 async function main(): Promise<void> {

@@ -21,6 +21,7 @@ import { hubRoutes, legacyHubRoutes } from './http/routes/hub.routes';
 import { predictionsRoutes } from './http/routes/predictions.routes';
 import { agentsRoutes } from './http/routes/agents.routes';
 import { artifactsRoutes } from './http/routes/artifacts.routes';
+import { skillsRoutes } from './http/routes/skills.routes';
 
 const GATEWAY_PREFIXES = ['/v1/compat', '/v1/openai'];
 
@@ -83,6 +84,7 @@ export function createApp(container: Container): Express {
   app.use('/v1/predictions', predictionsRoutes(services.predictions, services.hub));
   app.use('/v1', agentsRoutes(container.agents.agents, container.agents.executions));
   app.use('/v1/artifacts', artifactsRoutes(services.artifacts));
+  app.use('/v1/skills', skillsRoutes(services.skills, { publicUrl: config.server.publicUrl }));
   app.use('/v1/feedback', feedbackRoutes(services.feedback));
   app.use('/v1/experimental/feedback', feedbackRoutes(services.feedback));
 

@@ -8,10 +8,12 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { buffer as readAll } from 'node:stream/consumers';
 import { createFsBlobStore } from './blobs/fs.blob-store';
 import type { BlobStore } from './blobs/types';
 import type { Config } from './config/config';
 import type { Principal } from './domain/account';
+import { InvalidSkillBundleError } from './domain/errors';
 import type { PredictionRequest } from './domain/prediction';
 import type { LayoutPage } from './engines/types';
 import { createKeyedMutex } from './lib/keyed-mutex';
@@ -39,7 +41,7 @@ import { createGuestSpendGuard, createMemoryGuestSpendStore } from './gateway/gu
 import { loadModelCatalogue, type ModelCatalogue } from './gateway/model-catalogue';
 import { createMemoryRateLimitStore, createRateLimiter, type RateLimiter } from './gateway/rate-limiter';
 import { createRequestQueue } from './gateway/request-queue';
-import { createUpstreamClient } from './gateway/upstream-client';
+import { createUpstreamClient, type UpstreamClient } from './gateway/upstream-client';
 import { createJobQueue, type JobQueue } from './jobs/job-queue';
 import { createFeedbackService, type FeedbackService } from './services/feedback.service';
 import { createFilesService, type FilesService } from './services/files.service';
@@ -47,6 +49,10 @@ import { createHubService, type HubService } from './services/hub/hub.service';
 import type { ExtractionEngine } from './services/predictions/extraction-engine';
 import { createPredictionsService, type PredictionsService } from './services/predictions/predictions.service';
 import { createWebhookSender, type WebhookSender } from './services/webhooks.service';
+import { seedBuiltinSkills } from './services/skills/builtin-skills';
+import { createSkillAuthor, type DraftingModel } from './services/skills/skill-authoring';
+import { createSkillsService, type SkillsService } from './services/skills/skills.service';
+import { createSqliteSkillStore } from './stores/sqlite/skills.store';
 import { createSqliteFeedbackStore } from './stores/sqlite/feedback.store';
 import { createSqlitePredictionStore } from './stores/sqlite/predictions.store';
 import { createSqliteAccountStore } from './stores/sqlite/accounts.store';
@@ -54,7 +60,7 @@ import { startBackgroundCheckpoints, type BackgroundCheckpoints } from './stores
 import { openDatabase, type SqliteDatabase } from './stores/sqlite/database';
 import { createSqliteFileStore } from './stores/sqlite/files.store';
 import { createSqliteWalletStore } from './stores/sqlite/wallets.store';
-import type { AccountStore, FeedbackStore, FileStore, PredictionStore, WalletStore } from './stores/types';
+import type { AccountStore, FeedbackStore, FileStore, PredictionStore, SkillStore, WalletStore } from './stores/types';
 
 export interface Container {
   config: Config;
@@ -71,6 +77,7 @@ export interface Container {
     executions: ExecutionStore;
     agents: AgentStore;
     programs: ProgramStore;
+    skills: SkillStore;
   };
   blobs: BlobStore;
   engine: ExtractionEngine;
@@ -88,6 +95,7 @@ export interface Container {
     predictions: PredictionsService;
     feedback: FeedbackService;
     artifacts: ArtifactsService;
+    skills: SkillsService;
   };
   /**
    * Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any.
@@ -126,6 +134,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     executions: createSqliteExecutionStore(db),
     agents: createSqliteAgentStore(db),
     programs: createSqliteProgramStore(db),
+    skills: createSqliteSkillStore(db),
   };
   const blobs = createFsBlobStore(config.data.blobDir);
 
@@ -142,11 +151,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
   });
   const locks = createKeyedMutex();
+  const signer = createUrlSigner(secret);
   const files = createFilesService({
     files: stores.files,
     blobs,
     locks,
-    signer: createUrlSigner(secret),
+    signer,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     limits: { maxUploadBytes: config.limits.maxUploadBytes, urlTtlSeconds: config.limits.urlTtlSeconds },
   });
@@ -162,6 +172,33 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const hub = createHubService();
   const catalogue = loadModelCatalogue(config.models.file, config.models.env);
   const upstream = createUpstreamClient({ retries: config.gateway.upstreamRetries });
+  const skills = createSkillsService({
+    store: stores.skills,
+    blobs,
+    locks,
+    signer,
+    limits: {
+      maxEntries: config.skills.maxEntries,
+      maxEntryBytes: config.skills.maxEntryBytes,
+      maxTotalBytes: config.skills.maxTotalBytes,
+      maxRatio: config.skills.maxRatio,
+    },
+    openFile: async (principal, fileId) => {
+      const { file, stream } = await files.openContent(principal, fileId);
+      if (file.bytes > config.skills.maxTotalBytes) {
+        stream.destroy();
+        throw new InvalidSkillBundleError(
+          'total_too_large',
+          null,
+          `the zip (${file.bytes} bytes) is larger than the bundle limit of ${config.skills.maxTotalBytes} bytes`,
+        );
+      }
+      return readAll(stream);
+    },
+    // Chats do not exist yet: every session id is unknown (404 chat_not_found) until the chat store lands.
+    sessionPrompt: async () => null,
+    author: createSkillAuthor({ model: draftingModel(catalogue, upstream), logger }),
+  });
   // One set of embedded engines: `prism-1` for extraction and the toolkit the agent tools call.
   const kit = createLocalEngineKit({
     ocrWorkers: config.engines.ocrWorkers,
@@ -204,6 +241,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     hub,
     engine,
     inputs,
+    skills,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     enqueue: (id) => jobs.enqueue(id),
     onFinished: (prediction) => webhooks.deliver(prediction),
@@ -289,7 +327,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     upstream,
     biller,
     minimumChargeMicros: config.gateway.minimumChargeMicros,
-    skills: null,
+    skills,
     limits: config.agents,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     enqueue: (id) => jobs.enqueue(`${EXECUTION_JOB}${id}`),
@@ -337,7 +375,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     webhooks,
     executionWebhooks,
     agents,
-    services: { accounts, auth, files, hub, predictions, feedback, artifacts },
+    services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
       const ownerKey = await accounts.bootstrapOwner();
@@ -356,6 +394,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         const swept = await blobs.sweep(await stores.files.referencedBlobs());
         if (swept.partsRemoved + swept.orphansRemoved > 0) logger.info('swept blob leftovers', swept);
       }
+      await seedBuiltinSkills(skills, config.skills.builtinDir, logger);
       if (resumeJobs) {
         const jobsAfterRestart = await predictions.resumeUnfinished();
         if (jobsAfterRestart.resumed + jobsAfterRestart.failed > 0) {
@@ -381,6 +420,23 @@ export async function createContainer(config: Config, options: ContainerOptions 
         wallets.flush();
         db.close();
       }
+    },
+  };
+}
+
+/** The first serving upstream chat model of the models file drafts prompt-created skills; none: the template. */
+function draftingModel(catalogue: ModelCatalogue, upstream: UpstreamClient): DraftingModel | null {
+  const model = catalogue.list('chat').find((m) => m.engine.kind === 'upstream' && m.serving);
+  const target = model ? catalogue.upstreamTarget(model) : null;
+  if (!model || !target) return null;
+  return {
+    id: model.id,
+    async complete(messages) {
+      const reply = await upstream.chat(target, { model: target.model, messages, temperature: 0 });
+      const choices = reply.choices as Array<{ message?: { content?: unknown } }> | undefined;
+      const content = choices?.[0]?.message?.content;
+      if (typeof content !== 'string') throw new Error('the model answered without text');
+      return content;
     },
   };
 }
