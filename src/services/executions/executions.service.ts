@@ -21,6 +21,7 @@ import {
 import { isTerminal } from '../../domain/prediction';
 import type { ParsedSkill, SkillResolver } from '../../domain/skill';
 import { compileSchema } from '../../lib/json-schema';
+import { parsePublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import type { Logger } from '../../lib/logger';
 import type { AgentRuntime } from '../../agents/agent-runtime';
 import { RunFailure } from '../../agents/agent-runtime';
@@ -297,8 +298,9 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
   async function start(id: string, resume: boolean): Promise<Execution | null> {
     const execution = await store.getById(id);
     if (!execution || isTerminal(execution.status)) return execution;
-    const from = resume ? (['running', 'enqueued'] as const) : (['pending', 'enqueued'] as const);
-    const claimed = await store.transition(id, from, 'running', { attempts: execution.attempts + 1 });
+    const claimed = await store.transition(id, ['pending', 'enqueued'], 'running', {
+      attempts: execution.attempts + 1,
+    });
     if (!claimed) return store.getById(id);
     return run(claimed, resume && (await deps.runtime.hasCheckpoint(id)));
   }
@@ -307,6 +309,14 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
 
   return {
     async execute(principal, command) {
+      if (command.callbackUrl !== null) {
+        try {
+          parsePublicUrl(command.callbackUrl);
+        } catch (error) {
+          const reason = error instanceof SafeFetchError ? error.message : 'invalid URL';
+          throw new BadRequestError(`callback_url refused: ${reason}.`, 'url_not_allowed', 'callback_url');
+        }
+      }
       const orgId = await deps.orgIdFor(principal);
       const id = randomUUID();
       let agentId: string | null = null;
