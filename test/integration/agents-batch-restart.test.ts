@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { renderReceiptImage } from '../helpers/media-fixtures';
 import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
-import { call, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
+import { call, startTestApp, uploadFile } from '../helpers/test-app';
 
 interface ExecutionWire {
   id: string;
