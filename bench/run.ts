@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark, each as a ratio against a baseline measured in the same run, plus the memory
  * check of 200 sequential predictions. `npm run bench -- files ocr` runs only the named groups.
  */
+import { agentBenchmarks } from './agents.bench';
 import { embeddingBenchmarks } from './embeddings.bench';
 import { filesBenchmarks } from './files.bench';
 import { gatewayBenchmarks } from './gateway.bench';
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
     }
   }
   if (asked.length === 0 || asked.includes('gateway')) notes.push(...(await gatewayBenchmarks()));
+  if (asked.length === 0 || asked.includes('agents')) notes.push(...(await agentBenchmarks()));
   printResults(results);
   for (const note of notes) console.log(`\n${note}`);
 }
