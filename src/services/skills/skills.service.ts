@@ -152,6 +152,8 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
     return locks.run(checked.sha256, async () => {
       const existing = await blobs.open(checked.sha256);
       if (existing) {
+        // Only its existence matters: close it, and let a late open error (a removed folder) go nowhere.
+        existing.on('error', () => undefined);
         existing.destroy();
         return store.insert(record, source, { bytes: zip.length, md5: md5Hex(zip), sha256: checked.sha256 });
       }
