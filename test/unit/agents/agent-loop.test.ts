@@ -19,7 +19,7 @@ const upper = defineTool({
   annotations: { readOnlyHint: true },
   handler: async ({ text }) => ({ text: text.toUpperCase() }),
 });
-const tools = createToolRegistry([upper as never]);
+const tools = createToolRegistry([upper]);
 
 function scripted(steps: Omit<PlanStep, 'usage'>[]): PlannerModel & { goals: (string | null)[] } {
   const goals: (string | null)[] = [];
