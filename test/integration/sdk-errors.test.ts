@@ -23,7 +23,8 @@ function modelsFile(dir: string, upstreamUrl: string): string {
       '  - id: lab-chat',
       '    engine: { kind: upstream, upstream: lab, model: qwen-7b }',
       '    capabilities: { supported_input_types: [text] }',
-      '    supported_parameters: [max_tokens, temperature, stream]',
+      // method_params is listed so that the gateway, not the capability check, has to refuse it (never dropped).
+      '    supported_parameters: [max_tokens, temperature, stream, method_params]',
       '    pricing: { prompt: 2.0, completion: 4.0 }',
       '    ttft_timeout_s: 0.3',
       '    total_timeout_s: 0.5',
@@ -82,6 +83,15 @@ describe('gateway errors through the openai SDK', () => {
     ]);
     expect(err.message).toMatch(/^400 .*top_p/);
     expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('400 capability_violation for method_params sent to an upstream model, which would never see them', async () => {
+    const sent = upstream.requests.length;
+    const err = await sdkError(
+      client.chat.completions.create({ model: 'lab-chat', messages: hi, method_params: { dpi: 300 } } as never),
+    );
+    expect([err.status, err.code, err.param]).toEqual([400, 'capability_violation', 'method_params']);
+    expect(upstream.requests).toHaveLength(sent);
   });
 
   it('401 for a key that matches nothing, on both gateway prefixes', async () => {
