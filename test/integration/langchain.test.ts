@@ -75,7 +75,7 @@ describe('LangChain @langchain/openai against Prism', () => {
       usage: { prompt_tokens: 5, completion_tokens: 3 },
     });
     const pieces: string[] = [];
-    for await (const chunk of await chatModel().stream('Count to three')) pieces.push(String(chunk.content));
+    for await (const chunk of await chatModel().stream('Count to three')) pieces.push(chunk.text);
     expect(pieces.join('')).toBe('One, two, three');
     expect(pieces.filter(Boolean).length).toBeGreaterThanOrEqual(3);
   });
