@@ -65,16 +65,19 @@ export function createApp(container: Container): Express {
     embeddings: container.gateway.embeddings,
     payerOrgId: payerOrgIdOf,
   });
+  // Every route authenticates, the open ones included: anonymous callers pass, but a non-empty key that matches
+  // no active key is a 401 everywhere and never falls back to anonymous (spec: Authentication rule 4).
   for (const prefix of GATEWAY_PREFIXES) {
+    app.use(prefix, gatewayAuth);
     app.use(prefix, healthRoutes(container.version));
-    app.use(`${prefix}/files`, gatewayAuth, filesRoutes(services.files, { ...fileOptions, surface: 'gateway' }));
-    app.use(prefix, gatewayAuth, limited, compat);
+    app.use(`${prefix}/files`, filesRoutes(services.files, { ...fileOptions, surface: 'gateway' }));
+    app.use(prefix, limited, compat);
   }
 
+  app.use('/v1', mainAuth);
   // The hub and the older catalogue routes are open, as the spec declares no auth for them.
   app.use('/v1/hub', hubRoutes(services.hub));
   app.use('/v1', legacyHubRoutes(services.hub, container.engine.models));
-  app.use('/v1', mainAuth);
   app.use('/v1', healthRoutes(container.version));
   app.use('/v1/files', filesRoutes(services.files, { ...fileOptions, surface: 'main' }));
   app.use('/v1', generateRoutes(services.predictions));

@@ -23,6 +23,7 @@ export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 /** Every stable `code` Prism puts in an error body; docs/errors.md explains each, and a test keeps them in sync. */
 export const ERROR_CODES = [
   'missing_api_key',
+  'invalid_api_key',
   'auth_unavailable',
   'permission_denied',
   'tier_not_allowed',
@@ -128,7 +129,12 @@ export class BadRequestError extends AppError {
 /** 401: a non-empty bearer token that matches no active key. Never falls back to anonymous. */
 export class InvalidApiKeyError extends AppError {
   constructor() {
-    super(401, { message: 'Invalid API Key', type: 'authentication_error', shape: 'plain-detail' });
+    super(401, {
+      message: 'Invalid API Key',
+      type: 'authentication_error',
+      code: 'invalid_api_key',
+      shape: 'plain-detail',
+    });
   }
 }
 

@@ -51,6 +51,11 @@ export interface PredictionRequest {
   pageIndices: number[] | null;
   metadata: Record<string, unknown>;
   batch: boolean;
+  /**
+   * Propose a schema for the input instead of filling one (`/v1/document/schema`; `image_schema` records always
+   * do). Absent on records stored before it existed, which read as false.
+   */
+  proposeSchema?: boolean;
 }
 
 export interface Prediction {

@@ -16,8 +16,9 @@ import type { CancelSignal } from '../lib/cancel';
 import { extend } from '../lib/extend';
 import { microsToDollars, type Biller, type ChargeResult, type Payer } from './billing';
 import { checkChatCapabilities } from './capabilities';
-import { deadlineExceeded } from './gateway-errors';
-import { answerLocally } from './local-chat';
+import { capabilityViolation, deadlineExceeded } from './gateway-errors';
+import { answerLocally, effectiveMethod } from './local-chat';
+import { readMethodParams } from './method-params';
 import { countTokens, mediaParts, textOf, type ChatMessage } from './message-inputs';
 import type { ModelCatalogue } from './model-catalogue';
 import type { CatalogueModel } from './model.types';
@@ -148,15 +149,22 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     const [media] = mediaParts(messages);
     const input = media ? await resolveSingleInput(deps.inputs, principal, media.sources) : null;
     const { schema, jsonObject } = responseSchema(body.response_format);
+    const method = typeof body.method === 'string' ? body.method : null;
+    const methodParams = readMethodParams(
+      effectiveMethod(model.id, method, schema !== null),
+      body.method_params,
+      input?.family ?? null,
+    );
     const answer = await withDeadline(
       answerLocally(deps.extraction, {
         modelId: model.id,
-        method: typeof body.method === 'string' ? body.method : null,
+        method,
+        methodParams,
         input,
         text,
         schema,
         jsonObject,
-        request: requestOptions(body),
+        request: { ...requestOptions(body), pageIndices: methodParams.pageIndices },
       }),
       model,
       'prism',
@@ -259,6 +267,13 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       const stream = body.stream === true;
       const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true;
       const target = catalogue.upstreamTarget(model);
+      if (target && body.method_params != null) {
+        // Upstream servers are not sent Prism's own parameters; refused rather than silently dropped.
+        throw capabilityViolation(
+          `'${model.id}' runs on an upstream server; method_params is read by the embedded methods only`,
+          'method_params',
+        );
+      }
 
       if (!target) {
         const id = completionId();

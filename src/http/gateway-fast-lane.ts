@@ -44,7 +44,7 @@ export function createGatewayFastLane(
 
     const requestId = resolveRequestId(req.headers['x-request-id']);
     res.setHeader('x-request-id', requestId);
-    serve(deps, req, res, requestId).catch((error: unknown) => deps.respondError(res, error, requestId));
+    serve(deps, req, res, requestId).catch((error: unknown) => deps.respondError(res, error, requestId, 'gateway'));
     return true;
   };
 }

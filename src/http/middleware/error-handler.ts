@@ -2,13 +2,15 @@
  * The one place errors become HTTP responses.
  *
  * Renders the spec's shapes: `{detail:{error:{message,type,code,param}}}` for most errors, top-level `{error}`
- * for 429 and 5xx, `{detail:"Invalid API Key"}` for a bad key, and `{detail:[…]}` for 422. Unknown errors become a
- * generic 500 carrying only the request id: no stack, no path, no message from inside.
+ * for 429 and 5xx, `{detail:"Invalid API Key"}` for a bad key, and `{detail:[…]}` for 422; on the gateway
+ * surfaces every body also carries the top-level `error` OpenAI clients read (see error-body.ts). Unknown errors
+ * become a generic 500 carrying only the request id: no stack, no path, no message from inside.
  */
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, PayloadTooLargeError, RequestValidationError } from '../../domain/errors';
 import type { Logger } from '../../lib/logger';
+import { renderErrorBody, surfaceOfPath, type ErrorSurface } from '../error-body';
 import { sendJson } from '../send-json';
 
 interface BodyParserError {
@@ -19,11 +21,14 @@ interface BodyParserError {
   message?: string;
 }
 
-/** Writes an error as the spec's response on a plain node response (express's or the gateway fast lane's). */
-export type ErrorResponder = (res: ServerResponse, error: unknown, requestId: string) => void;
+/**
+ * Writes an error as the spec's response on a plain node response (express's or the gateway fast lane's), in the
+ * body shape of the surface the request arrived on.
+ */
+export type ErrorResponder = (res: ServerResponse, error: unknown, requestId: string, surface: ErrorSurface) => void;
 
 export function createErrorResponder(logger: Logger, limits: { maxJsonBytes: number }): ErrorResponder {
-  return (res, error, requestId) => {
+  return (res, error, requestId, surface) => {
     const appError = toAppError(error, limits.maxJsonBytes);
     if (!appError) {
       logger.error('unhandled error', { request_id: requestId, error: describe(error) });
@@ -36,13 +41,13 @@ export function createErrorResponder(logger: Logger, limits: { maxJsonBytes: num
     for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
     if (rendered.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(rendered.retryAfterSeconds));
     if (rendered.status === 413) res.setHeader('Connection', 'close');
-    sendJson(res, rendered.status, renderBody(rendered, requestId));
+    sendJson(res, rendered.status, renderErrorBody(rendered, requestId, surface));
   };
 }
 
 export function errorHandler(logger: Logger, limits: { maxJsonBytes: number }): ErrorRequestHandler {
   const respond = createErrorResponder(logger, limits);
-  return (error: unknown, req, res, _next) => respond(res, error, req.requestId);
+  return (error: unknown, req, res, _next) => respond(res, error, req.requestId, surfaceOfPath(req.originalUrl));
 }
 
 /** 404 for paths no router matched, in the wrapped shape. */
@@ -56,27 +61,6 @@ export function notFoundHandler(): RequestHandler {
       }),
     );
   };
-}
-
-function renderBody(error: AppError, requestId: string): unknown {
-  const fields = {
-    message: error.message,
-    type: error.type,
-    code: error.code,
-    param: error.param,
-    ...error.extra,
-    request_id: requestId,
-  };
-  switch (error.shape) {
-    case 'validation':
-      return { detail: error.issues };
-    case 'plain-detail':
-      return { detail: error.message };
-    case 'top-level':
-      return { error: fields };
-    case 'wrapped':
-      return { detail: { error: fields } };
-  }
 }
 
 function internalError(): AppError {

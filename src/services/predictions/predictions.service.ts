@@ -88,7 +88,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
       }
       return { schema: custom, prompt: domain?.prompt ?? null };
     }
-    if (command.kind === 'image_schema') return { schema: null, prompt: null };
+    if (command.kind === 'image_schema' || command.request.proposeSchema) return { schema: null, prompt: null };
     if (!command.domain) {
       throw new BadRequestError(
         'Name a `domain` (see GET /v1/hub/domains) or send `config.json_schema`.',
@@ -220,7 +220,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
         kind: command.kind,
         model,
         domain: command.domain,
-        status: command.request.batch ? 'enqueued' : 'pending',
+        status: 'pending',
         request: command.request,
         inputs: [{ sha256: stored.sha256, contentType: input.mimeType, filename: input.filename }],
         response: null,
@@ -232,6 +232,8 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
         completedAt: null,
       }));
       if (command.request.batch) {
+        // The caller gets the record as accepted (`pending`, the spec's default); it is `enqueued` from here on.
+        await store.transition(prediction.id, ['pending'], 'enqueued');
         deps.enqueue(prediction.id);
         return prediction;
       }
