@@ -48,8 +48,9 @@ async function sceneFrame(shift: number): Promise<Buffer> {
   ctx.fillText('GATE 4  departures 10:45', 40, 60);
   const png = canvas.toBuffer('image/png');
   const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  for (let i = 0; i < data.length; i += 1)
+  for (let i = 0; i < data.length; i += 1) {
     data[i] = Math.max(0, Math.min(255, (data[i] as number) + ((i * 2654435761) % 13) - 6));
+  }
   return sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } })
     .jpeg({ quality: 80 })
     .toBuffer();
@@ -64,8 +65,8 @@ async function startPrism(dataDir: string): Promise<{ url: string; stop: () => P
       PORT: '0',
       HOST: '127.0.0.1',
       PRISM_LOG_LEVEL: 'warn',
-      PRISM_DECISION_RATE_PER_MINUTE: '1000000',
-      PRISM_DECISION_RATE_PER_HOUR: '10000000',
+      PRISM_DECISION_PER_MINUTE: '1000000',
+      PRISM_DECISION_PER_HOUR: '10000000',
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

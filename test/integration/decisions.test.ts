@@ -40,7 +40,7 @@ describe('decision stream and endpoint (local engine only)', () => {
   };
 
   beforeAll(async () => {
-    app = await startTestApp({ PRISM_DECISION_MAX_FRAME_BYTES: String(512 * 1024) });
+    app = await startTestApp({ PRISM_DECISION_FRAME_BYTES: String(512 * 1024) });
     key = await app.createKey('robots', 'pro');
     await app.container.services.accounts.addCredits('robots', 1);
   });
