@@ -291,7 +291,8 @@ describe('decision stream with an upstream vision model', () => {
         '',
       ].join('\n'),
     );
-    app = await startTestApp({ PRISM_MODELS_FILE: file, PRISM_DECISION_IDLE_S: '1' });
+    // Three decisions an hour per caller: the routing test spends two, the budget test the third.
+    app = await startTestApp({ PRISM_MODELS_FILE: file, PRISM_DECISION_IDLE_S: '1', PRISM_DECISION_PER_HOUR: '3' });
   });
   afterAll(async () => {
     await app.close();
@@ -350,5 +351,25 @@ describe('decision stream with an upstream vision model', () => {
     expect(await client.next('session.closed')).toMatchObject({ reason: 'idle_timeout', frames: { decided: 1 } });
     expect(await direct.next('session.closed')).toMatchObject({ reason: 'idle_timeout' });
     await Promise.all([client.closed, direct.closed]);
+  });
+
+  it('counts every decision against the caller budget and refuses frames over it without ending the session', async () => {
+    const client = await connectStream(app.url, app.ownerKey);
+    client.send({ type: 'session.create', questions: [MEASURED[0]] });
+    await client.next('session.created');
+    await client.sendFrame(textFrame());
+    expect((await client.next('decision')).seq).toBe(1);
+    await client.sendFrame(textFrame());
+    const over = await client.next('error');
+    expect(over).toMatchObject({ seq: 2, error: { code: 'rate_limit_exceeded', retry_after_s: 3600 } });
+    expect(over.error.message).toContain('3 per 1 hour');
+    const res = await call(`${app.url}/v1/compat/decisions`, {
+      key: app.ownerKey,
+      json: { questions: [MEASURED[0]], image: textFrame().toString('base64') },
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('3600');
+    client.send({ type: 'session.close' });
+    expect(await client.next('session.closed')).toMatchObject({ frames: { received: 2, decided: 1, failed: 1 } });
   });
 });
