@@ -35,8 +35,10 @@ export function frameFormat(bytes: Buffer): 'jpeg' | 'png' | null {
 export async function decodeFrame(bytes: Buffer): Promise<FramePixels> {
   if (frameFormat(bytes) === null) throw invalidMedia('a frame must be one JPEG or PNG image');
   try {
-    const { data, info } = await sharp(bytes, { failOn: 'error', limitInputPixels: MAX_FRAME_PIXELS })
-      .rotate()
+    let image = sharp(bytes, { failOn: 'error', limitInputPixels: MAX_FRAME_PIXELS });
+    // Camera streams rarely carry EXIF; auto-orienting costs a fifth of the decode, so only frames with it pay.
+    if (mayHaveOrientation(bytes)) image = image.rotate();
+    const { data, info } = await image
       .resize(WORK_SIZE, WORK_SIZE, { fit: 'inside', withoutEnlargement: true, fastShrinkOnLoad: true })
       .removeAlpha()
       .toColourspace('srgb')
@@ -57,3 +59,12 @@ export async function decodeFrame(bytes: Buffer): Promise<FramePixels> {
     throw invalidMedia(describeDecodeError(error));
   }
 }
+
+/** True when the frame may carry an EXIF block (JPEG APP1 `Exif`, PNG `eXIf`), looked for near its start. */
+function mayHaveOrientation(bytes: Buffer): boolean {
+  const head = bytes.subarray(0, 65_536);
+  return head.includes(EXIF_JPEG) || head.includes(EXIF_PNG);
+}
+
+const EXIF_JPEG = Buffer.from('Exif\0\0', 'latin1');
+const EXIF_PNG = Buffer.from('eXIf', 'latin1');

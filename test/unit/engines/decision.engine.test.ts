@@ -60,6 +60,13 @@ describe('frame measures', () => {
     ).toBe(2);
   });
 
+  it('shrinks frames to the working size, turned upright when EXIF says so', async () => {
+    const frame = textFrame();
+    expect(await decodeFrame(frame)).toMatchObject({ width: 320, height: 240 });
+    const sideways = await sharp(frame).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+    expect(await decodeFrame(sideways)).toMatchObject({ width: 240, height: 320 });
+  });
+
   it('refuses bytes that are not a JPEG or PNG frame with invalid_media', async () => {
     expect(frameFormat(Buffer.from('GIF89a'))).toBeNull();
     await expect(decodeFrame(Buffer.from('hello'))).rejects.toMatchObject({ code: 'invalid_media', status: 400 });
