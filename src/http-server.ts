@@ -1,6 +1,7 @@
 /**
- * Starts and stops the HTTP server around an app: listen, print the owner key on first start, and shut down
- * gracefully (stop accepting, let requests in flight finish within the grace period, then close the container).
+ * Starts and stops the HTTP server around an app: listen (HTTP, and WebSocket upgrades for the decision stream),
+ * print the owner key on first start, and shut down gracefully (stop accepting, end decision sessions with their
+ * own event, let requests in flight finish within the grace period, then close the container).
  * Used by `server.ts`, `prism serve` and the integration tests alike.
  */
 import http from 'node:http';

@@ -18,6 +18,7 @@ import type {
   FrameMemory,
   KindDescription,
 } from '../engines/decision/decision.engine';
+import type { CancelSignal } from '../lib/cancel';
 import { randomHex } from '../lib/random-id';
 import { microsToDollars, type Biller, type Payer } from './billing';
 import { callerKey } from './caller-key';
@@ -74,8 +75,11 @@ export interface DecisionSession {
   /** The upstream vision model questions go to, if any. */
   upstreamModel: string | null;
   routes: QuestionRoute[];
-  /** Answer the questions about one frame (JPEG or PNG). @throws AppError (invalid_media, 429, 402, upstream). */
-  decide(frame: Buffer): Promise<DecisionOutcome>;
+  /**
+   * Answer the questions about one frame (JPEG or PNG); `signal` aborts an upstream call (the client left).
+   * @throws AppError (invalid_media, 429, 402, upstream errors).
+   */
+  decide(frame: Buffer, signal?: CancelSignal): Promise<DecisionOutcome>;
 }
 
 export interface DecisionsServiceDeps {
@@ -199,7 +203,7 @@ export function createDecisionsService(deps: DecisionsServiceDeps): DecisionsSer
         model: modelId,
         upstreamModel: upstream?.id ?? null,
         routes,
-        async decide(frame) {
+        async decide(frame, signal) {
           const budget = await deps.limiter.check(key);
           if (!budget.allowed) {
             throw rateLimitExceeded({
@@ -219,6 +223,7 @@ export function createDecisionsService(deps: DecisionsServiceDeps): DecisionsSer
               frame,
               questions: remote,
               steps: settings.steps,
+              ...(signal ? { signal } : {}),
             });
             Object.assign(answers, asked.answers);
             promptTokens = asked.promptTokens || promptTokens;

@@ -12,6 +12,7 @@ import type WebSocket from 'ws';
 import { AppError, PayloadTooLargeError } from '../domain/errors';
 import { decisionSettingsSchema } from '../gateway/decision-request';
 import type { DecisionCaller, DecisionSession, DecisionsService } from '../gateway/decisions.service';
+import { CancelController } from '../lib/cancel';
 import type { Logger } from '../lib/logger';
 import { parseInput } from '../http/validation';
 import { clientMessageSchema, settingsOf, type ServerEvent, type SessionClosedEvent } from './decision-protocol';
@@ -64,9 +65,12 @@ export function attachDecisionStream(
     idleTimer = setTimeout(() => (busy ? touch() : end('idle_timeout')), options.idleTimeoutMs);
     idleTimer.unref();
   };
+  // Aborts a frame's upstream call when the client goes away.
+  const gone = new CancelController();
   const closed = new Promise<void>((resolve) =>
     socket.once('close', () => {
       ended = true;
+      gone.abort();
       clearTimeout(idleTimer);
       resolve();
     }),
@@ -142,7 +146,7 @@ export function attachDecisionStream(
     const current = session;
     const started = performance.now();
     current
-      .decide(frame)
+      .decide(frame, gone.signal)
       .then((outcome) => {
         counts.decided += 1;
         send({

@@ -372,4 +372,13 @@ describe('decision stream with an upstream vision model', () => {
     client.send({ type: 'session.close' });
     expect(await client.next('session.closed')).toMatchObject({ frames: { received: 2, decided: 1, failed: 1 } });
   });
+
+  it('ends open sessions with server_shutdown when the server stops', async () => {
+    const client = await connectStream(app.url, app.ownerKey);
+    client.send({ type: 'session.create', questions: [MEASURED[2]] });
+    await client.next('session.created');
+    await app.stop();
+    expect(await client.next('session.closed')).toMatchObject({ reason: 'server_shutdown' });
+    expect((await client.closed).code).toBe(1000);
+  });
 });
