@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark, each as a ratio against a baseline measured in the same run, plus the memory
  * check of 200 sequential predictions. `npm run bench -- files ocr` runs only the named groups.
  */
+import { decisionBenchmarks } from './decisions.bench';
 import { embeddingBenchmarks } from './embeddings.bench';
 import { filesBenchmarks } from './files.bench';
 import { gatewayBenchmarks } from './gateway.bench';
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     }
   }
   if (asked.length === 0 || asked.includes('gateway')) notes.push(...(await gatewayBenchmarks()));
+  if (asked.length === 0 || asked.includes('decisions')) notes.push(...(await decisionBenchmarks()));
   printResults(results);
   for (const note of notes) console.log(`\n${note}`);
 }

@@ -1,6 +1,7 @@
 /**
  * Builds the HTTP request listener from a container: the express application (middleware order, routers and the
- * error handler) behind the gateway fast lane, which takes chat completions before express sees them.
+ * error handler) behind the gateway fast lane, which takes chat completions before express sees them; and the
+ * `upgrade` listener of the WebSocket decision stream.
  * It never listens and reads no environment, so tests and the server build it the same way.
  */
 import type { RequestListener } from 'node:http';
@@ -19,6 +20,8 @@ import { feedbackRoutes } from './http/routes/feedback.routes';
 import { generateRoutes } from './http/routes/generate.routes';
 import { hubRoutes, legacyHubRoutes } from './http/routes/hub.routes';
 import { predictionsRoutes } from './http/routes/predictions.routes';
+import { decisionsRoutes } from './http/routes/decisions.routes';
+import { createDecisionUpgrade, type DecisionUpgrade } from './ws/decision-upgrade';
 
 const GATEWAY_PREFIXES = ['/v1/compat', '/v1/openai'];
 
@@ -36,6 +39,28 @@ export function createRequestListener(container: Container): RequestListener {
   return (req, res) => {
     if (!fastLane(req, res)) app(req, res);
   };
+}
+
+/** The HTTP server's `upgrade` listener: the WebSocket decision stream, with the gateway's auth and budget. */
+export function createUpgradeListener(container: Container): DecisionUpgrade {
+  // express compiles `trust proxy` the same way for the request listener; a bare app does it here.
+  const probe = express();
+  probe.set('trust proxy', container.config.server.trustProxy);
+  const { decisions } = container.config;
+  return createDecisionUpgrade({
+    auth: container.services.auth,
+    limiter: container.gateway.limiter,
+    service: container.gateway.decisions,
+    payerOrgId: payerOrgIdOf,
+    respondError: createErrorResponder(container.logger, container.config.limits),
+    trustProxy: probe.get('trust proxy fn') as (addr: string, index: number) => boolean,
+    options: {
+      maxFrameBytes: decisions.maxFrameBytes,
+      idleTimeoutMs: decisions.idleTimeoutMs,
+      maxBufferedBytes: decisions.maxBufferedBytes,
+    },
+    logger: container.logger,
+  });
 }
 
 /** The organisation that pays for a principal's gateway calls: its own; guests pay nothing (capped instead). */
@@ -65,13 +90,14 @@ export function createApp(container: Container): Express {
     embeddings: container.gateway.embeddings,
     payerOrgId: payerOrgIdOf,
   });
+  const decisions = decisionsRoutes({ decisions: container.gateway.decisions, payerOrgId: payerOrgIdOf });
   // Every route authenticates, the open ones included: anonymous callers pass, but a non-empty key that matches
   // no active key is a 401 everywhere and never falls back to anonymous (spec: Authentication rule 4).
   for (const prefix of GATEWAY_PREFIXES) {
     app.use(prefix, gatewayAuth);
     app.use(prefix, healthRoutes(container.version));
     app.use(`${prefix}/files`, filesRoutes(services.files, { ...fileOptions, surface: 'gateway' }));
-    app.use(prefix, limited, compat);
+    app.use(prefix, limited, compat, decisions);
   }
 
   app.use('/v1', mainAuth);

@@ -24,6 +24,8 @@ import { toPredictionWire } from './http/schemas/predictions.schemas';
 import { createBiller } from './gateway/billing';
 import { createChatService, type ChatService } from './gateway/chat.service';
 import { createEmbeddingsService, type EmbeddingsService } from './gateway/embeddings.service';
+import { createDecisionsService, type DecisionsService } from './gateway/decisions.service';
+import { createDecisionEngine } from './engines/decision/decision.engine';
 import { createRoutedExtractionEngine } from './gateway/upstream-extraction';
 import { createMultimodalEmbeddingEngine, createTextEmbeddingEngine } from './engines/embeddings';
 import { createGuestSpendGuard, createMemoryGuestSpendStore } from './gateway/guest-spend';
@@ -61,7 +63,13 @@ export interface Container {
   };
   blobs: BlobStore;
   engine: ExtractionEngine;
-  gateway: { catalogue: ModelCatalogue; limiter: RateLimiter; chat: ChatService; embeddings: EmbeddingsService };
+  gateway: {
+    catalogue: ModelCatalogue;
+    limiter: RateLimiter;
+    chat: ChatService;
+    embeddings: EmbeddingsService;
+    decisions: DecisionsService;
+  };
   jobs: JobQueue;
   webhooks: WebhookSender;
   services: {
@@ -206,16 +214,14 @@ export async function createContainer(config: Config, options: ContainerOptions 
     },
     inputs,
   });
+  // One guest cap across chat and decisions; decisions bill their own (smaller) minimum per decision.
+  const guestSpend = createGuestSpendGuard(createMemoryGuestSpendStore(), {
+    capMicros: config.gateway.guestDailyCapMicros,
+  });
   const chat = createChatService({
     catalogue,
     upstream,
-    biller: createBiller({
-      wallets: stores.wallets,
-      guestSpend: createGuestSpendGuard(createMemoryGuestSpendStore(), {
-        capMicros: config.gateway.guestDailyCapMicros,
-      }),
-      minimumMicros: config.gateway.minimumChargeMicros,
-    }),
+    biller: createBiller({ wallets: stores.wallets, guestSpend, minimumMicros: config.gateway.minimumChargeMicros }),
     queue: createRequestQueue({
       maxInFlight: { upstream: config.gateway.maxInFlight, local: config.gateway.localInFlight },
       maxWaiting: config.gateway.maxQueue,
@@ -223,6 +229,24 @@ export async function createContainer(config: Config, options: ContainerOptions 
     extraction: engine,
     inputs,
     logger,
+  });
+  const decisions = createDecisionsService({
+    engine: createDecisionEngine({
+      readLines: async (image) => ((await readText(image, 'image')).pages[0]?.lines ?? []).map((l) => l.text),
+    }),
+    catalogue,
+    upstream,
+    biller: createBiller({
+      wallets: stores.wallets,
+      guestSpend,
+      minimumMicros: config.decisions.minimumChargeMicros,
+    }),
+    limiter: createRateLimiter(createMemoryRateLimitStore(), [
+      { name: 'minute', lengthS: 60, limit: config.decisions.perMinute },
+      { name: 'hour', lengthS: 3600, limit: config.decisions.perHour },
+    ]),
+    upstreamModel: config.decisions.upstreamModel,
+    inputs,
   });
   const feedback = createFeedbackService({
     store: stores.feedback,
@@ -239,7 +263,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     stores,
     blobs,
     engine,
-    gateway: { catalogue, limiter, chat, embeddings },
+    gateway: { catalogue, limiter, chat, embeddings, decisions },
     jobs,
     webhooks,
     services: { accounts, auth, files, hub, predictions, feedback },

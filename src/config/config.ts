@@ -53,6 +53,13 @@ const envSchema = z.object({
   PRISM_OWNER_CREDITS_USD: z.coerce.number().min(0).default(100),
   PRISM_WALLET_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(10),
   PRISM_WAL_CHECKPOINT_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+  PRISM_DECISION_FRAME_BYTES: positiveInt(8 * 1024 * 1024),
+  PRISM_DECISION_IDLE_S: z.coerce.number().positive().default(60),
+  PRISM_DECISION_BUFFER_BYTES: positiveInt(1024 * 1024),
+  PRISM_DECISION_PER_MINUTE: positiveInt(6000),
+  PRISM_DECISION_PER_HOUR: positiveInt(120_000),
+  PRISM_DECISION_MIN_CHARGE_USD: z.coerce.number().positive().default(0.0001),
+  PRISM_DECISION_UPSTREAM_MODEL: z.string().min(1).optional(),
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
 });
@@ -94,6 +101,18 @@ export interface Config {
     ownerCreditsMicros: number;
     /** Longest a gateway debit waits in memory before it is written (0: every debit is its own transaction). */
     walletFlushMs: number;
+  };
+  /** The decision stream and `POST /v1/compat/decisions`. */
+  decisions: {
+    maxFrameBytes: number;
+    idleTimeoutMs: number;
+    /** Frames are dropped while more than this many bytes of events wait unsent on a socket. */
+    maxBufferedBytes: number;
+    perMinute: number;
+    perHour: number;
+    minimumChargeMicros: number;
+    /** The upstream vision model for questions no local measure answers (default: the first the catalogue lists). */
+    upstreamModel: string | undefined;
   };
   /** Fetching caller-supplied URLs (inputs) and calling callback URLs. */
   fetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number };
@@ -165,6 +184,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       minimumChargeMicros: Math.round(e.PRISM_MIN_CHARGE_USD * 1_000_000),
       ownerCreditsMicros: Math.round(e.PRISM_OWNER_CREDITS_USD * 1_000_000),
       walletFlushMs: e.PRISM_WALLET_FLUSH_MS,
+    },
+    decisions: {
+      maxFrameBytes: e.PRISM_DECISION_FRAME_BYTES,
+      idleTimeoutMs: Math.round(e.PRISM_DECISION_IDLE_S * 1000),
+      maxBufferedBytes: e.PRISM_DECISION_BUFFER_BYTES,
+      perMinute: e.PRISM_DECISION_PER_MINUTE,
+      perHour: e.PRISM_DECISION_PER_HOUR,
+      minimumChargeMicros: Math.round(e.PRISM_DECISION_MIN_CHARGE_USD * 1_000_000),
+      upstreamModel: e.PRISM_DECISION_UPSTREAM_MODEL,
     },
     fetch: {
       allowPrivate: e.PRISM_ALLOW_PRIVATE_URLS,

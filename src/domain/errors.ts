@@ -55,6 +55,10 @@ export const ERROR_CODES = [
   'queue_full',
   'insufficient_credits',
   'guest_spend_cap',
+  // decision stream (src/ws)
+  'invalid_message',
+  'session_not_started',
+  'session_already_started',
   ...NOT_FOUND_RESOURCES.map((r) => `${r}_not_found` as const),
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
