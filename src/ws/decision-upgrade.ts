@@ -64,7 +64,7 @@ export function createDecisionUpgrade(deps: DecisionUpgradeDeps): DecisionUpgrad
       res.detachSocket(socket as never);
       socket.end();
     });
-    deps.respondError(res, error, requestId);
+    deps.respondError(res, error, requestId, 'gateway');
   };
 
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
