@@ -192,7 +192,10 @@ describe('decision stream and endpoint (local engine only)', () => {
   it('authenticates like the gateway: key, anonymous, invalid key', async () => {
     const invalid = await refused(connectStream(app.url, 'sk-not-a-key'));
     expect(invalid.status).toBe(401);
-    expect(JSON.parse(invalid.body)).toEqual({ detail: 'Invalid API Key' });
+    expect(JSON.parse(invalid.body)).toMatchObject({
+      detail: 'Invalid API Key',
+      error: { code: 'invalid_api_key', type: 'authentication_error' },
+    });
 
     const wrongPath = await refused(connectStream(app.url, key, '/v1/compat/chat/completions'));
     expect(wrongPath.status).toBe(404);
