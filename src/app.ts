@@ -9,7 +9,8 @@ import type { Container } from './container';
 import type { Principal } from './domain/account';
 import { authenticate } from './http/middleware/auth';
 import { createGatewayFastLane } from './http/gateway-fast-lane';
-import { createErrorResponder, errorHandler, notFoundHandler } from './http/middleware/error-handler';
+import { createErrorResponder, errorHandler, JSON_TOO_DEEP, notFoundHandler } from './http/middleware/error-handler';
+import { jsonBytesTooDeep } from './lib/json-bounds';
 import { requestId } from './http/middleware/request-id';
 import { filesRoutes } from './http/routes/files.routes';
 import { healthRoutes } from './http/routes/health.routes';
@@ -31,6 +32,7 @@ export function createRequestListener(container: Container): RequestListener {
     compat: { chat: container.gateway.chat, payerOrgId: payerOrgIdOf },
     respondError: createErrorResponder(container.logger, container.config.limits),
     maxJsonBytes: container.config.limits.maxJsonBytes,
+    maxJsonDepth: container.config.limits.maxJsonDepth,
     trustProxy: app.get('trust proxy fn') as (addr: string, index: number) => boolean,
   });
   return (req, res) => {
@@ -52,7 +54,14 @@ export function createApp(container: Container): Express {
   app.set('query parser', 'simple');
 
   app.use(requestId());
-  app.use(express.json({ limit: config.limits.maxJsonBytes }));
+  // Bodies are read after authentication, so a caller without a valid key gets 401, never a 422 about the body.
+  const json = express.json({
+    limit: config.limits.maxJsonBytes,
+    // Checked on the raw bytes before JSON.parse: nothing recursive ever sees a body nested past the limit.
+    verify: (_req, _res, raw) => {
+      if (jsonBytesTooDeep(raw, config.limits.maxJsonDepth)) throw Object.assign(new Error(), { type: JSON_TOO_DEEP });
+    },
+  });
 
   const mainAuth = authenticate(services.auth, 'main');
   const gatewayAuth = authenticate(services.auth, 'gateway');
@@ -67,14 +76,15 @@ export function createApp(container: Container): Express {
   });
   for (const prefix of GATEWAY_PREFIXES) {
     app.use(prefix, healthRoutes(container.version));
-    app.use(`${prefix}/files`, gatewayAuth, filesRoutes(services.files, { ...fileOptions, surface: 'gateway' }));
-    app.use(prefix, gatewayAuth, limited, compat);
+    app.use(`${prefix}/files`, gatewayAuth, json, filesRoutes(services.files, { ...fileOptions, surface: 'gateway' }));
+    app.use(prefix, gatewayAuth, limited, json, compat);
   }
 
   // The hub and the older catalogue routes are open, as the spec declares no auth for them.
-  app.use('/v1/hub', hubRoutes(services.hub));
+  app.use('/v1/hub', json, hubRoutes(services.hub));
+  app.use('/v1/schema', json);
   app.use('/v1', legacyHubRoutes(services.hub, container.engine.models));
-  app.use('/v1', mainAuth);
+  app.use('/v1', mainAuth, json);
   app.use('/v1', healthRoutes(container.version));
   app.use('/v1/files', filesRoutes(services.files, { ...fileOptions, surface: 'main' }));
   app.use('/v1', generateRoutes(services.predictions));

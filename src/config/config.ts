@@ -29,6 +29,14 @@ const envSchema = z.object({
   PRISM_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PRISM_MAX_JSON_BYTES: positiveInt(32 * MIB),
   PRISM_MAX_UPLOAD_BYTES: positiveInt(512 * MIB),
+  PRISM_MAX_JSON_DEPTH: z.coerce.number().int().min(8).max(512).default(64),
+  PRISM_GUEST_UPLOADS_PER_DAY: z.coerce.number().int().min(0).default(50),
+  PRISM_GUEST_UPLOAD_BYTES_PER_DAY: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(100 * MIB),
+  PRISM_GUEST_FILE_TTL_S: positiveInt(86_400),
   PRISM_URL_TTL_S: positiveInt(3600),
   PRISM_SHUTDOWN_GRACE_S: positiveInt(10),
   PRISM_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -53,6 +61,7 @@ const envSchema = z.object({
   PRISM_OWNER_CREDITS_USD: z.coerce.number().min(0).default(100),
   PRISM_WALLET_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(10),
   PRISM_WAL_CHECKPOINT_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+  PRISM_MEDIA_MEMORY_MB: z.coerce.number().int().min(0).default(2048),
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
 });
@@ -77,7 +86,15 @@ export interface Config {
     walCheckpointMs: number;
   };
   auth: { singleUser: boolean; secret: string | undefined };
-  limits: { maxJsonBytes: number; maxUploadBytes: number; urlTtlSeconds: number };
+  limits: {
+    maxJsonBytes: number;
+    /** Deepest array/object nesting a JSON body may have (checked on the raw text, before parsing). */
+    maxJsonDepth: number;
+    maxUploadBytes: number;
+    urlTtlSeconds: number;
+  };
+  /** Anonymous (guest) uploads on the gateway: per client address per UTC day, and how long their files live. */
+  guestUploads: { perDay: number; bytesPerDay: number; ttlSeconds: number };
   /** The model catalogue file and the environment snapshot upstream keys are looked up in (by variable name). */
   models: { file: string | undefined; env: Readonly<Record<string, string | undefined>> };
   gateway: {
@@ -103,6 +120,8 @@ export interface Config {
     documentMaxPages: number;
     ffmpegPath: string | undefined;
     ffprobePath: string | undefined;
+    /** Address-space limit for every ffmpeg/ffprobe run, in MiB (0: none). */
+    mediaMemoryMb: number;
   };
   webhooks: { secret: string | undefined; secretPath: string; timeoutMs: number; attempts: number; backoffMs: number };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
@@ -147,8 +166,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     auth: { singleUser: e.PRISM_SINGLE_USER, secret: e.PRISM_SECRET },
     limits: {
       maxJsonBytes: e.PRISM_MAX_JSON_BYTES,
+      maxJsonDepth: e.PRISM_MAX_JSON_DEPTH,
       maxUploadBytes: e.PRISM_MAX_UPLOAD_BYTES,
       urlTtlSeconds: e.PRISM_URL_TTL_S,
+    },
+    guestUploads: {
+      perDay: e.PRISM_GUEST_UPLOADS_PER_DAY,
+      bytesPerDay: e.PRISM_GUEST_UPLOAD_BYTES_PER_DAY,
+      ttlSeconds: e.PRISM_GUEST_FILE_TTL_S,
     },
     models: {
       file: e.PRISM_MODELS_FILE ? path.resolve(e.PRISM_MODELS_FILE) : undefined,
@@ -177,6 +202,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       documentMaxPages: e.PRISM_DOCUMENT_MAX_PAGES,
       ffmpegPath: e.FFMPEG_PATH,
       ffprobePath: e.FFPROBE_PATH,
+      mediaMemoryMb: e.PRISM_MEDIA_MEMORY_MB,
     },
     webhooks: {
       secret: e.PRISM_WEBHOOK_SECRET,

@@ -9,6 +9,7 @@ import { Router, type Request, type Response } from 'express';
 import type { Principal } from '../../domain/account';
 import type { FileRecord } from '../../domain/file';
 import type { FilesService } from '../../services/files.service';
+import { contentHeaders } from '../file-content-headers';
 import { receiveUpload } from '../multipart';
 import { principalOf, userOf } from '../request-context';
 import {
@@ -67,9 +68,10 @@ export function filesRoutes(files: FilesService, options: FilesRoutesOptions): R
   });
 
   router.post('/presigned-url', async (req, res) => {
+    const principal = caller(req); // authenticate before validating
     const body = parseInput(presignedUrlBodySchema, req.body, 'body');
     const presigned = await files.createPresignedUpload(
-      caller(req),
+      principal,
       { filename: body.filename, purpose: body.purpose, contentType: body.content_type ?? 'application/octet-stream' },
       body.expiration,
     );
@@ -109,9 +111,7 @@ export function filesRoutes(files: FilesService, options: FilesRoutesOptions): R
     const { file, stream } = signed
       ? await files.openSignedContent(file_id, req.query)
       : await files.openContent(caller(req), file_id);
-    res.setHeader('Content-Type', file.contentType);
-    res.setHeader('Content-Length', String(file.bytes));
-    res.setHeader('Content-Disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.filename)}`);
+    for (const [name, value] of Object.entries(contentHeaders(file))) res.setHeader(name, value);
     stream.on('error', () => res.destroy());
     stream.pipe(res);
   });
