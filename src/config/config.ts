@@ -36,7 +36,6 @@ const envSchema = z.object({
     .int()
     .min(0)
     .default(100 * MIB),
-  PRISM_GUEST_FILE_TTL_S: positiveInt(86_400),
   PRISM_URL_TTL_S: positiveInt(3600),
   PRISM_SHUTDOWN_GRACE_S: positiveInt(10),
   PRISM_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -93,8 +92,8 @@ export interface Config {
     maxUploadBytes: number;
     urlTtlSeconds: number;
   };
-  /** Anonymous (guest) uploads on the gateway: per client address per UTC day, and how long their files live. */
-  guestUploads: { perDay: number; bytesPerDay: number; ttlSeconds: number };
+  /** Anonymous (guest) uploads on the gateway, per client address per UTC day. */
+  guestUploads: { perDay: number; bytesPerDay: number };
   /** The model catalogue file and the environment snapshot upstream keys are looked up in (by variable name). */
   models: { file: string | undefined; env: Readonly<Record<string, string | undefined>> };
   gateway: {
@@ -173,7 +172,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     guestUploads: {
       perDay: e.PRISM_GUEST_UPLOADS_PER_DAY,
       bytesPerDay: e.PRISM_GUEST_UPLOAD_BYTES_PER_DAY,
-      ttlSeconds: e.PRISM_GUEST_FILE_TTL_S,
     },
     models: {
       file: e.PRISM_MODELS_FILE ? path.resolve(e.PRISM_MODELS_FILE) : undefined,

@@ -16,6 +16,8 @@ export interface LocalExtractionOptions {
   documentMaxPages: number;
   ffmpegPath: string | undefined;
   ffprobePath: string | undefined;
+  /** Address-space limit of every ffmpeg/ffprobe run, in MiB (0: none). */
+  mediaMemoryMb?: number;
   logger: Logger;
 }
 
@@ -29,6 +31,7 @@ export function createLocalExtractionEngine(options: LocalExtractionOptions): Ex
   const tools = resolveMediaTools({
     ...(options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {}),
     ...(options.ffprobePath ? { ffprobePath: options.ffprobePath } : {}),
+    ...(options.mediaMemoryMb ? { memoryLimitMb: options.mediaMemoryMb } : {}),
   });
   const video = createVideoEngine({ tools });
   const audio = createAudioEngine({ tools });
