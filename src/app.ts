@@ -7,6 +7,7 @@ import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
 import type { Container } from './container';
 import type { Principal } from './domain/account';
+import { AuthenticationRequiredError } from './domain/errors';
 import { authenticate } from './http/middleware/auth';
 import { createGatewayFastLane } from './http/gateway-fast-lane';
 import { createErrorResponder, errorHandler, JSON_TOO_DEEP, notFoundHandler } from './http/middleware/error-handler';
@@ -84,7 +85,11 @@ export function createApp(container: Container): Express {
   app.use('/v1/hub', json, hubRoutes(services.hub));
   app.use('/v1/schema', json);
   app.use('/v1', legacyHubRoutes(services.hub, container.engine.models));
-  app.use('/v1', mainAuth, json);
+  // Every POST on the main API needs a key: refuse a keyless one before its body is read or validated.
+  app.use('/v1', mainAuth, (req, _res, next) => {
+    next(req.method === 'POST' && req.principal?.kind !== 'user' ? new AuthenticationRequiredError() : undefined);
+  });
+  app.use('/v1', json);
   app.use('/v1', healthRoutes(container.version));
   app.use('/v1/files', filesRoutes(services.files, { ...fileOptions, surface: 'main' }));
   app.use('/v1', generateRoutes(services.predictions));

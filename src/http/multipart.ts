@@ -62,6 +62,9 @@ export function receiveUpload(req: Request, options: ReceiveOptions): Promise<Re
     let fileStream: Readable | undefined;
     let file: { filename: string; mimeType: string } | undefined;
     let settled = false;
+    /** Why the body stream failed, when it did: a staging that then fails reports this, not its own symptom. */
+    let streamFailure: AppError | undefined;
+    const stagingFailed = (error: unknown): void => fail(error instanceof AppError ? error : (streamFailure ?? error));
 
     const fail = (error: unknown): void => {
       if (settled) return;
@@ -71,14 +74,15 @@ export function receiveUpload(req: Request, options: ReceiveOptions): Promise<Re
       // Ends a staging still reading: it removes its part file and closes its descriptor.
       if (fileStream && !fileStream.destroyed) fileStream.destroy(new Error('upload ended early'));
       void upload?.then((staged) => staged.discard()).catch(() => undefined);
-      reject(error instanceof AppError ? error : malformedMultipart());
+      reject(error instanceof Error ? error : new Error(String(error)));
     };
 
     /**
      * A stream or parser error while a staging runs: end the staging, then report what it failed with when that
      * says more (over the size limit, the file stream is torn down and the parser complains as a consequence).
      */
-    const failAfterUpload = (error: unknown): void => {
+    const failAfterUpload = (error: AppError): void => {
+      streamFailure ??= error;
       if (!upload || settled) {
         fail(error);
         return;
@@ -86,7 +90,7 @@ export function receiveUpload(req: Request, options: ReceiveOptions): Promise<Re
       if (fileStream && !fileStream.destroyed) fileStream.destroy(new Error('upload ended early'));
       upload.then(
         () => fail(error),
-        (stageError: unknown) => fail(stageError instanceof AppError ? stageError : error),
+        (stageError: unknown) => stagingFailed(stageError),
       );
     };
 
@@ -104,7 +108,7 @@ export function receiveUpload(req: Request, options: ReceiveOptions): Promise<Re
     }
 
     parser.on('file', (name, stream, info) => {
-      stream.on('error', failAfterUpload);
+      stream.on('error', () => failAfterUpload(malformedMultipart()));
       if (name !== fieldName || upload || settled) {
         stream.resume();
         return;
@@ -112,12 +116,12 @@ export function receiveUpload(req: Request, options: ReceiveOptions): Promise<Re
       fileStream = stream;
       file = { filename: info.filename || 'upload', mimeType: info.mimeType || 'application/octet-stream' };
       upload = options.stage(stream);
-      upload.catch(fail);
+      upload.catch(stagingFailed);
     });
     parser.on('field', (name, value) => {
       fields[name] = value;
     });
-    parser.on('error', failAfterUpload);
+    parser.on('error', () => failAfterUpload(malformedMultipart()));
     parser.on('close', () => {
       if (settled) return;
       if (!upload || !file) {
@@ -132,7 +136,7 @@ export function receiveUpload(req: Request, options: ReceiveOptions): Promise<Re
         }
         settled = true;
         resolve({ ...meta, staged, fields });
-      }, fail);
+      }, stagingFailed);
     });
     const aborted = (): void => failAfterUpload(bodyReadError('request.aborted', options.maxBytes));
     req.on('aborted', aborted);
