@@ -229,7 +229,7 @@ describe('hardening (issue 18)', () => {
       await res.json();
       expect(native(JSON.stringify)).toBe(true);
       expect(native(JSON.parse)).toBe(true);
-      expect(native(Array.prototype.push)).toBe(true); // eslint-disable-line @typescript-eslint/unbound-method
+      expect(native(Array.prototype.push)).toBe(true);
     });
   });
 
