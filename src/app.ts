@@ -66,7 +66,11 @@ export function createApp(container: Container): Express {
 
   const mainAuth = authenticate(services.auth, 'main');
   const gatewayAuth = authenticate(services.auth, 'gateway');
-  const fileOptions = { maxUploadBytes: config.limits.maxUploadBytes, publicUrl: config.server.publicUrl };
+  const fileOptions = {
+    maxUploadBytes: config.limits.maxUploadBytes,
+    publicUrl: config.server.publicUrl,
+    urlTtlSeconds: config.limits.urlTtlSeconds,
+  };
 
   const limited = rateLimit(container.gateway.limiter);
   const compat = compatRoutes({

@@ -186,6 +186,34 @@ describe('hardening (issue 18)', () => {
     });
   });
 
+  describe('presigned uploads', () => {
+    it('last PRISM_URL_TTL_S when no expiration is asked, and refuse a declared length over the limit up front', async () => {
+      const before = Date.now();
+      const res = await call(`${app.url}/v1/files/presigned-url`, { key, json: { filename: 'a.bin' } });
+      expect(res.status).toBe(201);
+      const presigned = (await res.json()) as { url: string; expiration: number; expires_at: string };
+      expect(presigned.expiration).toBe(3600);
+      const lifetime = Date.parse(presigned.expires_at) - before;
+      expect(lifetime).toBeGreaterThan(3500_000);
+      expect(lifetime).toBeLessThanOrEqual(3601_000);
+
+      const { port } = new URL(app.url);
+      const target = new URL(presigned.url);
+      const socket = net.connect(Number(port), '127.0.0.1');
+      const reply = await new Promise<string>((resolve) => {
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('close', () => resolve(text));
+        socket.write(
+          `PUT ${target.pathname}${target.search} HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999\r\nConnection: close\r\n\r\nabc`,
+        );
+      });
+      expect(reply).toMatch(/^HTTP\/1\.1 413/);
+      expect(tmpArea()).toEqual([]);
+      await expectHealthy();
+    });
+  });
+
   describe('4: files served from the API origin', () => {
     it('serves HTML and SVG as attachments with nosniff and a sandboxing CSP; PNG inline', async () => {
       const cases: [string, string, string][] = [
@@ -272,3 +300,18 @@ describe('guest upload quota', () => {
 async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
 }
+
+describe('data folder permissions', () => {
+  it('creates prism.db (and its WAL files) readable by the owner only', async () => {
+    const app = await startTestApp();
+    try {
+      for (const name of ['prism.db', 'prism.db-wal', 'prism.db-shm']) {
+        const file = path.join(app.dataDir, name);
+        if (fs.existsSync(file)) expect(fs.statSync(file).mode & 0o077).toBe(0);
+      }
+      expect(fs.existsSync(path.join(app.dataDir, 'prism.db'))).toBe(true);
+    } finally {
+      await app.close();
+    }
+  });
+});
