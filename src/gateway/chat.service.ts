@@ -163,7 +163,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     const messages = body.messages as ChatMessage[];
     const text = textOf(messages);
     const [media] = mediaParts(messages);
-    const input = media ? await resolveSingleInput(deps.inputs, principal, media.sources) : null;
+    const input = media ? await resolveSingleInput(deps.inputs, principal, media.sources, media.path) : null;
     const { schema, jsonObject } = responseSchema(body.response_format);
     const answer = await withDeadline(
       answerLocally(deps.extraction, {

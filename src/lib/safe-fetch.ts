@@ -134,6 +134,17 @@ async function resolveChecked(hostname: string, allowPrivate: boolean): Promise<
   return first;
 }
 
+/**
+ * Checks a URL the server will call later (a webhook) as the fetcher will: http(s), no credentials, and a host that
+ * resolves to no private, loopback or link-local address unless `allowPrivate`.
+ * @throws SafeFetchError `not_allowed` (or `failed` when the host does not resolve).
+ */
+export async function checkPublicUrl(rawUrl: string, allowPrivate: boolean): Promise<URL> {
+  const url = parsePublicUrl(rawUrl);
+  await resolveChecked(url.hostname, allowPrivate);
+  return url;
+}
+
 /** Fetches `rawUrl` under the rules above. Non-2xx statuses are returned, not thrown. */
 export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Promise<FetchedResource> {
   const deadline = Date.now() + options.timeoutMs;

@@ -37,6 +37,7 @@ describe('hardening (issue 18)', () => {
   beforeAll(async () => {
     app = await startTestApp({ PRISM_GUEST_UPLOADS_PER_DAY: '1000' });
     key = await app.createKey('hardening', 'pro');
+    await app.container.services.accounts.addCredits('hardening', 5);
   });
   afterAll(() => app.close());
 
@@ -183,6 +184,45 @@ describe('hardening (issue 18)', () => {
       const res = await uploadFile(app.url, key, Buffer.from([0xff, 0xd8, 0xff, 0xe0]), { filename: 'reçu €.jpg' });
       expect(res.status).toBe(201);
       expect(((await res.json()) as { filename: string }).filename).toBe('reçu €.jpg');
+    });
+  });
+
+  describe('URLs the server would refuse', () => {
+    it('refuses a loopback callback_url at submission', async () => {
+      const res = await call(`${app.url}/v1/image/generate`, {
+        key,
+        json: {
+          images: ['data:image/png;base64,AAAA'],
+          domain: 'document.receipt',
+          callback_url: 'http://127.0.0.1:9/hook',
+        },
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ detail: { error: { code: 'url_not_allowed', param: 'callback_url' } } });
+    });
+
+    it('names the real path of a refused URL in a chat message', async () => {
+      const res = await call(`${app.url}/v1/compat/chat/completions`, {
+        key,
+        json: {
+          model: 'prism-1',
+          messages: [
+            { role: 'system', content: 'read it' },
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'what is this' },
+                { type: 'image_url', image_url: { url: 'http://[::ffff:7f00:1]:9/x.png' } },
+              ],
+            },
+          ],
+        },
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({
+        detail: { error: { code: 'url_not_allowed', param: 'messages.1.content.1.image_url' } },
+      });
+      await expectHealthy();
     });
   });
 
