@@ -31,11 +31,7 @@ const envSchema = z.object({
   PRISM_MAX_UPLOAD_BYTES: positiveInt(512 * MIB),
   PRISM_MAX_JSON_DEPTH: z.coerce.number().int().min(8).max(512).default(64),
   PRISM_GUEST_UPLOADS_PER_DAY: z.coerce.number().int().min(0).default(50),
-  PRISM_GUEST_UPLOAD_BYTES_PER_DAY: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(100 * MIB),
+  PRISM_GUEST_UPLOAD_MB_PER_DAY: z.coerce.number().min(0).default(100),
   PRISM_URL_TTL_S: positiveInt(3600),
   PRISM_SHUTDOWN_GRACE_S: positiveInt(10),
   PRISM_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -171,7 +167,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     guestUploads: {
       perDay: e.PRISM_GUEST_UPLOADS_PER_DAY,
-      bytesPerDay: e.PRISM_GUEST_UPLOAD_BYTES_PER_DAY,
+      bytesPerDay: Math.round(e.PRISM_GUEST_UPLOAD_MB_PER_DAY * MIB),
     },
     models: {
       file: e.PRISM_MODELS_FILE ? path.resolve(e.PRISM_MODELS_FILE) : undefined,

@@ -319,7 +319,7 @@ describe('hardening (issue 18)', () => {
 describe('guest upload quota', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ PRISM_GUEST_UPLOADS_PER_DAY: '2', PRISM_GUEST_UPLOAD_BYTES_PER_DAY: '100' });
+    app = await startTestApp({ PRISM_GUEST_UPLOADS_PER_DAY: '2', PRISM_GUEST_UPLOAD_MB_PER_DAY: '0.0001' });
   });
   afterAll(() => app.close());
 
