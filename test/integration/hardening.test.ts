@@ -301,6 +301,39 @@ describe('hardening (issue 18)', () => {
     });
   });
 
+  describe('documents', () => {
+    const generate = async (bytes: Buffer | string, filename: string) => {
+      const up = (await (await uploadFile(app.url, key, bytes, { filename })).json()) as { id: string };
+      return call(`${app.url}/v1/document/generate`, {
+        key,
+        json: { file_id: up.id, domain: 'document.invoice', batch: false },
+      });
+    };
+
+    it('calls a zero-byte document an empty document, not an invalid image', async () => {
+      const res = await generate(Buffer.alloc(0), 'empty.pdf');
+      expect(res.status).toBe(400);
+      const body = (await expectCleanJson(res)) as { detail: { error: { code: string; message: string } } };
+      expect(body.detail.error.code).toBe('invalid_document');
+      expect(body.detail.error.message).toMatch(/empty/);
+    });
+
+    it('does not ask to retry a PDF whose page tree is circular', async () => {
+      const pdf = [
+        '%PDF-1.4',
+        '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+        '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
+        '3 0 obj << /Type /Pages /Kids [2 0 R] /Count 1 >> endobj',
+        'trailer << /Root 1 0 R >>',
+        '%%EOF',
+      ].join('\n');
+      const res = await generate(pdf, 'loop.pdf');
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(JSON.stringify(await expectCleanJson(res))).not.toMatch(/Please retry/);
+      await expectHealthy();
+    });
+  });
+
   describe('9: media', () => {
     it('refuses an ffconcat list that carries a control byte, before any tool reads it', async () => {
       const list = Buffer.from("ffconcat version 1.0\n# \x01\nfile '/etc/passwd'\n", 'latin1');
@@ -340,6 +373,29 @@ describe('guest upload quota', () => {
 async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
 }
+
+describe('document page cap', () => {
+  it('says in usage.message that a PDF over the page cap was read in part', async () => {
+    const app = await startTestApp({ PRISM_DOCUMENT_MAX_PAGES: '1' });
+    try {
+      const key = await app.createKey('pages', 'pro');
+      const pdf = await makeTextPdf([
+        ['Invoice 1', 'Total 5.00'],
+        ['Page two', 'More text'],
+      ]);
+      const up = (await (await uploadFile(app.url, key, pdf, { filename: 'two.pdf' })).json()) as { id: string };
+      const res = await call(`${app.url}/v1/document/generate`, {
+        key,
+        json: { file_id: up.id, domain: 'document.invoice', batch: false },
+      });
+      expect(res.status).toBe(201);
+      const body = (await res.json()) as { usage: { message: string | null } };
+      expect(body.usage.message).toMatch(/2 pages; only the first 1 were read/);
+    } finally {
+      await app.close();
+    }
+  });
+});
 
 describe('data folder permissions', () => {
   it('creates prism.db (and its WAL files) readable by the owner only', async () => {

@@ -130,7 +130,7 @@ export function createPdfEngine(deps: PdfEngineDeps, options: PdfEngineOptions =
         } catch (error) {
           last = error;
           deps.logger.warn('pdf page failed', { page: index, attempt, error: describe(error) });
-          if (error instanceof DeterministicPageError) break;
+          if (error instanceof DeterministicPageError || isBrokenStructure(error)) break;
         }
       }
       const size = await pageSize(doc, index).catch(() => ({ width: 0, height: 0 }));
@@ -211,8 +211,14 @@ async function pageSize(doc: PDFDocumentProxy, index: number): Promise<{ width: 
 /** Spec error rule 7: deterministic failures say what to change; transient ones end with "Please retry." */
 function safeMessage(index: number, error: unknown): string {
   if (error instanceof DeterministicPageError) return error.message;
+  if (isBrokenStructure(error)) return `Page ${index + 1} could not be read: the PDF's page tree is broken (circular).`;
   const reason = error instanceof AppError ? ` (${error.message})` : '';
   return `Page ${index + 1} could not be read${reason}. Please retry.`;
+}
+
+/** pdfjs's errors for a malformed page tree: the same on every try, so not transient. */
+function isBrokenStructure(error: unknown): boolean {
+  return error instanceof Error && /circular reference|page tree|pages tree/i.test(error.message);
 }
 
 function describe(error: unknown): string {
