@@ -154,6 +154,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       ffmpegPath: config.engines.ffmpegPath,
       ffprobePath: config.engines.ffprobePath,
       mediaMemoryMb: config.engines.mediaMemoryMb,
+      documentDeadlineMs: config.engines.documentDeadlineMs,
       logger,
     });
   // Generate requests naming an upstream model from the catalogue go there; `prism-1` stays on the local engines.

@@ -57,6 +57,7 @@ const envSchema = z.object({
   PRISM_WALLET_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(10),
   PRISM_WAL_CHECKPOINT_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   PRISM_MEDIA_MEMORY_MB: z.coerce.number().int().min(0).default(2048),
+  PRISM_DOCUMENT_DEADLINE_S: z.coerce.number().min(0).default(600),
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
 });
@@ -117,6 +118,8 @@ export interface Config {
     ffprobePath: string | undefined;
     /** Address-space limit for every ffmpeg/ffprobe run, in MiB (0: none). */
     mediaMemoryMb: number;
+    /** How long one document request may start reading pages, ms (0: no limit). */
+    documentDeadlineMs: number;
   };
   webhooks: { secret: string | undefined; secretPath: string; timeoutMs: number; attempts: number; backoffMs: number };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
@@ -197,6 +200,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ffmpegPath: e.FFMPEG_PATH,
       ffprobePath: e.FFPROBE_PATH,
       mediaMemoryMb: e.PRISM_MEDIA_MEMORY_MB,
+      documentDeadlineMs: Math.round(e.PRISM_DOCUMENT_DEADLINE_S * 1000),
     },
     webhooks: {
       secret: e.PRISM_WEBHOOK_SECRET,

@@ -47,6 +47,11 @@ export interface PdfReadOptions {
   pageIndices?: number[];
   /** Called after each page with pages done and pages to read. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Epoch ms after which no further page is started (pages already started finish): a long scan stops taking the
+   * shared OCR pool once its request's time is up. Pages not read are reported as errors saying why.
+   */
+  deadlineMs?: number;
 }
 
 /** Largest raster a scanned page is rendered to (width × height); larger is a deterministic failure. */
@@ -137,6 +142,12 @@ export function createPdfEngine(deps: PdfEngineDeps, options: PdfEngineOptions =
       return { index, ...size, source: 'text-layer', lines: [], status: 'error', error: safeMessage(index, last) };
     };
 
+    const timedOutPage = async (index: number): Promise<LayoutPage> => {
+      const size = await pageSize(doc, index).catch(() => ({ width: 0, height: 0 }));
+      const error = `Page ${index + 1} was not read: the request's time limit ran out; send fewer pages (page_indices).`;
+      return { index, ...size, source: 'text-layer', lines: [], status: 'error', error };
+    };
+
     return {
       pageCount: doc.numPages,
       readPage,
@@ -151,7 +162,11 @@ export function createPdfEngine(deps: PdfEngineDeps, options: PdfEngineOptions =
         const dpi = opts.dpi ?? defaults.dpi;
         let done = 0;
         const pages = await mapLimit(indices.length, defaults.concurrency, async (i) => {
-          const page = await readWithRetries(indices[i] as number, dpi);
+          const index = indices[i] as number;
+          const page =
+            opts.deadlineMs !== undefined && Date.now() > opts.deadlineMs
+              ? await timedOutPage(index)
+              : await readWithRetries(index, dpi);
           done += 1;
           opts.onProgress?.(done, indices.length);
           return page;
