@@ -62,10 +62,10 @@ export interface ParsedSkill {
   readFile(path: string): Promise<Buffer>;
 }
 
-/** How requests name a skill (`config.skills`, chat `skills`, MCP tools). */
+/** How requests name a skill (`config.skills`, chat `skills`, MCP tools); `version` is a `skill_version` or `'latest'`. */
 export type SkillReference =
-  | { kind: 'id'; id: string; version: string | 'latest' }
-  | { kind: 'name'; name: string; version: string | 'latest' }
+  | { kind: 'id'; id: string; version: string }
+  | { kind: 'name'; name: string; version: string }
   | { kind: 'inline'; name: string | null; description: string | null; zip: Buffer };
 
 /** Resolves a reference for a caller: their organisation's skills plus public ones; anything else is not found. */
