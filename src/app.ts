@@ -8,9 +8,11 @@ import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
 import type { Container } from './container';
 import type { Principal } from './domain/account';
+import { AuthenticationRequiredError } from './domain/errors';
 import { authenticate } from './http/middleware/auth';
 import { createGatewayFastLane } from './http/gateway-fast-lane';
-import { createErrorResponder, errorHandler, notFoundHandler } from './http/middleware/error-handler';
+import { createErrorResponder, errorHandler, JSON_TOO_DEEP, notFoundHandler } from './http/middleware/error-handler';
+import { jsonBytesTooDeep } from './lib/json-bounds';
 import { requestId } from './http/middleware/request-id';
 import { filesRoutes } from './http/routes/files.routes';
 import { healthRoutes } from './http/routes/health.routes';
@@ -34,6 +36,7 @@ export function createRequestListener(container: Container): RequestListener {
     compat: { chat: container.gateway.chat, payerOrgId: payerOrgIdOf },
     respondError: createErrorResponder(container.logger, container.config.limits),
     maxJsonBytes: container.config.limits.maxJsonBytes,
+    maxJsonDepth: container.config.limits.maxJsonDepth,
     trustProxy: app.get('trust proxy fn') as (addr: string, index: number) => boolean,
   });
   return (req, res) => {
@@ -77,11 +80,22 @@ export function createApp(container: Container): Express {
   app.set('query parser', 'simple');
 
   app.use(requestId());
-  app.use(express.json({ limit: config.limits.maxJsonBytes }));
+  // Bodies are read after authentication, so a caller without a valid key gets 401, never a 422 about the body.
+  const json = express.json({
+    limit: config.limits.maxJsonBytes,
+    // Checked on the raw bytes before JSON.parse: nothing recursive ever sees a body nested past the limit.
+    verify: (_req, _res, raw) => {
+      if (jsonBytesTooDeep(raw, config.limits.maxJsonDepth)) throw Object.assign(new Error(), { type: JSON_TOO_DEEP });
+    },
+  });
 
   const mainAuth = authenticate(services.auth, 'main');
   const gatewayAuth = authenticate(services.auth, 'gateway');
-  const fileOptions = { maxUploadBytes: config.limits.maxUploadBytes, publicUrl: config.server.publicUrl };
+  const fileOptions = {
+    maxUploadBytes: config.limits.maxUploadBytes,
+    publicUrl: config.server.publicUrl,
+    urlTtlSeconds: config.limits.urlTtlSeconds,
+  };
 
   const limited = rateLimit(container.gateway.limiter);
   const compat = compatRoutes({
@@ -96,14 +110,20 @@ export function createApp(container: Container): Express {
   for (const prefix of GATEWAY_PREFIXES) {
     app.use(prefix, gatewayAuth);
     app.use(prefix, healthRoutes(container.version));
-    app.use(`${prefix}/files`, filesRoutes(services.files, { ...fileOptions, surface: 'gateway' }));
-    app.use(prefix, limited, compat, decisions);
+    app.use(`${prefix}/files`, json, filesRoutes(services.files, { ...fileOptions, surface: 'gateway' }));
+    app.use(prefix, limited, json, compat, decisions);
   }
 
   app.use('/v1', mainAuth);
   // The hub and the older catalogue routes are open, as the spec declares no auth for them.
-  app.use('/v1/hub', hubRoutes(services.hub));
+  app.use('/v1/hub', json, hubRoutes(services.hub));
+  app.use('/v1/schema', json);
   app.use('/v1', legacyHubRoutes(services.hub, container.engine.models));
+  // Every POST on the main API needs a key: refuse a keyless one before its body is read or validated.
+  app.use('/v1', (req, _res, next) => {
+    next(req.method === 'POST' && req.principal?.kind !== 'user' ? new AuthenticationRequiredError() : undefined);
+  });
+  app.use('/v1', json);
   app.use('/v1', healthRoutes(container.version));
   app.use('/v1/files', filesRoutes(services.files, { ...fileOptions, surface: 'main' }));
   app.use('/v1', generateRoutes(services.predictions));

@@ -22,6 +22,7 @@ import { createAuthService, type AuthService } from './services/auth.service';
 import { createLocalExtractionEngine } from './engines/local-engine-set';
 import { toPredictionWire } from './http/schemas/predictions.schemas';
 import { createBiller } from './gateway/billing';
+import { createGuestUploadQuota } from './services/guest-upload-quota';
 import { createChatService, type ChatService } from './gateway/chat.service';
 import { createEmbeddingsService, type EmbeddingsService } from './gateway/embeddings.service';
 import { createDecisionsService, type DecisionsService } from './gateway/decisions.service';
@@ -136,6 +137,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
     signer: createUrlSigner(secret),
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     limits: { maxUploadBytes: config.limits.maxUploadBytes, urlTtlSeconds: config.limits.urlTtlSeconds },
+    guestQuota: createGuestUploadQuota({
+      perDay: config.guestUploads.perDay,
+      bytesPerDay: config.guestUploads.bytesPerDay,
+    }),
   });
 
   // How every service turns a caller's file id or URL into bytes.
@@ -156,6 +161,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       documentMaxPages: config.engines.documentMaxPages,
       ffmpegPath: config.engines.ffmpegPath,
       ffprobePath: config.engines.ffprobePath,
+      mediaMemoryMb: config.engines.mediaMemoryMb,
+      documentDeadlineMs: config.engines.documentDeadlineMs,
       logger,
     });
   // Generate requests naming an upstream model from the catalogue go there; `prism-1` stays on the local engines.

@@ -29,6 +29,9 @@ const envSchema = z.object({
   PRISM_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PRISM_MAX_JSON_BYTES: positiveInt(32 * MIB),
   PRISM_MAX_UPLOAD_BYTES: positiveInt(512 * MIB),
+  PRISM_MAX_JSON_DEPTH: z.coerce.number().int().min(8).max(512).default(64),
+  PRISM_GUEST_UPLOADS_PER_DAY: z.coerce.number().int().min(0).default(50),
+  PRISM_GUEST_UPLOAD_MB_PER_DAY: z.coerce.number().min(0).default(100),
   PRISM_URL_TTL_S: positiveInt(3600),
   PRISM_SHUTDOWN_GRACE_S: positiveInt(10),
   PRISM_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -60,6 +63,8 @@ const envSchema = z.object({
   PRISM_DECISION_PER_HOUR: positiveInt(120_000),
   PRISM_DECISION_MIN_CHARGE_USD: z.coerce.number().positive().default(0.0001),
   PRISM_DECISION_UPSTREAM_MODEL: z.string().min(1).optional(),
+  PRISM_MEDIA_MEMORY_MB: z.coerce.number().int().min(0).default(2048),
+  PRISM_DOCUMENT_DEADLINE_S: z.coerce.number().min(0).default(600),
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
 });
@@ -84,7 +89,15 @@ export interface Config {
     walCheckpointMs: number;
   };
   auth: { singleUser: boolean; secret: string | undefined };
-  limits: { maxJsonBytes: number; maxUploadBytes: number; urlTtlSeconds: number };
+  limits: {
+    maxJsonBytes: number;
+    /** Deepest array/object nesting a JSON body may have (checked on the raw text, before parsing). */
+    maxJsonDepth: number;
+    maxUploadBytes: number;
+    urlTtlSeconds: number;
+  };
+  /** Anonymous (guest) uploads on the gateway, per client address per UTC day. */
+  guestUploads: { perDay: number; bytesPerDay: number };
   /** The model catalogue file and the environment snapshot upstream keys are looked up in (by variable name). */
   models: { file: string | undefined; env: Readonly<Record<string, string | undefined>> };
   gateway: {
@@ -122,6 +135,10 @@ export interface Config {
     documentMaxPages: number;
     ffmpegPath: string | undefined;
     ffprobePath: string | undefined;
+    /** Address-space limit for every ffmpeg/ffprobe run, in MiB (0: none). */
+    mediaMemoryMb: number;
+    /** How long one document request may start reading pages, ms (0: no limit). */
+    documentDeadlineMs: number;
   };
   webhooks: { secret: string | undefined; secretPath: string; timeoutMs: number; attempts: number; backoffMs: number };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
@@ -166,8 +183,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     auth: { singleUser: e.PRISM_SINGLE_USER, secret: e.PRISM_SECRET },
     limits: {
       maxJsonBytes: e.PRISM_MAX_JSON_BYTES,
+      maxJsonDepth: e.PRISM_MAX_JSON_DEPTH,
       maxUploadBytes: e.PRISM_MAX_UPLOAD_BYTES,
       urlTtlSeconds: e.PRISM_URL_TTL_S,
+    },
+    guestUploads: {
+      perDay: e.PRISM_GUEST_UPLOADS_PER_DAY,
+      bytesPerDay: Math.round(e.PRISM_GUEST_UPLOAD_MB_PER_DAY * MIB),
     },
     models: {
       file: e.PRISM_MODELS_FILE ? path.resolve(e.PRISM_MODELS_FILE) : undefined,
@@ -205,6 +227,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       documentMaxPages: e.PRISM_DOCUMENT_MAX_PAGES,
       ffmpegPath: e.FFMPEG_PATH,
       ffprobePath: e.FFPROBE_PATH,
+      mediaMemoryMb: e.PRISM_MEDIA_MEMORY_MB,
+      documentDeadlineMs: Math.round(e.PRISM_DOCUMENT_DEADLINE_S * 1000),
     },
     webhooks: {
       secret: e.PRISM_WEBHOOK_SECRET,

@@ -41,6 +41,10 @@ export const ERROR_CODES = [
   'url_fetch_failed',
   'schema_invalid',
   'all_pages_failed',
+  // hardening (issue 18)
+  'malformed_body',
+  'malformed_multipart',
+  'guest_upload_quota',
   // gateway (src/gateway)
   'capability_violation',
   'model_not_found',

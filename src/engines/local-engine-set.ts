@@ -16,6 +16,10 @@ export interface LocalExtractionOptions {
   documentMaxPages: number;
   ffmpegPath: string | undefined;
   ffprobePath: string | undefined;
+  /** Longest a document request may read pages for, ms (later pages are not started); 0: no limit. */
+  documentDeadlineMs?: number;
+  /** Address-space limit of every ffmpeg/ffprobe run, in MiB (0: none). */
+  mediaMemoryMb?: number;
   logger: Logger;
 }
 
@@ -29,6 +33,7 @@ export function createLocalExtractionEngine(options: LocalExtractionOptions): Ex
   const tools = resolveMediaTools({
     ...(options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {}),
     ...(options.ffprobePath ? { ffprobePath: options.ffprobePath } : {}),
+    ...(options.mediaMemoryMb ? { memoryLimitMb: options.mediaMemoryMb } : {}),
   });
   const video = createVideoEngine({ tools });
   const audio = createAudioEngine({ tools });
@@ -45,6 +50,7 @@ export function createLocalExtractionEngine(options: LocalExtractionOptions): Ex
         ...(dpi ? { dpi } : {}),
         ...(pageIndices ? { pageIndices } : {}),
         ...(onProgress ? { onProgress } : {}),
+        ...(options.documentDeadlineMs ? { deadlineMs: Date.now() + options.documentDeadlineMs } : {}),
       }),
     validateMedia: async (bytes) => void (await video.probe(bytes)),
     async video(bytes, { fps, maxFrames }) {

@@ -7,6 +7,7 @@
  * body also carries one beside the spec's `detail`: both kinds of reader find what they look for.
  */
 import type { AppError, ValidationIssue } from '../domain/errors';
+import { clipForEcho } from '../lib/json-bounds';
 
 /** Which family of clients an error is written for: the main API's, or the OpenAI-compatible gateway's. */
 export type ErrorSurface = 'main' | 'gateway';
@@ -45,8 +46,10 @@ export function renderErrorBody(error: AppError, requestId: string, surface: Err
   };
   const gateway = surface === 'gateway';
   switch (error.shape) {
-    case 'validation':
-      return gateway ? { detail: error.issues, error: validationSummary(error, requestId) } : { detail: error.issues };
+    case 'validation': {
+      const detail = error.issues.map(boundedIssue);
+      return gateway ? { detail, error: validationSummary(error, requestId) } : { detail };
+    }
     case 'plain-detail':
       return gateway ? { detail: error.message, error: fields } : { detail: error.message };
     case 'top-level':
@@ -79,4 +82,11 @@ function fieldPath(issue: ValidationIssue): string | null {
   if (issue.type === 'json_invalid') return null;
   const path = issue.loc.slice(1);
   return path.length === 0 ? null : path.join('.');
+}
+
+/** An issue whose echoed `input` (and `ctx`) is cut to a bounded size and depth. */
+function boundedIssue(issue: ValidationIssue): ValidationIssue {
+  const bounded: ValidationIssue = { ...issue, input: clipForEcho(issue.input) };
+  if (issue.ctx !== undefined) bounded.ctx = clipForEcho(issue.ctx) as Record<string, unknown>;
+  return bounded;
 }

@@ -30,26 +30,29 @@ export function generateRoutes(predictions: PredictionsService): Router {
   const router = Router();
 
   router.post('/image/generate', async (req, res) => {
+    const user = userOf(req); // authenticate before validating: a keyless caller gets 401, not a 422 echo
     const body = parseInput(imageGenerateBodySchema, req.body, 'body');
-    const prediction = await predictions.create(userOf(req), toGenerateCommand('image', body));
+    const prediction = await predictions.create(user, toGenerateCommand('image', body));
     res.status(STATUS.image).json(toPredictionWire(prediction));
   });
 
   for (const kind of ['document', 'video', 'audio'] as const) {
     router.post(`/${kind}/generate`, async (req, res) => {
+      const user = userOf(req);
       const body = parseInput(fileGenerateBodySchema, req.body, 'body');
       if ((body.config?.video_max_frames ?? 0) > MAX_VIDEO_FRAMES) {
         throw new BadRequestError(`video_max_frames is at most ${MAX_VIDEO_FRAMES}.`, null, 'config.video_max_frames');
       }
-      const prediction = await predictions.create(userOf(req), toGenerateCommand(kind, body));
+      const prediction = await predictions.create(user, toGenerateCommand(kind, body));
       res.status(STATUS[kind]).json(toPredictionWire(prediction));
     });
   }
 
   router.post('/image/schema', async (req, res) => {
+    const user = userOf(req);
     const body = parseInput(imageSchemaBodySchema, req.body, 'body');
     const command = toGenerateCommand('image_schema', { ...body, domain: null, config: null, metadata: null });
-    const prediction = await predictions.create(userOf(req), command);
+    const prediction = await predictions.create(user, command);
     res.status(201).json(toPredictionWire(prediction));
   });
 

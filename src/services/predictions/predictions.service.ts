@@ -21,7 +21,7 @@ import { checkAgainstSchema, compileSchema } from '../../lib/json-schema';
 import { sniffMediaType } from '../../lib/media-type';
 import type { KeyedMutex } from '../../lib/keyed-mutex';
 import type { Logger } from '../../lib/logger';
-import { parsePublicUrl, SafeFetchError } from '../../lib/safe-fetch';
+import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import type { PredictionStore, StoredBytes } from '../../stores/types';
 import type { HubService } from '../hub/hub.service';
 import type { ExtractionEngine, ExtractionInput, ExtractionOutput } from './extraction-engine';
@@ -100,10 +100,11 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
     return { schema: domain.jsonSchema, prompt: domain.prompt };
   }
 
-  function checkCallback(url: string | null): void {
+  /** Refuses at submission what the webhook sender would refuse at delivery (scheme, private or loopback host). */
+  async function checkCallback(url: string | null): Promise<void> {
     if (url === null) return;
     try {
-      parsePublicUrl(url);
+      await checkPublicUrl(url, deps.inputs.fetch.allowPrivate);
     } catch (error) {
       const reason = error instanceof SafeFetchError ? error.message : 'invalid URL';
       throw new BadRequestError(`callback_url refused: ${reason}.`, 'url_not_allowed', 'callback_url');
@@ -209,7 +210,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
           'model',
         );
       }
-      checkCallback(command.callbackUrl);
+      await checkCallback(command.callbackUrl);
       schemaFor(command);
       const orgId = await deps.orgIdFor(principal);
       const input = await resolveSingleInput(deps.inputs, principal, command);
