@@ -10,6 +10,7 @@ import { printResults, runCase, type BenchCase, type BenchResult } from './harne
 import { ocrBenchmarks } from './ocr.bench';
 import { pdfBenchmarks } from './pdf.bench';
 import { predictionBenchmarks } from './predictions.bench';
+import { skillsBenchmarks } from './skills.bench';
 
 interface Group {
   cases: BenchCase[];
@@ -22,6 +23,7 @@ const GROUPS: Record<string, () => Promise<Group>> = {
   ocr: ocrBenchmarks,
   pdf: pdfBenchmarks,
   predictions: predictionBenchmarks,
+  skills: skillsBenchmarks,
 };
 
 async function main(): Promise<void> {

@@ -24,6 +24,7 @@ import { hubRoutes, legacyHubRoutes } from './http/routes/hub.routes';
 import { predictionsRoutes } from './http/routes/predictions.routes';
 import { decisionsRoutes } from './http/routes/decisions.routes';
 import { createDecisionUpgrade, type DecisionUpgrade } from './ws/decision-upgrade';
+import { skillsRoutes } from './http/routes/skills.routes';
 
 const GATEWAY_PREFIXES = ['/v1/compat', '/v1/openai'];
 
@@ -119,6 +120,8 @@ export function createApp(container: Container): Express {
   app.use('/v1/hub', json, hubRoutes(services.hub));
   app.use('/v1/schema', json);
   app.use('/v1', legacyHubRoutes(services.hub, container.engine.models));
+  // Skills are open too: guests list and look up public skills (POST /v1/skills/lookup); writes need a key.
+  app.use('/v1/skills', json, skillsRoutes(services.skills, { publicUrl: config.server.publicUrl }));
   // Every POST on the main API needs a key: refuse a keyless one before its body is read or validated.
   app.use('/v1', (req, _res, next) => {
     next(req.method === 'POST' && req.principal?.kind !== 'user' ? new AuthenticationRequiredError() : undefined);

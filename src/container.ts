@@ -8,10 +8,12 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { buffer as readAll } from 'node:stream/consumers';
 import { createFsBlobStore } from './blobs/fs.blob-store';
 import type { BlobStore } from './blobs/types';
 import type { Config } from './config/config';
 import type { Principal } from './domain/account';
+import { InvalidSkillBundleError } from './domain/errors';
 import type { PredictionRequest } from './domain/prediction';
 import type { LayoutPage } from './engines/types';
 import { createKeyedMutex } from './lib/keyed-mutex';
@@ -33,7 +35,7 @@ import { createGuestSpendGuard, createMemoryGuestSpendStore } from './gateway/gu
 import { loadModelCatalogue, type ModelCatalogue } from './gateway/model-catalogue';
 import { createMemoryRateLimitStore, createRateLimiter, type RateLimiter } from './gateway/rate-limiter';
 import { createRequestQueue } from './gateway/request-queue';
-import { createUpstreamClient } from './gateway/upstream-client';
+import { createUpstreamClient, type UpstreamClient } from './gateway/upstream-client';
 import { createJobQueue, type JobQueue } from './jobs/job-queue';
 import { createFeedbackService, type FeedbackService } from './services/feedback.service';
 import { createFilesService, type FilesService } from './services/files.service';
@@ -41,6 +43,10 @@ import { createHubService, type HubService } from './services/hub/hub.service';
 import type { ExtractionEngine } from './services/predictions/extraction-engine';
 import { createPredictionsService, type PredictionsService } from './services/predictions/predictions.service';
 import { createWebhookSender, type WebhookSender } from './services/webhooks.service';
+import { seedBuiltinSkills } from './services/skills/builtin-skills';
+import { createSkillAuthor, type DraftingModel } from './services/skills/skill-authoring';
+import { createSkillsService, type SkillsService } from './services/skills/skills.service';
+import { createSqliteSkillStore } from './stores/sqlite/skills.store';
 import { createSqliteFeedbackStore } from './stores/sqlite/feedback.store';
 import { createSqlitePredictionStore } from './stores/sqlite/predictions.store';
 import { createSqliteAccountStore } from './stores/sqlite/accounts.store';
@@ -48,7 +54,7 @@ import { startBackgroundCheckpoints, type BackgroundCheckpoints } from './stores
 import { openDatabase, type SqliteDatabase } from './stores/sqlite/database';
 import { createSqliteFileStore } from './stores/sqlite/files.store';
 import { createSqliteWalletStore } from './stores/sqlite/wallets.store';
-import type { AccountStore, FeedbackStore, FileStore, PredictionStore, WalletStore } from './stores/types';
+import type { AccountStore, FeedbackStore, FileStore, PredictionStore, SkillStore, WalletStore } from './stores/types';
 
 export interface Container {
   config: Config;
@@ -61,6 +67,7 @@ export interface Container {
     files: FileStore;
     predictions: PredictionStore;
     feedback: FeedbackStore;
+    skills: SkillStore;
   };
   blobs: BlobStore;
   engine: ExtractionEngine;
@@ -80,6 +87,7 @@ export interface Container {
     hub: HubService;
     predictions: PredictionsService;
     feedback: FeedbackService;
+    skills: SkillsService;
   };
   /**
    * Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any.
@@ -114,6 +122,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     files: createSqliteFileStore(db),
     predictions: createSqlitePredictionStore(db),
     feedback: createSqliteFeedbackStore(db),
+    skills: createSqliteSkillStore(db),
   };
   const blobs = createFsBlobStore(config.data.blobDir);
 
@@ -130,11 +139,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
   });
   const locks = createKeyedMutex();
+  const signer = createUrlSigner(secret);
   const files = createFilesService({
     files: stores.files,
     blobs,
     locks,
-    signer: createUrlSigner(secret),
+    signer,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     limits: { maxUploadBytes: config.limits.maxUploadBytes, urlTtlSeconds: config.limits.urlTtlSeconds },
     guestQuota: createGuestUploadQuota({
@@ -154,6 +164,33 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const hub = createHubService();
   const catalogue = loadModelCatalogue(config.models.file, config.models.env);
   const upstream = createUpstreamClient({ retries: config.gateway.upstreamRetries });
+  const skills = createSkillsService({
+    store: stores.skills,
+    blobs,
+    locks,
+    signer,
+    limits: {
+      maxEntries: config.skills.maxEntries,
+      maxEntryBytes: config.skills.maxEntryBytes,
+      maxTotalBytes: config.skills.maxTotalBytes,
+      maxRatio: config.skills.maxRatio,
+    },
+    openFile: async (principal, fileId) => {
+      const { file, stream } = await files.openContent(principal, fileId);
+      if (file.bytes > config.skills.maxTotalBytes) {
+        stream.destroy();
+        throw new InvalidSkillBundleError(
+          'total_too_large',
+          null,
+          `the zip (${file.bytes} bytes) is larger than the bundle limit of ${config.skills.maxTotalBytes} bytes`,
+        );
+      }
+      return readAll(stream);
+    },
+    // Chats do not exist yet: every session id is unknown (404 chat_not_found) until the chat store lands.
+    sessionPrompt: async () => null,
+    author: createSkillAuthor({ model: draftingModel(catalogue, upstream), logger }),
+  });
   const localEngine =
     options.engine ??
     createLocalExtractionEngine({
@@ -187,6 +224,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     hub,
     engine,
     inputs,
+    skills,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     enqueue: (id) => jobs.enqueue(id),
     onFinished: (prediction) => webhooks.deliver(prediction),
@@ -273,7 +311,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     gateway: { catalogue, limiter, chat, embeddings, decisions },
     jobs,
     webhooks,
-    services: { accounts, auth, files, hub, predictions, feedback },
+    services: { accounts, auth, files, hub, predictions, feedback, skills },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
       const ownerKey = await accounts.bootstrapOwner();
@@ -292,6 +330,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         const swept = await blobs.sweep(await stores.files.referencedBlobs());
         if (swept.partsRemoved + swept.orphansRemoved > 0) logger.info('swept blob leftovers', swept);
       }
+      await seedBuiltinSkills(skills, config.skills.builtinDir, logger);
       if (resumeJobs) {
         const jobsAfterRestart = await predictions.resumeUnfinished();
         if (jobsAfterRestart.resumed + jobsAfterRestart.failed > 0) {
@@ -310,6 +349,23 @@ export async function createContainer(config: Config, options: ContainerOptions 
         wallets.flush();
         db.close();
       }
+    },
+  };
+}
+
+/** The first serving upstream chat model of the models file drafts prompt-created skills; none: the template. */
+function draftingModel(catalogue: ModelCatalogue, upstream: UpstreamClient): DraftingModel | null {
+  const model = catalogue.list('chat').find((m) => m.engine.kind === 'upstream' && m.serving);
+  const target = model ? catalogue.upstreamTarget(model) : null;
+  if (!model || !target) return null;
+  return {
+    id: model.id,
+    async complete(messages) {
+      const reply = await upstream.chat(target, { model: target.model, messages, temperature: 0 });
+      const choices = reply.choices as Array<{ message?: { content?: unknown } }> | undefined;
+      const content = choices?.[0]?.message?.content;
+      if (typeof content !== 'string') throw new Error('the model answered without text');
+      return content;
     },
   };
 }

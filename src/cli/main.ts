@@ -14,6 +14,7 @@ import { AppError } from '../domain/errors';
 import { toPredictionWire } from '../http/schemas/predictions.schemas';
 import { sniffMediaType } from '../lib/media-type';
 import { main as serve } from '../../server';
+import { skillsList, skillsPack, skillsPush, SKILLS_USAGE, SkillsUsageError } from './skills.commands';
 
 const USAGE = `Usage:
   prism serve
@@ -21,6 +22,7 @@ const USAGE = `Usage:
   prism keys revoke KEY_ID
   prism credits add --org ORG --usd AMOUNT
   prism extract FILE --domain DOMAIN [--schema SCHEMA.json] [--model MODEL] [--confidence] [--grounding]
+${SKILLS_USAGE}
 
 Settings come from the environment (PRISM_DATA_DIR, PORT, HOST, …); see README.md.`;
 
@@ -37,13 +39,16 @@ export async function run(argv: string[]): Promise<number> {
     if (command === 'keys' && sub === 'revoke') return await withContainer((c) => keysRevoke(c, rest));
     if (command === 'credits' && sub === 'add') return await withContainer((c) => creditsAdd(c, rest));
     if (command === 'extract') return await withContainer((c) => extract(c, argv.slice(1)));
+    if (command === 'skills' && sub === 'pack') return await skillsPack(loadConfig(), rest);
+    if (command === 'skills' && sub === 'push') return await withContainer((c) => skillsPush(c, rest));
+    if (command === 'skills' && sub === 'list') return await withContainer((c) => skillsList(c, rest));
     if (command === undefined || command === 'help' || command === '--help') {
       console.log(USAGE);
       return 0;
     }
     throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ConfigError) {
+    if (error instanceof UsageError || error instanceof SkillsUsageError || error instanceof ConfigError) {
       console.error(`prism: ${error.message}\n\n${USAGE}`);
       return 2;
     }

@@ -65,6 +65,11 @@ const envSchema = z.object({
   PRISM_DECISION_UPSTREAM_MODEL: z.string().min(1).optional(),
   PRISM_MEDIA_MEMORY_MB: z.coerce.number().int().min(0).default(2048),
   PRISM_DOCUMENT_DEADLINE_S: z.coerce.number().min(0).default(600),
+  PRISM_SKILL_MAX_ENTRIES: positiveInt(1000),
+  PRISM_SKILL_MAX_ENTRY_BYTES: positiveInt(10 * MIB),
+  PRISM_SKILL_MAX_TOTAL_BYTES: positiveInt(50 * MIB),
+  PRISM_SKILL_MAX_RATIO: positiveInt(100),
+  PRISM_SKILLS_DIR: z.string().min(1).optional(),
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
 });
@@ -141,6 +146,15 @@ export interface Config {
     documentDeadlineMs: number;
   };
   webhooks: { secret: string | undefined; secretPath: string; timeoutMs: number; attempts: number; backoffMs: number };
+  /** Skill bundles: the unpacking limits every zip is checked against, and the folder of built-in skills. */
+  skills: {
+    maxEntries: number;
+    maxEntryBytes: number;
+    maxTotalBytes: number;
+    /** Largest uncompressed/compressed size ratio of one entry. */
+    maxRatio: number;
+    builtinDir: string;
+  };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
 }
 
@@ -236,6 +250,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.PRISM_WEBHOOK_TIMEOUT_S * 1000,
       attempts: e.PRISM_WEBHOOK_ATTEMPTS,
       backoffMs: e.PRISM_WEBHOOK_BACKOFF_MS,
+    },
+    skills: {
+      maxEntries: e.PRISM_SKILL_MAX_ENTRIES,
+      maxEntryBytes: e.PRISM_SKILL_MAX_ENTRY_BYTES,
+      maxTotalBytes: e.PRISM_SKILL_MAX_TOTAL_BYTES,
+      maxRatio: e.PRISM_SKILL_MAX_RATIO,
+      builtinDir: path.resolve(e.PRISM_SKILLS_DIR ?? path.join(__dirname, '..', '..', 'skills')),
     },
     log: { level: e.PRISM_LOG_LEVEL },
   };

@@ -17,6 +17,7 @@ export const NOT_FOUND_RESOURCES = [
   'domain',
   'execution',
   'chat',
+  'skill',
 ] as const;
 export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 
@@ -45,6 +46,9 @@ export const ERROR_CODES = [
   'malformed_body',
   'malformed_multipart',
   'guest_upload_quota',
+  // skills (src/services/skills)
+  'invalid_skill_bundle',
+  'invalid_skill_source',
   // gateway (src/gateway)
   'capability_violation',
   'model_not_found',
@@ -131,6 +135,44 @@ function defaultShape(status: number): ErrorShape {
 export class BadRequestError extends AppError {
   constructor(message: string, code: ErrorCode | null = null, param: string | null = null) {
     super(400, { message, type: 'invalid_request_error', code, param });
+  }
+}
+
+/** Which rule of skill-bundle unpacking a zip broke (named in the error body as `rule`). */
+export type SkillBundleRule =
+  | 'not_a_zip'
+  | 'path_traversal'
+  | 'absolute_path'
+  | 'invalid_name'
+  | 'symlink'
+  | 'encrypted'
+  | 'too_many_entries'
+  | 'entry_too_large'
+  | 'total_too_large'
+  | 'compression_ratio'
+  | 'duplicate_name'
+  | 'missing_skill_md'
+  | 'invalid_skill_md'
+  | 'invalid_front_matter'
+  | 'invalid_schema'
+  | 'invalid_prism_yaml';
+
+/** 400: a skill bundle broke an unpacking or format rule; the body names the entry and the rule. Nothing is stored. */
+export class InvalidSkillBundleError extends AppError {
+  constructor(
+    readonly rule: SkillBundleRule,
+    readonly entry: string | null,
+    message: string,
+  ) {
+    super(400, {
+      message:
+        entry === null
+          ? `Invalid skill bundle (${rule}): ${message}`
+          : `Invalid skill bundle: entry '${entry}' (${rule}): ${message}`,
+      type: 'invalid_request_error',
+      code: 'invalid_skill_bundle',
+      extra: { rule, entry },
+    });
   }
 }
 

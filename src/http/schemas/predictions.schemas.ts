@@ -11,6 +11,7 @@ import {
 } from '../../domain/prediction';
 import type { GenerateCommand } from '../../services/predictions/predictions.service';
 import { pagination } from './common.schemas';
+import { agentSkillSchema, toSkillReference } from './skills.schemas';
 
 /** Largest `video_max_frames` we sample; larger values are a 400 (spec: "video_max_frames too large"). */
 export const MAX_VIDEO_FRAMES = 1024;
@@ -26,6 +27,7 @@ const generationConfigSchema = z
     video_fps: z.number().positive().max(60).nullish(),
     video_max_frames: z.number().int().min(1).nullish(),
     page_indices: z.array(z.number().int().min(0)).nullish(),
+    skills: z.array(agentSkillSchema).max(16).nullish(),
   })
   .loose();
 
@@ -106,6 +108,7 @@ export function toGenerateCommand(kind: PredictionKind, body: GenerateBody): Gen
     fileId: body.file_id ?? undefined,
     url: body.url ?? undefined,
     request,
+    skills: (config?.skills ?? []).map((skill, i) => toSkillReference(skill, `config.skills.${i}`)),
   };
 }
 

@@ -26,6 +26,8 @@ import type { PredictionStore, StoredBytes } from '../../stores/types';
 import type { HubService } from '../hub/hub.service';
 import type { ExtractionEngine, ExtractionInput, ExtractionOutput } from './extraction-engine';
 import { resolveSingleInput, type InputResolverDeps, type InputSources } from './inputs';
+import { withSkills } from './skill-domain';
+import type { SkillReference, SkillResolver } from '../../domain/skill';
 
 /** A resumed job that keeps dying (e.g. it crashes the process) is given up after this many starts. */
 const MAX_ATTEMPTS = 3;
@@ -36,6 +38,8 @@ export interface GenerateCommand extends InputSources {
   domain: string | null;
   callbackUrl: string | null;
   request: PredictionRequest;
+  /** `config.skills`: with no domain, their instructions and schema act as a dynamic domain. */
+  skills?: SkillReference[];
 }
 
 export interface PredictionsServiceDeps {
@@ -45,6 +49,8 @@ export interface PredictionsServiceDeps {
   hub: HubService;
   engine: ExtractionEngine;
   inputs: InputResolverDeps;
+  /** Resolves `config.skills`; without it a request naming skills is refused. */
+  skills?: SkillResolver;
   orgIdFor: (principal: Principal) => Promise<string>;
   enqueue: (id: string) => void;
   onFinished: (prediction: Prediction) => void;
@@ -86,7 +92,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
           'config.json_schema',
         );
       }
-      return { schema: custom, prompt: domain?.prompt ?? null };
+      return { schema: custom, prompt: command.request.instructions ?? domain?.prompt ?? null };
     }
     if (command.kind === 'image_schema' || command.request.proposeSchema) return { schema: null, prompt: null };
     if (!command.domain) {
@@ -97,7 +103,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
       );
     }
     if (!domain) throw new NotFoundError('domain', command.domain);
-    return { schema: domain.jsonSchema, prompt: domain.prompt };
+    return { schema: domain.jsonSchema, prompt: command.request.instructions ?? domain.prompt };
   }
 
   /** Refuses at submission what the webhook sender would refuse at delivery (scheme, private or loopback host). */
@@ -211,6 +217,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
         );
       }
       await checkCallback(command.callbackUrl);
+      command = await withSkills(deps.skills, hub, principal, command);
       schemaFor(command);
       const orgId = await deps.orgIdFor(principal);
       const input = await resolveSingleInput(deps.inputs, principal, command);
