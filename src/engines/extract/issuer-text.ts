@@ -25,7 +25,9 @@ export function cleanName(text: string): string {
   t = t.replace(/\b[S5][DO0][NM](\.?)(\s+)B[HN]D\b/gi, (m: string, dot: string, sp: string) =>
     /^sdn\.?\s+bhd$/i.test(m) ? m : `SDN${dot}${sp}BHD`,
   );
-  t = t.replace(/(?<=\s)[5S]\/[B8]$/, 'S/B');
+  t = t.replace(/(?<=\s)[5S]\/[B8D]$/, 'S/B');
+  // The legal-entity suffix ends the name: marks or a logo fragment read after it are not part of it.
+  t = t.replace(/^(.*?\b(?:SDN\.?\s+BHD|S\/B|BHD|LTD|LLC|LLP|INC|PLC|PTE\.?\s+LTD|GMBH|CORP)\.?)\s+[^()]{1,6}$/i, '$1');
   return squash(t);
 }
 

@@ -35,7 +35,10 @@ function nameCandidate(row: Row): boolean {
 
 function headerEnd(lines: Row[]): number {
   const cap = Math.max(8, Math.ceil(lines.length * 0.45));
-  const end = lines.findIndex((l, i) => i > 0 && findAmounts(l.text).length > 0 && !kind.isAddressLike(l.text));
+  // Barely legible lines (a logo, scanner noise) read as stray numbers do not end the header.
+  const end = lines.findIndex(
+    (l, i) => i > 0 && l.confidence >= 0.5 && findAmounts(l.text).length > 0 && !kind.isAddressLike(l.text),
+  );
   return Math.min(cap, end < 0 ? lines.length : end);
 }
 

@@ -70,10 +70,36 @@ function fixRegions(text: string, fixed: Set<string>): string {
   return tokens.join(' ');
 }
 
+/**
+ * A lone `0` or `1` inside a word of letters is the `O` or `l` OCR mistook (`Ja1an`, `C0.`, `T0WER`): a `1` only
+ * between two letters (`U1`, `1A` stay, they are codes), a `0` beside a letter in a word with no other digit.
+ */
+export function fixDigitsInWords(text: string, fixed: Set<string>): string {
+  return text
+    .split(' ')
+    .map((token) => {
+      const digits = token.replace(/[^0-9]/g, '');
+      if (digits.length !== 1 || (token.match(/[A-Za-z]/g) ?? []).length < 1) return token;
+      let out = token.replace(/(?<=[A-Za-z])1(?=[A-Za-z])/, (_m, at: number) =>
+        /[a-z]/.test(token[at - 1] ?? '') ? 'l' : 'I',
+      );
+      if (
+        out === token &&
+        /(?<=[A-Za-z])0|0(?=[A-Za-z])/.test(token) &&
+        /^[^0-9]*[A-Za-z][^0-9]*0?[^0-9]*$/.test(token)
+      ) {
+        out = token.replace('0', /[a-z]/.test(token) ? 'o' : 'O');
+      }
+      if (out !== token) fixed.add(token);
+      return out;
+    })
+    .join(' ');
+}
+
 /** Repairs an address line. */
 export function repairAddress(text: string): Repaired {
   const fixed = new Set<string>();
-  let out = text.replace(/(?<=^|[\s,])[J3][LIUli1|][NMnm](?=\.?(\s|,|$))/g, (m) => {
+  let out = fixDigitsInWords(text, fixed).replace(/(?<=^|[\s,])[J3][LIUli1|][NMnm](?=\.?(\s|,|$))/g, (m) => {
     fixed.add(m);
     return m === m.toUpperCase() ? 'JLN' : 'Jln';
   });
@@ -93,5 +119,5 @@ export function repairAddress(text: string): Repaired {
 /** Repairs a business name line. */
 export function repairName(text: string): Repaired {
   const fixed = new Set<string>();
-  return { text: fixWords(text, LONG_BUSINESS, fixed), fixed };
+  return { text: fixWords(fixDigitsInWords(text, fixed), LONG_BUSINESS, fixed), fixed };
 }

@@ -1,0 +1,114 @@
+/**
+ * One synthetic layout per generic selection rule added for receipts nobody tuned for: OCR digit slips inside words,
+ * marks read after a legal-entity suffix, scanner noise above the header, `Amt Due` as a total label, and the
+ * ensemble's line merge.
+ */
+import { extractFromLayout } from '../../../../src/engines/extract';
+import { fixDigitsInWords } from '../../../../src/engines/extract/ocr-fixes';
+import { mergeReadings } from '../../../../src/engines/ocr/ocr-ensemble';
+import type { LayoutLine } from '../../../../src/engines/types';
+import { layoutOf, RECEIPT_SCHEMA } from './layout-builder';
+
+describe('generic selection rules', () => {
+  it('reads a lone 0 or 1 inside a word as the letter OCR mistook, and leaves codes alone', () => {
+    const fixed = new Set<string>();
+    expect(fixDigitsInWords('No.2, Ja1an Temenggung 19/9', fixed)).toBe('No.2, Jalan Temenggung 19/9');
+    expect(fixDigitsInWords('AEON C0. (M) BHD', fixed)).toBe('AEON CO. (M) BHD');
+    expect(fixDigitsInWords('JALAN U1/48 PJU 1A/3 SS21 B10', fixed)).toBe('JALAN U1/48 PJU 1A/3 SS21 B10');
+    expect([...fixed]).toEqual(['Ja1an', 'C0.']);
+  });
+
+  it('repairs the issuer and its address with those fixes', () => {
+    const { data } = extractFromLayout(
+      layoutOf([
+        'AEON C0. (M) BHD',
+        'No.2, Ja1an Temenggung 19/9,',
+        '43200 Cheras, Selangor',
+        'Date: 01/02/2018',
+        'TOTAL 12.00',
+      ]),
+      RECEIPT_SCHEMA,
+      {},
+    );
+    expect(data).toMatchObject({
+      company: 'AEON CO. (M) BHD',
+      address: 'No.2, Jalan Temenggung 19/9, 43200 Cheras, Selangor',
+    });
+  });
+
+  it('ends the company name at its legal-entity suffix, dropping a fragment read after it', () => {
+    const { data } = extractFromLayout(
+      layoutOf([
+        'PRINT EXPERT SDN BHD bes',
+        '(989625-A)',
+        'NO 18, JALAN BUNGA TANJONG 2/16,',
+        '40000 SHAH ALAM, SELANGOR',
+        'TOTAL 100.00',
+      ]),
+      RECEIPT_SCHEMA,
+      {},
+    );
+    expect(data.company).toBe('PRINT EXPERT SDN BHD');
+  });
+
+  it('does not let a barely legible number above the header (a logo, scanner noise) end the header', () => {
+    const { data } = extractFromLayout(
+      layoutOf([
+        { text: 'E Sra a eae 3 CTT', confidence: 0.14 },
+        { text: '3 1902.06 +', confidence: 0.28 },
+        'BEYOND BROTHERS HARDWARE',
+        '(872981-V)',
+        'LOT 1-0-2, JLN 1/50,',
+        '53000 KUALA LUMPUR.',
+        'TOTAL 63.60',
+      ]),
+      RECEIPT_SCHEMA,
+      {},
+    );
+    expect(data).toMatchObject({ company: 'BEYOND BROTHERS HARDWARE', total: '63.60' });
+  });
+
+  it('reads "Amt Due" as the total and not the subtotal or tax beside it', () => {
+    const { data } = extractFromLayout(
+      layoutOf([
+        'NANDO FOODS SDN BHD',
+        [
+          [20, 'Sub Total'],
+          [500, '121.99'],
+        ],
+        [
+          [20, 'Amt Due'],
+          [500, '129.30'],
+        ],
+        [
+          [20, 'GST @6%'],
+          [500, '7.30'],
+        ],
+      ]),
+      RECEIPT_SCHEMA,
+      {},
+    );
+    expect(data.total).toBe('129.30');
+  });
+});
+
+describe('ensemble line merge', () => {
+  const line = (text: string, y: number, confidence: number, x0 = 20): LayoutLine => ({
+    text,
+    confidence,
+    box: { x0, y0: y, x1: x0 + 10 * text.length, y1: y + 20 },
+    words: [{ text, confidence, box: { x0, y0: y, x1: x0 + 10 * text.length, y1: y + 20 } }],
+  });
+
+  it('keeps confident primary lines, swaps a weak one for a more confident reading of the same place', () => {
+    const primary = [line('GRAND T0TAL 9.80', 100, 0.6), line('THANK YOU', 200, 0.95)];
+    const secondary = [line('GRAND TOTAL 9.80', 102, 0.9), line('THANK Y0U', 200, 0.97)];
+    expect(mergeReadings(primary, secondary).map((l) => l.text)).toEqual(['GRAND TOTAL 9.80', 'THANK YOU']);
+  });
+
+  it('adds a confident secondary line where the primary found nothing, and no weak one', () => {
+    const primary = [line('SHOP', 10, 0.95)];
+    const secondary = [line('CASH 20.00', 300, 0.9), line('~~ ,', 400, 0.3)];
+    expect(mergeReadings(primary, secondary).map((l) => l.text)).toEqual(['SHOP', 'CASH 20.00']);
+  });
+});
