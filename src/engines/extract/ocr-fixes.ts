@@ -71,25 +71,28 @@ function fixRegions(text: string, fixed: Set<string>): string {
 }
 
 /**
- * A lone `0` or `1` inside a word of letters is the `O` or `l` OCR mistook (`Ja1an`, `C0.`, `T0WER`): a `1` only
- * between two letters (`U1`, `1A` stay, they are codes), a `0` beside a letter in a word with no other digit.
+ * `0` and `1` inside a word of letters are the `O` and `I`/`l` OCR mistook (`Ja1an`, `C0.`, `F00DICI0US`, `1DEA`,
+ * `0ld`): runs of them between two letters, a single one opening a word of at least two letters, or a `0` closing a
+ * word of letters (`C0`). Words with any other digit, numbers opening a word (`10GRAM`) and codes ending in a
+ * number (`U1`, `PJU1`, `1A`, `SEKSYEN10`) are left alone.
  */
 export function fixDigitsInWords(text: string, fixed: Set<string>): string {
   return text
     .split(' ')
     .map((token) => {
-      const digits = token.replace(/[^0-9]/g, '');
-      if (digits.length !== 1 || (token.match(/[A-Za-z]/g) ?? []).length < 1) return token;
-      let out = token.replace(/(?<=[A-Za-z])1(?=[A-Za-z])/, (_m, at: number) =>
-        /[a-z]/.test(token[at - 1] ?? '') ? 'l' : 'I',
-      );
-      if (
-        out === token &&
-        /(?<=[A-Za-z])0|0(?=[A-Za-z])/.test(token) &&
-        /^[^0-9]*[A-Za-z][^0-9]*0?[^0-9]*$/.test(token)
-      ) {
-        out = token.replace('0', /[a-z]/.test(token) ? 'o' : 'O');
-      }
+      const core = token.replace(/[^A-Za-z0-9]/g, '');
+      const letters = (core.match(/[A-Za-z]/g) ?? []).length;
+      if (!/[01]/.test(core) || /[2-9]/.test(core) || letters < 1) return token;
+      const letter = (i: number): string | undefined => (/[A-Za-z]/.test(token[i] ?? '') ? token[i] : undefined);
+      const out = token.replace(/[01]+/g, (run: string, at: number) => {
+        const before = letter(at - 1);
+        const after = letter(at + run.length);
+        const opening = at === 0 && run.length === 1 && /^[A-Za-z]{2}/.test(token.slice(1));
+        const closing = !after && before && run === '0' && /^[A-Za-z]+0\W*$/.test(token);
+        if (!(before && after) && !opening && !closing) return run;
+        const lower = /[a-z]/.test(before ?? after ?? '');
+        return [...run].map((d) => (d === '0' ? (lower ? 'o' : 'O') : lower ? 'l' : 'I')).join('');
+      });
       if (out !== token) fixed.add(token);
       return out;
     })

@@ -112,3 +112,39 @@ describe('ensemble line merge', () => {
     expect(mergeReadings(primary, secondary).map((l) => l.text)).toEqual(['SHOP', 'CASH 20.00']);
   });
 });
+
+describe('more generic selection rules', () => {
+  it('repairs runs of 0/1 inside words and a single one opening a word, not numbers opening one', () => {
+    const fixed = new Set<string>();
+    expect(fixDigitsInWords('KMF F00DICI0US URBAN 1DEA 0ld 10GRAM SEKSYEN10 PJU1', fixed)).toBe(
+      'KMF FOODICIOUS URBAN IDEA old 10GRAM SEKSYEN10 PJU1',
+    );
+  });
+
+  it('reads misread SDN BHD forms, drops a label before the name and a registration number after it', () => {
+    const name = (first: string): unknown =>
+      extractFromLayout(layoutOf([first, '12 JALAN MAJU, 50000 KUALA LUMPUR', 'TOTAL 5.00']), RECEIPT_SCHEMA, {}).data
+        .company;
+    expect(name('SUPER SEVEN CASH & CARRY SDN 3HD')).toBe('SUPER SEVEN CASH & CARRY SDN BHD');
+    expect(name('WAHIN HARDWARE SIN BHD')).toBe('WAHIN HARDWARE SDN BHD');
+    expect(name('Dimiliki: banh mi cafe son bhd 1110644-W')).toBe('banh mi cafe SDN BHD');
+    expect(name("KING'S CONFECTIONERY S/B 273500-U (GKJ)")).toBe("KING'S CONFECTIONERY S/B");
+  });
+
+  it('takes the total after a rounding adjustment over the "inclusive of tax" total above it', () => {
+    const { data } = extractFromLayout(
+      layoutOf([
+        'KMF FOODICIOUS SDN BHD',
+        'Total (Excluding GST): 26.60',
+        'GST Payable: 1.76',
+        'Total (Inclusive of GST): 31.02',
+        'Rounding Adj : -0.02',
+        'TOTAL : 31.00',
+        'Closed: 09-04-2018 20:01:23',
+      ]),
+      RECEIPT_SCHEMA,
+      {},
+    );
+    expect(data.total).toBe('31.00');
+  });
+});
