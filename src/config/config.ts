@@ -37,7 +37,7 @@ const envSchema = z.object({
   PRISM_FETCH_TIMEOUT_S: positiveInt(30),
   PRISM_JOB_CONCURRENCY: positiveInt(1),
   PRISM_OCR_WORKERS: z.coerce.number().int().min(0).default(0),
-  PRISM_OCR_ENGINE: z.enum(['tesseract', 'ppocr', 'ensemble']).default('tesseract'),
+  PRISM_OCR_ENGINE: z.enum(['tesseract', 'ppocr', 'ensemble']).default('ppocr'),
   PRISM_OCR_THREADS: z.coerce.number().int().min(0).default(0),
   PRISM_DOCUMENT_MAX_PAGES: positiveInt(500),
   PRISM_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),

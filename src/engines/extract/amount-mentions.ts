@@ -41,7 +41,7 @@ const CLASS_LABELS: [AmountClass, string][] = [
   ...pairs('change', 'change|change due|change amt|kembalian'),
   ...pairs('count', 'total qty|total quantity|qty|quantity|total items|item count|tem count|no. items|items|pcs'),
   ...pairs('savings', 'savings|saving|total savings|total saving|you saved|points|point'),
-  ...pairs('tip', 'tip|gratuity|service charge'),
+  ...pairs('tip', 'tip|gratuity|service charge|serv charge|serv. charge|svc charge|svc. charge|service chg'),
 ];
 
 function pairs(cls: AmountClass, phrases: string): [AmountClass, string][] {

@@ -43,6 +43,13 @@ export function cleanAddressLine(text: string): string {
   while (stray(tokens[0])) tokens.shift();
   while (stray(tokens[tokens.length - 1])) tokens.pop();
   text = tokens.join(' ');
+  // A detector row can join the address's last line with a labelled field printed beside it (`... JOHOR.
+  // Document No : TD0116`): the address ends before the label.
+  const label =
+    /\s+(?:(?!lot\b|unit\b|no\b)[A-Za-z]+\s+)?(?:no|tel|fax|gst|date|phone|invoice|doc(?:ument)?|receipt)\b\.?\s*[:#].*$/i.exec(
+      text,
+    );
+  if (label && label.index >= 10) text = text.slice(0, label.index);
   return squash(
     text
       .replace(/^[^A-Za-z0-9(]+/, '')

@@ -50,6 +50,8 @@ function scoreName(row: Row, rank: number, afterTitle: boolean, rowHeight: numbe
   if (kind.hasLegalSuffix(text)) score += 2;
   else if (kind.hasBusinessWord(text)) score += 1;
   if (upper >= 0.8) score += 0.3;
+  // Businesses print their names capitalised; an all-lower-case line up top is a handwritten or personal note.
+  if (letters.length > 0 && letters === letters.toLowerCase()) score -= 1;
   if (row.box.y1 - row.box.y0 >= 1.3 * rowHeight) score += 0.4;
   if (afterTitle) score -= 1.5;
   return score;
@@ -108,7 +110,8 @@ function pickAddress(lines: Row[], from: number, nameRow: Row): Row[] {
       } else if (++skipped > 4 || kind.isTitleLine(row)) break;
       continue;
     }
-    if (kind.isStopLine(text) || kind.isTitleLine(row) || kind.isRegistration(text)) break;
+    if (kind.isStopLine(text) || kind.isTitleLine(row) || kind.isRegistration(text) || kind.isLabelledField(text))
+      break;
     if (postcodeSeen && !kind.hasRegion(text) && !kind.isAddressLike(text)) break;
     out.push(row);
     postcodeSeen ||= kind.hasPostcode(text);

@@ -99,13 +99,33 @@ export function fixDigitsInWords(text: string, fixed: Set<string>): string {
     .join(' ');
 }
 
+/**
+ * `5` opening a word of letters is an `S` (`5ubang`, `5ELANGOR`); `O` among the digits of a number is a `0`
+ * (`400OO`, `8110O`, postcodes).
+ */
+export function fixLettersAndNumbers(text: string, fixed: Set<string>): string {
+  return text
+    .split(' ')
+    .map((token) => {
+      let out = token.replace(/^5(?=[A-Za-z]{3,}\W*$)/, (m) => (/[a-z]/.test(token[1] ?? '') ? 's' : 'S'));
+      if (/^\d[\dOo]*\d?[Oo][\dOo]*\W*$/.test(out) && (out.match(/\d/g) ?? []).length >= 3)
+        out = out.replace(/[Oo]/g, '0');
+      if (out !== token) fixed.add(token);
+      return out;
+    })
+    .join(' ');
+}
+
 /** Repairs an address line. */
 export function repairAddress(text: string): Repaired {
   const fixed = new Set<string>();
-  let out = fixDigitsInWords(text, fixed).replace(/(?<=^|[\s,])[J3][LIUli1|][NMnm](?=\.?(\s|,|$))/g, (m) => {
-    fixed.add(m);
-    return m === m.toUpperCase() ? 'JLN' : 'Jln';
-  });
+  let out = fixLettersAndNumbers(fixDigitsInWords(text, fixed), fixed).replace(
+    /(?<=^|[\s,])[J3][LIUli1|][NMnm](?=\.?(\s|,|$))/g,
+    (m) => {
+      fixed.add(m);
+      return m === m.toUpperCase() ? 'JLN' : 'Jln';
+    },
+  );
   out = out
     .split(' ')
     .map((token) => {

@@ -148,3 +148,47 @@ describe('more generic selection rules', () => {
     expect(data.total).toBe('31.00');
   });
 });
+
+describe('address, header and payment rules', () => {
+  it('ends the address at a labelled field line and repairs 5-for-S and O-for-0 slips', () => {
+    const { data } = extractFromLayout(
+      layoutOf([
+        'BOOK TA.K (TAMAN DAYA) SDN BHD',
+        'NO.53 JALAN 5ULTAN 18',
+        '8110O JOHOR BAHRU,',
+        'JOHOR.',
+        'Document No : TD01167104',
+        'TOTAL 9.00',
+      ]),
+      RECEIPT_SCHEMA,
+      {},
+    );
+    expect(data.address).toBe('NO.53 JALAN SULTAN 18 81100 JOHOR BAHRU, JOHOR.');
+  });
+
+  it('does not take an all-lower-case note above the header for the company', () => {
+    const { data } = extractFromLayout(
+      layoutOf(['tan woon yann', 'INDAH GIFT & HOME DECO', '27, JALAN DEDAP 13, 81100 JOHOR BAHRU', 'TOTAL 9.00']),
+      RECEIPT_SCHEMA,
+      {},
+    );
+    expect(data.company).toBe('INDAH GIFT & HOME DECO');
+  });
+
+  it('reads "Serv. Charge" as a charge, not as the change that starts the payment lines', () => {
+    const { data } = extractFromLayout(
+      layoutOf([
+        'BANH MI CAFE SDN BHD',
+        'Total (Excluding GST): 21.30',
+        'Serv. Charge (3%): 0.65',
+        'GST payable (6%): 1.31',
+        'Total (Inclusive of GST): 23.26',
+        'Rounding Adj : -0.01',
+        'TOTAL : 23.25',
+      ]),
+      RECEIPT_SCHEMA,
+      {},
+    );
+    expect(data.total).toBe('23.25');
+  });
+});
