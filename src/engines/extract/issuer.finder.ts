@@ -110,8 +110,9 @@ function pickAddress(lines: Row[], from: number, nameRow: Row): Row[] {
       } else if (++skipped > 4 || kind.isTitleLine(row)) break;
       continue;
     }
-    if (kind.isStopLine(text) || kind.isTitleLine(row) || kind.isRegistration(text) || kind.isLabelledField(text))
+    if (kind.isStopLine(text) || kind.isTitleLine(row) || kind.isRegistration(text) || kind.isLabelledField(text)) {
       break;
+    }
     if (postcodeSeen && !kind.hasRegion(text) && !kind.isAddressLike(text)) break;
     out.push(row);
     postcodeSeen ||= kind.hasPostcode(text);

@@ -107,9 +107,10 @@ export function fixLettersAndNumbers(text: string, fixed: Set<string>): string {
   return text
     .split(' ')
     .map((token) => {
-      let out = token.replace(/^5(?=[A-Za-z]{3,}\W*$)/, (m) => (/[a-z]/.test(token[1] ?? '') ? 's' : 'S'));
-      if (/^\d[\dOo]*\d?[Oo][\dOo]*\W*$/.test(out) && (out.match(/\d/g) ?? []).length >= 3)
+      let out = token.replace(/^5(?=[A-Za-z]{3,}\W*$)/, () => (/[a-z]/.test(token[1] ?? '') ? 's' : 'S'));
+      if (/^\d[\dOo]*\d?[Oo][\dOo]*\W*$/.test(out) && (out.match(/\d/g) ?? []).length >= 3) {
         out = out.replace(/[Oo]/g, '0');
+      }
       if (out !== token) fixed.add(token);
       return out;
     })
