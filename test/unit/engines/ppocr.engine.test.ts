@@ -110,6 +110,8 @@ describe('row grouping', () => {
 });
 
 describe('OCR engine (PP-OCRv4 on onnxruntime, offline)', () => {
+  // A read takes about a second of CPU; on a shared, loaded machine that can stretch past jest's 30 s default.
+  jest.setTimeout(180_000);
   let ocr: OcrEngine;
   beforeAll(() => {
     ocr = createOcrEngine({ logger: createLogger('silent'), engine: 'ppocr' });
