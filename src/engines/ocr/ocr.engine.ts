@@ -1,5 +1,7 @@
 /**
- * The local OCR engine: tesseract.js with the bundled English LSTM model, fully offline, behind a pool of workers.
+ * The local OCR engines: `createOcrEngine` picks tesseract, PP-OCRv4 (ppocr.engine.ts) or both (ocr-ensemble.ts).
+ *
+ * The tesseract engine: tesseract.js with the bundled English LSTM model, fully offline, behind a pool of workers.
  *
  * Why these settings. Measured on the 2-core dev machine over a synthetic 1000×1400 receipt, a degraded copy of it
  * (rotated, 700 px, blurred, JPEG q45) and the 20 scanned receipts of sroie-dev, scoring how closely each truth field
