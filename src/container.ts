@@ -195,6 +195,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     options.engine ??
     createLocalExtractionEngine({
       ocrWorkers: config.engines.ocrWorkers,
+      ocrEngine: config.engines.ocrEngine,
+      ocrThreads: config.engines.ocrThreads,
       documentMaxPages: config.engines.documentMaxPages,
       ffmpegPath: config.engines.ffmpegPath,
       ffprobePath: config.engines.ffprobePath,

@@ -40,6 +40,8 @@ const envSchema = z.object({
   PRISM_FETCH_TIMEOUT_S: positiveInt(30),
   PRISM_JOB_CONCURRENCY: positiveInt(1),
   PRISM_OCR_WORKERS: z.coerce.number().int().min(0).default(0),
+  PRISM_OCR_ENGINE: z.enum(['tesseract', 'ppocr', 'ensemble']).default('ppocr'),
+  PRISM_OCR_THREADS: z.coerce.number().int().min(0).default(0),
   PRISM_DOCUMENT_MAX_PAGES: positiveInt(500),
   PRISM_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   PRISM_WEBHOOK_TIMEOUT_S: positiveInt(30),
@@ -137,6 +139,10 @@ export interface Config {
   jobs: { concurrency: number };
   engines: {
     ocrWorkers: number;
+    /** Which OCR reads images (`tesseract`, `ppocr` or `ensemble`). */
+    ocrEngine: 'tesseract' | 'ppocr' | 'ensemble';
+    /** onnxruntime threads for one PP-OCR read; 0 means one per core. */
+    ocrThreads: number;
     documentMaxPages: number;
     ffmpegPath: string | undefined;
     ffprobePath: string | undefined;
@@ -238,6 +244,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jobs: { concurrency: e.PRISM_JOB_CONCURRENCY },
     engines: {
       ocrWorkers: e.PRISM_OCR_WORKERS,
+      ocrEngine: e.PRISM_OCR_ENGINE,
+      ocrThreads: e.PRISM_OCR_THREADS,
       documentMaxPages: e.PRISM_DOCUMENT_MAX_PAGES,
       ffmpegPath: e.FFMPEG_PATH,
       ffprobePath: e.FFPROBE_PATH,

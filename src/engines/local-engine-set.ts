@@ -3,16 +3,22 @@
  * the schema-guided extractor, adapted to the LocalEngineSet the local extraction engine runs on. The composition
  * root calls `createLocalExtractionEngine` once; everything heavy (OCR workers, the VAD model) starts lazily.
  */
+import os from 'node:os';
 import type { Logger } from '../lib/logger';
 import type { ExtractionEngine } from '../services/predictions/extraction-engine';
 import { extractFromLayout, proposeSchema } from './extract';
 import { createLocalEngines } from './local-engines';
+import type { OcrEngineKind } from './ocr/ocr.engine';
 import { createLocalExtraction, type LocalEngineSet } from './local-extraction.engine';
 import { createAudioEngine, createVideoEngine, resolveMediaTools } from './media';
 
 export interface LocalExtractionOptions {
   /** OCR pool size; 0 means one per core. */
   ocrWorkers: number;
+  /** Which OCR reads images (default tesseract). */
+  ocrEngine?: OcrEngineKind;
+  /** onnxruntime threads for PP-OCR; 0 means one per core. */
+  ocrThreads?: number;
   documentMaxPages: number;
   ffmpegPath: string | undefined;
   ffprobePath: string | undefined;
@@ -28,6 +34,10 @@ export function createLocalExtractionEngine(options: LocalExtractionOptions): Ex
   const local = createLocalEngines({
     logger,
     ...(options.ocrWorkers > 0 ? { ocrWorkers: options.ocrWorkers } : {}),
+    ocr: {
+      engine: options.ocrEngine ?? 'tesseract',
+      ppocr: { threads: options.ocrThreads || os.availableParallelism() },
+    },
     pdf: { maxPages: options.documentMaxPages },
   });
   const tools = resolveMediaTools({
