@@ -3,6 +3,7 @@
  * check of 200 sequential predictions. `npm run bench -- files ocr` runs only the named groups.
  */
 import { agentBenchmarks } from './agents.bench';
+import { decisionBenchmarks } from './decisions.bench';
 import { embeddingBenchmarks } from './embeddings.bench';
 import { filesBenchmarks } from './files.bench';
 import { gatewayBenchmarks } from './gateway.bench';
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
   }
   if (asked.length === 0 || asked.includes('gateway')) notes.push(...(await gatewayBenchmarks()));
   if (asked.length === 0 || asked.includes('agents')) notes.push(...(await agentBenchmarks()));
+  if (asked.length === 0 || asked.includes('decisions')) notes.push(...(await decisionBenchmarks()));
   printResults(results);
   for (const note of notes) console.log(`\n${note}`);
 }

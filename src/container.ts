@@ -33,8 +33,11 @@ import type { Execution } from './domain/execution';
 import { toExecutionWire } from './http/schemas/agents.schemas';
 import { toPredictionWire } from './http/schemas/predictions.schemas';
 import { createBiller } from './gateway/billing';
+import { createGuestUploadQuota } from './services/guest-upload-quota';
 import { createChatService, type ChatService } from './gateway/chat.service';
 import { createEmbeddingsService, type EmbeddingsService } from './gateway/embeddings.service';
+import { createDecisionsService, type DecisionsService } from './gateway/decisions.service';
+import { createDecisionEngine } from './engines/decision/decision.engine';
 import { createRoutedExtractionEngine } from './gateway/upstream-extraction';
 import { createMultimodalEmbeddingEngine, createTextEmbeddingEngine } from './engines/embeddings';
 import { createGuestSpendGuard, createMemoryGuestSpendStore } from './gateway/guest-spend';
@@ -81,7 +84,13 @@ export interface Container {
   };
   blobs: BlobStore;
   engine: ExtractionEngine;
-  gateway: { catalogue: ModelCatalogue; limiter: RateLimiter; chat: ChatService; embeddings: EmbeddingsService };
+  gateway: {
+    catalogue: ModelCatalogue;
+    limiter: RateLimiter;
+    chat: ChatService;
+    embeddings: EmbeddingsService;
+    decisions: DecisionsService;
+  };
   jobs: JobQueue;
   webhooks: WebhookSender;
   executionWebhooks: WebhookSender<Execution>;
@@ -159,6 +168,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
     signer,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     limits: { maxUploadBytes: config.limits.maxUploadBytes, urlTtlSeconds: config.limits.urlTtlSeconds },
+    guestQuota: createGuestUploadQuota({
+      perDay: config.guestUploads.perDay,
+      bytesPerDay: config.guestUploads.bytesPerDay,
+    }),
   });
 
   // How every service turns a caller's file id or URL into bytes.
@@ -202,9 +215,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
   // One set of embedded engines: `prism-1` for extraction and the toolkit the agent tools call.
   const kit = createLocalEngineKit({
     ocrWorkers: config.engines.ocrWorkers,
+    ocrEngine: config.engines.ocrEngine,
+    ocrThreads: config.engines.ocrThreads,
     documentMaxPages: config.engines.documentMaxPages,
     ffmpegPath: config.engines.ffmpegPath,
     ffprobePath: config.engines.ffprobePath,
+    mediaMemoryMb: config.engines.mediaMemoryMb,
+    documentDeadlineMs: config.engines.documentDeadlineMs,
     logger,
   });
   const localEngine = options.engine ?? kit.engine;
@@ -276,11 +293,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
     },
     inputs,
   });
+  // One guest cap across chat and decisions; decisions bill their own (smaller) minimum per decision.
+  const guestSpend = createGuestSpendGuard(createMemoryGuestSpendStore(), {
+    capMicros: config.gateway.guestDailyCapMicros,
+  });
   const biller = createBiller({
     wallets: stores.wallets,
-    guestSpend: createGuestSpendGuard(createMemoryGuestSpendStore(), {
-      capMicros: config.gateway.guestDailyCapMicros,
-    }),
+    guestSpend,
     minimumMicros: config.gateway.minimumChargeMicros,
   });
   const chat = createChatService({
@@ -352,6 +371,24 @@ export async function createContainer(config: Config, options: ContainerOptions 
     },
   });
   handlers.execution = (id) => agents.executions.runJob(id);
+  const decisions = createDecisionsService({
+    engine: createDecisionEngine({
+      readLines: async (image) => ((await readText(image, 'image')).pages[0]?.lines ?? []).map((l) => l.text),
+    }),
+    catalogue,
+    upstream,
+    biller: createBiller({
+      wallets: stores.wallets,
+      guestSpend,
+      minimumMicros: config.decisions.minimumChargeMicros,
+    }),
+    limiter: createRateLimiter(createMemoryRateLimitStore(), [
+      { name: 'minute', lengthS: 60, limit: config.decisions.perMinute },
+      { name: 'hour', lengthS: 3600, limit: config.decisions.perHour },
+    ]),
+    upstreamModel: config.decisions.upstreamModel,
+    inputs,
+  });
   const feedback = createFeedbackService({
     store: stores.feedback,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
@@ -370,7 +407,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     stores,
     blobs,
     engine,
-    gateway: { catalogue, limiter, chat, embeddings },
+    gateway: { catalogue, limiter, chat, embeddings, decisions },
     jobs,
     webhooks,
     executionWebhooks,

@@ -26,6 +26,7 @@ export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 /** Every stable `code` Prism puts in an error body; docs/errors.md explains each, and a test keeps them in sync. */
 export const ERROR_CODES = [
   'missing_api_key',
+  'invalid_api_key',
   'auth_unavailable',
   'permission_denied',
   'tier_not_allowed',
@@ -47,6 +48,10 @@ export const ERROR_CODES = [
   'unknown_tool',
   'invalid_tool_input',
   'agent_exists',
+  // hardening (issue 18)
+  'malformed_body',
+  'malformed_multipart',
+  'guest_upload_quota',
   // skills (src/services/skills)
   'invalid_skill_bundle',
   'invalid_skill_source',
@@ -64,6 +69,10 @@ export const ERROR_CODES = [
   'queue_full',
   'insufficient_credits',
   'guest_spend_cap',
+  // decision stream (src/ws)
+  'invalid_message',
+  'session_not_started',
+  'session_already_started',
   ...NOT_FOUND_RESOURCES.map((r) => `${r}_not_found` as const),
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -176,7 +185,12 @@ export class InvalidSkillBundleError extends AppError {
 /** 401: a non-empty bearer token that matches no active key. Never falls back to anonymous. */
 export class InvalidApiKeyError extends AppError {
   constructor() {
-    super(401, { message: 'Invalid API Key', type: 'authentication_error', shape: 'plain-detail' });
+    super(401, {
+      message: 'Invalid API Key',
+      type: 'authentication_error',
+      code: 'invalid_api_key',
+      shape: 'plain-detail',
+    });
   }
 }
 

@@ -52,6 +52,11 @@ export interface PredictionRequest {
   metadata: Record<string, unknown>;
   batch: boolean;
   /**
+   * Propose a schema for the input instead of filling one (`/v1/document/schema`; `image_schema` records always
+   * do). Absent on records stored before it existed, which read as false.
+   */
+  proposeSchema?: boolean;
+  /**
    * Instructions of the skills a request named in `config.skills` (with no domain): they guide extraction the way a
    * domain's prompt does. Absent on requests without skills.
    */

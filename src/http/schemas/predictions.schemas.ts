@@ -3,7 +3,12 @@
  * reference/real-client-compat.md §3.3) and the one mapper from a Prediction record to its JSON.
  */
 import { z } from 'zod';
-import type { Prediction, PredictionKind, PredictionRequest } from '../../domain/prediction';
+import {
+  STRUCTURED_MODEL_ALIASES,
+  type Prediction,
+  type PredictionKind,
+  type PredictionRequest,
+} from '../../domain/prediction';
 import type { GenerateCommand } from '../../services/predictions/predictions.service';
 import { pagination } from './common.schemas';
 import { agentSkillSchema, toSkillReference } from './skills.schemas';
@@ -45,12 +50,24 @@ export const fileGenerateBodySchema = z.object({
   url: z.string().min(1).nullish(),
 });
 
+/** The schema endpoints run only the structured model: `prism-1`, or the id the SDKs send for it (`vlm-1`). */
+const structuredModel = z.enum(['prism-1', ...Object.keys(STRUCTURED_MODEL_ALIASES)]).default('prism-1');
+
 export const imageSchemaBodySchema = z.object({
   images: z.array(z.string()).min(1),
-  model: z.string().min(1).default('prism-1'),
+  model: structuredModel,
   callback_url: z.string().min(1).nullish(),
   id: z.string().nullish(),
   created_at: z.string().nullish(),
+});
+
+/** `/v1/document/schema`, as the VLM Run SDKs' `document.schema()` sends it: `{file_id}` or `{url}`. */
+export const documentSchemaBodySchema = z.object({
+  file_id: z.string().min(1).nullish(),
+  url: z.string().min(1).nullish(),
+  model: structuredModel,
+  callback_url: z.string().min(1).nullish(),
+  batch: z.boolean().optional(),
 });
 
 export const listPredictionsQuerySchema = pagination({ max: 1000, default: 10 });

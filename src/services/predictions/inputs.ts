@@ -27,6 +27,8 @@ export async function resolveSingleInput(
   deps: InputResolverDeps,
   principal: Principal,
   sources: InputSources,
+  /** The param errors about `images[0]` name (default `images.0`): a chat part's or embedding input's real path. */
+  imageParam = 'images.0',
 ): Promise<ExtractionInput> {
   const images = sources.images ?? [];
   const named = [images.length > 0, Boolean(sources.fileId), Boolean(sources.url)].filter(Boolean).length;
@@ -45,7 +47,7 @@ export async function resolveSingleInput(
     );
   }
   const [image] = images;
-  if (image !== undefined) return fromString(deps, image, 'images.0');
+  if (image !== undefined) return fromString(deps, image, imageParam);
   if (sources.fileId) {
     const { filename, stream } = await deps.openFile(principal, sources.fileId);
     return withType(await readAll(stream), filename);

@@ -21,7 +21,7 @@ import { checkAgainstSchema, compileSchema } from '../../lib/json-schema';
 import { sniffMediaType } from '../../lib/media-type';
 import type { KeyedMutex } from '../../lib/keyed-mutex';
 import type { Logger } from '../../lib/logger';
-import { parsePublicUrl, SafeFetchError } from '../../lib/safe-fetch';
+import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import type { PredictionStore, StoredBytes } from '../../stores/types';
 import type { HubService } from '../hub/hub.service';
 import type { ExtractionEngine, ExtractionInput, ExtractionOutput } from './extraction-engine';
@@ -94,7 +94,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
       }
       return { schema: custom, prompt: command.request.instructions ?? domain?.prompt ?? null };
     }
-    if (command.kind === 'image_schema') return { schema: null, prompt: null };
+    if (command.kind === 'image_schema' || command.request.proposeSchema) return { schema: null, prompt: null };
     if (!command.domain) {
       throw new BadRequestError(
         'Name a `domain` (see GET /v1/hub/domains) or send `config.json_schema`.',
@@ -106,10 +106,11 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
     return { schema: domain.jsonSchema, prompt: command.request.instructions ?? domain.prompt };
   }
 
-  function checkCallback(url: string | null): void {
+  /** Refuses at submission what the webhook sender would refuse at delivery (scheme, private or loopback host). */
+  async function checkCallback(url: string | null): Promise<void> {
     if (url === null) return;
     try {
-      parsePublicUrl(url);
+      await checkPublicUrl(url, deps.inputs.fetch.allowPrivate);
     } catch (error) {
       const reason = error instanceof SafeFetchError ? error.message : 'invalid URL';
       throw new BadRequestError(`callback_url refused: ${reason}.`, 'url_not_allowed', 'callback_url');
@@ -215,7 +216,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
           'model',
         );
       }
-      checkCallback(command.callbackUrl);
+      await checkCallback(command.callbackUrl);
       command = await withSkills(deps.skills, hub, principal, command);
       schemaFor(command);
       const orgId = await deps.orgIdFor(principal);
@@ -227,7 +228,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
         kind: command.kind,
         model,
         domain: command.domain,
-        status: command.request.batch ? 'enqueued' : 'pending',
+        status: 'pending',
         request: command.request,
         inputs: [{ sha256: stored.sha256, contentType: input.mimeType, filename: input.filename }],
         response: null,
@@ -239,6 +240,8 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
         completedAt: null,
       }));
       if (command.request.batch) {
+        // The caller gets the record as accepted (`pending`, the spec's default); it is `enqueued` from here on.
+        await store.transition(prediction.id, ['pending'], 'enqueued');
         deps.enqueue(prediction.id);
         return prediction;
       }
