@@ -16,6 +16,7 @@ import type { Principal } from './domain/account';
 import { InvalidSkillBundleError } from './domain/errors';
 import type { PredictionRequest } from './domain/prediction';
 import type { LayoutPage } from './engines/types';
+import { closeAll } from './lib/close-all';
 import { createKeyedMutex } from './lib/keyed-mutex';
 import { createLogger, type Logger } from './lib/logger';
 import { createUrlSigner } from './lib/url-signer';
@@ -445,19 +446,19 @@ export async function createContainer(config: Config, options: ContainerOptions 
       return { ownerKey };
     },
 
-    async close() {
-      agents.executions.cancelAll();
-      await jobs.close(config.server.shutdownGraceMs);
-      webhooks.close();
-      executionWebhooks.close();
-      await engine.close();
-      if (options.engine) await kit.engine.close();
-      await checkpoints?.stop();
-      if (db.open) {
-        wallets.flush();
-        db.close();
-      }
-    },
+    close: () =>
+      // Every step runs even when an earlier one throws: queued debits are always written and the file closed.
+      closeAll([
+        { name: 'executions', run: () => agents.executions.cancelAll() },
+        { name: 'jobs', run: () => jobs.close(config.server.shutdownGraceMs) },
+        { name: 'webhooks', run: () => webhooks.close() },
+        { name: 'execution webhooks', run: () => executionWebhooks.close() },
+        { name: 'engine', run: () => engine.close() },
+        { name: 'embedded engines', run: () => (options.engine ? kit.engine.close() : undefined) },
+        { name: 'checkpoints', run: () => checkpoints?.stop() },
+        { name: 'wallet debits', run: () => (db.open ? wallets.flush() : undefined) },
+        { name: 'database', run: () => (db.open ? db.close() : undefined) },
+      ]),
   };
 }
 
