@@ -50,7 +50,7 @@ import { createJobQueue, type JobQueue } from './jobs/job-queue';
 import { createFeedbackService, type FeedbackService } from './services/feedback.service';
 import { createFilesService, type FilesService } from './services/files.service';
 import { createHubService, type HubService } from './services/hub/hub.service';
-import type { ExtractionEngine } from './services/predictions/extraction-engine';
+import type { ExtractionEngine } from './engines/extraction-engine';
 import { createPredictionsService, type PredictionsService } from './services/predictions/predictions.service';
 import { createWebhookSender, type WebhookSender } from './services/webhooks.service';
 import { seedBuiltinSkills } from './services/skills/builtin-skills';

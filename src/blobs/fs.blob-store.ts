@@ -12,7 +12,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { PayloadTooLargeError } from '../domain/errors';
-import type { StoredBytes } from '../stores/types';
+import type { StoredBytes } from '../domain/file';
 import type { BlobStore, StagedBlob } from './types';
 
 const HASH_PATTERN = /^[0-9a-f]{64}$/;

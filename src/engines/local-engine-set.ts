@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import type { Logger } from '../lib/logger';
-import type { ExtractionEngine } from '../services/predictions/extraction-engine';
+import type { ExtractionEngine } from './extraction-engine';
 import type { DocumentLayout, JsonSchema, LayoutPage } from './types';
 import type { AudioAnalysis, SampledVideo } from './media/types';
 import { extractFromLayout, proposeSchema } from './extract';

@@ -11,12 +11,7 @@ import type { PredictionKind } from '../domain/prediction';
 import { INTERFACE_VERSION } from '../domain/version';
 import { schemaHash } from '../lib/schema-hash';
 import type { Logger } from '../lib/logger';
-import type {
-  ExtractionEngine,
-  ExtractionInput,
-  ExtractionJob,
-  ExtractionOutput,
-} from '../services/predictions/extraction-engine';
+import type { ExtractionEngine, ExtractionInput, ExtractionJob, ExtractionOutput } from './extraction-engine';
 import {
   audioTranscription,
   markdownPages,

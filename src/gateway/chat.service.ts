@@ -10,7 +10,7 @@ import type { Principal } from '../domain/account';
 import type { PredictionRequest } from '../domain/prediction';
 import type { Logger } from '../lib/logger';
 import { randomHex } from '../lib/random-id';
-import type { ExtractionEngine } from '../services/predictions/extraction-engine';
+import type { ExtractionEngine } from '../engines/extraction-engine';
 import { resolveSingleInput, type InputResolverDeps } from '../services/predictions/inputs';
 import type { CancelSignal } from '../lib/cancel';
 import { extend } from '../lib/extend';

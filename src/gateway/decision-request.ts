@@ -11,6 +11,9 @@ import { QUESTION_TYPES } from '../engines/decision/decision.engine';
 
 export { QUESTION_TYPES };
 
+/** Where the decision stream upgrades (the WebSocket adapter listens there; the HTTP listing names it). */
+export const DECISION_STREAM_PATHS = ['/v1/compat/decisions/stream', '/v1/openai/decisions/stream'] as const;
+
 /** Most questions per session: every frame answers all of them. */
 export const MAX_QUESTIONS = 32;
 

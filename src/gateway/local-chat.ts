@@ -6,7 +6,7 @@
 import { BadRequestError } from '../domain/errors';
 import type { PredictionRequest } from '../domain/prediction';
 import type { DocumentLayout, JsonSchema } from '../engines/types';
-import type { ExtractionEngine, ExtractionInput, ReadResult } from '../services/predictions/extraction-engine';
+import type { ExtractionEngine, ExtractionInput, ReadResult } from '../engines/extraction-engine';
 import type { MethodParams } from './method-params';
 
 export interface LocalChatInput {

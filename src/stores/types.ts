@@ -5,9 +5,12 @@
  * Every read of tenant data takes the organisation id explicitly, so a missing scope is a type error, not a leak.
  */
 import type { ApiKeyRecord, Organisation, OrganisationKind, Tier, User } from '../domain/account';
-import type { FilePurpose, FileRecord } from '../domain/file';
+import type { FilePurpose, FileRecord, StoredBytes } from '../domain/file';
 import type { Prediction, PredictionUsage, Status } from '../domain/prediction';
 import type { SkillRecord } from '../domain/skill';
+import type { FeedbackEntityType, FeedbackRecord } from '../domain/feedback';
+
+export type { FeedbackEntityType, FeedbackRecord, StoredBytes };
 
 /** What an API key resolves to, in one read. */
 export interface KeyOwner {
@@ -50,12 +53,6 @@ export interface NewFile {
   filename: string;
   purpose: FilePurpose;
   contentType: string;
-}
-
-export interface StoredBytes {
-  bytes: number;
-  md5: string;
-  sha256: string;
 }
 
 export interface FilePage {
@@ -122,18 +119,6 @@ export interface WebhookDelivery {
   statusCode: number | null;
   outcome: 'delivered' | 'failed' | 'gave_up';
   error: string | null;
-  createdAt: Date;
-}
-
-export type FeedbackEntityType = 'request' | 'agent_execution' | 'chat';
-
-export interface FeedbackRecord {
-  id: string;
-  orgId: string;
-  entityType: FeedbackEntityType;
-  entityId: string;
-  response: Record<string, unknown> | null;
-  notes: string | null;
   createdAt: Date;
 }
 

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { QUESTION_TYPES } from '../gateway/decision-request';
 
-export const DECISION_STREAM_PATHS = ['/v1/compat/decisions/stream', '/v1/openai/decisions/stream'] as const;
+export { DECISION_STREAM_PATHS } from '../gateway/decision-request';
 
 // ---- client → server ----------------------------------------------------------------------------------------
 

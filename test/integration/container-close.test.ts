@@ -8,7 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/config/config';
 import { createContainer } from '../../src/container';
-import type { ExtractionEngine } from '../../src/services/predictions/extraction-engine';
+import type { ExtractionEngine } from '../../src/engines/extraction-engine';
 
 const refuse = (): Promise<never> => Promise.reject(new Error('not used in this test'));
 

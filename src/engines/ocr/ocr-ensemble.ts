@@ -6,7 +6,7 @@
  */
 import type { LayoutLine, LayoutPage } from '../types';
 import { sortReadingOrder } from './layout-geometry';
-import type { OcrEngine } from './ocr.engine';
+import type { OcrEngine } from './ocr-engine.types';
 
 /** Lines PP-OCR read at or above this confidence are kept whatever tesseract says. */
 const TRUSTED = 0.9;

@@ -29,15 +29,17 @@
  */
 import os from 'node:os';
 import type { Logger } from '../../lib/logger';
-import type { LayoutLine, LayoutPage } from '../types';
+import type { LayoutLine } from '../types';
 import { createEnsembleEngine } from './ocr-ensemble';
 import { createPpOcrEngine, type PpOcrEngineOptions } from './ppocr.engine';
 import { preprocessForOcr, type PreprocessedImage } from './ocr-preprocess';
 import { linesFromTesseract } from './tesseract-layout';
 import { createTesseractWorker, defaultLangPath, type PageSegMode, type TesseractWorker } from './tesseract-worker';
 import { createWorkerPool } from './worker-pool';
+import type { OcrEngine } from './ocr-engine.types';
 
 export { defaultLangPath, type PageSegMode } from './tesseract-worker';
+export type { OcrEngine, RecognizeOptions } from './ocr-engine.types';
 
 /** Which OCR reads images: tesseract.js, PP-OCRv4 (onnxruntime), or both (see `ocr-ensemble.ts`). */
 export type OcrEngineKind = 'tesseract' | 'ppocr' | 'ensemble';
@@ -60,21 +62,6 @@ export interface OcrEngineOptions {
   langPath?: string;
   /** Bound on starting a worker and on one read, in ms (default 120 000); the worker is then replaced. */
   timeoutMs?: number;
-}
-
-export interface RecognizeOptions {
-  /** Page or frame index put on the result (default 0). */
-  index?: number;
-}
-
-/** Reads text from images. Every method but `close` may be called concurrently; calls queue for free workers. */
-export interface OcrEngine {
-  /** OCRs one image (any format sharp accepts) into a layout page in the image's pixels, after EXIF orientation. */
-  recognize(image: Buffer, opts?: RecognizeOptions): Promise<LayoutPage>;
-  /** The pool size. */
-  readonly workers: number;
-  /** Waits for queued reads, then terminates every worker. */
-  close(): Promise<void>;
 }
 
 const SMALL_TEXT_TARGET = 22;

@@ -13,7 +13,7 @@ import { AppError } from '../../domain/errors';
 import type { Logger } from '../../lib/logger';
 import { describeDecodeError, inspectImage, invalidMedia } from '../image/image.engine';
 import type { Box } from '../types';
-import type { OcrEngine } from './ocr.engine';
+import type { OcrEngine } from './ocr-engine.types';
 import { boxesFromProbabilityMap, detectionSize, detectionTensor, type DetectOptions } from './ppocr-detect';
 import { loadPpOcrModels, type PpOcrModels } from './ppocr-models';
 import { decodeCtc, recognitionBatch, recognitionWidth, wordsFromReading, type RgbImage } from './ppocr-recognize';

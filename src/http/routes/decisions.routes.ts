@@ -6,10 +6,9 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { decisionSettingsSchema } from '../../gateway/decision-request';
+import { DECISION_STREAM_PATHS, decisionSettingsSchema } from '../../gateway/decision-request';
 import { LOCAL_DECISION_MODEL, type DecisionsService } from '../../gateway/decisions.service';
 import { randomHex } from '../../lib/random-id';
-import { DECISION_STREAM_PATHS } from '../../ws/decision-protocol';
 import { principalOf } from '../request-context';
 import { parseInput } from '../validation';
 import type { Principal } from '../../domain/account';

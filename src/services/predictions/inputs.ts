@@ -9,7 +9,7 @@ import { DataUrlError, decodeDataUrl } from '../../lib/data-url';
 import { SafeFetchError, safeFetch, type SafeFetchOptions } from '../../lib/safe-fetch';
 import { sniffMediaType } from '../../lib/media-type';
 import type { Principal } from '../../domain/account';
-import type { ExtractionInput } from './extraction-engine';
+import type { ExtractionInput } from '../../engines/extraction-engine';
 
 export interface InputSources {
   images?: string[] | undefined;

@@ -12,8 +12,6 @@ import {
   isTerminal,
   STRUCTURED_MODEL_ALIASES,
   type Prediction,
-  type PredictionKind,
-  type PredictionRequest,
   type PredictionUsage,
 } from '../../domain/prediction';
 import type { BlobStore } from '../../blobs/types';
@@ -24,23 +22,16 @@ import type { Logger } from '../../lib/logger';
 import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import type { PredictionStore, StoredBytes } from '../../stores/types';
 import type { HubService } from '../hub/hub.service';
-import type { ExtractionEngine, ExtractionInput, ExtractionOutput } from './extraction-engine';
-import { resolveSingleInput, type InputResolverDeps, type InputSources } from './inputs';
+import type { ExtractionEngine, ExtractionInput, ExtractionOutput } from '../../engines/extraction-engine';
+import { resolveSingleInput, type InputResolverDeps } from './inputs';
 import { withSkills } from './skill-domain';
-import type { SkillReference, SkillResolver } from '../../domain/skill';
+import type { GenerateCommand } from './generate-command';
+import type { SkillResolver } from '../../domain/skill';
+
+export type { GenerateCommand };
 
 /** A resumed job that keeps dying (e.g. it crashes the process) is given up after this many starts. */
 const MAX_ATTEMPTS = 3;
-
-export interface GenerateCommand extends InputSources {
-  kind: PredictionKind;
-  model: string;
-  domain: string | null;
-  callbackUrl: string | null;
-  request: PredictionRequest;
-  /** `config.skills`: with no domain, their instructions and schema act as a dynamic domain. */
-  skills?: SkillReference[];
-}
 
 export interface PredictionsServiceDeps {
   store: PredictionStore;

@@ -11,7 +11,7 @@ import type { Principal } from '../../domain/account';
 import { BadRequestError } from '../../domain/errors';
 import type { ParsedSkill, SkillResolver } from '../../domain/skill';
 import type { HubService } from '../hub/hub.service';
-import type { GenerateCommand } from './predictions.service';
+import type { GenerateCommand } from './generate-command';
 
 export async function withSkills(
   resolver: SkillResolver | undefined,
