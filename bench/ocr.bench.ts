@@ -1,7 +1,8 @@
 /**
  * OCR benchmarks: the cost of Prism's OCR path (sharp preprocessing, tesseract with block output, layout mapping)
  * against a bare tesseract.js worker reading the same receipt, and the throughput gain of a two-worker pool over a
- * single worker on a batch of receipts (ratio < 1 means the pool is faster; speed-up = 1 / ratio).
+ * single worker on a batch of receipts (ratio < 1 means the pool is faster; speed-up = 1 / ratio), and the two OCR
+ * engines side by side on the same receipt, one core each (their dev-set F1 is in the README: bench/receipts-dev.ts).
  */
 import { createWorker, OEM, PSM } from 'tesseract.js';
 import { createOcrEngine, defaultLangPath } from '../src/engines/ocr/ocr.engine';
@@ -15,6 +16,8 @@ export async function ocrBenchmarks(): Promise<{ cases: BenchCase[]; close: () =
   const logger = createLogger('silent');
   const receipt = renderReceiptImage();
   const one = createOcrEngine({ logger, workers: 1 });
+  // One core each: tesseract with one worker, PP-OCR with one onnxruntime thread.
+  const ppocr = createOcrEngine({ logger, engine: 'ppocr', ppocr: { threads: 1 } });
   const two = createOcrEngine({ logger, workers: 2 });
   const bare = await createWorker('eng', OEM.LSTM_ONLY, {
     langPath: defaultLangPath(),
@@ -39,6 +42,13 @@ export async function ocrBenchmarks(): Promise<{ cases: BenchCase[]; close: () =
       subject: { name: 'ocr.recognize → LayoutPage', run: async () => void (await one.recognize(receipt)) },
     },
     {
+      name: 'OCR one 1000x1400 receipt on one core, tesseract vs PP-OCRv4',
+      iterations: 5,
+      warmup: 1,
+      baseline: { name: 'tesseract (1 worker)', run: async () => void (await one.recognize(receipt)) },
+      subject: { name: 'ppocr (1 thread)', run: async () => void (await ppocr.recognize(receipt)) },
+    },
+    {
       name: `OCR ${BATCH} receipts, pool of 2 vs 1 worker`,
       iterations: 5,
       warmup: 1,
@@ -49,7 +59,7 @@ export async function ocrBenchmarks(): Promise<{ cases: BenchCase[]; close: () =
   return {
     cases,
     close: async () => {
-      await Promise.all([one.close(), two.close(), bare.terminate()]);
+      await Promise.all([one.close(), two.close(), ppocr.close(), bare.terminate()]);
     },
   };
 }

@@ -3,11 +3,12 @@
  * cached as JSON), run `extractFromLayout` with the evaluator's own schema, and score with the evaluator's exported
  * functions, so what we measure here is what `shared/tools/eval-receipts.mjs` would measure against the server.
  *
- *   npx tsx bench/receipts-dev.ts [--data DIR] [--cache DIR] [--ocr direct|engine] [--pre VARIANT] [--refresh]
- *                                 [--only ID,ID] [--dump]
+ *   npx tsx bench/receipts-dev.ts [--data DIR] [--cache DIR] [--ocr direct|engine] [--engine KIND] [--pre VARIANT]
+ *                                 [--refresh] [--only ID,ID] [--dump]
  *
  * `--ocr engine` (default) reads each image through the service's own path (`createLocalEngines().layoutFromImage`),
- * so the figures match what the server runs; `--ocr direct` runs tesseract.js here (psm 3, no preprocessing), with
+ * so the figures match what the server runs, with `--engine tesseract|ppocr|ensemble` choosing the OCR engine (default
+ * tesseract; layouts are cached per engine); `--ocr direct` runs tesseract.js here (psm 3, no preprocessing), with
  * `--pre` to measure what an image preparation does: `none` (default), `gray` (greyscale + contrast stretch), `up2`
  * (greyscale, small images enlarged to ≥ 1800 px wide), `fit2000` (greyscale, scaled to 2000 px wide), `sharp`
  * (up2 + unsharp mask), `crop` (dark scanner bands past a torn edge painted white, nothing else).
@@ -21,6 +22,7 @@ import { createWorker } from 'tesseract.js';
 import type Tesseract from 'tesseract.js';
 import { extractFromLayout } from '../src/engines/extract';
 import { createLocalEngines } from '../src/engines/local-engines';
+import type { OcrEngineKind } from '../src/engines/ocr/ocr.engine';
 import { createLogger } from '../src/lib/logger';
 import type { DocumentLayout, LayoutLine, LayoutPage, LayoutWord } from '../src/engines/types';
 
@@ -46,6 +48,7 @@ interface Args {
   data: string;
   cache: string;
   ocr: 'direct' | 'engine';
+  engine: OcrEngineKind;
   pre: string;
   refresh: boolean;
   only: string[];
@@ -57,6 +60,7 @@ function parseArgs(argv: string[]): Args {
     data: path.resolve(__dirname, '../../shared/data/sroie-dev'),
     cache: '/tmp/sroie-layouts',
     ocr: 'engine',
+    engine: 'tesseract',
     pre: 'none',
     refresh: false,
     only: [],
@@ -69,6 +73,7 @@ function parseArgs(argv: string[]): Args {
     else if (flag === '--cache') args.cache = path.resolve(value());
     else if (flag === '--ocr') args.ocr = value() === 'direct' ? 'direct' : 'engine';
     else if (flag === '--pre') args.pre = value();
+    else if (flag === '--engine') args.engine = value() as OcrEngineKind;
     else if (flag === '--refresh') args.refresh = true;
     else if (flag === '--dump') args.dump = true;
     else if (flag === '--only') args.only = value().split(',').filter(Boolean);
@@ -174,8 +179,8 @@ async function directOcr(variant: string): Promise<Ocr> {
 }
 
 /** The service's own OCR path (`createLocalEngines().layoutFromImage`), so figures match what the server runs. */
-async function engineOcr(): Promise<Ocr> {
-  const engines = createLocalEngines({ logger: createLogger('warn'), ocrWorkers: 2 });
+async function engineOcr(engine: OcrEngineKind): Promise<Ocr> {
+  const engines = createLocalEngines({ logger: createLogger('warn'), ocrWorkers: 2, ocr: { engine } });
   return {
     run: (file) => engines.layoutFromImage(fs.readFileSync(file)),
     close: () => engines.close(),
@@ -185,11 +190,18 @@ async function engineOcr(): Promise<Ocr> {
 async function layoutsFor(args: Args, ids: string[]): Promise<Map<string, DocumentLayout>> {
   const dir = path.join(
     args.cache,
-    args.ocr === 'engine' ? 'engine' : args.pre === 'none' ? 'direct' : `direct-${args.pre}`,
+    args.ocr === 'engine'
+      ? args.engine === 'tesseract'
+        ? 'engine'
+        : args.engine
+      : args.pre === 'none'
+        ? 'direct'
+        : `direct-${args.pre}`,
   );
   fs.mkdirSync(dir, { recursive: true });
   const out = new Map<string, DocumentLayout>();
   let ocr: Ocr | undefined;
+  const timings: number[] = [];
   try {
     for (const id of ids) {
       const cached = path.join(dir, `${id}.json`);
@@ -197,15 +209,21 @@ async function layoutsFor(args: Args, ids: string[]): Promise<Map<string, Docume
         out.set(id, JSON.parse(fs.readFileSync(cached, 'utf8')) as DocumentLayout);
         continue;
       }
-      ocr ??= args.ocr === 'engine' ? await engineOcr() : await directOcr(args.pre);
+      ocr ??= args.ocr === 'engine' ? await engineOcr(args.engine) : await directOcr(args.pre);
       const started = Date.now();
       const layout = await ocr.run(path.join(args.data, 'images', `${id}.jpg`));
-      console.error(`ocr ${id} ${Date.now() - started} ms`);
+      const ms = Date.now() - started;
+      timings.push(ms);
+      console.error(`ocr ${id} ${ms} ms`);
       fs.writeFileSync(cached, JSON.stringify(layout));
       out.set(id, layout);
     }
   } finally {
     await ocr?.close();
+  }
+  if (timings.length > 0) {
+    const sorted = [...timings].sort((a, b) => a - b);
+    console.error(`ocr p50 ${sorted[Math.ceil(sorted.length / 2) - 1]} ms over ${sorted.length} reads`);
   }
   return out;
 }
@@ -250,7 +268,7 @@ async function main(): Promise<void> {
       }
     }
   }
-  const label = args.ocr === 'engine' ? 'engine' : `direct, preprocessing ${args.pre}`;
+  const label = args.ocr === 'engine' ? `engine ${args.engine}` : `direct, preprocessing ${args.pre}`;
   const lines = ev.formatReport(report, `receipts-dev: ${ids.length} receipts, OCR ${label}`);
   for (const field of ev.FIELDS) {
     const f = report.fields[field];

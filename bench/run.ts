@@ -2,6 +2,8 @@
  * `npm run bench`: every benchmark, each as a ratio against a baseline measured in the same run, plus the memory
  * check of 200 sequential predictions. `npm run bench -- files ocr` runs only the named groups.
  */
+import { agentBenchmarks } from './agents.bench';
+import { decisionBenchmarks } from './decisions.bench';
 import { embeddingBenchmarks } from './embeddings.bench';
 import { filesBenchmarks } from './files.bench';
 import { gatewayBenchmarks } from './gateway.bench';
@@ -10,6 +12,7 @@ import { mcpBenchmarks } from './mcp.bench';
 import { ocrBenchmarks } from './ocr.bench';
 import { pdfBenchmarks } from './pdf.bench';
 import { predictionBenchmarks } from './predictions.bench';
+import { skillsBenchmarks } from './skills.bench';
 
 interface Group {
   cases: BenchCase[];
@@ -23,6 +26,7 @@ const GROUPS: Record<string, () => Promise<Group>> = {
   pdf: pdfBenchmarks,
   predictions: predictionBenchmarks,
   mcp: mcpBenchmarks,
+  skills: skillsBenchmarks,
 };
 
 async function main(): Promise<void> {
@@ -47,6 +51,8 @@ async function main(): Promise<void> {
     }
   }
   if (asked.length === 0 || asked.includes('gateway')) notes.push(...(await gatewayBenchmarks()));
+  if (asked.length === 0 || asked.includes('agents')) notes.push(...(await agentBenchmarks()));
+  if (asked.length === 0 || asked.includes('decisions')) notes.push(...(await decisionBenchmarks()));
   printResults(results);
   for (const note of notes) console.log(`\n${note}`);
 }

@@ -1,15 +1,18 @@
 /**
  * Builds the HTTP request listener from a container: the express application (middleware order, routers and the
- * error handler) behind the gateway fast lane, which takes chat completions before express sees them.
+ * error handler) behind the gateway fast lane, which takes chat completions before express sees them; and the
+ * `upgrade` listener of the WebSocket decision stream.
  * It never listens and reads no environment, so tests and the server build it the same way.
  */
 import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
 import type { Container } from './container';
 import type { Principal } from './domain/account';
+import { AuthenticationRequiredError } from './domain/errors';
 import { authenticate } from './http/middleware/auth';
 import { createGatewayFastLane } from './http/gateway-fast-lane';
-import { createErrorResponder, errorHandler, notFoundHandler } from './http/middleware/error-handler';
+import { createErrorResponder, errorHandler, JSON_TOO_DEEP, notFoundHandler } from './http/middleware/error-handler';
+import { jsonBytesTooDeep } from './lib/json-bounds';
 import { requestId } from './http/middleware/request-id';
 import { filesRoutes } from './http/routes/files.routes';
 import { healthRoutes } from './http/routes/health.routes';
@@ -21,6 +24,11 @@ import { hubRoutes, legacyHubRoutes } from './http/routes/hub.routes';
 import { predictionsRoutes } from './http/routes/predictions.routes';
 import { createMcpServerFactory, mcpServicesOf } from './mcp/mcp-server';
 import { mcpRoutes } from './mcp/mcp.routes';
+import { agentsRoutes } from './http/routes/agents.routes';
+import { artifactsRoutes } from './http/routes/artifacts.routes';
+import { decisionsRoutes } from './http/routes/decisions.routes';
+import { createDecisionUpgrade, type DecisionUpgrade } from './ws/decision-upgrade';
+import { skillsRoutes } from './http/routes/skills.routes';
 
 const GATEWAY_PREFIXES = ['/v1/compat', '/v1/openai'];
 
@@ -33,11 +41,34 @@ export function createRequestListener(container: Container): RequestListener {
     compat: { chat: container.gateway.chat, payerOrgId: payerOrgIdOf },
     respondError: createErrorResponder(container.logger, container.config.limits),
     maxJsonBytes: container.config.limits.maxJsonBytes,
+    maxJsonDepth: container.config.limits.maxJsonDepth,
     trustProxy: app.get('trust proxy fn') as (addr: string, index: number) => boolean,
   });
   return (req, res) => {
     if (!fastLane(req, res)) app(req, res);
   };
+}
+
+/** The HTTP server's `upgrade` listener: the WebSocket decision stream, with the gateway's auth and budget. */
+export function createUpgradeListener(container: Container): DecisionUpgrade {
+  // express compiles `trust proxy` the same way for the request listener; a bare app does it here.
+  const probe = express();
+  probe.set('trust proxy', container.config.server.trustProxy);
+  const { decisions } = container.config;
+  return createDecisionUpgrade({
+    auth: container.services.auth,
+    limiter: container.gateway.limiter,
+    service: container.gateway.decisions,
+    payerOrgId: payerOrgIdOf,
+    respondError: createErrorResponder(container.logger, container.config.limits),
+    trustProxy: probe.get('trust proxy fn') as (addr: string, index: number) => boolean,
+    options: {
+      maxFrameBytes: decisions.maxFrameBytes,
+      idleTimeoutMs: decisions.idleTimeoutMs,
+      maxBufferedBytes: decisions.maxBufferedBytes,
+    },
+    logger: container.logger,
+  });
 }
 
 /** The organisation that pays for a principal's gateway calls: its own; guests pay nothing (capped instead). */
@@ -63,15 +94,27 @@ export function createApp(container: Container): Express {
       limiter: container.gateway.limiter,
       logger,
       maxJsonBytes: config.mcp.maxJsonBytes,
+      maxJsonDepth: config.limits.maxJsonDepth,
       allowedHosts: config.mcp.allowedHosts,
       publicUrl: config.server.publicUrl,
     }),
   );
-  app.use(express.json({ limit: config.limits.maxJsonBytes }));
+  // Bodies are read after authentication, so a caller without a valid key gets 401, never a 422 about the body.
+  const json = express.json({
+    limit: config.limits.maxJsonBytes,
+    // Checked on the raw bytes before JSON.parse: nothing recursive ever sees a body nested past the limit.
+    verify: (_req, _res, raw) => {
+      if (jsonBytesTooDeep(raw, config.limits.maxJsonDepth)) throw Object.assign(new Error(), { type: JSON_TOO_DEEP });
+    },
+  });
 
   const mainAuth = authenticate(services.auth, 'main');
   const gatewayAuth = authenticate(services.auth, 'gateway');
-  const fileOptions = { maxUploadBytes: config.limits.maxUploadBytes, publicUrl: config.server.publicUrl };
+  const fileOptions = {
+    maxUploadBytes: config.limits.maxUploadBytes,
+    publicUrl: config.server.publicUrl,
+    urlTtlSeconds: config.limits.urlTtlSeconds,
+  };
 
   const limited = rateLimit(container.gateway.limiter);
   const compat = compatRoutes({
@@ -80,20 +123,34 @@ export function createApp(container: Container): Express {
     embeddings: container.gateway.embeddings,
     payerOrgId: payerOrgIdOf,
   });
+  const decisions = decisionsRoutes({ decisions: container.gateway.decisions, payerOrgId: payerOrgIdOf });
+  // Every route authenticates, the open ones included: anonymous callers pass, but a non-empty key that matches
+  // no active key is a 401 everywhere and never falls back to anonymous (spec: Authentication rule 4).
   for (const prefix of GATEWAY_PREFIXES) {
+    app.use(prefix, gatewayAuth);
     app.use(prefix, healthRoutes(container.version));
-    app.use(`${prefix}/files`, gatewayAuth, filesRoutes(services.files, { ...fileOptions, surface: 'gateway' }));
-    app.use(prefix, gatewayAuth, limited, compat);
+    app.use(`${prefix}/files`, json, filesRoutes(services.files, { ...fileOptions, surface: 'gateway' }));
+    app.use(prefix, limited, json, compat, decisions);
   }
 
-  // The hub and the older catalogue routes are open, as the spec declares no auth for them.
-  app.use('/v1/hub', hubRoutes(services.hub));
-  app.use('/v1', legacyHubRoutes(services.hub, container.engine.models));
   app.use('/v1', mainAuth);
+  // The hub and the older catalogue routes are open, as the spec declares no auth for them.
+  app.use('/v1/hub', json, hubRoutes(services.hub));
+  app.use('/v1/schema', json);
+  app.use('/v1', legacyHubRoutes(services.hub, container.engine.models));
+  // Skills are open too: guests list and look up public skills (POST /v1/skills/lookup); writes need a key.
+  app.use('/v1/skills', json, skillsRoutes(services.skills, { publicUrl: config.server.publicUrl }));
+  // Every POST on the main API needs a key: refuse a keyless one before its body is read or validated.
+  app.use('/v1', (req, _res, next) => {
+    next(req.method === 'POST' && req.principal?.kind !== 'user' ? new AuthenticationRequiredError() : undefined);
+  });
+  app.use('/v1', json);
   app.use('/v1', healthRoutes(container.version));
   app.use('/v1/files', filesRoutes(services.files, { ...fileOptions, surface: 'main' }));
   app.use('/v1', generateRoutes(services.predictions));
   app.use('/v1/predictions', predictionsRoutes(services.predictions, services.hub));
+  app.use('/v1', agentsRoutes(container.agents.agents, container.agents.executions));
+  app.use('/v1/artifacts', artifactsRoutes(services.artifacts));
   app.use('/v1/feedback', feedbackRoutes(services.feedback));
   app.use('/v1/experimental/feedback', feedbackRoutes(services.feedback));
 

@@ -8,12 +8,15 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { buffer as readAll } from 'node:stream/consumers';
 import { createFsBlobStore } from './blobs/fs.blob-store';
 import type { BlobStore } from './blobs/types';
 import type { Config } from './config/config';
 import type { Principal } from './domain/account';
+import { InvalidSkillBundleError } from './domain/errors';
 import type { PredictionRequest } from './domain/prediction';
 import type { LayoutPage } from './engines/types';
+import { closeAll } from './lib/close-all';
 import { createKeyedMutex } from './lib/keyed-mutex';
 import { createLogger, type Logger } from './lib/logger';
 import { createUrlSigner } from './lib/url-signer';
@@ -24,24 +27,36 @@ import { createAgentsModule, type AgentsModule } from './container/agents';
 import { createArtifactsService, type ArtifactsService } from './services/artifacts.service';
 import { createSqliteArtifactStore } from './stores/sqlite/artifacts.store';
 import type { ArtifactStore } from './stores/artifact-store';
+import { createSqliteExecutionStore } from './stores/sqlite/executions.store';
+import { createSqliteAgentStore, createSqliteProgramStore } from './stores/sqlite/agents.store';
+import type { AgentStore, ExecutionStore, ProgramStore } from './stores/execution-store';
+import type { Execution } from './domain/execution';
+import { toExecutionWire } from './http/schemas/agents.schemas';
 import { toPredictionWire } from './http/schemas/predictions.schemas';
 import { createBiller } from './gateway/billing';
+import { createGuestUploadQuota } from './services/guest-upload-quota';
 import { createChatService, type ChatService } from './gateway/chat.service';
 import { createEmbeddingsService, type EmbeddingsService } from './gateway/embeddings.service';
+import { createDecisionsService, type DecisionsService } from './gateway/decisions.service';
+import { createDecisionEngine } from './engines/decision/decision.engine';
 import { createRoutedExtractionEngine } from './gateway/upstream-extraction';
 import { createMultimodalEmbeddingEngine, createTextEmbeddingEngine } from './engines/embeddings';
 import { createGuestSpendGuard, createMemoryGuestSpendStore } from './gateway/guest-spend';
 import { loadModelCatalogue, type ModelCatalogue } from './gateway/model-catalogue';
 import { createMemoryRateLimitStore, createRateLimiter, type RateLimiter } from './gateway/rate-limiter';
 import { createRequestQueue } from './gateway/request-queue';
-import { createUpstreamClient } from './gateway/upstream-client';
+import { createUpstreamClient, type UpstreamClient } from './gateway/upstream-client';
 import { createJobQueue, type JobQueue } from './jobs/job-queue';
 import { createFeedbackService, type FeedbackService } from './services/feedback.service';
 import { createFilesService, type FilesService } from './services/files.service';
 import { createHubService, type HubService } from './services/hub/hub.service';
-import type { ExtractionEngine } from './services/predictions/extraction-engine';
+import type { ExtractionEngine } from './engines/extraction-engine';
 import { createPredictionsService, type PredictionsService } from './services/predictions/predictions.service';
 import { createWebhookSender, type WebhookSender } from './services/webhooks.service';
+import { seedBuiltinSkills } from './services/skills/builtin-skills';
+import { createSkillAuthor, type DraftingModel } from './services/skills/skill-authoring';
+import { createSkillsService, type SkillsService } from './services/skills/skills.service';
+import { createSqliteSkillStore } from './stores/sqlite/skills.store';
 import { createSqliteFeedbackStore } from './stores/sqlite/feedback.store';
 import { createSqlitePredictionStore } from './stores/sqlite/predictions.store';
 import { createSqliteAccountStore } from './stores/sqlite/accounts.store';
@@ -49,7 +64,7 @@ import { startBackgroundCheckpoints, type BackgroundCheckpoints } from './stores
 import { openDatabase, type SqliteDatabase } from './stores/sqlite/database';
 import { createSqliteFileStore } from './stores/sqlite/files.store';
 import { createSqliteWalletStore } from './stores/sqlite/wallets.store';
-import type { AccountStore, FeedbackStore, FileStore, PredictionStore, WalletStore } from './stores/types';
+import type { AccountStore, FeedbackStore, FileStore, PredictionStore, SkillStore, WalletStore } from './stores/types';
 
 export interface Container {
   config: Config;
@@ -63,12 +78,23 @@ export interface Container {
     predictions: PredictionStore;
     feedback: FeedbackStore;
     artifacts: ArtifactStore;
+    executions: ExecutionStore;
+    agents: AgentStore;
+    programs: ProgramStore;
+    skills: SkillStore;
   };
   blobs: BlobStore;
   engine: ExtractionEngine;
-  gateway: { catalogue: ModelCatalogue; limiter: RateLimiter; chat: ChatService; embeddings: EmbeddingsService };
+  gateway: {
+    catalogue: ModelCatalogue;
+    limiter: RateLimiter;
+    chat: ChatService;
+    embeddings: EmbeddingsService;
+    decisions: DecisionsService;
+  };
   jobs: JobQueue;
   webhooks: WebhookSender;
+  executionWebhooks: WebhookSender<Execution>;
   /** The tool registry and the ToolContext factory (shared by the agent runtime and MCP). */
   agents: AgentsModule;
   services: {
@@ -79,6 +105,7 @@ export interface Container {
     predictions: PredictionsService;
     feedback: FeedbackService;
     artifacts: ArtifactsService;
+    skills: SkillsService;
   };
   /**
    * Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any.
@@ -114,6 +141,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
     predictions: createSqlitePredictionStore(db),
     feedback: createSqliteFeedbackStore(db),
     artifacts: createSqliteArtifactStore(db),
+    executions: createSqliteExecutionStore(db),
+    agents: createSqliteAgentStore(db),
+    programs: createSqliteProgramStore(db),
+    skills: createSqliteSkillStore(db),
   };
   const blobs = createFsBlobStore(config.data.blobDir);
 
@@ -130,13 +161,18 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
   });
   const locks = createKeyedMutex();
+  const signer = createUrlSigner(secret);
   const files = createFilesService({
     files: stores.files,
     blobs,
     locks,
-    signer: createUrlSigner(secret),
+    signer,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     limits: { maxUploadBytes: config.limits.maxUploadBytes, urlTtlSeconds: config.limits.urlTtlSeconds },
+    guestQuota: createGuestUploadQuota({
+      perDay: config.guestUploads.perDay,
+      bytesPerDay: config.guestUploads.bytesPerDay,
+    }),
   });
 
   // How every service turns a caller's file id or URL into bytes.
@@ -150,20 +186,52 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const hub = createHubService();
   const catalogue = loadModelCatalogue(config.models.file, config.models.env);
   const upstream = createUpstreamClient({ retries: config.gateway.upstreamRetries });
+  const skills = createSkillsService({
+    store: stores.skills,
+    blobs,
+    locks,
+    signer,
+    limits: {
+      maxEntries: config.skills.maxEntries,
+      maxEntryBytes: config.skills.maxEntryBytes,
+      maxTotalBytes: config.skills.maxTotalBytes,
+      maxRatio: config.skills.maxRatio,
+    },
+    openFile: async (principal, fileId) => {
+      const { file, stream } = await files.openContent(principal, fileId);
+      if (file.bytes > config.skills.maxTotalBytes) {
+        stream.destroy();
+        throw new InvalidSkillBundleError(
+          'total_too_large',
+          null,
+          `the zip (${file.bytes} bytes) is larger than the bundle limit of ${config.skills.maxTotalBytes} bytes`,
+        );
+      }
+      return readAll(stream);
+    },
+    // Chats do not exist yet: every session id is unknown (404 chat_not_found) until the chat store lands.
+    sessionPrompt: async () => null,
+    author: createSkillAuthor({ model: draftingModel(catalogue, upstream), logger }),
+  });
   // One set of embedded engines: `prism-1` for extraction and the toolkit the agent tools call.
   const kit = createLocalEngineKit({
     ocrWorkers: config.engines.ocrWorkers,
+    ocrEngine: config.engines.ocrEngine,
+    ocrThreads: config.engines.ocrThreads,
     documentMaxPages: config.engines.documentMaxPages,
     ffmpegPath: config.engines.ffmpegPath,
     ffprobePath: config.engines.ffprobePath,
+    mediaMemoryMb: config.engines.mediaMemoryMb,
+    documentDeadlineMs: config.engines.documentDeadlineMs,
     logger,
   });
   const localEngine = options.engine ?? kit.engine;
   // Generate requests naming an upstream model from the catalogue go there; `prism-1` stays on the local engines.
   const engine = createRoutedExtractionEngine({ local: localEngine, catalogue, upstream });
+  const webhookSecret = config.webhooks.secret ?? (await readOrCreateSecret(config.webhooks.secretPath));
   const webhooks = createWebhookSender({
     store: stores.predictions,
-    secret: config.webhooks.secret ?? (await readOrCreateSecret(config.webhooks.secretPath)),
+    secret: webhookSecret,
     render: toPredictionWire,
     timeoutMs: config.webhooks.timeoutMs,
     attempts: config.webhooks.attempts,
@@ -171,9 +239,19 @@ export async function createContainer(config: Config, options: ContainerOptions 
     allowPrivate: config.fetch.allowPrivate,
     logger,
   });
-  // The queue and the service refer to each other: the queue runs the service's jobs.
-  let runJob: (id: string) => Promise<void> = async () => undefined;
-  const jobs = createJobQueue({ concurrency: config.jobs.concurrency, run: (id) => runJob(id), logger });
+  // The queue and the services refer to each other: the queue runs the services' jobs, one handler per kind
+  // (`execution:<id>` for agent executions, a bare id for predictions).
+  const handlers: { prediction: (id: string) => Promise<void>; execution: (id: string) => Promise<void> } = {
+    prediction: async () => undefined,
+    execution: async () => undefined,
+  };
+  const EXECUTION_JOB = 'execution:';
+  const jobs = createJobQueue({
+    concurrency: config.jobs.concurrency,
+    run: (key) =>
+      key.startsWith(EXECUTION_JOB) ? handlers.execution(key.slice(EXECUTION_JOB.length)) : handlers.prediction(key),
+    logger,
+  });
   const predictions = createPredictionsService({
     store: stores.predictions,
     blobs,
@@ -181,12 +259,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
     hub,
     engine,
     inputs,
+    skills,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     enqueue: (id) => jobs.enqueue(id),
     onFinished: (prediction) => webhooks.deliver(prediction),
     logger,
   });
-  runJob = (id) => predictions.runJob(id);
+  handlers.prediction = (id) => predictions.runJob(id);
   const limiter = createRateLimiter(createMemoryRateLimitStore(), [
     { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
     { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
@@ -215,16 +294,19 @@ export async function createContainer(config: Config, options: ContainerOptions 
     },
     inputs,
   });
+  // One guest cap across chat and decisions; decisions bill their own (smaller) minimum per decision.
+  const guestSpend = createGuestSpendGuard(createMemoryGuestSpendStore(), {
+    capMicros: config.gateway.guestDailyCapMicros,
+  });
+  const biller = createBiller({
+    wallets: stores.wallets,
+    guestSpend,
+    minimumMicros: config.gateway.minimumChargeMicros,
+  });
   const chat = createChatService({
     catalogue,
     upstream,
-    biller: createBiller({
-      wallets: stores.wallets,
-      guestSpend: createGuestSpendGuard(createMemoryGuestSpendStore(), {
-        capMicros: config.gateway.guestDailyCapMicros,
-      }),
-      minimumMicros: config.gateway.minimumChargeMicros,
-    }),
+    biller,
     queue: createRequestQueue({
       maxInFlight: { upstream: config.gateway.maxInFlight, local: config.gateway.localInFlight },
       maxWaiting: config.gateway.maxQueue,
@@ -240,10 +322,37 @@ export async function createContainer(config: Config, options: ContainerOptions 
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     maxBytes: config.limits.maxUploadBytes,
   });
+  const executionWebhooks = createWebhookSender<Execution>({
+    store: {
+      recordDelivery: ({ predictionId, ...rest }) =>
+        stores.executions.recordDelivery({ ...rest, executionId: predictionId }),
+    },
+    secret: webhookSecret,
+    render: toExecutionWire,
+    eventPrefix: 'execution',
+    timeoutMs: config.webhooks.timeoutMs,
+    attempts: config.webhooks.attempts,
+    backoffMs: config.webhooks.backoffMs,
+    allowPrivate: config.fetch.allowPrivate,
+    logger,
+  });
   const agents = createAgentsModule({
+    db,
+    stores,
     artifacts,
+    files,
     hub,
     inputs,
+    catalogue,
+    upstream,
+    biller,
+    minimumChargeMicros: config.gateway.minimumChargeMicros,
+    skills,
+    limits: config.agents,
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    enqueue: (id) => jobs.enqueue(`${EXECUTION_JOB}${id}`),
+    onFinished: (execution) => executionWebhooks.deliver(execution),
+    logger,
     vision: {
       ...kit.toolkit,
       async analyzeAudio(bytes) {
@@ -262,11 +371,33 @@ export async function createContainer(config: Config, options: ContainerOptions 
       },
     },
   });
+  handlers.execution = (id) => agents.executions.runJob(id);
+  const decisions = createDecisionsService({
+    engine: createDecisionEngine({
+      readLines: async (image) => ((await readText(image, 'image')).pages[0]?.lines ?? []).map((l) => l.text),
+    }),
+    catalogue,
+    upstream,
+    biller: createBiller({
+      wallets: stores.wallets,
+      guestSpend,
+      minimumMicros: config.decisions.minimumChargeMicros,
+    }),
+    limiter: createRateLimiter(createMemoryRateLimitStore(), [
+      { name: 'minute', lengthS: 60, limit: config.decisions.perMinute },
+      { name: 'hour', lengthS: 3600, limit: config.decisions.perHour },
+    ]),
+    upstreamModel: config.decisions.upstreamModel,
+    inputs,
+  });
   const feedback = createFeedbackService({
     store: stores.feedback,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
-    targetExists: async (orgId, type, id) =>
-      type === 'request' ? (await stores.predictions.get(orgId, id)) !== null : false,
+    targetExists: async (orgId, type, id) => {
+      if (type === 'request') return (await stores.predictions.get(orgId, id)) !== null;
+      if (type === 'agent_execution') return (await stores.executions.get(orgId, id)) !== null;
+      return false;
+    },
   });
 
   return {
@@ -277,11 +408,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
     stores,
     blobs,
     engine,
-    gateway: { catalogue, limiter, chat, embeddings },
+    gateway: { catalogue, limiter, chat, embeddings, decisions },
     jobs,
     webhooks,
+    executionWebhooks,
     agents,
-    services: { accounts, auth, files, hub, predictions, feedback, artifacts },
+    services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
       const ownerKey = await accounts.bootstrapOwner();
@@ -300,25 +432,49 @@ export async function createContainer(config: Config, options: ContainerOptions 
         const swept = await blobs.sweep(await stores.files.referencedBlobs());
         if (swept.partsRemoved + swept.orphansRemoved > 0) logger.info('swept blob leftovers', swept);
       }
+      await seedBuiltinSkills(skills, config.skills.builtinDir, logger);
       if (resumeJobs) {
         const jobsAfterRestart = await predictions.resumeUnfinished();
         if (jobsAfterRestart.resumed + jobsAfterRestart.failed > 0) {
           logger.info('picked up unfinished predictions', jobsAfterRestart);
         }
+        const runsAfterRestart = await agents.executions.resumeUnfinished();
+        if (runsAfterRestart.resumed + runsAfterRestart.failed > 0) {
+          logger.info('picked up unfinished agent executions', runsAfterRestart);
+        }
       }
       return { ownerKey };
     },
 
-    async close() {
-      await jobs.close(config.server.shutdownGraceMs);
-      webhooks.close();
-      await engine.close();
-      if (options.engine) await kit.engine.close();
-      await checkpoints?.stop();
-      if (db.open) {
-        wallets.flush();
-        db.close();
-      }
+    close: () =>
+      // Every step runs even when an earlier one throws: queued debits are always written and the file closed.
+      closeAll([
+        { name: 'executions', run: () => agents.executions.cancelAll() },
+        { name: 'jobs', run: () => jobs.close(config.server.shutdownGraceMs) },
+        { name: 'webhooks', run: () => webhooks.close() },
+        { name: 'execution webhooks', run: () => executionWebhooks.close() },
+        { name: 'engine', run: () => engine.close() },
+        { name: 'embedded engines', run: () => (options.engine ? kit.engine.close() : undefined) },
+        { name: 'checkpoints', run: () => checkpoints?.stop() },
+        { name: 'wallet debits', run: () => (db.open ? wallets.flush() : undefined) },
+        { name: 'database', run: () => (db.open ? db.close() : undefined) },
+      ]),
+  };
+}
+
+/** The first serving upstream chat model of the models file drafts prompt-created skills; none: the template. */
+function draftingModel(catalogue: ModelCatalogue, upstream: UpstreamClient): DraftingModel | null {
+  const model = catalogue.list('chat').find((m) => m.engine.kind === 'upstream' && m.serving);
+  const target = model ? catalogue.upstreamTarget(model) : null;
+  if (!model || !target) return null;
+  return {
+    id: model.id,
+    async complete(messages) {
+      const reply = await upstream.chat(target, { model: target.model, messages, temperature: 0 });
+      const choices = reply.choices as Array<{ message?: { content?: unknown } }> | undefined;
+      const content = choices?.[0]?.message?.content;
+      if (typeof content !== 'string') throw new Error('the model answered without text');
+      return content;
     },
   };
 }

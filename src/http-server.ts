@@ -1,11 +1,12 @@
 /**
- * Starts and stops the HTTP server around an app: listen, print the owner key on first start, and shut down
- * gracefully (stop accepting, let requests in flight finish within the grace period, then close the container).
+ * Starts and stops the HTTP server around an app: listen (HTTP, and WebSocket upgrades for the decision stream),
+ * print the owner key on first start, and shut down gracefully (stop accepting, end decision sessions with their
+ * own event, let requests in flight finish within the grace period, then close the container).
  * Used by `server.ts`, `prism serve` and the integration tests alike.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequestListener } from './app';
+import { createRequestListener, createUpgradeListener } from './app';
 import type { Config } from './config/config';
 import { createContainer, type Container, type ContainerOptions } from './container';
 
@@ -25,6 +26,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const announce = options.announce ?? ((text: string) => process.stdout.write(text));
   const container = await createContainer(config, options);
   let server: http.Server;
+  const upgrades = createUpgradeListener(container);
   try {
     const { ownerKey } = await container.start();
     if (ownerKey) {
@@ -34,6 +36,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }
     server = http.createServer(createRequestListener(container));
     server.keepAliveTimeout = 65_000;
+    server.on('upgrade', (req, socket, head) => upgrades.handle(req, socket, head));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.server.port, config.server.host, () => resolve());
@@ -49,12 +52,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const close = (): Promise<void> => {
     closing ??= (async () => {
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Upgraded sockets are no longer the server's: end each decision session with its own event.
+      const streamsEnded = upgrades.close();
       // Keep-alive sockets become idle once their last response is sent; close them as they do.
       server.closeIdleConnections();
       const sweeper = setInterval(() => server.closeIdleConnections(), 50);
       const deadline = setTimeout(() => server.closeAllConnections(), config.server.shutdownGraceMs);
       try {
-        await drained;
+        await Promise.all([drained, streamsEnded]);
       } finally {
         clearInterval(sweeper);
         clearTimeout(deadline);

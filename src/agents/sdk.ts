@@ -9,11 +9,12 @@
  */
 import { z } from 'zod';
 import type { Principal } from '../domain/account';
-import type { DocumentLayout, JsonSchema, LayoutPage } from '../engines/types';
+import { BadRequestError } from '../domain/errors';
+import type { DocumentLayout, JsonSchema, LayoutLine, LayoutPage } from '../engines/types';
 import type { CancelSignal } from '../lib/cancel';
 
 export { z };
-export type { CancelSignal, DocumentLayout, JsonSchema, LayoutPage, Principal };
+export type { CancelSignal, DocumentLayout, JsonSchema, LayoutLine, LayoutPage, Principal };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Ports
@@ -195,6 +196,11 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
 /** A tool whose schemas are erased, as registries and adapters hold it. */
 export type AnyToolDefinition = ToolDefinition<z.ZodObject, z.ZodObject>;
 
+/** The error a handler throws for arguments that parse but cannot be used (400 `invalid_tool_input`). */
+export function invalidToolInput(tool: string, message: string): Error {
+  return new BadRequestError(`Invalid arguments for tool '${tool}': ${message}`, 'invalid_tool_input', tool);
+}
+
 const TOOL_NAME = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 
 /** Declares a tool; the name must be snake_case (it is the function name a model calls). */
@@ -238,8 +244,24 @@ export interface PlannerUsage {
   costMicros: number;
 }
 
+/** One named input of the task, as planners see it (media by source id or URL, never bytes). */
+export type PlannerInput =
+  | { slot: string; kind: 'media'; family: MediaFamily | 'unknown'; source: string }
+  | { slot: string; kind: 'text'; text: string }
+  | { slot: string; kind: 'json'; value: unknown };
+
+/** The task in structured form (the transcript carries the same in words, for language models). */
+export interface PlannerTask {
+  prompt: string | null;
+  inputs: PlannerInput[];
+  responseSchema: JsonSchema | null;
+  /** Skill-graph states in order, empty without a graph. */
+  goals: string[];
+}
+
 /** What the loop hands a planner for one step. */
 export interface PlanRequest {
+  task: PlannerTask;
   messages: PlannerMessage[];
   tools: PlannerToolSpec[];
   /** The response schema the final answer must satisfy, if any. */
@@ -254,6 +276,17 @@ export interface PlanStep {
   content: string | null;
   toolCalls: PlannerToolCall[];
   usage: PlannerUsage;
+}
+
+/**
+ * Thrown by a planner that cannot do the task (e.g. the deterministic planner asked for language understanding);
+ * the execution fails with this message, which names what to configure.
+ */
+export class PlannerRefusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PlannerRefusal';
+  }
 }
 
 /** The port the loop plans with; bound by the composition root to an upstream chat model or the deterministic one. */

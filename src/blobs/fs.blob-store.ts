@@ -12,7 +12,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { PayloadTooLargeError } from '../domain/errors';
-import type { StoredBytes } from '../stores/types';
+import type { StoredBytes } from '../domain/file';
 import type { BlobStore, StagedBlob } from './types';
 
 const HASH_PATTERN = /^[0-9a-f]{64}$/;
@@ -27,6 +27,18 @@ export function createFsBlobStore(dir: string): BlobStore {
   };
 
   async function stage(source: Readable, options: { maxBytes: number }): Promise<StagedBlob> {
+    // Listen before the first await: a source that fails while the part file is being opened must not emit an
+    // 'error' nobody hears (that is an uncaught exception); the loop below still sees the failure.
+    const ignore = (): void => undefined;
+    source.on('error', ignore);
+    try {
+      return await stageFrom(source, options);
+    } finally {
+      source.off('error', ignore);
+    }
+  }
+
+  async function stageFrom(source: Readable, options: { maxBytes: number }): Promise<StagedBlob> {
     await fs.mkdir(tmpDir, { recursive: true });
     const partPath = path.join(tmpDir, `${process.pid}-${randomBytes(8).toString('hex')}.part`);
     const handle = await fs.open(partPath, 'wx', 0o600);

@@ -5,7 +5,7 @@
  * at most a temporary part that the next start removes, never a half-written blob.
  */
 import type { Readable } from 'node:stream';
-import type { StoredBytes } from '../stores/types';
+import type { StoredBytes } from '../domain/file';
 
 /** Bytes written and synced to a temporary part, hashed, not yet visible under their hash. */
 export interface StagedBlob {

@@ -15,6 +15,7 @@ import { toPredictionWire } from '../http/schemas/predictions.schemas';
 import { sniffMediaType } from '../lib/media-type';
 import { serveMcpStdio } from '../mcp/mcp-stdio';
 import { main as serve } from '../../server';
+import { skillsList, skillsPack, skillsPush, SKILLS_USAGE, SkillsUsageError } from './skills.commands';
 
 const USAGE = `Usage:
   prism serve
@@ -23,6 +24,7 @@ const USAGE = `Usage:
   prism credits add --org ORG --usd AMOUNT
   prism extract FILE --domain DOMAIN [--schema SCHEMA.json] [--model MODEL] [--confidence] [--grounding]
   prism mcp                  (MCP server on stdin/stdout, acting as the owner of the data folder)
+${SKILLS_USAGE}
 
 Settings come from the environment (PRISM_DATA_DIR, PORT, HOST, …); see README.md.`;
 
@@ -40,13 +42,16 @@ export async function run(argv: string[]): Promise<number> {
     if (command === 'credits' && sub === 'add') return await withContainer((c) => creditsAdd(c, rest));
     if (command === 'extract') return await withContainer((c) => extract(c, argv.slice(1)));
     if (command === 'mcp') return await withContainer((c) => serveMcpStdio(c).then(() => 0));
+    if (command === 'skills' && sub === 'pack') return await skillsPack(loadConfig(), rest);
+    if (command === 'skills' && sub === 'push') return await withContainer((c) => skillsPush(c, rest));
+    if (command === 'skills' && sub === 'list') return await withContainer((c) => skillsList(c, rest));
     if (command === undefined || command === 'help' || command === '--help') {
       console.log(USAGE);
       return 0;
     }
     throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ConfigError) {
+    if (error instanceof UsageError || error instanceof SkillsUsageError || error instanceof ConfigError) {
       console.error(`prism: ${error.message}\n\n${USAGE}`);
       return 2;
     }

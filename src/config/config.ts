@@ -29,6 +29,9 @@ const envSchema = z.object({
   PRISM_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PRISM_MAX_JSON_BYTES: positiveInt(32 * MIB),
   PRISM_MAX_UPLOAD_BYTES: positiveInt(512 * MIB),
+  PRISM_MAX_JSON_DEPTH: z.coerce.number().int().min(8).max(512).default(64),
+  PRISM_GUEST_UPLOADS_PER_DAY: z.coerce.number().int().min(0).default(50),
+  PRISM_GUEST_UPLOAD_MB_PER_DAY: z.coerce.number().min(0).default(100),
   PRISM_URL_TTL_S: positiveInt(3600),
   PRISM_SHUTDOWN_GRACE_S: positiveInt(10),
   PRISM_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -37,6 +40,8 @@ const envSchema = z.object({
   PRISM_FETCH_TIMEOUT_S: positiveInt(30),
   PRISM_JOB_CONCURRENCY: positiveInt(1),
   PRISM_OCR_WORKERS: z.coerce.number().int().min(0).default(0),
+  PRISM_OCR_ENGINE: z.enum(['tesseract', 'ppocr', 'ensemble']).default('ppocr'),
+  PRISM_OCR_THREADS: z.coerce.number().int().min(0).default(0),
   PRISM_DOCUMENT_MAX_PAGES: positiveInt(500),
   PRISM_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   PRISM_WEBHOOK_TIMEOUT_S: positiveInt(30),
@@ -55,6 +60,22 @@ const envSchema = z.object({
   PRISM_WAL_CHECKPOINT_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   PRISM_MCP_MAX_JSON_BYTES: positiveInt(64 * MIB),
   PRISM_MCP_ALLOWED_HOSTS: z.string().min(1).optional(),
+  PRISM_AGENT_MAX_STEPS: z.coerce.number().int().min(1).max(200).default(24),
+  PRISM_AGENT_DEADLINE_S: positiveInt(600),
+  PRISM_DECISION_FRAME_BYTES: positiveInt(8 * 1024 * 1024),
+  PRISM_DECISION_IDLE_S: z.coerce.number().positive().default(60),
+  PRISM_DECISION_BUFFER_BYTES: positiveInt(1024 * 1024),
+  PRISM_DECISION_PER_MINUTE: positiveInt(6000),
+  PRISM_DECISION_PER_HOUR: positiveInt(120_000),
+  PRISM_DECISION_MIN_CHARGE_USD: z.coerce.number().positive().default(0.0001),
+  PRISM_DECISION_UPSTREAM_MODEL: z.string().min(1).optional(),
+  PRISM_MEDIA_MEMORY_MB: z.coerce.number().int().min(0).default(2048),
+  PRISM_DOCUMENT_DEADLINE_S: z.coerce.number().min(0).default(600),
+  PRISM_SKILL_MAX_ENTRIES: positiveInt(1000),
+  PRISM_SKILL_MAX_ENTRY_BYTES: positiveInt(10 * MIB),
+  PRISM_SKILL_MAX_TOTAL_BYTES: positiveInt(50 * MIB),
+  PRISM_SKILL_MAX_RATIO: positiveInt(100),
+  PRISM_SKILLS_DIR: z.string().min(1).optional(),
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
 });
@@ -79,7 +100,15 @@ export interface Config {
     walCheckpointMs: number;
   };
   auth: { singleUser: boolean; secret: string | undefined };
-  limits: { maxJsonBytes: number; maxUploadBytes: number; urlTtlSeconds: number };
+  limits: {
+    maxJsonBytes: number;
+    /** Deepest array/object nesting a JSON body may have (checked on the raw text, before parsing). */
+    maxJsonDepth: number;
+    maxUploadBytes: number;
+    urlTtlSeconds: number;
+  };
+  /** Anonymous (guest) uploads on the gateway, per client address per UTC day. */
+  guestUploads: { perDay: number; bytesPerDay: number };
   /** The model catalogue file and the environment snapshot upstream keys are looked up in (by variable name). */
   models: { file: string | undefined; env: Readonly<Record<string, string | undefined>> };
   gateway: {
@@ -97,14 +126,36 @@ export interface Config {
     /** Longest a gateway debit waits in memory before it is written (0: every debit is its own transaction). */
     walletFlushMs: number;
   };
+  /** The decision stream and `POST /v1/compat/decisions`. */
+  decisions: {
+    maxFrameBytes: number;
+    idleTimeoutMs: number;
+    /** Frames are dropped while more than this many bytes of events wait unsent on a socket. */
+    maxBufferedBytes: number;
+    perMinute: number;
+    perHour: number;
+    minimumChargeMicros: number;
+    /** The upstream vision model for questions no local measure answers (default: the first the catalogue lists). */
+    upstreamModel: string | undefined;
+  };
   /** Fetching caller-supplied URLs (inputs) and calling callback URLs. */
   fetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number };
   jobs: { concurrency: number };
+  /** Agent executions: most planner steps per run, and the total deadline of one run. */
+  agents: { maxSteps: number; deadlineMs: number };
   engines: {
     ocrWorkers: number;
+    /** Which OCR reads images (`tesseract`, `ppocr` or `ensemble`). */
+    ocrEngine: 'tesseract' | 'ppocr' | 'ensemble';
+    /** onnxruntime threads for one PP-OCR read; 0 means one per core. */
+    ocrThreads: number;
     documentMaxPages: number;
     ffmpegPath: string | undefined;
     ffprobePath: string | undefined;
+    /** Address-space limit for every ffmpeg/ffprobe run, in MiB (0: none). */
+    mediaMemoryMb: number;
+    /** How long one document request may start reading pages, ms (0: no limit). */
+    documentDeadlineMs: number;
   };
   webhooks: { secret: string | undefined; secretPath: string; timeoutMs: number; attempts: number; backoffMs: number };
   mcp: {
@@ -115,6 +166,15 @@ export interface Config {
      * Loopback names and the host of PRISM_PUBLIC_URL are always allowed; `*` turns the check off.
      */
     allowedHosts: string[];
+  };
+  /** Skill bundles: the unpacking limits every zip is checked against, and the folder of built-in skills. */
+  skills: {
+    maxEntries: number;
+    maxEntryBytes: number;
+    maxTotalBytes: number;
+    /** Largest uncompressed/compressed size ratio of one entry. */
+    maxRatio: number;
+    builtinDir: string;
   };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
 }
@@ -158,8 +218,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     auth: { singleUser: e.PRISM_SINGLE_USER, secret: e.PRISM_SECRET },
     limits: {
       maxJsonBytes: e.PRISM_MAX_JSON_BYTES,
+      maxJsonDepth: e.PRISM_MAX_JSON_DEPTH,
       maxUploadBytes: e.PRISM_MAX_UPLOAD_BYTES,
       urlTtlSeconds: e.PRISM_URL_TTL_S,
+    },
+    guestUploads: {
+      perDay: e.PRISM_GUEST_UPLOADS_PER_DAY,
+      bytesPerDay: Math.round(e.PRISM_GUEST_UPLOAD_MB_PER_DAY * MIB),
     },
     models: {
       file: e.PRISM_MODELS_FILE ? path.resolve(e.PRISM_MODELS_FILE) : undefined,
@@ -177,17 +242,31 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ownerCreditsMicros: Math.round(e.PRISM_OWNER_CREDITS_USD * 1_000_000),
       walletFlushMs: e.PRISM_WALLET_FLUSH_MS,
     },
+    decisions: {
+      maxFrameBytes: e.PRISM_DECISION_FRAME_BYTES,
+      idleTimeoutMs: Math.round(e.PRISM_DECISION_IDLE_S * 1000),
+      maxBufferedBytes: e.PRISM_DECISION_BUFFER_BYTES,
+      perMinute: e.PRISM_DECISION_PER_MINUTE,
+      perHour: e.PRISM_DECISION_PER_HOUR,
+      minimumChargeMicros: Math.round(e.PRISM_DECISION_MIN_CHARGE_USD * 1_000_000),
+      upstreamModel: e.PRISM_DECISION_UPSTREAM_MODEL,
+    },
     fetch: {
       allowPrivate: e.PRISM_ALLOW_PRIVATE_URLS,
       maxBytes: e.PRISM_FETCH_MAX_BYTES,
       timeoutMs: e.PRISM_FETCH_TIMEOUT_S * 1000,
     },
     jobs: { concurrency: e.PRISM_JOB_CONCURRENCY },
+    agents: { maxSteps: e.PRISM_AGENT_MAX_STEPS, deadlineMs: e.PRISM_AGENT_DEADLINE_S * 1000 },
     engines: {
       ocrWorkers: e.PRISM_OCR_WORKERS,
+      ocrEngine: e.PRISM_OCR_ENGINE,
+      ocrThreads: e.PRISM_OCR_THREADS,
       documentMaxPages: e.PRISM_DOCUMENT_MAX_PAGES,
       ffmpegPath: e.FFMPEG_PATH,
       ffprobePath: e.FFPROBE_PATH,
+      mediaMemoryMb: e.PRISM_MEDIA_MEMORY_MB,
+      documentDeadlineMs: Math.round(e.PRISM_DOCUMENT_DEADLINE_S * 1000),
     },
     webhooks: {
       secret: e.PRISM_WEBHOOK_SECRET,
@@ -197,6 +276,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       backoffMs: e.PRISM_WEBHOOK_BACKOFF_MS,
     },
     mcp: { maxJsonBytes: e.PRISM_MCP_MAX_JSON_BYTES, allowedHosts: mcpAllowedHosts(e) },
+    skills: {
+      maxEntries: e.PRISM_SKILL_MAX_ENTRIES,
+      maxEntryBytes: e.PRISM_SKILL_MAX_ENTRY_BYTES,
+      maxTotalBytes: e.PRISM_SKILL_MAX_TOTAL_BYTES,
+      maxRatio: e.PRISM_SKILL_MAX_RATIO,
+      builtinDir: path.resolve(e.PRISM_SKILLS_DIR ?? path.join(__dirname, '..', '..', 'skills')),
+    },
     log: { level: e.PRISM_LOG_LEVEL },
   };
 }

@@ -1,13 +1,37 @@
 /**
- * The agent part of the composition root: the tool registry and the per-call ToolContext factory that binds the
- * SDK's ports to the services. The MCP server and the agent runtime take what this returns.
+ * The agent part of the composition root: the tool registry, the per-call ToolContext factory (the SDK's ports
+ * bound to the services), the runtime with its SQLite checkpoints (LangGraph's SqliteSaver on the app's own
+ * database file), the planner directory (an agent model id → an upstream chat model with tool calling through the
+ * gateway, or the deterministic planner), and the agents and executions services. MCP and the HTTP routes take
+ * what this returns.
  */
-import { createToolRegistry, type ToolRegistry } from '../agents/tool-registry';
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import { createAgentRuntime, type AgentRuntime } from '../agents/agent-runtime';
+import { createDeterministicPlanner } from '../agents/planners/deterministic.planner';
 import type { VisionPort } from '../agents/sdk';
+import { createToolRegistry, type ToolRegistry } from '../agents/tool-registry';
+import type { Execution } from '../domain/execution';
+import type { SkillResolver } from '../domain/skill';
+import { createUpstreamPlanner, plannerModelFor } from '../gateway/agent-planner';
+import type { Biller } from '../gateway/billing';
+import { modelNotFound } from '../gateway/gateway-errors';
+import type { ModelCatalogue } from '../gateway/model-catalogue';
+import type { UpstreamClient } from '../gateway/upstream-client';
+import type { Logger } from '../lib/logger';
+import { createAgentsService, type AgentsService } from '../services/agents.service';
 import type { ArtifactsService } from '../services/artifacts.service';
+import {
+  createExecutionsService,
+  type ExecutionsService,
+  type PlannerDirectory,
+} from '../services/executions/executions.service';
+import type { ExecutionBilling } from '../services/executions/execution-usage';
+import type { FilesService } from '../services/files.service';
 import type { HubService } from '../services/hub/hub.service';
 import type { InputResolverDeps } from '../services/predictions/inputs';
 import { createToolContextFactory, type ToolContextFactory } from '../services/tool-context';
+import type { AgentStore, ExecutionStore, ProgramStore } from '../stores/execution-store';
+import type { SqliteDatabase } from '../stores/sqlite/database';
 import { BUILTIN_TOOLS } from '../../tools';
 
 export interface AgentsModule {
@@ -15,18 +39,101 @@ export interface AgentsModule {
   tools: ToolRegistry;
   /** Builds the ToolContext of one call (principal, cancel signal, progress, execution or session scope). */
   toolContext: ToolContextFactory;
+  runtime: AgentRuntime;
+  planners: PlannerDirectory;
+  agents: AgentsService;
+  executions: ExecutionsService;
 }
 
 export interface AgentsModuleDeps {
+  db: SqliteDatabase;
+  stores: { executions: ExecutionStore; agents: AgentStore; programs: ProgramStore };
   artifacts: ArtifactsService;
+  files: FilesService;
   hub: HubService;
   vision: VisionPort;
   inputs: InputResolverDeps;
+  catalogue: ModelCatalogue;
+  upstream: UpstreamClient;
+  biller: Biller;
+  /** The gateway's minimum charge per call, which each execution also pays. */
+  minimumChargeMicros: number;
+  skills: SkillResolver | null;
+  limits: { maxSteps: number; deadlineMs: number };
+  orgIdFor: ExecutionsServiceOrgId;
+  enqueue(id: string): void;
+  onFinished(execution: Execution): void;
+  logger: Logger;
 }
 
+type ExecutionsServiceOrgId = Parameters<typeof createExecutionsService>[0]['orgIdFor'];
+
+/** Agent model ids the execute endpoint takes: the two agent models and their variants (spec enum). */
+const AGENT_MODEL = /^prism-orion-[12](:(auto|fast|pro|lite))?$/;
+
 export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
-  return {
-    tools: createToolRegistry(BUILTIN_TOOLS),
-    toolContext: createToolContextFactory(deps),
+  const tools = createToolRegistry(BUILTIN_TOOLS);
+  const toolContext = createToolContextFactory(deps);
+  const runtime = createAgentRuntime({ tools, checkpointer: new SqliteSaver(deps.db), logger: deps.logger });
+  const deterministic = createDeterministicPlanner();
+
+  const planners: PlannerDirectory = {
+    resolve(requested) {
+      const model = AGENT_MODEL.test(requested) ? plannerModelFor(deps.catalogue, requested) : null;
+      if (!model) throw modelNotFound(requested);
+      const upstream = createUpstreamPlanner({ catalogue: deps.catalogue, upstream: deps.upstream }, model);
+      return {
+        modelId: model.id,
+        planner: upstream ?? deterministic,
+        pricing: model.pricing,
+        programCapable: requested.startsWith('prism-orion-2'),
+      };
+    },
   };
+
+  const billing: ExecutionBilling = {
+    authorize: (orgId) => deps.biller.authorize({ kind: 'org', orgId }),
+    async charge(orgId, input) {
+      const charged = await deps.biller.charge(
+        { kind: 'org', orgId },
+        {
+          pricing: input.pricing,
+          usage: { promptTokens: input.inputTokens, completionTokens: input.outputTokens },
+          multiplier: input.multiplier,
+          reason: input.reason,
+        },
+      );
+      return {
+        standardMicros: charged.standardMicros,
+        costMicros: charged.costMicros,
+        minimumMicros: deps.minimumChargeMicros,
+      };
+    },
+  };
+
+  const agents = createAgentsService({
+    store: deps.stores.agents,
+    tools,
+    artifacts: deps.artifacts,
+    orgIdFor: deps.orgIdFor,
+  });
+  const executions = createExecutionsService({
+    store: deps.stores.executions,
+    agents: deps.stores.agents,
+    programs: deps.stores.programs,
+    tools,
+    runtime,
+    toolContext,
+    planners,
+    billing,
+    skills: deps.skills,
+    files: deps.files,
+    artifacts: deps.artifacts,
+    orgIdFor: deps.orgIdFor,
+    enqueue: (id) => deps.enqueue(id),
+    onFinished: (execution) => deps.onFinished(execution),
+    limits: deps.limits,
+    logger: deps.logger,
+  });
+  return { tools, toolContext, runtime, planners, agents, executions };
 }

@@ -19,12 +19,14 @@ export const NOT_FOUND_RESOURCES = [
   'chat',
   'agent',
   'artifact',
+  'skill',
 ] as const;
 export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 
 /** Every stable `code` Prism puts in an error body; docs/errors.md explains each, and a test keeps them in sync. */
 export const ERROR_CODES = [
   'missing_api_key',
+  'invalid_api_key',
   'auth_unavailable',
   'permission_denied',
   'tier_not_allowed',
@@ -46,6 +48,13 @@ export const ERROR_CODES = [
   'unknown_tool',
   'invalid_tool_input',
   'agent_exists',
+  // hardening (issue 18)
+  'malformed_body',
+  'malformed_multipart',
+  'guest_upload_quota',
+  // skills (src/services/skills)
+  'invalid_skill_bundle',
+  'invalid_skill_source',
   // gateway (src/gateway)
   'capability_violation',
   'model_not_found',
@@ -60,6 +69,10 @@ export const ERROR_CODES = [
   'queue_full',
   'insufficient_credits',
   'guest_spend_cap',
+  // decision stream (src/ws)
+  'invalid_message',
+  'session_not_started',
+  'session_already_started',
   ...NOT_FOUND_RESOURCES.map((r) => `${r}_not_found` as const),
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -131,10 +144,53 @@ export class BadRequestError extends AppError {
   }
 }
 
+/** Which rule of skill-bundle unpacking a zip broke (named in the error body as `rule`). */
+export type SkillBundleRule =
+  | 'not_a_zip'
+  | 'path_traversal'
+  | 'absolute_path'
+  | 'invalid_name'
+  | 'symlink'
+  | 'encrypted'
+  | 'too_many_entries'
+  | 'entry_too_large'
+  | 'total_too_large'
+  | 'compression_ratio'
+  | 'duplicate_name'
+  | 'missing_skill_md'
+  | 'invalid_skill_md'
+  | 'invalid_front_matter'
+  | 'invalid_schema'
+  | 'invalid_prism_yaml';
+
+/** 400: a skill bundle broke an unpacking or format rule; the body names the entry and the rule. Nothing is stored. */
+export class InvalidSkillBundleError extends AppError {
+  constructor(
+    readonly rule: SkillBundleRule,
+    readonly entry: string | null,
+    message: string,
+  ) {
+    super(400, {
+      message:
+        entry === null
+          ? `Invalid skill bundle (${rule}): ${message}`
+          : `Invalid skill bundle: entry '${entry}' (${rule}): ${message}`,
+      type: 'invalid_request_error',
+      code: 'invalid_skill_bundle',
+      extra: { rule, entry },
+    });
+  }
+}
+
 /** 401: a non-empty bearer token that matches no active key. Never falls back to anonymous. */
 export class InvalidApiKeyError extends AppError {
   constructor() {
-    super(401, { message: 'Invalid API Key', type: 'authentication_error', shape: 'plain-detail' });
+    super(401, {
+      message: 'Invalid API Key',
+      type: 'authentication_error',
+      code: 'invalid_api_key',
+      shape: 'plain-detail',
+    });
   }
 }
 

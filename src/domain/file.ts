@@ -23,3 +23,10 @@ export interface FileRecord {
   /** For pending records: when the presigned upload URL stops working. */
   uploadExpiresAt: Date | null;
 }
+
+/** What the blob store reports of bytes it kept: their size and the hashes records and dedupe use. */
+export interface StoredBytes {
+  bytes: number;
+  md5: string;
+  sha256: string;
+}

@@ -51,6 +51,18 @@ export interface PredictionRequest {
   pageIndices: number[] | null;
   metadata: Record<string, unknown>;
   batch: boolean;
+  /**
+   * Propose a schema for the input instead of filling one (`/v1/document/schema`; `image_schema` records always
+   * do). Absent on records stored before it existed, which read as false.
+   */
+  proposeSchema?: boolean;
+  /**
+   * Instructions of the skills a request named in `config.skills` (with no domain): they guide extraction the way a
+   * domain's prompt does. Absent on requests without skills.
+   */
+  instructions?: string | null;
+  /** The skill versions the request was resolved to, so a resumed job and the record say what ran. */
+  skills?: Array<{ id: string; name: string; skillVersion: string }>;
 }
 
 export interface Prediction {

@@ -62,10 +62,16 @@ export interface ParsedSkill {
   readFile(path: string): Promise<Buffer>;
 }
 
-/** How requests name a skill (`config.skills`, chat `skills`, MCP tools); `version` is a version string or `latest`. */
+/**
+ * How a reference names a version: `latest`, an exact `skill_version` (`YYYYMMDD-<8 hex>`), or a 1-based revision
+ * number as a string (`"2"`: the second version created under that name).
+ */
+export type SkillVersionSelector = string;
+
+/** How requests name a skill (`config.skills`, chat `skills`, MCP tools). `id` may also hold a name. */
 export type SkillReference =
-  | { kind: 'id'; id: string; version: string }
-  | { kind: 'name'; name: string; version: string }
+  | { kind: 'id'; id: string; version: SkillVersionSelector }
+  | { kind: 'name'; name: string; version: SkillVersionSelector }
   | { kind: 'inline'; name: string | null; description: string | null; zip: Buffer };
 
 /** Resolves a reference for a caller: their organisation's skills plus public ones; anything else is not found. */

@@ -3,21 +3,31 @@
  * the schema-guided extractor, adapted to the LocalEngineSet the local extraction engine runs on. The composition
  * root calls `createLocalExtractionEngine` once; everything heavy (OCR workers, the VAD model) starts lazily.
  */
+import os from 'node:os';
 import type { Logger } from '../lib/logger';
-import type { ExtractionEngine } from '../services/predictions/extraction-engine';
+import type { ExtractionEngine } from './extraction-engine';
 import type { DocumentLayout, JsonSchema, LayoutPage } from './types';
 import type { AudioAnalysis, SampledVideo } from './media/types';
 import { extractFromLayout, proposeSchema } from './extract';
 import { createLocalEngines } from './local-engines';
+import type { OcrEngineKind } from './ocr/ocr.engine';
 import { createLocalExtraction, type LocalEngineSet } from './local-extraction.engine';
 import { createAudioEngine, createVideoEngine, resolveMediaTools } from './media';
 
 export interface LocalExtractionOptions {
   /** OCR pool size; 0 means one per core. */
   ocrWorkers: number;
+  /** Which OCR reads images (default tesseract). */
+  ocrEngine?: OcrEngineKind;
+  /** onnxruntime threads for PP-OCR; 0 means one per core. */
+  ocrThreads?: number;
   documentMaxPages: number;
   ffmpegPath: string | undefined;
   ffprobePath: string | undefined;
+  /** Longest a document request may read pages for, ms (later pages are not started); 0: no limit. */
+  documentDeadlineMs?: number;
+  /** Address-space limit of every ffmpeg/ffprobe run, in MiB (0: none). */
+  mediaMemoryMb?: number;
   logger: Logger;
 }
 
@@ -54,11 +64,16 @@ export function createLocalEngineKit(options: LocalExtractionOptions): {
   const local = createLocalEngines({
     logger,
     ...(options.ocrWorkers > 0 ? { ocrWorkers: options.ocrWorkers } : {}),
+    ocr: {
+      engine: options.ocrEngine ?? 'tesseract',
+      ppocr: { threads: options.ocrThreads || os.availableParallelism() },
+    },
     pdf: { maxPages: options.documentMaxPages },
   });
   const tools = resolveMediaTools({
     ...(options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {}),
     ...(options.ffprobePath ? { ffprobePath: options.ffprobePath } : {}),
+    ...(options.mediaMemoryMb ? { memoryLimitMb: options.mediaMemoryMb } : {}),
   });
   const video = createVideoEngine({ tools });
   const audio = createAudioEngine({ tools });
@@ -75,6 +90,7 @@ export function createLocalEngineKit(options: LocalExtractionOptions): {
         ...(dpi ? { dpi } : {}),
         ...(pageIndices ? { pageIndices } : {}),
         ...(onProgress ? { onProgress } : {}),
+        ...(options.documentDeadlineMs ? { deadlineMs: Date.now() + options.documentDeadlineMs } : {}),
       }),
     validateMedia: async (bytes) => void (await video.probe(bytes)),
     async video(bytes, { fps, maxFrames }) {

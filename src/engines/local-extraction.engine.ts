@@ -5,17 +5,13 @@
  * special responses of the markdown and transcription domains. Audio gets duration and speech segments; the words
  * themselves need a speech model, which we say instead of inventing them.
  */
+import { invalidDocument } from './pdf/pdfjs-loader';
 import { AllPagesFailedError } from '../domain/errors';
 import type { PredictionKind } from '../domain/prediction';
 import { INTERFACE_VERSION } from '../domain/version';
 import { schemaHash } from '../lib/schema-hash';
 import type { Logger } from '../lib/logger';
-import type {
-  ExtractionEngine,
-  ExtractionInput,
-  ExtractionJob,
-  ExtractionOutput,
-} from '../services/predictions/extraction-engine';
+import type { ExtractionEngine, ExtractionInput, ExtractionJob, ExtractionOutput } from './extraction-engine';
 import {
   audioTranscription,
   markdownPages,
@@ -51,7 +47,7 @@ export interface LocalEngineSet {
   pdfLayout(
     bytes: Buffer,
     options: { dpi: number | null; pageIndices: number[] | null; onProgress?: (done: number, total: number) => void },
-  ): Promise<DocumentLayout>;
+  ): Promise<DocumentLayout & { pageCount?: number }>;
   validateMedia(bytes: Buffer): Promise<void>;
   video(bytes: Buffer, options: { fps: number | null; maxFrames: number | null }): Promise<VideoAnalysis>;
   audio(bytes: Buffer): Promise<AudioAnalysis>;
@@ -78,11 +74,21 @@ export function createLocalExtraction(engines: LocalEngineSet, logger: Logger): 
         const reasons = [...new Set(failed.map((p) => p.error ?? 'unknown error'))].join('; ');
         throw new AllPagesFailedError(`Every page of the document failed: ${reasons}`);
       }
-      const message =
-        failed.length > 0
-          ? `${failed.length} of ${layout.pages.length} pages failed and were not billed: ` +
-            failed.map((p) => `page ${p.index}: ${p.error ?? 'error'}`).join('; ')
-          : null;
+      const notes: string[] = [];
+      if (failed.length > 0) {
+        notes.push(
+          `${failed.length} of ${layout.pages.length} pages failed and were not billed: ` +
+            failed.map((p) => `page ${p.index}: ${p.error ?? 'error'}`).join('; '),
+        );
+      }
+      // A document over the page cap is read in part: say so rather than answer as if it were whole.
+      const total = layout.pageCount ?? layout.pages.length;
+      if (request.pageIndices === null && total > layout.pages.length) {
+        notes.push(
+          `The document has ${total} pages; only the first ${layout.pages.length} were read (the server's page limit).`,
+        );
+      }
+      const message = notes.length > 0 ? notes.join(' ') : null;
       const ok = layout.pages.length - failed.length;
       return { layout, extra: { elementType: 'page', elementsProcessed: ok, credits: ok, message } };
     }
@@ -133,6 +139,7 @@ export function createLocalExtraction(engines: LocalEngineSet, logger: Logger): 
 
     async validateInput(kind: PredictionKind, input: ExtractionInput) {
       if (kind === 'audio' || kind === 'video') return engines.validateMedia(input.bytes);
+      if (kind === 'document' && input.bytes.length === 0) throw invalidDocument('the file is empty');
       if (kind === 'document' && input.family === 'document') return engines.validatePdf(input.bytes);
       return engines.validateImage(input.bytes);
     },

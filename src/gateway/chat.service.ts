@@ -10,14 +10,15 @@ import type { Principal } from '../domain/account';
 import type { PredictionRequest } from '../domain/prediction';
 import type { Logger } from '../lib/logger';
 import { randomHex } from '../lib/random-id';
-import type { ExtractionEngine } from '../services/predictions/extraction-engine';
+import type { ExtractionEngine } from '../engines/extraction-engine';
 import { resolveSingleInput, type InputResolverDeps } from '../services/predictions/inputs';
 import type { CancelSignal } from '../lib/cancel';
 import { extend } from '../lib/extend';
-import { microsToDollars, type Biller, type ChargeResult, type Payer } from './billing';
+import { maxCallMicros, microsToDollars, type Biller, type ChargeResult, type Hold, type Payer } from './billing';
 import { checkChatCapabilities } from './capabilities';
-import { deadlineExceeded } from './gateway-errors';
-import { answerLocally } from './local-chat';
+import { capabilityViolation, deadlineExceeded } from './gateway-errors';
+import { answerLocally, effectiveMethod } from './local-chat';
+import { readMethodParams } from './method-params';
 import { countTokens, mediaParts, textOf, type ChatMessage } from './message-inputs';
 import type { ModelCatalogue } from './model-catalogue';
 import type { CatalogueModel } from './model.types';
@@ -66,6 +67,23 @@ export interface ChatServiceDeps {
 
 export interface ChatService {
   complete(principal: Principal, body: Json, context: ChatContext): Promise<ChatOutcome>;
+}
+
+/** Completion tokens a call is assumed able to spend when it sets no `max_tokens`/`max_completion_tokens`. */
+export const DEFAULT_COMPLETION_BUDGET = 4096;
+/** Prompt tokens one image, video or document part is assumed to add when reserving. */
+const MEDIA_PART_TOKENS = 1024;
+
+/** The most the call can cost, reserved before any work (see billing.ts). */
+function reservationMicros(model: CatalogueModel, body: Json, minimumMicros?: number): number {
+  const messages = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : [];
+  const prompt = countTokens(textOf(messages)) + mediaParts(messages).length * MEDIA_PART_TOKENS;
+  const budget = [body.max_completion_tokens, body.max_tokens].find(
+    (v): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0,
+  );
+  const reasoning = REASONING_TOKENS[String(body.reasoning_effort)] ?? 0;
+  const completion = Math.min(budget ?? DEFAULT_COMPLETION_BUDGET, 10_000_000) + reasoning;
+  return maxCallMicros(model.pricing, prompt, completion, minimumMicros === undefined ? {} : { minimumMicros });
 }
 
 const completionId = (): string => `chatcmpl-${randomHex(12)}`;
@@ -134,29 +152,36 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
           fingerprint: context.fingerprint,
         };
 
-  async function charge(payer: Payer, model: CatalogueModel, prompt: number, completion: number, requestId: string) {
-    return biller.charge(payer, {
+  async function charge(hold: Hold, model: CatalogueModel, prompt: number, completion: number, requestId: string) {
+    return hold.settle({
       pricing: model.pricing,
       usage: { promptTokens: prompt, completionTokens: completion },
       reason: `chat.completions ${model.id} ${requestId}`,
     });
   }
 
-  async function local(principal: Principal, model: CatalogueModel, body: Json, context: ChatContext, payer: Payer) {
+  async function local(principal: Principal, model: CatalogueModel, body: Json, context: ChatContext, hold: Hold) {
     const messages = body.messages as ChatMessage[];
     const text = textOf(messages);
     const [media] = mediaParts(messages);
-    const input = media ? await resolveSingleInput(deps.inputs, principal, media.sources) : null;
+    const input = media ? await resolveSingleInput(deps.inputs, principal, media.sources, media.path) : null;
     const { schema, jsonObject } = responseSchema(body.response_format);
+    const method = typeof body.method === 'string' ? body.method : null;
+    const methodParams = readMethodParams(
+      effectiveMethod(model.id, method, schema !== null),
+      body.method_params,
+      input?.family ?? null,
+    );
     const answer = await withDeadline(
       answerLocally(deps.extraction, {
         modelId: model.id,
-        method: typeof body.method === 'string' ? body.method : null,
+        method,
+        methodParams,
         input,
         text,
         schema,
         jsonObject,
-        request: requestOptions(body),
+        request: { ...requestOptions(body), pageIndices: methodParams.pageIndices },
       }),
       model,
       'prism',
@@ -165,7 +190,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     // The local engines do not reason; the budget the caller chose is still accounted as the spec defines it.
     const reasoning = REASONING_TOKENS[String(body.reasoning_effort)] ?? 0;
     const completionTokens = countTokens(answer.content) + reasoning;
-    const billed = await charge(payer, model, promptTokens, completionTokens, context.requestId);
+    const billed = await charge(hold, model, promptTokens, completionTokens, context.requestId);
     return { content: answer.content, usage: usageBody(promptTokens, completionTokens, billed, reasoning) };
   }
 
@@ -200,7 +225,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
   async function* upstreamStream(
     model: CatalogueModel,
     batches: AsyncIterable<Json[]>,
-    payer: Payer,
+    hold: Hold,
     context: ChatContext,
     includeUsage: boolean,
     promptEstimate: number,
@@ -228,6 +253,9 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
         }
         if (out.length > 0) yield out;
       }
+    } catch (error) {
+      hold.release(); // a stream that failed or was left is not billed
+      throw error;
     } finally {
       // The queue slot is given back however the stream ends (finished, failed, or the client left).
       release();
@@ -235,7 +263,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     const prompt = typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : promptEstimate;
     const completion =
       typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : Math.ceil(completionChars / 4);
-    const billed = await charge(payer, model, prompt, completion, context.requestId);
+    const billed = await charge(hold, model, prompt, completion, context.requestId);
     if (includeUsage) {
       yield [
         {
@@ -255,61 +283,84 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       const model = catalogue.resolveServing(typeof body.model === 'string' ? body.model : DEFAULT_CHAT_MODEL);
       checkChatCapabilities(model, body);
       const payer = payerOf(principal, context);
-      await biller.authorize(payer);
-      const stream = body.stream === true;
-      const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true;
-      const target = catalogue.upstreamTarget(model);
-
-      if (!target) {
-        const id = completionId();
-        const created = Math.floor(Date.now() / 1000);
-        const produce = queue.run('local', () => local(principal, model, body, context, payer), context.signal);
-        if (stream) return { stream: true, batches: localStream(id, model, created, produce, includeUsage) };
-        const { content, usage } = await produce;
-        return {
-          stream: false,
-          body: {
-            id,
-            object: 'chat.completion',
-            created,
-            model: model.id,
-            choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', logprobs: null }],
-            usage,
-          },
-        };
+      if (body.method_params != null && catalogue.upstreamTarget(model)) {
+        // Upstream servers are not sent Prism's own parameters; refused rather than silently dropped.
+        throw capabilityViolation(
+          `'${model.id}' runs on an upstream server; method_params is read by the embedded methods only`,
+          'method_params',
+        );
       }
-
-      const forwarded = upstreamBody(body, target.model);
-      const promptEstimate = countTokens(textOf(body.messages as ChatMessage[]));
-      if (stream) {
-        const release = await queue.acquire('upstream', context.signal);
-        try {
-          const batches = await deps.upstream.streamChat(target, forwarded, {
-            signal: context.signal,
-            includeUsage: true,
-          });
-          return {
-            stream: true,
-            batches: upstreamStream(model, batches, payer, context, includeUsage, promptEstimate, release),
-          };
-        } catch (error) {
-          release();
-          throw error;
-        }
+      const hold = await biller.reserve(payer, reservationMicros(model, body));
+      try {
+        return await run(principal, model, body, context, hold);
+      } catch (error) {
+        hold.release();
+        throw error;
       }
-      const reply = await queue.run(
-        'upstream',
-        () => deps.upstream.chat(target, forwarded, { signal: context.signal }),
-        context.signal,
-      );
-      const usage = (reply.usage ?? {}) as Json;
-      const prompt = typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : promptEstimate;
-      const completion = typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0;
-      const billed = await charge(payer, model, prompt, completion, context.requestId);
-      return {
-        stream: false,
-        body: extend(reply, { model: model.id, usage: extend(usage, usageBody(prompt, completion, billed)) }),
-      };
     },
   };
+
+  async function run(
+    principal: Principal,
+    model: CatalogueModel,
+    body: Json,
+    context: ChatContext,
+    hold: Hold,
+  ): Promise<ChatOutcome> {
+    const stream = body.stream === true;
+    const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true;
+    const target = catalogue.upstreamTarget(model);
+
+    if (!target) {
+      const id = completionId();
+      const created = Math.floor(Date.now() / 1000);
+      const produce = queue.run('local', () => local(principal, model, body, context, hold), context.signal);
+      produce.catch(() => hold.release());
+      if (stream) return { stream: true, batches: localStream(id, model, created, produce, includeUsage) };
+      const { content, usage } = await produce;
+      return {
+        stream: false,
+        body: {
+          id,
+          object: 'chat.completion',
+          created,
+          model: model.id,
+          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', logprobs: null }],
+          usage,
+        },
+      };
+    }
+
+    const forwarded = upstreamBody(body, target.model);
+    const promptEstimate = countTokens(textOf(body.messages as ChatMessage[]));
+    if (stream) {
+      const release = await queue.acquire('upstream', context.signal);
+      try {
+        const batches = await deps.upstream.streamChat(target, forwarded, {
+          signal: context.signal,
+          includeUsage: true,
+        });
+        return {
+          stream: true,
+          batches: upstreamStream(model, batches, hold, context, includeUsage, promptEstimate, release),
+        };
+      } catch (error) {
+        release();
+        throw error;
+      }
+    }
+    const reply = await queue.run(
+      'upstream',
+      () => deps.upstream.chat(target, forwarded, { signal: context.signal }),
+      context.signal,
+    );
+    const usage = (reply.usage ?? {}) as Json;
+    const prompt = typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : promptEstimate;
+    const completion = typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0;
+    const billed = await charge(hold, model, prompt, completion, context.requestId);
+    return {
+      stream: false,
+      body: extend(reply, { model: model.id, usage: extend(usage, usageBody(prompt, completion, billed)) }),
+    };
+  }
 }

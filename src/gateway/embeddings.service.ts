@@ -83,7 +83,7 @@ export function createEmbeddingsService(deps: EmbeddingsServiceDeps): Embeddings
         'input',
       );
     }
-    const resolved = await resolveSingleInput(deps.inputs, principal, { images: [url] });
+    const resolved = await resolveSingleInput(deps.inputs, principal, { images: [url] }, `input${index}`);
     return { type: kind, data: resolved.bytes };
   }
 

@@ -25,6 +25,13 @@ export interface GuestSpendGuard {
   /** @throws AppError 402 `guest_spend_cap` when the IP or the fingerprint has used up today's cap. */
   check(guest: GuestIdentity, nowMs?: number): Promise<void>;
   record(guest: GuestIdentity, micros: number, nowMs?: number): Promise<void>;
+  /**
+   * Holds `micros` of today's cap for a call about to run (counted until {@link release}).
+   * @throws AppError 402 `guest_spend_cap` when spent + held + `micros` would pass the cap for the IP or fingerprint.
+   * Callers run holds one at a time (the biller does), so two holds never both see the same room.
+   */
+  hold(guest: GuestIdentity, micros: number, nowMs?: number): Promise<void>;
+  release(guest: GuestIdentity, micros: number): void;
 }
 
 /** The spec's guest cap: $0.50 per day. */
@@ -38,7 +45,24 @@ export function createGuestSpendGuard(
   const hint = options.upgradeHint ?? 'Sign up for an API key to keep going.';
   const keysOf = (g: GuestIdentity): string[] =>
     g.fingerprint ? [`ip:${g.clientIp}`, `fp:${g.fingerprint}`] : [`ip:${g.clientIp}`];
+  /** Micro-dollars held per counter key by calls still running (this replica's). */
+  const held = new Map<string, number>();
   return {
+    async hold(guest, micros, nowMs = Date.now()) {
+      const keys = keysOf(guest);
+      const spent = await store.spent(keys, nowMs);
+      if (keys.some((k, i) => (spent[i] ?? 0) + (held.get(k) ?? 0) + micros > cap)) {
+        throw guestSpendCapReached(cap, hint);
+      }
+      for (const k of keys) held.set(k, (held.get(k) ?? 0) + micros);
+    },
+    release(guest, micros) {
+      for (const k of keysOf(guest)) {
+        const left = (held.get(k) ?? 0) - micros;
+        if (left > 0) held.set(k, left);
+        else held.delete(k);
+      }
+    },
     async check(guest, nowMs = Date.now()) {
       const spent = await store.spent(keysOf(guest), nowMs);
       if (spent.some((micros) => micros >= cap)) throw guestSpendCapReached(cap, hint);

@@ -6,11 +6,14 @@
 import { BadRequestError } from '../domain/errors';
 import type { PredictionRequest } from '../domain/prediction';
 import type { DocumentLayout, JsonSchema } from '../engines/types';
-import type { ExtractionEngine, ExtractionInput, ReadResult } from '../services/predictions/extraction-engine';
+import type { ExtractionEngine, ExtractionInput, ReadResult } from '../engines/extraction-engine';
+import type { MethodParams } from './method-params';
 
 export interface LocalChatInput {
   modelId: string;
   method: string | null;
+  /** What the method reads from `method_params` (see method-params.ts). */
+  methodParams: MethodParams;
   input: ExtractionInput | null;
   text: string;
   schema: JsonSchema | null;
@@ -72,6 +75,11 @@ function asMarkdown(layout: DocumentLayout): string {
     .join('\n\n---\n\n');
 }
 
+/** The method a local chat runs: the one asked for, else `extract` with a schema, else `markdown` on prism-1. */
+export function effectiveMethod(modelId: string, method: string | null, hasSchema: boolean): string | null {
+  return method ?? (hasSchema ? 'extract' : modelId === 'prism-1' ? 'markdown' : null);
+}
+
 export async function answerLocally(engine: ExtractionEngine, chat: LocalChatInput): Promise<LocalChatAnswer> {
   const { input } = chat;
   if (!input) {
@@ -91,10 +99,11 @@ export async function answerLocally(engine: ExtractionEngine, chat: LocalChatInp
     };
   }
   const read = await engine.read(input, chat.request);
-  const method = chat.method ?? (chat.schema ? 'extract' : chat.modelId === 'prism-1' ? 'markdown' : null);
+  const method = effectiveMethod(chat.modelId, chat.method, chat.schema !== null);
   if (method === 'extract' || chat.schema) {
     const schema = chat.schema ?? { type: 'object', additionalProperties: true };
-    const data = engine.fill(read.layout, schema, { confidence: false, grounding: false });
+    const { confidence, grounding } = chat.methodParams;
+    const data = engine.fill(read.layout, schema, { confidence, grounding });
     const content = chat.method ? methodReply(chat.modelId, 'extract', input, read, data) : data;
     return { content: JSON.stringify(content), elements: read.elementsProcessed };
   }

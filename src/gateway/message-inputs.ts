@@ -12,8 +12,10 @@ export interface ChatMessage {
 export interface MediaPart {
   type: string;
   sources: InputSources;
-  /** `messages.content.<type>` for error params. */
+  /** `messages.content.<type>` for capability errors' params. */
   param: string;
+  /** Where the part sits, e.g. `messages.0.content.1.image_url`: the param of errors about its URL or bytes. */
+  path: string;
 }
 
 type Part = Record<string, unknown>;
@@ -56,15 +58,17 @@ function mediaOf(part: Part): InputSources | null {
 /** Media parts in message order. */
 export function mediaParts(messages: readonly ChatMessage[]): MediaPart[] {
   const found: MediaPart[] = [];
-  for (const message of messages) {
-    if (!Array.isArray(message.content)) continue;
-    for (const raw of message.content as unknown[]) {
-      if (!raw || typeof raw !== 'object') continue;
+  messages.forEach((message, m) => {
+    if (!Array.isArray(message.content)) return;
+    (message.content as unknown[]).forEach((raw, p) => {
+      if (!raw || typeof raw !== 'object') return;
       const part = raw as Part;
       const sources = mediaOf(part);
-      if (sources) found.push({ type: String(part.type), sources, param: `messages.content.${String(part.type)}` });
-    }
-  }
+      if (!sources) return;
+      const type = String(part.type);
+      found.push({ type, sources, param: `messages.content.${type}`, path: `messages.${m}.content.${p}.${type}` });
+    });
+  });
   return found;
 }
 

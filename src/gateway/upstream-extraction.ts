@@ -5,7 +5,7 @@
  * prediction's response. Local model ids still run on the embedded engines.
  */
 import { BadRequestError } from '../domain/errors';
-import type { ExtractionEngine, ExtractionJob, ExtractionOutput } from '../services/predictions/extraction-engine';
+import type { ExtractionEngine, ExtractionJob, ExtractionOutput } from '../engines/extraction-engine';
 import type { ModelCatalogue } from './model-catalogue';
 import type { CatalogueModel } from './model.types';
 import type { UpstreamClient } from './upstream-client';

@@ -13,7 +13,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import proxyaddr from 'proxy-addr';
 import type { RateLimiter } from '../gateway/rate-limiter';
 import type { AuthService } from '../services/auth.service';
-import { bodyReadError, type ErrorResponder } from './middleware/error-handler';
+import { jsonBytesTooDeep } from '../lib/json-bounds';
+import { bodyReadError, jsonTooDeepError, type ErrorResponder } from './middleware/error-handler';
 import { enforceRateLimit } from './middleware/rate-limit';
 import { resolveRequestId } from './middleware/request-id';
 import { serveChatCompletion, type CompatRoutesDeps } from './routes/compat.routes';
@@ -27,6 +28,8 @@ export interface GatewayFastLaneDeps {
   compat: Pick<CompatRoutesDeps, 'chat' | 'payerOrgId'>;
   respondError: ErrorResponder;
   maxJsonBytes: number;
+  /** Deepest nesting a body may have; checked on the raw bytes before parsing. */
+  maxJsonDepth: number;
   /** express's compiled `trust proxy` function (`app.get('trust proxy fn')`). */
   trustProxy: (addr: string, index: number) => boolean;
 }
@@ -44,7 +47,7 @@ export function createGatewayFastLane(
 
     const requestId = resolveRequestId(req.headers['x-request-id']);
     res.setHeader('x-request-id', requestId);
-    serve(deps, req, res, requestId).catch((error: unknown) => deps.respondError(res, error, requestId));
+    serve(deps, req, res, requestId).catch((error: unknown) => deps.respondError(res, error, requestId, 'gateway'));
     return true;
   };
 }
@@ -55,9 +58,12 @@ async function serve(
   res: ServerResponse,
   requestId: string,
 ): Promise<void> {
-  const body = parseJsonBody(await readBody(req, deps.maxJsonBytes), deps.maxJsonBytes);
+  // Authenticate before reading the body: a bad key is a 401 whatever the body holds.
   const clientIp = proxyaddr(req, deps.trustProxy);
   const principal = await deps.auth.authenticate(req.headers.authorization, { clientIp, surface: 'gateway' });
+  const raw = await readBody(req, deps.maxJsonBytes);
+  if (jsonBytesTooDeep(raw, deps.maxJsonDepth)) throw jsonTooDeepError();
+  const body = parseJsonBody(raw, deps.maxJsonBytes);
   await enforceRateLimit(deps.limiter, principal, res);
   const fingerprint = req.headers['x-prism-fingerprint'];
   await serveChatCompletion(

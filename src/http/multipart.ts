@@ -9,7 +9,8 @@ import busboy from 'busboy';
 import type { Request } from 'express';
 import type { Readable } from 'node:stream';
 import type { StagedBlob } from '../blobs/types';
-import { PayloadTooLargeError } from '../domain/errors';
+import { AppError, PayloadTooLargeError } from '../domain/errors';
+import { bodyReadError } from './middleware/error-handler';
 import { fieldError } from './validation';
 
 /** Room for part headers and text fields on top of the file-size limit. */
@@ -28,9 +29,23 @@ export interface ReceiveOptions {
   fieldName?: string;
 }
 
+/** 400 for a body that is not well-formed multipart (bad boundary, bad part header, cut short). */
+export function malformedMultipart(): AppError {
+  return new AppError(400, {
+    message: 'The multipart body is malformed or incomplete',
+    type: 'invalid_request_error',
+    code: 'malformed_multipart',
+  });
+}
+
 /**
  * Reads a multipart body whose file part is `fieldName` (default `file`).
- * @throws PayloadTooLargeError over the limit; a 422 `missing` issue when there is no file part.
+ *
+ * Every stream involved has an error listener from the moment it exists (an `error` event with no listener is an
+ * uncaught exception), and whatever ends the upload early — a body cut short, a client that hangs up, a bad part —
+ * destroys the file stream, so the staged part file is removed at once rather than at the next start-up sweep.
+ * Filenames are read as UTF-8 (busboy's default for parameters is Latin-1).
+ * @throws PayloadTooLargeError over the limit; 400 `malformed_multipart`; a 422 `missing` issue without a file part.
  */
 export function receiveUpload(req: Request, options: ReceiveOptions): Promise<ReceivedUpload> {
   const fieldName = options.fieldName ?? 'file';
@@ -44,42 +59,69 @@ export function receiveUpload(req: Request, options: ReceiveOptions): Promise<Re
   return new Promise<ReceivedUpload>((resolve, reject) => {
     const fields: Record<string, string> = {};
     let upload: Promise<StagedBlob> | undefined;
+    let fileStream: Readable | undefined;
     let file: { filename: string; mimeType: string } | undefined;
     let settled = false;
+    /** Why the body stream failed, when it did: a staging that then fails reports this, not its own symptom. */
+    let streamFailure: AppError | undefined;
+    const stagingFailed = (error: unknown): void => fail(error instanceof AppError ? error : (streamFailure ?? error));
 
     const fail = (error: unknown): void => {
       if (settled) return;
       settled = true;
       req.unpipe(parser);
       req.resume();
+      // Ends a staging still reading: it removes its part file and closes its descriptor.
+      if (fileStream && !fileStream.destroyed) fileStream.destroy(new Error('upload ended early'));
       void upload?.then((staged) => staged.discard()).catch(() => undefined);
       reject(error instanceof Error ? error : new Error(String(error)));
+    };
+
+    /**
+     * A stream or parser error while a staging runs: end the staging, then report what it failed with when that
+     * says more (over the size limit, the file stream is torn down and the parser complains as a consequence).
+     */
+    const failAfterUpload = (error: AppError): void => {
+      streamFailure ??= error;
+      if (!upload || settled) {
+        fail(error);
+        return;
+      }
+      if (fileStream && !fileStream.destroyed) fileStream.destroy(new Error('upload ended early'));
+      upload.then(
+        () => fail(error),
+        (stageError: unknown) => stagingFailed(stageError),
+      );
     };
 
     let parser: busboy.Busboy;
     try {
       parser = busboy({
         headers: req.headers,
+        defParamCharset: 'utf8',
         limits: { files: 1, fields: 50, fieldSize: 64 * 1024, parts: 64 },
       });
     } catch {
-      reject(missingFile());
+      req.resume();
+      reject(malformedMultipart());
       return;
     }
 
     parser.on('file', (name, stream, info) => {
-      if (name !== fieldName || upload) {
+      stream.on('error', () => failAfterUpload(malformedMultipart()));
+      if (name !== fieldName || upload || settled) {
         stream.resume();
         return;
       }
+      fileStream = stream;
       file = { filename: info.filename || 'upload', mimeType: info.mimeType || 'application/octet-stream' };
       upload = options.stage(stream);
-      upload.catch(fail);
+      upload.catch(stagingFailed);
     });
     parser.on('field', (name, value) => {
       fields[name] = value;
     });
-    parser.on('error', fail);
+    parser.on('error', () => failAfterUpload(malformedMultipart()));
     parser.on('close', () => {
       if (settled) return;
       if (!upload || !file) {
@@ -88,11 +130,17 @@ export function receiveUpload(req: Request, options: ReceiveOptions): Promise<Re
       }
       const meta = file;
       upload.then((staged) => {
+        if (settled) {
+          void staged.discard().catch(() => undefined);
+          return;
+        }
         settled = true;
         resolve({ ...meta, staged, fields });
-      }, fail);
+      }, stagingFailed);
     });
-    req.on('aborted', () => fail(new Error('client aborted the upload')));
+    const aborted = (): void => failAfterUpload(bodyReadError('request.aborted', options.maxBytes));
+    req.on('aborted', aborted);
+    req.on('error', aborted);
     req.pipe(parser);
   });
 }

@@ -63,6 +63,9 @@ for (const [prefix, bits] of [
 for (const [prefix, bits] of [
   ['::', 128],
   ['::1', 128],
+  ['::', 96], // IPv4-compatible (deprecated): ::7f00:1 is 127.0.0.1
+  ['100::', 64], // discard-only
+  ['fec0::', 10], // site-local (deprecated, still routed inside some networks)
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
@@ -72,13 +75,33 @@ for (const [prefix, bits] of [
   blocked.addSubnet(prefix, bits, 'ipv6');
 }
 
-/** True for addresses a server must not be tricked into calling (IPv4-mapped IPv6 is checked as IPv4). */
+/**
+ * True for addresses a server must not be tricked into calling. IPv4-mapped (`::ffff:0:0/96`) and IPv4-translated
+ * (`::ffff:0:0:0/96`) IPv6 addresses are checked as the IPv4 address they carry, in every spelling
+ * (`::ffff:127.0.0.1`, `::ffff:7f00:1`, `0:0:0:0:0:ffff:7f00:0001`); IPv4-compatible ones (`::/96`) are refused.
+ */
 export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return blocked.check(mapped[1], 'ipv4');
+  const embedded = embeddedIpv4(address);
+  if (embedded) return blocked.check(embedded, 'ipv4');
   const family = net.isIPv4(address) ? 'ipv4' : net.isIPv6(address) ? 'ipv6' : null;
   if (!family) return true;
   return blocked.check(address, family);
+}
+
+/** The IPv4 address inside an IPv4-mapped or -translated IPv6 address, whatever its spelling; else null. */
+function embeddedIpv4(address: string): string | null {
+  if (!net.isIPv6(address)) return null;
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1).toLowerCase();
+  } catch {
+    return null;
+  }
+  const hex = /^::ffff:(?:0:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (!hex?.[1] || !hex[2]) return null;
+  const high = parseInt(hex[1], 16);
+  const low = parseInt(hex[2], 16);
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }
 
 /** Parses and checks the scheme; throws `not_allowed` for anything but http(s) URLs. */
@@ -109,6 +132,17 @@ async function resolveChecked(hostname: string, allowPrivate: boolean): Promise<
     throw new SafeFetchError('not_allowed', `host ${host} resolves to a private, loopback or link-local address`);
   }
   return first;
+}
+
+/**
+ * Checks a URL the server will call later (a webhook) as the fetcher will: http(s), no credentials, and a host that
+ * resolves to no private, loopback or link-local address unless `allowPrivate`.
+ * @throws SafeFetchError `not_allowed` (or `failed` when the host does not resolve).
+ */
+export async function checkPublicUrl(rawUrl: string, allowPrivate: boolean): Promise<URL> {
+  const url = parsePublicUrl(rawUrl);
+  await resolveChecked(url.hostname, allowPrivate);
+  return url;
 }
 
 /** Fetches `rawUrl` under the rules above. Non-2xx statuses are returned, not thrown. */

@@ -12,6 +12,7 @@ import type { Principal } from '../domain/account';
 import { AppError, PayloadTooLargeError } from '../domain/errors';
 import { callerKey } from '../gateway/caller-key';
 import type { RateLimiter } from '../gateway/rate-limiter';
+import { jsonBytesTooDeep } from '../lib/json-bounds';
 import type { Logger } from '../lib/logger';
 import type { AuthService } from '../services/auth.service';
 import { mcpAuth } from './mcp-auth';
@@ -26,17 +27,27 @@ export interface McpRoutesOptions {
   limiter: RateLimiter;
   logger: Logger;
   maxJsonBytes: number;
+  /** Deepest JSON nesting a body may have (PRISM_MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
   allowedHosts: readonly string[];
   /** Base URL for links; derived from the request when unset. */
   publicUrl: string | undefined;
 }
+
+const TOO_DEEP = 'entity.too.deep';
 
 /** Mounted at `/mcp`, before the API's JSON parser (base64 media needs the larger limit). */
 export function mcpRoutes(options: McpRoutesOptions): Router {
   const { logger } = options;
   const inFlight = createInFlightCalls();
   const router = Router();
-  const parseJson = express.json({ limit: options.maxJsonBytes });
+  const parseJson = express.json({
+    limit: options.maxJsonBytes,
+    // Checked on the raw bytes before JSON.parse, as on the API: nothing recursive ever sees a deeper body.
+    verify: (_req, _res, raw) => {
+      if (jsonBytesTooDeep(raw, options.maxJsonDepth)) throw Object.assign(new Error(), { type: TOO_DEEP });
+    },
+  });
   router.use(mcpHostCheck(options.allowedHosts, logger));
 
   router.post(
@@ -99,6 +110,9 @@ function bodyError(error: unknown, limit: number): unknown {
   const type = (error as { type?: string }).type;
   if (type === 'entity.too.large') {
     return new PayloadTooLargeError(limit);
+  }
+  if (type === TOO_DEEP) {
+    return new AppError(400, { message: 'Parse error: the body is nested too deeply.', type: 'invalid_request_error' });
   }
   if (type === 'entity.parse.failed') {
     return new AppError(400, { message: 'Parse error: the body is not valid JSON.', type: 'invalid_request_error' });

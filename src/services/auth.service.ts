@@ -32,7 +32,21 @@ export interface AuthService {
   authenticate(authorization: string | undefined, context: { clientIp: string; surface: Surface }): Promise<Principal>;
 }
 
+/** Most key hashes remembered; beyond it the oldest is forgotten (and hashed again when next seen). */
+const KEY_HASH_CACHE_ENTRIES = 10_000;
+
 export function createAuthService(deps: AuthServiceDeps): AuthService {
+  // A SHA-256 per call is a measurable part of a gateway call's CPU; a key that matched once is hashed once.
+  // Only keys that matched are remembered, so random guesses cannot fill the map.
+  const knownKeyHashes = new Map<string, string>();
+  const hashOf = (credential: string): string => knownKeyHashes.get(credential) ?? deps.hashKey(credential);
+  const remember = (credential: string, hash: string): void => {
+    if (knownKeyHashes.has(credential)) return;
+    if (knownKeyHashes.size >= KEY_HASH_CACHE_ENTRIES) {
+      knownKeyHashes.delete(knownKeyHashes.keys().next().value as string);
+    }
+    knownKeyHashes.set(credential, hash);
+  };
   return {
     async authenticate(authorization, { clientIp, surface }) {
       const credential = parseCredential(authorization);
@@ -40,9 +54,10 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         const owner = surface === 'main' ? await deps.singleUserOwner() : null;
         return owner ?? { kind: 'anonymous', clientIp };
       }
+      const hash = hashOf(credential);
       let found;
       try {
-        found = await deps.accounts.findKeyOwner(deps.hashKey(credential));
+        found = await deps.accounts.findKeyOwner(hash);
       } catch (error) {
         deps.logger.error('api key lookup failed', { error: String(error) });
         throw new ServiceUnavailableError(
@@ -52,6 +67,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         );
       }
       if (!found) throw new InvalidApiKeyError();
+      remember(credential, hash);
       return {
         kind: 'user',
         orgId: found.org.id,

@@ -6,6 +6,7 @@
  * is the only credential a link carries.
  */
 import path from 'node:path';
+import type { GuestUploadQuota } from './guest-upload-quota';
 import type { Readable } from 'node:stream';
 import { tierMayDeleteFiles, type Principal } from '../domain/account';
 import { ConflictError, NotFoundError, PermissionDeniedError } from '../domain/errors';
@@ -22,6 +23,8 @@ export interface FilesServiceDeps {
   signer: UrlSigner;
   orgIdFor: (principal: Principal) => Promise<string>;
   limits: { maxUploadBytes: number; urlTtlSeconds: number };
+  /** Per-address daily quota for anonymous (guest) uploads; none when absent. */
+  guestQuota?: GuestUploadQuota;
   now?: () => Date;
 }
 
@@ -105,7 +108,10 @@ export function createFilesService(deps: FilesServiceDeps): FilesService {
     stage: (source) => blobs.stage(source, { maxBytes: deps.limits.maxUploadBytes }),
 
     async create(principal, staged, meta) {
-      const orgId = await deps.orgIdFor(principal).catch(async (error: unknown) => {
+      const orgId = await (async () => {
+        if (principal.kind === 'anonymous') deps.guestQuota?.take(principal.clientIp, staged.stored.bytes);
+        return deps.orgIdFor(principal);
+      })().catch(async (error: unknown) => {
         await staged.discard();
         throw error;
       });
@@ -145,6 +151,7 @@ export function createFilesService(deps: FilesServiceDeps): FilesService {
     },
 
     async createPresignedUpload(principal, meta, expiresInSeconds) {
+      if (principal.kind === 'anonymous') deps.guestQuota?.take(principal.clientIp, 0);
       const orgId = await deps.orgIdFor(principal);
       const expiresAt = new Date(now().getTime() + expiresInSeconds * 1000);
       await files.deleteExpiredPending(now());

@@ -12,11 +12,17 @@ import type { Logger } from '../lib/logger';
 import { safeFetch, SafeFetchError } from '../lib/safe-fetch';
 import type { PredictionStore } from '../stores/types';
 
-export interface WebhookSenderDeps {
+/** What a sender needs of a record: predictions, and agent executions through a second sender. */
+export type WebhookSubject = Pick<Prediction, 'id' | 'status' | 'callbackUrl'>;
+
+export interface WebhookSenderDeps<T extends WebhookSubject = Prediction> {
+  /** Records each attempt; `predictionId` holds the record's id whatever its kind. */
   store: Pick<PredictionStore, 'recordDelivery'>;
   secret: string;
-  /** The wire shape of a prediction (the same body GET /v1/predictions/{id} returns). */
-  render: (prediction: Prediction) => unknown;
+  /** The wire shape of the record (the same body its GET returns). */
+  render: (record: T) => unknown;
+  /** `X-Prism-Event` is `<eventPrefix>.<status>` (default `prediction`). */
+  eventPrefix?: string;
   timeoutMs: number;
   attempts: number;
   backoffMs: number;
@@ -24,9 +30,9 @@ export interface WebhookSenderDeps {
   logger: Logger;
 }
 
-export interface WebhookSender {
+export interface WebhookSender<T extends WebhookSubject = Prediction> {
   /** Starts delivery in the background; never throws. */
-  deliver(prediction: Prediction): void;
+  deliver(record: T): void;
   /** Resolves when every delivery in flight has finished (tests, shutdown). */
   idle(): Promise<void>;
   close(): void;
@@ -37,7 +43,10 @@ export const signatureOf = (secret: string, body: string): string =>
 
 const RETRYABLE = (status: number): boolean => status === 408 || status === 429 || status >= 500;
 
-export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
+export function createWebhookSender<T extends WebhookSubject = Prediction>(
+  deps: WebhookSenderDeps<T>,
+): WebhookSender<T> {
+  const eventPrefix = deps.eventPrefix ?? 'prediction';
   const inFlight = new Set<Promise<void>>();
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
@@ -51,12 +60,12 @@ export function createWebhookSender(deps: WebhookSenderDeps): WebhookSender {
       timers.add(timer);
     });
 
-  async function send(prediction: Prediction, url: string): Promise<void> {
+  async function send(prediction: T, url: string): Promise<void> {
     const body = JSON.stringify(deps.render(prediction));
     const headers = {
       'content-type': 'application/json',
       'x-prism-signature': signatureOf(deps.secret, body),
-      'x-prism-event': `prediction.${prediction.status}`,
+      'x-prism-event': `${eventPrefix}.${prediction.status}`,
     };
     for (let attempt = 1; attempt <= deps.attempts && !closed; attempt += 1) {
       let statusCode: number | null = null;

@@ -5,8 +5,12 @@
  * Every read of tenant data takes the organisation id explicitly, so a missing scope is a type error, not a leak.
  */
 import type { ApiKeyRecord, Organisation, OrganisationKind, Tier, User } from '../domain/account';
-import type { FilePurpose, FileRecord } from '../domain/file';
+import type { FilePurpose, FileRecord, StoredBytes } from '../domain/file';
 import type { Prediction, PredictionUsage, Status } from '../domain/prediction';
+import type { SkillRecord } from '../domain/skill';
+import type { FeedbackEntityType, FeedbackRecord } from '../domain/feedback';
+
+export type { FeedbackEntityType, FeedbackRecord, StoredBytes };
 
 /** What an API key resolves to, in one read. */
 export interface KeyOwner {
@@ -49,12 +53,6 @@ export interface NewFile {
   filename: string;
   purpose: FilePurpose;
   contentType: string;
-}
-
-export interface StoredBytes {
-  bytes: number;
-  md5: string;
-  sha256: string;
 }
 
 export interface FilePage {
@@ -124,18 +122,6 @@ export interface WebhookDelivery {
   createdAt: Date;
 }
 
-export type FeedbackEntityType = 'request' | 'agent_execution' | 'chat';
-
-export interface FeedbackRecord {
-  id: string;
-  orgId: string;
-  entityType: FeedbackEntityType;
-  entityId: string;
-  response: Record<string, unknown> | null;
-  notes: string | null;
-  createdAt: Date;
-}
-
 export interface FeedbackStore {
   insert(record: FeedbackRecord): Promise<FeedbackRecord>;
   list(
@@ -143,4 +129,47 @@ export interface FeedbackStore {
     entity: { type: FeedbackEntityType; id: string },
     page: { limit: number; offset: number },
   ): Promise<FeedbackRecord[]>;
+}
+
+/** How a skill version was made. */
+export type SkillSource = 'zip' | 'prompt' | 'session' | 'builtin';
+
+/**
+ * Whose skills a read may see: `orgId`'s plus the public ones; `orgId: null` (a guest) sees public ones only.
+ * Where an organisation and the public set both hold a name, the organisation's skill wins.
+ */
+export interface SkillScope {
+  orgId: string | null;
+}
+
+export type SkillOrder = 'created_at' | 'updated_at' | 'name';
+
+export interface SkillListQuery {
+  limit: number;
+  offset: number;
+  orderBy: SkillOrder;
+  descending: boolean;
+  /** Only the latest version of each name. */
+  grouped: boolean;
+}
+
+export interface SkillStore {
+  /**
+   * Inserts a version and records its zip blob in one transaction. When the scope already holds the same bytes under
+   * the same name, nothing is written and that record is returned (`created: false`).
+   */
+  insert(
+    record: SkillRecord,
+    source: SkillSource,
+    content: StoredBytes,
+  ): Promise<{ record: SkillRecord; created: boolean }>;
+  get(scope: SkillScope, id: string): Promise<SkillRecord | null>;
+  /** A version by id whatever its organisation: only for signed download links, whose signature is the credential. */
+  getBySignedId(id: string): Promise<SkillRecord | null>;
+  /**
+   * A version by name: `latest`, an exact `skill_version` string, or a 1-based revision number (`"3"`: the third
+   * version created under that name).
+   */
+  findByName(scope: SkillScope, name: string, version: string): Promise<SkillRecord | null>;
+  list(scope: SkillScope, query: SkillListQuery): Promise<SkillRecord[]>;
 }

@@ -35,7 +35,7 @@ describe('authentication', () => {
     });
   });
 
-  it.each(['/v1/files', '/v1/compat/files', '/v1/openai/files', '/v1/health'])(
+  it.each(['/v1/files', '/v1/health'])(
     'rejects an unknown key on %s with 401 "Invalid API Key", never as anonymous',
     async (route) => {
       const res = await call(`${app.url}${route}`, { key: 'prism_not_a_real_key' });
@@ -43,6 +43,50 @@ describe('authentication', () => {
       expect(await res.json()).toEqual({ detail: 'Invalid API Key' });
     },
   );
+
+  it.each(['/v1/compat/files', '/v1/openai/files'])(
+    'rejects an unknown key on %s with 401, the plain detail beside the error object OpenAI clients read',
+    async (route) => {
+      const res = await call(`${app.url}${route}`, { key: 'prism_not_a_real_key' });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({
+        detail: 'Invalid API Key',
+        error: {
+          message: 'Invalid API Key',
+          type: 'authentication_error',
+          code: 'invalid_api_key',
+          param: null,
+          request_id: res.headers.get('x-request-id'),
+        },
+      });
+    },
+  );
+
+  // Every route a guest may call: open to no key, closed to a key that matches nothing (Authentication rule 4).
+  const chat = { model: 'prism-orion-1', messages: [{ role: 'user', content: 'hi' }] };
+  const embed = { model: 'prism-embed-text-1', input: 'hello' };
+  it.each([
+    ['GET', '/v1/hub/info', undefined],
+    ['GET', '/v1/hub/domains', undefined],
+    ['POST', '/v1/hub/schema', { domain: 'document.invoice' }],
+    ['GET', '/v1/domains', undefined],
+    ['POST', '/v1/schema', { domain: 'document.invoice' }],
+    ['GET', '/v1/models', undefined],
+    ['GET', '/v1/compat/health', undefined],
+    ['GET', '/v1/openai/health', undefined],
+    ['GET', '/v1/compat/models', undefined],
+    ['GET', '/v1/openai/models/prism-1', undefined],
+    ['GET', '/v1/compat/files', undefined],
+    ['POST', '/v1/compat/chat/completions', chat],
+    ['POST', '/v1/openai/chat/completions', chat],
+    ['POST', '/v1/compat/embeddings', embed],
+  ])('answers %s %s anonymously, and 401 to an unknown key', async (method, route, json) => {
+    const anonymous = await call(`${app.url}${route}`, { method, json });
+    expect(anonymous.status).toBeLessThan(300);
+    const wrongKey = await call(`${app.url}${route}`, { method, json, key: 'prism_not_a_real_key' });
+    expect(wrongKey.status).toBe(401);
+    expect(await wrongKey.json()).toMatchObject({ detail: 'Invalid API Key' });
+  });
 
   it('rejects a non-bearer credential', async () => {
     const res = await call(`${app.url}/v1/compat/files`, { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
@@ -100,8 +144,9 @@ describe('key lookup failure', () => {
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(res.headers.get('www-authenticate')).toBeNull();
       expect(await res.json()).toMatchObject({ detail: { error: { code: 'auth_unavailable' } } });
-      const gateway = await call(`${app.url}/v1/compat/health`, { key: app.ownerKey });
-      expect(gateway.status).toBe(200);
+      // Without a key nothing needs looking up, so the open health check still answers.
+      expect((await call(`${app.url}/v1/compat/health`)).status).toBe(200);
+      expect((await call(`${app.url}/v1/compat/health`, { key: app.ownerKey })).status).toBe(503);
     } finally {
       await app.close();
     }

@@ -34,6 +34,9 @@ function finishUpload(req: http.ClientRequest): Promise<{ status: number; body: 
   });
 }
 
+/** These tests count blobs: keep the built-in skills (seeded at start, each a blob) out of the data folder. */
+const noBuiltinSkills = (): Record<string, string> => ({ PRISM_SKILLS_DIR: path.join(os.tmpdir(), 'prism-no-skills') });
+
 async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const start = Date.now();
   while (!check()) {
@@ -55,7 +58,7 @@ describe('crash safety', () => {
   afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('leaves no half-written blob and no orphan record after a kill mid-upload', async () => {
-    const first = await startChildServer(dataDir);
+    const first = await startChildServer(dataDir, noBuiltinSkills());
     const key = fs.readFileSync(path.join(dataDir, 'owner.key'), 'utf8').trim();
     const tmpDir = path.join(dataDir, 'blobs', 'tmp');
     const req = openUpload(first.url, key);
@@ -73,7 +76,7 @@ describe('crash safety', () => {
     fs.mkdirSync(path.dirname(orphan), { recursive: true });
     fs.writeFileSync(orphan, 'bytes no record refers to');
 
-    const second = await startChildServer(dataDir);
+    const second = await startChildServer(dataDir, noBuiltinSkills());
     try {
       expect(listTree(tmpDir)).toEqual([]);
       expect(fs.existsSync(orphan)).toBe(false);
@@ -92,7 +95,7 @@ describe('crash safety', () => {
   });
 
   it('finishes a request in flight on SIGTERM, then exits 0', async () => {
-    const server = await startChildServer(dataDir);
+    const server = await startChildServer(dataDir, noBuiltinSkills());
     const key = fs.readFileSync(path.join(dataDir, 'owner.key'), 'utf8').trim();
     const req = openUpload(server.url, key);
     req.write(Buffer.alloc(64 * 1024, 1));

@@ -110,12 +110,13 @@ describe('errors and request ids', () => {
 });
 
 describe('hub info', () => {
-  it('is open and carries the interface version', async () => {
+  it('is open and carries the interface version, but refuses an unknown key', async () => {
     const app = await startTestApp();
     try {
-      const res = await call(`${app.url}/v1/hub/info`, { key: 'prism_invalid_but_ignored' });
+      const res = await call(`${app.url}/v1/hub/info`);
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ version: '2026-05-19.0' });
+      expect((await call(`${app.url}/v1/hub/info`, { key: 'prism_invalid' })).status).toBe(401);
     } finally {
       await app.close();
     }

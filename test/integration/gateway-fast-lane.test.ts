@@ -25,7 +25,7 @@ async function post(path: string, body: string | Buffer, headers: Record<string,
     headers: { 'content-type': 'application/json', ...headers },
   });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text.replace(/"request_id":"[^"]*"/, '"request_id":"…"') };
+  return { status: res.status, headers: res.headers, body: text.replace(/"request_id":"[^"]*"/g, '"request_id":"…"') };
 }
 
 describe('gateway fast lane', () => {
@@ -57,7 +57,16 @@ describe('gateway fast lane', () => {
 
     const res = await call(`${app.url}${CHAT}`, { key: 'prism_wrong', json: JSON.parse(body) as unknown });
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ detail: 'Invalid API Key' });
+    expect(await res.json()).toEqual({
+      detail: 'Invalid API Key',
+      error: {
+        message: 'Invalid API Key',
+        type: 'authentication_error',
+        code: 'invalid_api_key',
+        param: null,
+        request_id: res.headers.get('x-request-id'),
+      },
+    });
   });
 
   it('leaves other content types and compressed bodies to express, which still serves them', async () => {

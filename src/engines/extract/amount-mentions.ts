@@ -28,7 +28,10 @@ const CLASS_LABELS: [AmountClass, string][] = [
     'total',
     'total|grand total|amount due|amount payable|total payable|total due|balance due|net total|nett total',
   ),
-  ...pairs('total', 'net amt|net amount|total amount|total amt|jumlah|amount to pay|to pay|total sales|total rm'),
+  ...pairs(
+    'total',
+    'net amt|net amount|total amount|total amt|jumlah|amount to pay|to pay|total sales|total rm|amt due|amt payable|nett amount|nett amt',
+  ),
   ...pairs('subtotal', 'subtotal|sub total|sub-total|gross amt|gross amount|grossamt|excluded gst|excl gst|excl. gst'),
   ...pairs('tax', 'total gst|total tax|total vat|gst|vat|tax|sst|service tax|sales tax|included in total'),
   ...pairs('discount', 'discount|disc|member discount|less'),
@@ -38,7 +41,7 @@ const CLASS_LABELS: [AmountClass, string][] = [
   ...pairs('change', 'change|change due|change amt|kembalian'),
   ...pairs('count', 'total qty|total quantity|qty|quantity|total items|item count|tem count|no. items|items|pcs'),
   ...pairs('savings', 'savings|saving|total savings|total saving|you saved|points|point'),
-  ...pairs('tip', 'tip|gratuity|service charge'),
+  ...pairs('tip', 'tip|gratuity|service charge|serv charge|serv. charge|svc charge|svc. charge|service chg'),
 ];
 
 function pairs(cls: AmountClass, phrases: string): [AmountClass, string][] {

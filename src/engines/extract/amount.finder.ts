@@ -44,7 +44,8 @@ function rankTotals(mentions: AmountMention[], paid: Set<number>): { m: AmountMe
       let score = m.labelStrength + (m.strong ? 0.5 : 0);
       if (m === lastBefore) score += 0.5;
       if (m.row.index > payStart) score -= 1;
-      if (m.row.index > roundingRow && m.row.index < payStart) score += 0.3;
+      // The amount after a rounding adjustment is the one paid: it beats an "inclusive of tax" total above it.
+      if (m.row.index > roundingRow && m.row.index < payStart) score += 0.8;
       if (paid.has(cents(m.match.value.value))) score += 1;
       if (m.match.value.value === maxValue) score += 0.2;
       return { m, score };

@@ -22,10 +22,15 @@ export function cleanName(text: string): string {
   let t = text.replace(/\s+(co\.?\s*(reg|no)\b|company\s*no\b|roc\b|reg\.?\s*no\b|gst\b).*$/i, '');
   t = t.replace(/\s*[([{][^)\]}]*\d[^)\]}]*[)\]}]?[^A-Za-z0-9]*$/, '');
   t = t.replace(/^[^A-Za-z0-9(]+/, '').replace(/[^A-Za-z0-9.)]+$/, '');
-  t = t.replace(/\b[S5][DO0][NM](\.?)(\s+)B[HN]D\b/gi, (m: string, dot: string, sp: string) =>
+  t = t.replace(/\b[S5][DO0I][NM](\.?)(\s+)[B83E][HN]D\b/gi, (m: string, dot: string, sp: string) =>
     /^sdn\.?\s+bhd$/i.test(m) ? m : `SDN${dot}${sp}BHD`,
   );
-  t = t.replace(/(?<=\s)[5S]\/[B8]$/, 'S/B');
+  t = t.replace(/(?<=\s)[5S]\/[B8D]$/, 'S/B');
+  // The legal-entity suffix ends the name: marks or a logo fragment read after it are not part of it.
+  // A registration number or a short fragment read after it is dropped, and so is a label before such a name.
+  const legal = /^(.*?\b(?:SDN\.?\s+BHD|S\/B|BHD|LTD|LLC|LLP|INC|PLC|GMBH|CORP)\.?)\s+(.+)$/i.exec(t);
+  if (legal && (/\d{4,}/.test(legal[2] ?? '') || /^[^()]{1,6}$/.test(legal[2] ?? ''))) t = legal[1] ?? t;
+  if (legal) t = t.replace(/^[A-Za-z]+\s*:\s*(?=\S)/, '');
   return squash(t);
 }
 
@@ -38,6 +43,13 @@ export function cleanAddressLine(text: string): string {
   while (stray(tokens[0])) tokens.shift();
   while (stray(tokens[tokens.length - 1])) tokens.pop();
   text = tokens.join(' ');
+  // A detector row can join the address's last line with a labelled field printed beside it (`... JOHOR.
+  // Document No : TD0116`): the address ends before the label.
+  const label =
+    /\s+(?:(?!lot\b|unit\b|no\b)[A-Za-z]+\s+)?(?:no|tel|fax|gst|date|phone|invoice|doc(?:ument)?|receipt)\b\.?\s*[:#].*$/i.exec(
+      text,
+    );
+  if (label && label.index >= 10) text = text.slice(0, label.index);
   return squash(
     text
       .replace(/^[^A-Za-z0-9(]+/, '')

@@ -35,7 +35,10 @@ function nameCandidate(row: Row): boolean {
 
 function headerEnd(lines: Row[]): number {
   const cap = Math.max(8, Math.ceil(lines.length * 0.45));
-  const end = lines.findIndex((l, i) => i > 0 && findAmounts(l.text).length > 0 && !kind.isAddressLike(l.text));
+  // Barely legible lines (a logo, scanner noise) read as stray numbers do not end the header.
+  const end = lines.findIndex(
+    (l, i) => i > 0 && l.confidence >= 0.5 && findAmounts(l.text).length > 0 && !kind.isAddressLike(l.text),
+  );
   return Math.min(cap, end < 0 ? lines.length : end);
 }
 
@@ -47,6 +50,8 @@ function scoreName(row: Row, rank: number, afterTitle: boolean, rowHeight: numbe
   if (kind.hasLegalSuffix(text)) score += 2;
   else if (kind.hasBusinessWord(text)) score += 1;
   if (upper >= 0.8) score += 0.3;
+  // Businesses print their names capitalised; an all-lower-case line up top is a handwritten or personal note.
+  if (letters.length > 0 && letters === letters.toLowerCase()) score -= 1;
   if (row.box.y1 - row.box.y0 >= 1.3 * rowHeight) score += 0.4;
   if (afterTitle) score -= 1.5;
   return score;
@@ -105,7 +110,9 @@ function pickAddress(lines: Row[], from: number, nameRow: Row): Row[] {
       } else if (++skipped > 4 || kind.isTitleLine(row)) break;
       continue;
     }
-    if (kind.isStopLine(text) || kind.isTitleLine(row) || kind.isRegistration(text)) break;
+    if (kind.isStopLine(text) || kind.isTitleLine(row) || kind.isRegistration(text) || kind.isLabelledField(text)) {
+      break;
+    }
     if (postcodeSeen && !kind.hasRegion(text) && !kind.isAddressLike(text)) break;
     out.push(row);
     postcodeSeen ||= kind.hasPostcode(text);

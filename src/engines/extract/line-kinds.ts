@@ -105,3 +105,12 @@ const TITLE_PHRASES =
 
 /** A document title or transaction detail line (`TAX INVOICE`, `Cashier: ...`, `Bill to`). */
 export const isTitleLine = (row: Row): boolean => findLabels(row, TITLE_PHRASES).length > 0;
+
+/**
+ * A `Label: value` line whose label is not an address word (`Document No : TD0116`, `Server: Anna`): a field of the
+ * document, never the continuation of an address (`No: G3, Blk G` and `Lot: 5` are address lines).
+ */
+export function isLabelledField(text: string): boolean {
+  const label = /^\W*([A-Za-z]+)(?:\s+[A-Za-z]+)?\.?\s*[:#]/.exec(text);
+  return !!label && !ADDRESS.has((label[1] ?? '').toUpperCase());
+}

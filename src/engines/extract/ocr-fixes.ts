@@ -70,13 +70,63 @@ function fixRegions(text: string, fixed: Set<string>): string {
   return tokens.join(' ');
 }
 
+/**
+ * `0` and `1` inside a word of letters are the `O` and `I`/`l` OCR mistook (`Ja1an`, `C0.`, `F00DICI0US`, `1DEA`,
+ * `0ld`): runs of them between two letters, a single one opening a word of at least two letters, or a `0` closing a
+ * word of letters (`C0`). Words with any other digit, numbers opening a word (`10GRAM`) and codes ending in a
+ * number (`U1`, `PJU1`, `1A`, `SEKSYEN10`) are left alone.
+ */
+export function fixDigitsInWords(text: string, fixed: Set<string>): string {
+  return text
+    .split(' ')
+    .map((token) => {
+      const core = token.replace(/[^A-Za-z0-9]/g, '');
+      const letters = (core.match(/[A-Za-z]/g) ?? []).length;
+      if (!/[01]/.test(core) || /[2-9]/.test(core) || letters < 1) return token;
+      const letter = (i: number): string | undefined => (/[A-Za-z]/.test(token[i] ?? '') ? token[i] : undefined);
+      const out = token.replace(/[01]+/g, (run: string, at: number) => {
+        const before = letter(at - 1);
+        const after = letter(at + run.length);
+        const opening = at === 0 && run.length === 1 && /^[A-Za-z]{2}/.test(token.slice(1));
+        const closing = !after && before && run === '0' && /^[A-Za-z]+0\W*$/.test(token);
+        if (!(before && after) && !opening && !closing) return run;
+        const lower = /[a-z]/.test(before ?? after ?? '');
+        return [...run].map((d) => (d === '0' ? (lower ? 'o' : 'O') : lower ? 'l' : 'I')).join('');
+      });
+      if (out !== token) fixed.add(token);
+      return out;
+    })
+    .join(' ');
+}
+
+/**
+ * `5` opening a word of letters is an `S` (`5ubang`, `5ELANGOR`); `O` among the digits of a number is a `0`
+ * (`400OO`, `8110O`, postcodes).
+ */
+export function fixLettersAndNumbers(text: string, fixed: Set<string>): string {
+  return text
+    .split(' ')
+    .map((token) => {
+      let out = token.replace(/^5(?=[A-Za-z]{3,}\W*$)/, () => (/[a-z]/.test(token[1] ?? '') ? 's' : 'S'));
+      if (/^\d[\dOo]*\d?[Oo][\dOo]*\W*$/.test(out) && (out.match(/\d/g) ?? []).length >= 3) {
+        out = out.replace(/[Oo]/g, '0');
+      }
+      if (out !== token) fixed.add(token);
+      return out;
+    })
+    .join(' ');
+}
+
 /** Repairs an address line. */
 export function repairAddress(text: string): Repaired {
   const fixed = new Set<string>();
-  let out = text.replace(/(?<=^|[\s,])[J3][LIUli1|][NMnm](?=\.?(\s|,|$))/g, (m) => {
-    fixed.add(m);
-    return m === m.toUpperCase() ? 'JLN' : 'Jln';
-  });
+  let out = fixLettersAndNumbers(fixDigitsInWords(text, fixed), fixed).replace(
+    /(?<=^|[\s,])[J3][LIUli1|][NMnm](?=\.?(\s|,|$))/g,
+    (m) => {
+      fixed.add(m);
+      return m === m.toUpperCase() ? 'JLN' : 'Jln';
+    },
+  );
   out = out
     .split(' ')
     .map((token) => {
@@ -93,5 +143,5 @@ export function repairAddress(text: string): Repaired {
 /** Repairs a business name line. */
 export function repairName(text: string): Repaired {
   const fixed = new Set<string>();
-  return { text: fixWords(text, LONG_BUSINESS, fixed), fixed };
+  return { text: fixWords(fixDigitsInWords(text, fixed), LONG_BUSINESS, fixed), fixed };
 }

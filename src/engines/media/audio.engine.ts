@@ -7,7 +7,8 @@
  */
 import { energyVadScores } from './energy-vad';
 import { invalidMedia, toMediaError } from './media-errors';
-import { INPUT_OPTIONS, resolveMediaTools, type MediaTools, type MediaToolsOptions } from './media-tools';
+import { inputArgs } from './container-format';
+import { resolveMediaTools, type MediaTools, type MediaToolsOptions } from './media-tools';
 import { createProbeEngine } from './probe.engine';
 import { runTool } from './run-tool';
 import { loadSileroVad, SILERO_PACKAGES, type SileroLoad, type SileroVad } from './silero-vad';
@@ -100,10 +101,11 @@ export function createAudioEngine(opts: AudioEngineOptions = {}): AudioEngine {
   };
 
   const decodePcm = async (file: string): Promise<Float32Array> => {
-    const args = ['-nostdin', '-hide_banner', '-loglevel', 'error', ...INPUT_OPTIONS, file, '-map', '0:a:0', '-vn'];
+    const args = ['-nostdin', '-hide_banner', '-loglevel', 'error', ...inputArgs(file), '-map', '0:a:0', '-vn'];
     args.push('-t', String(maxAnalysisS), '-f', 'f32le', '-ac', '1', '-ar', String(PCM_SAMPLE_RATE), 'pipe:1');
     try {
       const { stdout } = await runTool(tools.ffmpeg, args, {
+        memoryLimitMb: tools.memoryLimitMb,
         timeoutMs: opts.timeoutMs ?? 120_000,
         maxStdoutBytes: Math.ceil((maxAnalysisS + 1) * PCM_SAMPLE_RATE * 4),
       });

@@ -12,12 +12,16 @@ import { createRequire } from 'node:module';
 export interface MediaTools {
   ffmpeg: string;
   ffprobe: string;
+  /** Address-space limit of every run, in MiB; 0 or absent: none. */
+  memoryLimitMb?: number;
 }
 
 /** Overrides for {@link resolveMediaTools}; usually `FFMPEG_PATH` / `FFPROBE_PATH` read by src/config. */
 export interface MediaToolsOptions {
   ffmpegPath?: string | undefined;
   ffprobePath?: string | undefined;
+  /** Address-space limit of every run, in MiB (`PRISM_MEDIA_MEMORY_MB`). */
+  memoryLimitMb?: number | undefined;
   /** Checked for the system binaries; replaceable in tests. */
   exists?: (file: string) => boolean;
 }
@@ -34,6 +38,7 @@ export function resolveMediaTools(opts: MediaToolsOptions = {}): MediaTools {
   return {
     ffmpeg: opts.ffmpegPath ?? (exists(SYSTEM.ffmpeg) ? SYSTEM.ffmpeg : npmBinary('ffmpeg')),
     ffprobe: opts.ffprobePath ?? (exists(SYSTEM.ffprobe) ? SYSTEM.ffprobe : npmBinary('ffprobe')),
+    ...(opts.memoryLimitMb ? { memoryLimitMb: opts.memoryLimitMb } : {}),
   };
 }
 
@@ -56,9 +61,3 @@ function isExecutable(file: string): boolean {
     return false;
   }
 }
-
-/**
- * What precedes the input path on every ffmpeg command line: only the `file` protocol may be opened, so a container
- * that names other resources (a playlist, say) cannot make ffmpeg reach the network.
- */
-export const INPUT_OPTIONS = ['-protocol_whitelist', 'file', '-i'] as const;

@@ -6,7 +6,8 @@
  */
 import { parseFfmpegInfo } from './ffmpeg-probe';
 import { invalidMedia, lastMessage, toMediaError } from './media-errors';
-import { INPUT_OPTIONS, type MediaTools } from './media-tools';
+import { inputArgs } from './container-format';
+import type { MediaTools } from './media-tools';
 import { runTool, ToolRunError } from './run-tool';
 import { withTempInput } from './temp-input';
 import type { MediaProbe, MediaStreamInfo } from './types';
@@ -31,20 +32,14 @@ const STILL_IMAGE_FORMATS = /(_pipe|^image2|^tty)$/;
 export function createProbeEngine(tools: MediaTools, opts: ProbeOptions = {}): ProbeEngine {
   const timeoutMs = opts.timeoutMs ?? 20_000;
   const probeFile = async (file: string): Promise<MediaProbe> => {
-    const args = [
-      '-v',
-      'error',
-      '-protocol_whitelist',
-      'file',
-      '-print_format',
-      'json',
-      '-show_format',
-      '-show_streams',
-    ];
-    args.push(file);
+    const args = ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', ...inputArgs(file)];
     let json: unknown;
     try {
-      const { stdout } = await runTool(tools.ffprobe, args, { timeoutMs, maxStdoutBytes: 4 * 1024 * 1024 });
+      const { stdout } = await runTool(tools.ffprobe, args, {
+        timeoutMs,
+        maxStdoutBytes: 4 * 1024 * 1024,
+        memoryLimitMb: tools.memoryLimitMb,
+      });
       json = JSON.parse(stdout.toString('utf8'));
     } catch (err) {
       if (err instanceof ToolRunError && err.signal && err.reason === 'exit') return probeWithFfmpeg(file);
@@ -55,11 +50,16 @@ export function createProbeEngine(tools: MediaTools, opts: ProbeOptions = {}): P
 
   const probeWithFfmpeg = async (file: string): Promise<MediaProbe> => {
     const lines: string[] = [];
-    const args = ['-nostdin', '-hide_banner', ...INPUT_OPTIONS, file];
+    const args = ['-nostdin', '-hide_banner', ...inputArgs(file)];
     const collect = (line: string): void => void (lines.length < 10_000 && lines.push(line));
     // Without an output ffmpeg always exits 1 after printing the input summary; the summary is what we want.
     try {
-      await runTool(tools.ffmpeg, args, { timeoutMs, maxStdoutBytes: 1024, onStderrLine: collect });
+      await runTool(tools.ffmpeg, args, {
+        timeoutMs,
+        maxStdoutBytes: 1024,
+        onStderrLine: collect,
+        memoryLimitMb: tools.memoryLimitMb,
+      });
     } catch (err) {
       if (!(err instanceof ToolRunError) || err.reason !== 'exit') throw toMediaError(err, file, 'media');
     }

@@ -16,6 +16,8 @@ export interface RunToolOptions {
   maxStdoutBytes: number;
   /** Called for every complete stderr line (ffmpeg's showinfo output is read this way). */
   onStderrLine?: (line: string) => void;
+  /** Address-space limit in MiB (`ulimit -v` in a POSIX shell that then execs the tool); 0 or absent: none. */
+  memoryLimitMb?: number | undefined;
 }
 
 export interface RunToolResult {
@@ -43,10 +45,25 @@ export class ToolRunError extends Error {
 
 const STDERR_TAIL_CHARS = 8192;
 
+/**
+ * The command line that runs `file args…` under an address-space limit: `/bin/sh -c 'ulimit -v N && exec "$@"'`.
+ * The arguments travel as positional parameters, never as shell text, so nothing in them is interpreted.
+ */
+export function withMemoryLimit(
+  file: string,
+  args: readonly string[],
+  limitMb: number | undefined,
+): [string, string[]] {
+  if (!limitMb || limitMb <= 0 || process.platform === 'win32') return [file, [...args]];
+  const kib = String(Math.floor(limitMb * 1024));
+  return ['/bin/sh', ['-c', 'ulimit -v "$0" || exit 126; exec "$@"', kib, file, ...args]];
+}
+
 /** Runs `file args…` without a shell and resolves with its stdout once it exits with status 0. */
 export function runTool(file: string, args: readonly string[], opts: RunToolOptions): Promise<RunToolResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], windowsHide: true });
+    const [command, argv] = withMemoryLimit(file, args, opts.memoryLimitMb);
+    const child = spawn(command, argv, { stdio: [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], windowsHide: true });
     const { stdout, stderr } = child;
     if (!stdout || !stderr) throw new Error('spawn gave no stdout/stderr pipes');
     const chunks: Buffer[] = [];

@@ -8,7 +8,8 @@
 import { framesToLayout } from './video-layout';
 import { splitPngStream, showinfoTime } from './ffmpeg-output';
 import { invalidMedia, toMediaError } from './media-errors';
-import { INPUT_OPTIONS, resolveMediaTools, type MediaTools, type MediaToolsOptions } from './media-tools';
+import { inputArgs } from './container-format';
+import { resolveMediaTools, type MediaTools, type MediaToolsOptions } from './media-tools';
 import { createProbeEngine } from './probe.engine';
 import { runTool } from './run-tool';
 import { withTempInput } from './temp-input';
@@ -74,8 +75,7 @@ export function createVideoEngine(opts: VideoEngineOptions = {}): VideoEngine {
       '-nostats',
       '-loglevel',
       'info',
-      ...INPUT_OPTIONS,
-      file,
+      ...inputArgs(file),
       '-filter_complex',
       graph,
     ];
@@ -85,6 +85,7 @@ export function createVideoEngine(opts: VideoEngineOptions = {}): VideoEngine {
     try {
       ({ stdout } = await runTool(tools.ffmpeg, args, {
         timeoutMs,
+        memoryLimitMb: tools.memoryLimitMb,
         maxStdoutBytes: o.maxFrames * frameBudget(video, o.maxWidth),
         onStderrLine: (line) => {
           const f = showinfoTime(line, 'frames');

@@ -1,5 +1,7 @@
 /**
- * The local OCR engine: tesseract.js with the bundled English LSTM model, fully offline, behind a pool of workers.
+ * The local OCR engines: `createOcrEngine` picks tesseract, PP-OCRv4 (ppocr.engine.ts) or both (ocr-ensemble.ts).
+ *
+ * The tesseract engine: tesseract.js with the bundled English LSTM model, fully offline, behind a pool of workers.
  *
  * Why these settings. Measured on the 2-core dev machine over a synthetic 1000×1400 receipt, a degraded copy of it
  * (rotated, 700 px, blurred, JPEG q45) and the 20 scanned receipts of sroie-dev, scoring how closely each truth field
@@ -27,16 +29,27 @@
  */
 import os from 'node:os';
 import type { Logger } from '../../lib/logger';
-import type { LayoutLine, LayoutPage } from '../types';
+import type { LayoutLine } from '../types';
+import { createEnsembleEngine } from './ocr-ensemble';
+import { createPpOcrEngine, type PpOcrEngineOptions } from './ppocr.engine';
 import { preprocessForOcr, type PreprocessedImage } from './ocr-preprocess';
 import { linesFromTesseract } from './tesseract-layout';
 import { createTesseractWorker, defaultLangPath, type PageSegMode, type TesseractWorker } from './tesseract-worker';
 import { createWorkerPool } from './worker-pool';
+import type { OcrEngine } from './ocr-engine.types';
 
 export { defaultLangPath, type PageSegMode } from './tesseract-worker';
+export type { OcrEngine, RecognizeOptions } from './ocr-engine.types';
+
+/** Which OCR reads images: tesseract.js, PP-OCRv4 (onnxruntime), or both (see `ocr-ensemble.ts`). */
+export type OcrEngineKind = 'tesseract' | 'ppocr' | 'ensemble';
 
 export interface OcrEngineOptions {
   logger: Logger;
+  /** Default `'tesseract'`; the app's default comes from `PRISM_OCR_ENGINE` (see the README for the trade-off). */
+  engine?: OcrEngineKind;
+  /** PP-OCR tuning (threads, detector size); only read when `engine` is `ppocr` or `ensemble`. */
+  ppocr?: Omit<PpOcrEngineOptions, 'logger'>;
   /** Pool size (default `os.availableParallelism()`); each worker holds ~70 MB. */
   workers?: number;
   /** Default `'6'`: a single uniform block of text, best on receipts and forms (see the header). */
@@ -51,21 +64,6 @@ export interface OcrEngineOptions {
   timeoutMs?: number;
 }
 
-export interface RecognizeOptions {
-  /** Page or frame index put on the result (default 0). */
-  index?: number;
-}
-
-/** Reads text from images. Every method but `close` may be called concurrently; calls queue for free workers. */
-export interface OcrEngine {
-  /** OCRs one image (any format sharp accepts) into a layout page in the image's pixels, after EXIF orientation. */
-  recognize(image: Buffer, opts?: RecognizeOptions): Promise<LayoutPage>;
-  /** The pool size. */
-  readonly workers: number;
-  /** Waits for queued reads, then terminates every worker. */
-  close(): Promise<void>;
-}
-
 const SMALL_TEXT_TARGET = 22;
 const MAX_ENLARGE = 3;
 
@@ -76,8 +74,16 @@ interface Reading {
   scale: number;
 }
 
-/** Builds the OCR engine; workers start on first use, so creating it is cheap. */
+/** Builds the chosen OCR engine; workers and models load on first use, so creating it is cheap. */
 export function createOcrEngine(options: OcrEngineOptions): OcrEngine {
+  const engine = options.engine ?? 'tesseract';
+  if (engine === 'tesseract') return createTesseractEngine(options);
+  const ppocr = createPpOcrEngine({ ...options.ppocr, logger: options.logger });
+  return engine === 'ppocr' ? ppocr : createEnsembleEngine(ppocr, createTesseractEngine(options));
+}
+
+/** tesseract.js behind a worker pool (the settings in the header). */
+export function createTesseractEngine(options: OcrEngineOptions): OcrEngine {
   const size = Math.max(1, options.workers ?? os.availableParallelism());
   const maxDimension = options.maxDimension ?? 2500;
   const smallText = options.smallTextHeight ?? 10;

@@ -47,6 +47,11 @@ export interface PdfReadOptions {
   pageIndices?: number[];
   /** Called after each page with pages done and pages to read. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Epoch ms after which no further page is started (pages already started finish): a long scan stops taking the
+   * shared OCR pool once its request's time is up. Pages not read are reported as errors saying why.
+   */
+  deadlineMs?: number;
 }
 
 /** Largest raster a scanned page is rendered to (width × height); larger is a deterministic failure. */
@@ -132,11 +137,17 @@ export function createPdfEngine(deps: PdfEngineDeps, options: PdfEngineOptions =
         } catch (error) {
           last = error;
           deps.logger.warn('pdf page failed', { page: index, attempt, error: describe(error) });
-          if (error instanceof DeterministicPageError) break;
+          if (error instanceof DeterministicPageError || isBrokenStructure(error)) break;
         }
       }
       const size = await pageSize(doc, index).catch(() => ({ width: 0, height: 0 }));
       return { index, ...size, source: 'text-layer', lines: [], status: 'error', error: safeMessage(index, last) };
+    };
+
+    const timedOutPage = async (index: number): Promise<LayoutPage> => {
+      const size = await pageSize(doc, index).catch(() => ({ width: 0, height: 0 }));
+      const error = `Page ${index + 1} was not read: the request's time limit ran out; send fewer pages (page_indices).`;
+      return { index, ...size, source: 'text-layer', lines: [], status: 'error', error };
     };
 
     return {
@@ -153,7 +164,11 @@ export function createPdfEngine(deps: PdfEngineDeps, options: PdfEngineOptions =
         const dpi = opts.dpi ?? defaults.dpi;
         let done = 0;
         const pages = await mapLimit(indices.length, defaults.concurrency, async (i) => {
-          const page = await readWithRetries(indices[i] as number, dpi);
+          const index = indices[i] as number;
+          const page =
+            opts.deadlineMs !== undefined && Date.now() > opts.deadlineMs
+              ? await timedOutPage(index)
+              : await readWithRetries(index, dpi);
           done += 1;
           opts.onProgress?.(done, indices.length);
           return page;
@@ -228,8 +243,14 @@ async function pageSize(doc: PDFDocumentProxy, index: number): Promise<{ width: 
 /** Spec error rule 7: deterministic failures say what to change; transient ones end with "Please retry." */
 function safeMessage(index: number, error: unknown): string {
   if (error instanceof DeterministicPageError) return error.message;
+  if (isBrokenStructure(error)) return `Page ${index + 1} could not be read: the PDF's page tree is broken (circular).`;
   const reason = error instanceof AppError ? ` (${error.message})` : '';
   return `Page ${index + 1} could not be read${reason}. Please retry.`;
+}
+
+/** pdfjs's errors for a malformed page tree: the same on every try, so not transient. */
+function isBrokenStructure(error: unknown): boolean {
+  return error instanceof Error && /circular reference|page tree|pages tree/i.test(error.message);
 }
 
 function describe(error: unknown): string {

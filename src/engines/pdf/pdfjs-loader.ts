@@ -5,6 +5,11 @@
  * CommonJS output). The legacy build is the one that runs on Node 20. The document options are the ones Node needs
  * to read every PDF offline: standard font data (else text renders in a wrong fallback font), packed CMaps (CJK
  * fonts), the wasm decoders (JBIG2 and JPEG 2000 scans), and no `eval`.
+ *
+ * The legacy build carries core-js polyfills that replace built-ins Node already has natively — `JSON.stringify`,
+ * `JSON.parse`, `Array.prototype.push` — with slower script versions, for the whole process (every JSON response
+ * got about 3x slower after the first PDF). The natives are captured when this module loads, before pdfjs can run,
+ * and put back as soon as the import finishes; polyfills of methods Node lacks (`Promise.withResolvers`, …) stay.
  */
 import path from 'node:path';
 import type * as PdfjsModule from 'pdfjs-dist';
@@ -15,9 +20,39 @@ type Pdfjs = typeof PdfjsModule;
 
 let loading: Promise<Pdfjs> | null = null;
 
+/** The native built-ins pdfjs's polyfills would replace. */
+const NATIVES = {
+  stringify: JSON.stringify,
+  parse: JSON.parse,
+  push: Array.prototype.push,
+} as const;
+
+/** Puts the native built-ins back where a polyfill replaced them. */
+export function restoreNativeBuiltins(): void {
+  if (JSON.stringify !== NATIVES.stringify) JSON.stringify = NATIVES.stringify;
+  if (JSON.parse !== NATIVES.parse) JSON.parse = NATIVES.parse;
+  if (Array.prototype.push !== NATIVES.push) {
+    Object.defineProperty(Array.prototype, 'push', {
+      value: NATIVES.push,
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
+  }
+}
+
 /** The pdfjs module, imported on first use and shared afterwards. */
 export function loadPdfjs(): Promise<Pdfjs> {
-  loading ??= import('pdfjs-dist/legacy/build/pdf.mjs') as Promise<Pdfjs>;
+  loading ??= (import('pdfjs-dist/legacy/build/pdf.mjs') as Promise<Pdfjs>).then(
+    (pdfjs) => {
+      restoreNativeBuiltins();
+      return pdfjs;
+    },
+    (error: unknown) => {
+      restoreNativeBuiltins();
+      throw error;
+    },
+  );
   return loading;
 }
 
@@ -45,7 +80,8 @@ export async function openPdf(bytes: Buffer): Promise<PDFDocumentProxy> {
     verbosity: pdfjs.VerbosityLevel.ERRORS,
   });
   try {
-    const doc = await task.promise;
+    // The first document loads pdfjs's worker module (in-process on Node), which brings its own polyfills.
+    const doc = await task.promise.finally(restoreNativeBuiltins);
     if (doc.numPages < 1) {
       await doc.destroy();
       throw invalidDocument('the PDF has no pages');

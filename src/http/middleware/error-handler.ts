@@ -2,47 +2,64 @@
  * The one place errors become HTTP responses.
  *
  * Renders the spec's shapes: `{detail:{error:{message,type,code,param}}}` for most errors, top-level `{error}`
- * for 429 and 5xx, `{detail:"Invalid API Key"}` for a bad key, and `{detail:[…]}` for 422. Unknown errors become a
- * generic 500 carrying only the request id: no stack, no path, no message from inside.
+ * for 429 and 5xx, `{detail:"Invalid API Key"}` for a bad key, and `{detail:[…]}` for 422; on the gateway
+ * surfaces every body also carries the top-level `error` OpenAI clients read (see error-body.ts). Unknown errors
+ * become a generic 500 carrying only the request id: no stack, no path, no message from inside.
+ *
+ * The responder itself never throws: a caller's input echoed in a 422 is cut to a bounded size and depth first
+ * (error-body.ts), and anything that still goes wrong while rendering falls back to a fixed JSON 500 (an error
+ * escaping here would make express answer with its HTML page and stack, or take the process down on the gateway
+ * fast lane).
  */
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, PayloadTooLargeError, RequestValidationError } from '../../domain/errors';
 import type { Logger } from '../../lib/logger';
-import { sendJson } from '../send-json';
+import { renderErrorBody, surfaceOfPath, type ErrorSurface } from '../error-body';
+import { sendJson, sendLastResort } from '../send-json';
 
 interface BodyParserError {
   type?: string;
   status?: number;
+  expose?: boolean;
   limit?: number;
   body?: string;
   message?: string;
 }
 
-/** Writes an error as the spec's response on a plain node response (express's or the gateway fast lane's). */
-export type ErrorResponder = (res: ServerResponse, error: unknown, requestId: string) => void;
+/**
+ * Writes an error as the spec's response on a plain node response (express's or the gateway fast lane's), in the
+ * body shape of the surface the request arrived on.
+ */
+export type ErrorResponder = (res: ServerResponse, error: unknown, requestId: string, surface: ErrorSurface) => void;
 
 export function createErrorResponder(logger: Logger, limits: { maxJsonBytes: number }): ErrorResponder {
-  return (res, error, requestId) => {
-    const appError = toAppError(error, limits.maxJsonBytes);
-    if (!appError) {
-      logger.error('unhandled error', { request_id: requestId, error: describe(error) });
+  return (res, error, requestId, surface) => {
+    try {
+      const appError = toAppError(error, limits.maxJsonBytes);
+      if (!appError) {
+        logger.error('unhandled error', { request_id: requestId, error: describe(error) });
+      } else if (appError.code === 'request_aborted' || appError.code === 'client_disconnected') {
+        logger.debug('client went away', { request_id: requestId });
+      }
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const rendered = appError ?? internalError();
+      for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
+      if (rendered.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(rendered.retryAfterSeconds));
+      if (rendered.status === 413) res.setHeader('Connection', 'close');
+      sendJson(res, rendered.status, renderErrorBody(rendered, requestId, surface));
+    } catch {
+      sendLastResort(res);
     }
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    const rendered = appError ?? internalError();
-    for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
-    if (rendered.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(rendered.retryAfterSeconds));
-    if (rendered.status === 413) res.setHeader('Connection', 'close');
-    sendJson(res, rendered.status, renderBody(rendered, requestId));
   };
 }
 
 export function errorHandler(logger: Logger, limits: { maxJsonBytes: number }): ErrorRequestHandler {
   const respond = createErrorResponder(logger, limits);
-  return (error: unknown, req, res, _next) => respond(res, error, req.requestId);
+  return (error: unknown, req, res, _next) => respond(res, error, req.requestId, surfaceOfPath(req.originalUrl));
 }
 
 /** 404 for paths no router matched, in the wrapped shape. */
@@ -58,27 +75,6 @@ export function notFoundHandler(): RequestHandler {
   };
 }
 
-function renderBody(error: AppError, requestId: string): unknown {
-  const fields = {
-    message: error.message,
-    type: error.type,
-    code: error.code,
-    param: error.param,
-    ...error.extra,
-    request_id: requestId,
-  };
-  switch (error.shape) {
-    case 'validation':
-      return { detail: error.issues };
-    case 'plain-detail':
-      return { detail: error.message };
-    case 'top-level':
-      return { error: fields };
-    case 'wrapped':
-      return { detail: { error: fields } };
-  }
-}
-
 function internalError(): AppError {
   return new AppError(500, {
     message: 'The server had an internal error while processing the request.',
@@ -92,8 +88,34 @@ function toAppError(error: unknown, maxJsonBytes: number): AppError | null {
   if (error instanceof AppError) return error;
   const parserError = error as BodyParserError;
   const type = parserError?.type;
-  if (!isBodyReadFailure(type)) return null;
-  return bodyReadError(type, parserError.limit ?? maxJsonBytes);
+  if (type === JSON_TOO_DEEP) return jsonTooDeepError();
+  if (isBodyReadFailure(type)) return bodyReadError(type, parserError.limit ?? maxJsonBytes);
+  // Other body-parser failures (a corrupt gzip/br body, a stream error) are the client's bytes: 400, not 500.
+  const status = parserError?.status;
+  if (parserError?.expose === true && typeof status === 'number' && status >= 400 && status < 500) {
+    return new AppError(400, {
+      message: 'The request body could not be read',
+      type: 'invalid_request_error',
+      code: 'malformed_body',
+    });
+  }
+  return null;
+}
+
+/** The `type` the JSON body reader gives an error for a body nested deeper than the limit. */
+export const JSON_TOO_DEEP = 'entity.too.deep';
+
+/** A body nested deeper than `PRISM_MAX_JSON_DEPTH`: the 422 a malformed body gets, saying why. */
+export function jsonTooDeepError(): AppError {
+  return new RequestValidationError([
+    {
+      type: 'json_invalid',
+      loc: ['body', 0],
+      msg: 'JSON decode error',
+      input: {},
+      ctx: { error: 'JSON nested too deeply' },
+    },
+  ]);
 }
 
 /** The body-parser error types (`error.type`) that mean the request body could not be read. */

@@ -17,21 +17,8 @@ import { BadRequestError } from '../../domain/errors';
 import { MAX_VIDEO_FRAMES } from '../schemas/predictions.schemas';
 import { sendJson } from '../send-json';
 import { parseInput } from '../validation';
+import { parseChatBody } from '../schemas/chat.schemas';
 import { CancelController, type CancelSignal } from '../../lib/cancel';
-
-const chatBodySchema = z
-  .object({
-    model: z.string().min(1).optional(),
-    messages: z.array(z.object({ role: z.string().min(1), content: z.unknown().optional() }).loose()).min(1),
-    stream: z.boolean().nullish(),
-    max_tokens: z.number().int().min(1).nullish(),
-    temperature: z.number().min(0).max(2).nullish(),
-    reasoning_effort: z.enum(['none', 'minimal', 'low']).nullish(),
-    video_fps: z.number().positive().nullish(),
-    video_max_frames: z.number().int().min(1).nullish(),
-    document_dpi: z.number().int().min(36).max(600).nullish(),
-  })
-  .loose();
 
 const embeddingsBodySchema = z
   .object({
@@ -84,7 +71,7 @@ export async function serveChatCompletion(
   call: ChatCall,
   res: ServerResponse,
 ): Promise<void> {
-  const body = parseInput(chatBodySchema, call.body, 'body');
+  const body = parseChatBody(call.body);
   if ((body.video_max_frames ?? 0) > MAX_VIDEO_FRAMES) {
     // Chat rule 6: a video_max_frames over the limit is a 400, not a validation error.
     throw new BadRequestError(`video_max_frames is at most ${MAX_VIDEO_FRAMES}.`, null, 'video_max_frames');

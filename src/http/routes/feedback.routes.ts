@@ -17,8 +17,9 @@ export function feedbackRoutes(feedback: FeedbackService): Router {
   const router = Router();
 
   router.post('/submit', async (req, res) => {
+    const user = userOf(req); // authenticate before validating
     const body = parseInput(feedbackSubmitBodySchema, req.body, 'body');
-    const record = await feedback.submit(userOf(req), {
+    const record = await feedback.submit(user, {
       requestId: body.request_id ?? null,
       agentExecutionId: body.agent_execution_id ?? null,
       chatId: body.chat_id ?? null,

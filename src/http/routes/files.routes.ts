@@ -7,8 +7,10 @@
  */
 import { Router, type Request, type Response } from 'express';
 import type { Principal } from '../../domain/account';
+import { PayloadTooLargeError } from '../../domain/errors';
 import type { FileRecord } from '../../domain/file';
 import type { FilesService } from '../../services/files.service';
+import { contentHeaders } from '../file-content-headers';
 import { receiveUpload } from '../multipart';
 import { principalOf, userOf } from '../request-context';
 import {
@@ -28,6 +30,8 @@ export interface FilesRoutesOptions {
   maxUploadBytes: number;
   /** Base URL for links, e.g. `https://prism.example.com`; derived from the request when unset. */
   publicUrl: string | undefined;
+  /** Lifetime of a presigned upload link whose request names no `expiration` (`PRISM_URL_TTL_S`). */
+  urlTtlSeconds: number;
 }
 
 export function filesRoutes(files: FilesService, options: FilesRoutesOptions): Router {
@@ -67,11 +71,13 @@ export function filesRoutes(files: FilesService, options: FilesRoutesOptions): R
   });
 
   router.post('/presigned-url', async (req, res) => {
+    const principal = caller(req); // authenticate before validating
     const body = parseInput(presignedUrlBodySchema, req.body, 'body');
+    const expiration = body.expiration ?? options.urlTtlSeconds;
     const presigned = await files.createPresignedUpload(
-      caller(req),
+      principal,
       { filename: body.filename, purpose: body.purpose, contentType: body.content_type ?? 'application/octet-stream' },
-      body.expiration,
+      expiration,
     );
     const { file } = presigned;
     res.status(201).json({
@@ -83,7 +89,7 @@ export function filesRoutes(files: FilesService, options: FilesRoutesOptions): R
       method: 'PUT',
       public_url: null,
       created_at: toFileWire(file, null, timestamps).created_at,
-      expiration: body.expiration,
+      expiration,
       expires_at: presigned.expiresAt.toISOString(),
     });
   });
@@ -100,6 +106,10 @@ export function filesRoutes(files: FilesService, options: FilesRoutesOptions): R
 
   router.put('/:file_id/upload', async (req, res) => {
     const { file_id } = parseInput(fileIdParamsSchema, req.params, 'path');
+    // A declared length over the limit is refused before a byte is read or a part file opened.
+    if (Number(req.get('content-length') ?? 0) > options.maxUploadBytes) {
+      throw new PayloadTooLargeError(options.maxUploadBytes, 'Upload');
+    }
     send(req, res, 200, await files.receivePresignedUpload(file_id, req.query, req));
   });
 
@@ -109,9 +119,7 @@ export function filesRoutes(files: FilesService, options: FilesRoutesOptions): R
     const { file, stream } = signed
       ? await files.openSignedContent(file_id, req.query)
       : await files.openContent(caller(req), file_id);
-    res.setHeader('Content-Type', file.contentType);
-    res.setHeader('Content-Length', String(file.bytes));
-    res.setHeader('Content-Disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.filename)}`);
+    for (const [name, value] of Object.entries(contentHeaders(file))) res.setHeader(name, value);
     stream.on('error', () => res.destroy());
     stream.pipe(res);
   });

@@ -1,7 +1,7 @@
 /**
- * Generate routes (structured extraction): `/v1/{image,document,video,audio}/generate` and `/v1/image/schema`.
- * Parse the body, one service call, render the Prediction. Image and document answer 201, video and audio 200,
- * as the spec's table says.
+ * Generate routes (structured extraction): `/v1/{image,document,video,audio}/generate`, and `/v1/image/schema`
+ * and `/v1/document/schema`, which propose a schema for their input. Parse the body, one service call, render the
+ * Prediction. Image and document answer 201, video and audio 200, as the spec's table says; the schema routes 201.
  */
 import { Router } from 'express';
 import type { PredictionKind } from '../../domain/prediction';
@@ -9,6 +9,7 @@ import { BadRequestError } from '../../domain/errors';
 import type { PredictionsService } from '../../services/predictions/predictions.service';
 import { userOf } from '../request-context';
 import {
+  documentSchemaBodySchema,
   fileGenerateBodySchema,
   imageGenerateBodySchema,
   imageSchemaBodySchema,
@@ -29,25 +30,43 @@ export function generateRoutes(predictions: PredictionsService): Router {
   const router = Router();
 
   router.post('/image/generate', async (req, res) => {
+    const user = userOf(req); // authenticate before validating: a keyless caller gets 401, not a 422 echo
     const body = parseInput(imageGenerateBodySchema, req.body, 'body');
-    const prediction = await predictions.create(userOf(req), toGenerateCommand('image', body));
+    const prediction = await predictions.create(user, toGenerateCommand('image', body));
     res.status(STATUS.image).json(toPredictionWire(prediction));
   });
 
   for (const kind of ['document', 'video', 'audio'] as const) {
     router.post(`/${kind}/generate`, async (req, res) => {
+      const user = userOf(req);
       const body = parseInput(fileGenerateBodySchema, req.body, 'body');
       if ((body.config?.video_max_frames ?? 0) > MAX_VIDEO_FRAMES) {
         throw new BadRequestError(`video_max_frames is at most ${MAX_VIDEO_FRAMES}.`, null, 'config.video_max_frames');
       }
-      const prediction = await predictions.create(userOf(req), toGenerateCommand(kind, body));
+      const prediction = await predictions.create(user, toGenerateCommand(kind, body));
       res.status(STATUS[kind]).json(toPredictionWire(prediction));
     });
   }
 
   router.post('/image/schema', async (req, res) => {
+    const user = userOf(req);
     const body = parseInput(imageSchemaBodySchema, req.body, 'body');
     const command = toGenerateCommand('image_schema', { ...body, domain: null, config: null, metadata: null });
+    const prediction = await predictions.create(user, command);
+    res.status(201).json(toPredictionWire(prediction));
+  });
+
+  router.post('/document/schema', async (req, res) => {
+    const body = parseInput(documentSchemaBodySchema, req.body, 'body');
+    // Answered at once, like /v1/image/schema, unless the caller asks for batch.
+    const base = toGenerateCommand('document', {
+      ...body,
+      batch: body.batch ?? false,
+      domain: null,
+      config: null,
+      metadata: null,
+    });
+    const command = { ...base, request: { ...base.request, proposeSchema: true } };
     const prediction = await predictions.create(userOf(req), command);
     res.status(201).json(toPredictionWire(prediction));
   });

@@ -3,7 +3,7 @@
  * experimental route sends `request_id` and a `flag`) and the list response.
  */
 import { z } from 'zod';
-import type { FeedbackRecord } from '../../stores/types';
+import type { FeedbackRecord } from '../../domain/feedback';
 import { queryInt } from './common.schemas';
 
 export const feedbackSubmitBodySchema = z.object({

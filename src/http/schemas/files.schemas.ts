@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { FILE_PURPOSES, type FileRecord } from '../../domain/file';
 import { pagination, queryBool } from './common.schemas';
 
-export const PRESIGNED_EXPIRATION = { min: 60, max: 7 * 24 * 3600, default: 24 * 3600 } as const;
+/** Bounds of a presigned upload's `expiration`; when absent, `PRISM_URL_TTL_S` applies (as for public links). */
+export const PRESIGNED_EXPIRATION = { min: 60, max: 7 * 24 * 3600 } as const;
 
 export const uploadQuerySchema = z.object({
   purpose: z.enum(FILE_PURPOSES).default('assistants'),
@@ -26,12 +27,7 @@ export const md5ParamsSchema = z.object({ file_hash: z.string().regex(/^[0-9a-fA
 export const presignedUrlBodySchema = z.object({
   filename: z.string().min(1).max(1024),
   purpose: z.enum(FILE_PURPOSES).default('assistants'),
-  expiration: z
-    .number()
-    .int()
-    .min(PRESIGNED_EXPIRATION.min)
-    .max(PRESIGNED_EXPIRATION.max)
-    .default(PRESIGNED_EXPIRATION.default),
+  expiration: z.number().int().min(PRESIGNED_EXPIRATION.min).max(PRESIGNED_EXPIRATION.max).optional(),
   content_type: z.string().min(1).max(255).optional(),
 });
 

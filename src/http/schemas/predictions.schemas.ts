@@ -3,9 +3,15 @@
  * reference/real-client-compat.md §3.3) and the one mapper from a Prediction record to its JSON.
  */
 import { z } from 'zod';
-import type { Prediction, PredictionKind, PredictionRequest } from '../../domain/prediction';
+import {
+  STRUCTURED_MODEL_ALIASES,
+  type Prediction,
+  type PredictionKind,
+  type PredictionRequest,
+} from '../../domain/prediction';
 import type { GenerateCommand } from '../../services/predictions/predictions.service';
 import { pagination } from './common.schemas';
+import { agentSkillSchema, toSkillReference } from './skills.schemas';
 
 /** Largest `video_max_frames` we sample; larger values are a 400 (spec: "video_max_frames too large"). */
 export const MAX_VIDEO_FRAMES = 1024;
@@ -21,6 +27,7 @@ const generationConfigSchema = z
     video_fps: z.number().positive().max(60).nullish(),
     video_max_frames: z.number().int().min(1).nullish(),
     page_indices: z.array(z.number().int().min(0)).nullish(),
+    skills: z.array(agentSkillSchema).max(16).nullish(),
   })
   .loose();
 
@@ -43,12 +50,24 @@ export const fileGenerateBodySchema = z.object({
   url: z.string().min(1).nullish(),
 });
 
+/** The schema endpoints run only the structured model: `prism-1`, or the id the SDKs send for it (`vlm-1`). */
+const structuredModel = z.enum(['prism-1', ...Object.keys(STRUCTURED_MODEL_ALIASES)]).default('prism-1');
+
 export const imageSchemaBodySchema = z.object({
   images: z.array(z.string()).min(1),
-  model: z.string().min(1).default('prism-1'),
+  model: structuredModel,
   callback_url: z.string().min(1).nullish(),
   id: z.string().nullish(),
   created_at: z.string().nullish(),
+});
+
+/** `/v1/document/schema`, as the VLM Run SDKs' `document.schema()` sends it: `{file_id}` or `{url}`. */
+export const documentSchemaBodySchema = z.object({
+  file_id: z.string().min(1).nullish(),
+  url: z.string().min(1).nullish(),
+  model: structuredModel,
+  callback_url: z.string().min(1).nullish(),
+  batch: z.boolean().optional(),
 });
 
 export const listPredictionsQuerySchema = pagination({ max: 1000, default: 10 });
@@ -89,6 +108,7 @@ export function toGenerateCommand(kind: PredictionKind, body: GenerateBody): Gen
     fileId: body.file_id ?? undefined,
     url: body.url ?? undefined,
     request,
+    skills: (config?.skills ?? []).map((skill, i) => toSkillReference(skill, `config.skills.${i}`)),
   };
 }
 

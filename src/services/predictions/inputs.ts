@@ -9,7 +9,7 @@ import { DataUrlError, decodeDataUrl } from '../../lib/data-url';
 import { SafeFetchError, safeFetch, type SafeFetchOptions } from '../../lib/safe-fetch';
 import { sniffMediaType } from '../../lib/media-type';
 import type { Principal } from '../../domain/account';
-import type { ExtractionInput } from './extraction-engine';
+import type { ExtractionInput } from '../../engines/extraction-engine';
 
 export interface InputSources {
   images?: string[] | undefined;
@@ -27,6 +27,8 @@ export async function resolveSingleInput(
   deps: InputResolverDeps,
   principal: Principal,
   sources: InputSources,
+  /** The param errors about `images[0]` name (default `images.0`): a chat part's or embedding input's real path. */
+  imageParam = 'images.0',
 ): Promise<ExtractionInput> {
   const images = sources.images ?? [];
   const named = [images.length > 0, Boolean(sources.fileId), Boolean(sources.url)].filter(Boolean).length;
@@ -45,7 +47,7 @@ export async function resolveSingleInput(
     );
   }
   const [image] = images;
-  if (image !== undefined) return fromString(deps, image, 'images.0');
+  if (image !== undefined) return fromString(deps, image, imageParam);
   if (sources.fileId) {
     const { filename, stream } = await deps.openFile(principal, sources.fileId);
     return withType(await readAll(stream), filename);

@@ -12,8 +12,6 @@ import {
   isTerminal,
   STRUCTURED_MODEL_ALIASES,
   type Prediction,
-  type PredictionKind,
-  type PredictionRequest,
   type PredictionUsage,
 } from '../../domain/prediction';
 import type { BlobStore } from '../../blobs/types';
@@ -21,22 +19,19 @@ import { checkAgainstSchema, compileSchema } from '../../lib/json-schema';
 import { sniffMediaType } from '../../lib/media-type';
 import type { KeyedMutex } from '../../lib/keyed-mutex';
 import type { Logger } from '../../lib/logger';
-import { parsePublicUrl, SafeFetchError } from '../../lib/safe-fetch';
+import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import type { PredictionStore, StoredBytes } from '../../stores/types';
 import type { HubService } from '../hub/hub.service';
-import type { ExtractionEngine, ExtractionInput, ExtractionOutput } from './extraction-engine';
-import { resolveSingleInput, type InputResolverDeps, type InputSources } from './inputs';
+import type { ExtractionEngine, ExtractionInput, ExtractionOutput } from '../../engines/extraction-engine';
+import { resolveSingleInput, type InputResolverDeps } from './inputs';
+import { withSkills } from './skill-domain';
+import type { GenerateCommand } from './generate-command';
+import type { SkillResolver } from '../../domain/skill';
+
+export type { GenerateCommand };
 
 /** A resumed job that keeps dying (e.g. it crashes the process) is given up after this many starts. */
 const MAX_ATTEMPTS = 3;
-
-export interface GenerateCommand extends InputSources {
-  kind: PredictionKind;
-  model: string;
-  domain: string | null;
-  callbackUrl: string | null;
-  request: PredictionRequest;
-}
 
 export interface PredictionsServiceDeps {
   store: PredictionStore;
@@ -45,6 +40,8 @@ export interface PredictionsServiceDeps {
   hub: HubService;
   engine: ExtractionEngine;
   inputs: InputResolverDeps;
+  /** Resolves `config.skills`; without it a request naming skills is refused. */
+  skills?: SkillResolver;
   orgIdFor: (principal: Principal) => Promise<string>;
   enqueue: (id: string) => void;
   onFinished: (prediction: Prediction) => void;
@@ -86,9 +83,9 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
           'config.json_schema',
         );
       }
-      return { schema: custom, prompt: domain?.prompt ?? null };
+      return { schema: custom, prompt: command.request.instructions ?? domain?.prompt ?? null };
     }
-    if (command.kind === 'image_schema') return { schema: null, prompt: null };
+    if (command.kind === 'image_schema' || command.request.proposeSchema) return { schema: null, prompt: null };
     if (!command.domain) {
       throw new BadRequestError(
         'Name a `domain` (see GET /v1/hub/domains) or send `config.json_schema`.',
@@ -97,13 +94,14 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
       );
     }
     if (!domain) throw new NotFoundError('domain', command.domain);
-    return { schema: domain.jsonSchema, prompt: domain.prompt };
+    return { schema: domain.jsonSchema, prompt: command.request.instructions ?? domain.prompt };
   }
 
-  function checkCallback(url: string | null): void {
+  /** Refuses at submission what the webhook sender would refuse at delivery (scheme, private or loopback host). */
+  async function checkCallback(url: string | null): Promise<void> {
     if (url === null) return;
     try {
-      parsePublicUrl(url);
+      await checkPublicUrl(url, deps.inputs.fetch.allowPrivate);
     } catch (error) {
       const reason = error instanceof SafeFetchError ? error.message : 'invalid URL';
       throw new BadRequestError(`callback_url refused: ${reason}.`, 'url_not_allowed', 'callback_url');
@@ -209,7 +207,8 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
           'model',
         );
       }
-      checkCallback(command.callbackUrl);
+      await checkCallback(command.callbackUrl);
+      command = await withSkills(deps.skills, hub, principal, command);
       schemaFor(command);
       const orgId = await deps.orgIdFor(principal);
       const input = await resolveSingleInput(deps.inputs, principal, command);
@@ -220,7 +219,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
         kind: command.kind,
         model,
         domain: command.domain,
-        status: command.request.batch ? 'enqueued' : 'pending',
+        status: 'pending',
         request: command.request,
         inputs: [{ sha256: stored.sha256, contentType: input.mimeType, filename: input.filename }],
         response: null,
@@ -232,6 +231,8 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
         completedAt: null,
       }));
       if (command.request.batch) {
+        // The caller gets the record as accepted (`pending`, the spec's default); it is `enqueued` from here on.
+        await store.transition(prediction.id, ['pending'], 'enqueued');
         deps.enqueue(prediction.id);
         return prediction;
       }

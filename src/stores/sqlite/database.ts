@@ -14,13 +14,22 @@ const MIGRATIONS_DIR = path.join(__dirname, 'migrations');
 
 /** Opens (creating if needed) the database at `file` and applies pending migrations. */
 export function openDatabase(file: string): SqliteDatabase {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    // The database holds key hashes, wallets and callers' data: owner-only, like the key files. Created empty
+    // with mode 0600 first so it is never readable by others, even for a moment; an existing one is tightened.
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+    fs.chmodSync(file, 0o600);
+  }
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
   migrate(db);
+  if (file !== ':memory:') {
+    for (const side of [`${file}-wal`, `${file}-shm`]) if (fs.existsSync(side)) fs.chmodSync(side, 0o600);
+  }
   return db;
 }
 

@@ -68,10 +68,11 @@ export function createSqliteFileStore(db: SqliteDatabase): FileStore {
     `SELECT * FROM files WHERE org_id = ? AND md5 = ? AND status = 'uploaded' ORDER BY created_at DESC, rowid DESC LIMIT 1`,
   );
   const deleteRow = db.prepare<[string, string], FileRow>('DELETE FROM files WHERE org_id = ? AND id = ? RETURNING *');
-  // A blob stays while any file, prediction input or artifact refers to it.
+  // A blob stays while any file, prediction input, skill version or artifact refers to it.
   const blobInUse = db.prepare<{ sha: string }, { n: number }>(
     `SELECT (SELECT COUNT(*) FROM files WHERE sha256 = @sha)
           + (SELECT COUNT(*) FROM prediction_inputs WHERE sha256 = @sha)
+          + (SELECT COUNT(*) FROM skills WHERE content_hash = @sha)
           + (SELECT COUNT(*) FROM artifacts WHERE sha256 = @sha) AS n`,
   );
   const deleteBlob = db.prepare('DELETE FROM blobs WHERE sha256 = ?');

@@ -159,7 +159,7 @@ describe('/mcp over Streamable HTTP', () => {
     const queued = toolOutput(
       await callTool(client, 'extract_image', { domain: 'document.receipt', url: mediaUrl, batch: true }),
     );
-    expect(['enqueued', 'running', 'completed']).toContain(queued.status);
+    expect(queued.status).toBe('pending'); // background work is returned pending first (spec default)
     let current = queued;
     while (current.status !== 'completed' && current.status !== 'failed') {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -340,6 +340,23 @@ describe('/mcp limits', () => {
       expect(await tooLarge.json()).toMatchObject({ error: { data: { code: 'payload_too_large' } } });
     } finally {
       await client.close();
+      await app.close();
+    }
+  });
+
+  it('refuses a deeply nested body before parsing it, and keeps serving', async () => {
+    const app = await startTestApp();
+    try {
+      const deep = await fetch(`${app.url}/mcp`, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, authorization: `Bearer ${app.ownerKey}`, 'content-type': 'application/json' },
+        body: '['.repeat(5000) + ']'.repeat(5000),
+      });
+      expect(deep.status).toBe(400);
+      const body = (await deep.json()) as { error: { message: string } };
+      expect(body.error.message).toMatch(/nested too deeply/);
+      expect((await fetch(`${app.url}/v1/health`)).status).toBe(200);
+    } finally {
       await app.close();
     }
   });

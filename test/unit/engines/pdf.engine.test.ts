@@ -225,3 +225,21 @@ describe('text-layer grouping', () => {
     expect(placeWords([item('   ', 0, 0, 10), item('', 0, 0, 0)], {}, toPage)).toEqual([]);
   });
 });
+
+describe('PDF engine: request deadline', () => {
+  it('starts no page once the deadline has passed and says why, without retrying', async () => {
+    const ocr = scriptedOcr(0);
+    const pdf = createPdfEngine({ ocr, logger: silent });
+    try {
+      const bytes = await makeTextPdf([['First page with enough text'], ['Second page with enough text']]);
+      const late = await pdf.layout(bytes, { deadlineMs: Date.now() - 1 });
+      expect(late.pages.map((p) => p.status)).toEqual(['error', 'error']);
+      expect(late.pages[0]?.error).toMatch(/time limit ran out/);
+      expect(late.pages[0]?.error).not.toMatch(/Please retry/);
+      const inTime = await pdf.layout(bytes, { deadlineMs: Date.now() + 60_000 });
+      expect(inTime.pages.map((p) => p.status)).toEqual(['ok', 'ok']);
+    } finally {
+      await pdf.close();
+    }
+  });
+});

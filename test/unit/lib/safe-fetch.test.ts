@@ -19,9 +19,15 @@ describe('isPrivateAddress', () => {
     'fe80::1',
     'fd00::1',
     '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '0:0:0:0:0:ffff:7f00:0001',
+    '::ffff:0:a9fe:a9fe',
+    '::7f00:1',
+    '::127.0.0.1',
+    'fec0::1',
     'not-an-ip',
   ])('refuses %s', (address) => expect(isPrivateAddress(address)).toBe(true));
-  it.each(['8.8.8.8', '1.1.1.1', '2606:4700::1111', '::ffff:8.8.8.8'])('allows %s', (address) =>
+  it.each(['8.8.8.8', '1.1.1.1', '2606:4700::1111', '::ffff:8.8.8.8', '::ffff:808:808'])('allows %s', (address) =>
     expect(isPrivateAddress(address)).toBe(false),
   );
 });

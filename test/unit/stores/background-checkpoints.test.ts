@@ -39,7 +39,9 @@ describe('background WAL checkpoints', () => {
       expect(autocheckpointPages()).toBe(0);
       const before = fs.statSync(file).size;
       fill(2000); // ~2 MB: more than SQLite's own 1,000-page threshold, which is off now
-      expect(fs.statSync(file).size).toBe(before);
+      // The commit lands in the WAL. (The database file itself is not compared here: the worker may already have
+      // checkpointed by the time this line runs on a loaded machine.)
+      expect(fs.statSync(`${file}-wal`).size).toBeGreaterThanOrEqual(1_500_000);
       const deadline = Date.now() + 5000;
       while (fs.statSync(file).size < before + 1_500_000 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 20));

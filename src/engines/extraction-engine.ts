@@ -2,8 +2,8 @@
  * What the predictions service needs from a model that turns one input into JSON: the contract between the
  * service and the engines (local today; an upstream VLM through the gateway's catalogue later).
  */
-import type { DocumentLayout, JsonSchema } from '../../engines/types';
-import type { ElementType, PredictionKind, PredictionRequest } from '../../domain/prediction';
+import type { DocumentLayout, JsonSchema } from './types';
+import type { ElementType, PredictionKind, PredictionRequest } from '../domain/prediction';
 
 export interface ExtractionInput {
   bytes: Buffer;

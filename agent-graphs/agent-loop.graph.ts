@@ -1,0 +1,170 @@
+/**
+ * The agent loop as a LangGraph StateGraph: plan → tools → plan … → finish.
+ *
+ * The `plan` node asks the PlannerModel port for the next step; `tools` runs the calls it chose through the tool
+ * registry (via `runTool`, so the same code serves MCP). When a skill declares a graph, its states are the loop's
+ * sub-goals in order: a planner answer without tool calls closes the current state and opens the next one, and the
+ * last answer is the run's response. State is plain JSON (media travel as ids), so the SQLite checkpoints the
+ * compiled graph writes after every step stay small, and a run interrupted by a restart resumes from the last one.
+ */
+import { Annotation, END, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
+import type {
+  CancelSignal,
+  PlannerMessage,
+  PlannerModel,
+  PlannerTask,
+  PlannerToolCall,
+  PlannerToolSpec,
+} from '../src/agents/sdk';
+
+/** One entry of the run's trace: a planner turn or a tool call. */
+export interface LoopTraceEntry {
+  kind: 'plan' | 'tool';
+  goal: string | null;
+  name: string;
+  toolCallId: string | null;
+  arguments: Record<string, unknown> | null;
+  output: Record<string, unknown> | null;
+  error: string | null;
+  durationMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  costMicros: number;
+}
+
+export interface ToolRunResult {
+  output: Record<string, unknown> | null;
+  error: string | null;
+}
+
+export interface AgentLoopDeps {
+  planner: PlannerModel;
+  tools: PlannerToolSpec[];
+  runTool(call: PlannerToolCall, goal: string | null): Promise<ToolRunResult>;
+  maxSteps: number;
+  signal: CancelSignal;
+  checkpointer: BaseCheckpointSaver;
+  /**
+   * Checks a final answer; a problem (e.g. it does not match the response schema) goes back to the planner as a
+   * user message while steps remain. Omitted for planners that would only repeat themselves.
+   */
+  checkFinal?(content: string | null): string | null;
+  /** Called after each node with the entries it added (progress saving, logs). */
+  onTrace?(entries: LoopTraceEntry[]): void;
+}
+
+/** Thrown when the planner used its step budget without answering. */
+export class StepLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`The agent stopped after ${limit} planning steps without an answer (step limit).`);
+    this.name = 'StepLimitError';
+  }
+}
+
+const append = <T>(left: T[], right: T[]): T[] => (right.length === 0 ? left : left.concat(right));
+
+export const AgentLoopState = Annotation.Root({
+  task: Annotation<PlannerTask>(),
+  messages: Annotation<PlannerMessage[]>({ reducer: append, default: () => [] }),
+  trace: Annotation<LoopTraceEntry[]>({ reducer: append, default: () => [] }),
+  goalIndex: Annotation<number>({ reducer: (_, next) => next, default: () => 0 }),
+  planSteps: Annotation<number>({ reducer: (a, b) => a + b, default: () => 0 }),
+  final: Annotation<string | null>({ reducer: (_, next) => next, default: () => null }),
+});
+export type AgentLoopStateValue = typeof AgentLoopState.State;
+
+export function buildAgentLoopGraph(deps: AgentLoopDeps) {
+  const goalOf = (state: AgentLoopStateValue): string | null => state.task.goals[state.goalIndex] ?? null;
+
+  const plan = async (state: AgentLoopStateValue): Promise<Partial<AgentLoopStateValue>> => {
+    if (state.planSteps >= deps.maxSteps) throw new StepLimitError(deps.maxSteps);
+    const goal = goalOf(state);
+    const started = performance.now();
+    const step = await deps.planner.plan({
+      task: state.task,
+      messages: state.messages,
+      tools: deps.tools,
+      responseSchema: state.task.responseSchema,
+      goal,
+      signal: deps.signal,
+    });
+    const entry: LoopTraceEntry = {
+      kind: 'plan',
+      goal,
+      name: deps.planner.servedBy,
+      toolCallId: null,
+      arguments: null,
+      output: step.toolCalls.length > 0 ? null : { content: step.content },
+      error: null,
+      durationMs: performance.now() - started,
+      inputTokens: step.usage.inputTokens,
+      outputTokens: step.usage.outputTokens,
+      costMicros: step.usage.costMicros,
+    };
+    deps.onTrace?.([entry]);
+    const assistant: PlannerMessage = { role: 'assistant', content: step.content, toolCalls: step.toolCalls };
+    const update = { messages: [assistant], trace: [entry], planSteps: 1 };
+    if (step.toolCalls.length > 0) return update;
+    const next = state.goalIndex + 1;
+    if (next < state.task.goals.length) {
+      // This state is done; the next one becomes the planner's sub-goal.
+      const handoff: PlannerMessage = {
+        role: 'user',
+        content: `State '${goal ?? ''}' is done. Now work on state '${state.task.goals[next] ?? ''}'.`,
+      };
+      return { ...update, messages: [assistant, handoff], goalIndex: next };
+    }
+    const problem = deps.checkFinal?.(step.content) ?? null;
+    if (problem !== null && state.planSteps + 1 < deps.maxSteps) {
+      const retry: PlannerMessage = { role: 'user', content: `${problem} Answer again.` };
+      return { ...update, messages: [assistant, retry] };
+    }
+    return { ...update, final: step.content ?? '' };
+  };
+
+  const tools = async (state: AgentLoopStateValue): Promise<Partial<AgentLoopStateValue>> => {
+    const last = state.messages.at(-1);
+    const calls = last?.role === 'assistant' ? last.toolCalls : [];
+    const goal = goalOf(state);
+    const messages: PlannerMessage[] = [];
+    const trace: LoopTraceEntry[] = [];
+    // Calls of one planner turn run in order: later calls may read artifacts earlier ones wrote.
+    for (const call of calls) {
+      const started = performance.now();
+      const result = await deps.runTool(call, goal);
+      trace.push({
+        kind: 'tool',
+        goal,
+        name: call.name,
+        toolCallId: call.id,
+        arguments: call.arguments,
+        output: result.output,
+        error: result.error,
+        durationMs: performance.now() - started,
+        inputTokens: 0,
+        outputTokens: 0,
+        costMicros: 0,
+      });
+      const content = JSON.stringify(result.error === null ? result.output : { error: result.error });
+      messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
+    }
+    deps.onTrace?.(trace);
+    return { messages, trace };
+  };
+
+  const route = (state: AgentLoopStateValue): 'tools' | 'plan' | typeof END => {
+    if (state.final !== null) return END;
+    const last = state.messages.at(-1);
+    return last?.role === 'assistant' && last.toolCalls.length > 0 ? 'tools' : 'plan';
+  };
+
+  return new StateGraph(AgentLoopState)
+    .addNode('plan', plan)
+    .addNode('tools', tools)
+    .addEdge(START, 'plan')
+    .addConditionalEdges('plan', route, ['tools', 'plan', END])
+    .addEdge('tools', 'plan')
+    .compile({ checkpointer: deps.checkpointer });
+}
+
+export type AgentLoopGraph = ReturnType<typeof buildAgentLoopGraph>;

@@ -1,0 +1,167 @@
+/**
+ * Agent runtime benchmarks (issue targets: program-mode replay of a skill >= 20x faster than its agent-mode run
+ * against an upstream answering in 200 ms per call; runtime overhead per loop step, excluding tool and model time,
+ * <= 2 ms p50).
+ *
+ * Replay vs agent: the real app with prism-orion-2 planned by a scripted upstream that answers each call after
+ * 200 ms (OCR call, then the answer); the same skill, input and schema run in agent mode, then replayed as its
+ * compiled program (no model call). Overhead: the LangGraph loop with SQLite checkpoints driven by an instant
+ * planner and an instant tool; per run, (wall time - planner time - tool time) / steps.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import { createAgentRuntime } from '../src/agents/agent-runtime';
+import { defineTool, z, type PlannerModel, type ToolContext } from '../src/agents/sdk';
+import { createToolRegistry } from '../src/agents/tool-registry';
+import { loadConfig } from '../src/config/config';
+import { startServer } from '../src/http-server';
+import { createLogger } from '../src/lib/logger';
+import { openDatabase } from '../src/stores/sqlite/database';
+import { craftZip, skillMd } from '../test/helpers/crafted-zip';
+import { renderReceiptImage } from '../test/helpers/media-fixtures';
+import { startScriptedUpstream } from '../test/helpers/scripted-upstream';
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+async function replayVersusAgent(runs: number): Promise<string> {
+  const upstream = await startScriptedUpstream();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-bench-agents-'));
+  const models = path.join(dataDir, 'models.yaml');
+  fs.writeFileSync(
+    models,
+    `upstreams:\n  - name: lab\n    base_url: ${upstream.baseUrl}\nmodels:\n  - id: prism-orion-2\n` +
+      `    engine: { kind: upstream, upstream: lab, model: planner }\n    capabilities: { supported_input_types: [text] }\n`,
+  );
+  const config = loadConfig({
+    PRISM_DATA_DIR: dataDir,
+    PORT: '0',
+    PRISM_LOG_LEVEL: 'silent',
+    PRISM_MODELS_FILE: models,
+  });
+  const running = await startServer(config, { announce: () => undefined });
+  const key = fs.readFileSync(config.data.ownerKeyPath, 'utf8').trim();
+  const headers = { authorization: `Bearer ${key}` };
+  const post = async (route: string, body: unknown) =>
+    (await fetch(`${running.url}${route}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then((r) => r.json())) as Record<string, unknown>;
+  const upload = async (bytes: Buffer, name: string) => {
+    const form = new FormData();
+    form.append('file', new Blob([bytes]), name);
+    const res = await fetch(`${running.url}/v1/files`, { method: 'POST', headers, body: form });
+    return ((await res.json()) as { id: string }).id;
+  };
+  try {
+    const zipId = await upload(craftZip([{ name: 'SKILL.md', data: skillMd('bench-receipts') }]), 's.zip');
+    await post('/v1/skills/create', { file_id: zipId });
+    const fileId = await upload(renderReceiptImage(), 'r.png');
+    const body = {
+      model: 'prism-orion-2',
+      inputs: { receipt: { type: 'input_file', file_id: fileId } },
+      config: {
+        json_schema: { type: 'object', properties: { company: { type: 'string' } }, required: ['company'] },
+        skills: [{ type: 'skill_reference', skill_id: 'bench-receipts' }],
+        mode: 'program',
+      },
+    };
+    const script = () =>
+      upstream.next(
+        {
+          kind: 'reply',
+          delayMs: 200,
+          toolCalls: [{ name: 'ocr_image', arguments: JSON.stringify({ image: fileId }) }],
+        },
+        { kind: 'reply', delayMs: 200, content: '{"company": "GREENLEAF GROCERY LTD"}' },
+      );
+    const agent: number[] = [];
+    const replay: number[] = [];
+    for (let i = 0; i < runs; i += 1) {
+      // Agent mode: `mode: agent` so every run plans with the model.
+      script();
+      let t = performance.now();
+      const a = await post('/v1/agent/execute', { ...body, config: { ...body.config, mode: 'agent' } });
+      agent.push(performance.now() - t);
+      if (a.execution_mode !== 'agent') throw new Error('expected an agent run');
+      t = performance.now();
+      const p = await post('/v1/agent/execute', body);
+      replay.push(performance.now() - t);
+      if (p.execution_mode !== 'program') throw new Error(`expected a program replay, got ${String(p.execution_mode)}`);
+    }
+    const ratio = median(agent) / median(replay);
+    return (
+      `agents: agent-mode run p50 ${median(agent).toFixed(1)} ms vs program replay p50 ${median(replay).toFixed(1)} ms ` +
+      `(${runs} runs each, upstream 200 ms per call): replay ${ratio.toFixed(1)}x faster (target >= 20x)`
+    );
+  } finally {
+    await running.close();
+    await upstream.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function loopOverhead(runs: number, steps: number): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-bench-loop-'));
+  const db = openDatabase(path.join(dir, 'loop.db'));
+  const echo = defineTool({
+    name: 'echo_value',
+    description: 'Returns its input unchanged (benchmark tool).',
+    inputSchema: z.object({ value: z.number() }),
+    outputSchema: z.object({ value: z.number() }),
+    annotations: { readOnlyHint: true },
+    handler: async ({ value }) => ({ value }),
+  });
+  const tools = createToolRegistry([echo]);
+  const runtime = createAgentRuntime({ tools, checkpointer: new SqliteSaver(db), logger: createLogger('silent') });
+  const perStep: number[] = [];
+  try {
+    for (let run = 0; run < runs; run += 1) {
+      let plannerMs = 0;
+      let turn = 0;
+      const planner: PlannerModel = {
+        kind: 'language-model',
+        servedBy: 'bench',
+        async plan() {
+          const t = performance.now();
+          turn += 1;
+          const step =
+            turn < steps
+              ? { content: null, toolCalls: [{ id: `c${turn}`, name: 'echo_value', arguments: { value: turn } }] }
+              : { content: '{"done": true}', toolCalls: [] };
+          plannerMs += performance.now() - t;
+          return { ...step, usage: { inputTokens: 0, outputTokens: 0, costMicros: 0 } };
+        },
+      };
+      const started = performance.now();
+      const result = await runtime.run({
+        executionId: `bench-${run}`,
+        task: { prompt: null, inputs: [], responseSchema: null, goals: [] },
+        skills: [],
+        tools: tools.list(),
+        planner,
+        context: () => ({}) as ToolContext,
+        maxSteps: steps + 2,
+        deadlineMs: 60_000,
+        resume: false,
+      });
+      const wall = performance.now() - started;
+      const toolMs = result.trace.filter((e) => e.kind === 'tool').reduce((n, e) => n + e.durationMs, 0);
+      perStep.push((wall - plannerMs - toolMs) / result.trace.length);
+      await runtime.discard(`bench-${run}`);
+    }
+  } finally {
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return (
+    `agents: loop overhead per step (LangGraph + SQLite checkpoint, excluding planner and tool time) p50 ` +
+    `${median(perStep).toFixed(3)} ms over ${runs} runs of ${steps * 2 - 1} steps (target <= 2 ms)`
+  );
+}
+
+export async function agentBenchmarks(): Promise<string[]> {
+  return [await loopOverhead(40, 10), await replayVersusAgent(5)];
+}

@@ -1,0 +1,168 @@
+/**
+ * The agent runtime: runs one execution through the LangGraph loop (agent-graphs/agent-loop.graph.ts) with its
+ * planner, tools, step limit, total deadline and cancellation, checkpointed in SQLite under the execution id so a
+ * run interrupted by a restart can resume from its last step. It knows ports only: the planner, a ToolContext
+ * factory and the tool registry; services decide what an execution is and what it costs.
+ */
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import {
+  buildAgentLoopGraph,
+  StepLimitError,
+  type AgentLoopStateValue,
+  type LoopTraceEntry,
+} from '../../agent-graphs/agent-loop.graph';
+import { AppError } from '../domain/errors';
+import type { CancelSignal } from '../lib/cancel';
+import type { Logger } from '../lib/logger';
+import { finalAnswer, finalProblem, type FinalAnswer } from './final-answer';
+import {
+  PlannerRefusal,
+  type AnyToolDefinition,
+  type PlannerMessage,
+  type PlannerModel,
+  type PlannerTask,
+  type ToolContext,
+} from './sdk';
+import type { ToolRegistry } from './tool-registry';
+import { describeTask, SYSTEM_PROMPT, type SkillBrief } from './transcript';
+
+export type { SkillBrief };
+
+export interface AgentRuntimeDeps {
+  tools: ToolRegistry;
+  checkpointer: BaseCheckpointSaver;
+  logger: Logger;
+}
+
+export interface RunSpec {
+  executionId: string;
+  task: PlannerTask;
+  skills: SkillBrief[];
+  tools: AnyToolDefinition[];
+  planner: PlannerModel;
+  /** Builds the tool context for this run, bound to the run's cancel signal. */
+  context(signal: CancelSignal): ToolContext;
+  maxSteps: number;
+  deadlineMs: number;
+  /** Cancels the run from outside (shutdown). */
+  signal?: CancelSignal;
+  /** Continue from the last checkpoint instead of starting over. */
+  resume: boolean;
+  onTrace?(entries: LoopTraceEntry[]): void;
+}
+
+export interface RunResult extends FinalAnswer {
+  trace: LoopTraceEntry[];
+}
+
+/** A run that ended without an answer; the message is safe to show the caller. */
+export class RunFailure extends Error {
+  constructor(
+    message: string,
+    readonly trace: LoopTraceEntry[],
+  ) {
+    super(message);
+    this.name = 'RunFailure';
+  }
+}
+
+export interface AgentRuntime {
+  run(spec: RunSpec): Promise<RunResult>;
+  /** Whether a checkpoint exists for the execution (so a restart can resume it). */
+  hasCheckpoint(executionId: string): Promise<boolean>;
+  /** Drops the execution's checkpoints once it is finished. */
+  discard(executionId: string): Promise<void>;
+}
+
+export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
+  const threadConfig = (executionId: string) => ({ configurable: { thread_id: executionId } });
+
+  return {
+    async run(spec) {
+      const controller = new AbortController();
+      const timer = setTimeout(
+        () => controller.abort(new RunFailure(`The run missed its deadline of ${spec.deadlineMs / 1000} s.`, [])),
+        spec.deadlineMs,
+      );
+      const onOuterAbort = (): void => controller.abort(new RunFailure('The run was cancelled.', []));
+      spec.signal?.addEventListener('abort', onOuterAbort);
+      const ctx = spec.context(controller.signal);
+      const graph = buildAgentLoopGraph({
+        planner: spec.planner,
+        tools: deps.tools.specs(spec.tools),
+        maxSteps: spec.maxSteps,
+        signal: controller.signal,
+        checkpointer: deps.checkpointer,
+        ...(spec.planner.kind === 'language-model'
+          ? { checkFinal: (content: string | null) => finalProblem(content, spec.task.responseSchema) }
+          : {}),
+        onTrace: (entries) => spec.onTrace?.(entries),
+        async runTool(call) {
+          if (!spec.tools.some((t) => t.name === call.name)) {
+            return { output: null, error: `Tool '${call.name}' is not available in this run.` };
+          }
+          try {
+            return { output: await deps.tools.invoke(call.name, call.arguments, ctx), error: null };
+          } catch (error) {
+            if (controller.signal.aborted) throw error;
+            return { output: null, error: safeMessage(error) };
+          }
+        },
+      });
+      const config = {
+        ...threadConfig(spec.executionId),
+        // Each plan → tools round is two supersteps; the step limit itself is enforced in the plan node.
+        recursionLimit: spec.maxSteps * 2 + 4,
+        signal: controller.signal,
+      };
+      const input = spec.resume ? null : { task: spec.task, messages: initialMessages(spec) };
+      let state: AgentLoopStateValue | undefined;
+      try {
+        state = await graph.invoke(input, config);
+      } catch (error) {
+        const snapshot = (await graph.getState(threadConfig(spec.executionId)).catch(() => null))?.values as
+          Partial<AgentLoopStateValue> | undefined;
+        const trace = snapshot?.trace ?? [];
+        const reason = controller.signal.reason as unknown;
+        if (reason instanceof RunFailure) throw new RunFailure(reason.message, trace);
+        throw new RunFailure(failureMessage(error), trace);
+      } finally {
+        clearTimeout(timer);
+        spec.signal?.removeEventListener('abort', onOuterAbort);
+      }
+      const answer = finalAnswer(state.final, spec.task.responseSchema);
+      return { ...answer, trace: state.trace };
+    },
+
+    async hasCheckpoint(executionId) {
+      return (await deps.checkpointer.getTuple(threadConfig(executionId))) !== undefined;
+    },
+
+    async discard(executionId) {
+      await deps.checkpointer.deleteThread(executionId);
+    },
+  };
+}
+
+function initialMessages(spec: RunSpec): PlannerMessage[] {
+  return [
+    { role: 'system', content: SYSTEM_PROMPT },
+    { role: 'user', content: describeTask(spec.task, spec.skills) },
+  ];
+}
+
+function failureMessage(error: unknown): string {
+  if (error instanceof StepLimitError || error instanceof PlannerRefusal) return error.message;
+  if (error instanceof Error && error.name === 'GraphRecursionError') {
+    return 'The agent stopped: it exceeded the step limit without an answer.';
+  }
+  return `The run failed: ${safeMessage(error)}`;
+}
+
+/** AppErrors carry caller-safe messages; anything else is summarised without internals. */
+function safeMessage(error: unknown): string {
+  if (error instanceof AppError) return error.message;
+  if (error instanceof PlannerRefusal) return error.message;
+  if (error instanceof SyntaxError) return 'a value could not be parsed';
+  return error instanceof Error ? error.message.split('\n')[0]?.slice(0, 300) || 'unexpected error' : String(error);
+}

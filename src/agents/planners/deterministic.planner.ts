@@ -1,0 +1,184 @@
+/**
+ * The deterministic planner: what plans a run when no upstream chat model is configured for the agent model.
+ *
+ * It reads the task, not the words: each media input gets the reading tool of its modality (image → ocr_image,
+ * PDF → read_document, video → sample_video_frames, audio → probe_audio), then, when a response schema was asked,
+ * fill_json_schema over every layout read plus the text inputs; the answer is the filled object, or without a
+ * schema what was read. It never writes prose, so a task that needs language understanding (summarise, translate,
+ * answer, classify…) is refused with a message naming the setting to configure — never answered by invention.
+ */
+import {
+  PlannerRefusal,
+  type PlanRequest,
+  type PlanStep,
+  type PlannerInput,
+  type PlannerMessage,
+  type PlannerModel,
+  type PlannerToolCall,
+} from '../sdk';
+
+export const DETERMINISTIC_PLANNER_ID = 'deterministic-planner';
+
+/** Instructions the planner can carry out without understanding language: they all mean "read and extract". */
+const NEEDS_LANGUAGE =
+  /\b(summari[sz]e|summary|explain|translate|write|compose|draft|classify|categori[sz]e|why|should|recommend|answer|compare|analy[sz]e|describe|reason|decide|judge|evaluate|rewrite|generate|suggest|predict|sentiment|opinion|critique|review|question)\b/i;
+
+export const CONFIGURE_HINT =
+  'Configure an upstream chat model with tool calling for the agent model in PRISM_MODELS_FILE ' +
+  '(a `models:` entry with id prism-orion-1 or prism-orion-2 and `engine: {kind: upstream, ...}`).';
+
+export const DETERMINISTIC_MESSAGE =
+  'No language model planned this run: the deterministic planner chose the tools from the inputs’ modalities and ' +
+  'the requested schema. ' +
+  CONFIGURE_HINT;
+
+const READER: Record<string, { tool: string; arg: string } | undefined> = {
+  image: { tool: 'ocr_image', arg: 'image' },
+  document: { tool: 'read_document', arg: 'document' },
+  video: { tool: 'sample_video_frames', arg: 'video' },
+  audio: { tool: 'probe_audio', arg: 'audio' },
+};
+
+export function createDeterministicPlanner(): PlannerModel {
+  return {
+    kind: 'deterministic',
+    servedBy: DETERMINISTIC_PLANNER_ID,
+    async plan(request) {
+      return planNext(request);
+    },
+  };
+}
+
+function planNext(request: PlanRequest): PlanStep {
+  const { task, messages } = request;
+  const available = new Set(request.tools.map((t) => t.name));
+  const usage = { inputTokens: 0, outputTokens: 0, costMicros: 0 };
+  const turns = messages.filter((m) => m.role === 'assistant').length;
+  const results = toolResults(messages);
+
+  if (turns === 0) {
+    refuseIfNeedsLanguage(task.prompt, task.inputs, task.responseSchema !== null);
+    const reads = readingCalls(task.inputs, available);
+    if (reads.length > 0) return { content: null, toolCalls: reads, usage };
+  }
+  const filled = results.find((r) => r.name === 'fill_json_schema');
+  if (task.responseSchema && !filled) {
+    if (!available.has('fill_json_schema')) {
+      throw new PlannerRefusal(
+        'The task asks for a JSON schema but fill_json_schema is not among the selected tools (config.tools).',
+      );
+    }
+    const layoutIds = results.flatMap((r) => layoutIdsOf(r.output));
+    const text = task.inputs
+      .map((i) => (i.kind === 'text' ? i.text : i.kind === 'json' && typeof i.value === 'string' ? i.value : null))
+      .filter((t): t is string => t !== null)
+      .join('\n');
+    const args: Record<string, unknown> = { json_schema: task.responseSchema, layout_ids: layoutIds };
+    if (text) args.text = text;
+    if (task.prompt) args.instructions = task.prompt;
+    return { content: null, toolCalls: [{ id: callId(turns, 0), name: 'fill_json_schema', arguments: args }], usage };
+  }
+  const response = filled ? (filled.output?.data ?? {}) : readingSummary(task.inputs, results);
+  return { content: JSON.stringify(response), toolCalls: [], usage };
+}
+
+function refuseIfNeedsLanguage(prompt: string | null, inputs: PlannerInput[], hasSchema: boolean): void {
+  const media = inputs.some((i) => i.kind === 'media');
+  const words = prompt?.match(NEEDS_LANGUAGE)?.[0];
+  if (words) {
+    throw new PlannerRefusal(
+      `The instruction asks to "${words}", which needs a language model; the deterministic planner only reads ` +
+        `inputs (OCR, document text, video frames, audio speech segments) and fills a JSON schema. ${CONFIGURE_HINT}`,
+    );
+  }
+  if (!media && !hasSchema) {
+    throw new PlannerRefusal(
+      'There is nothing the deterministic planner can do: no image, document, video or audio input and no ' +
+        `json_schema to fill. ${CONFIGURE_HINT}`,
+    );
+  }
+}
+
+function readingCalls(inputs: PlannerInput[], available: Set<string>): PlannerToolCall[] {
+  const calls: PlannerToolCall[] = [];
+  for (const input of inputs) {
+    if (input.kind !== 'media') continue;
+    const reader = READER[input.family];
+    if (!reader) {
+      throw new PlannerRefusal(
+        `Input '${input.slot}' is not an image, PDF, video or audio file this planner can read.`,
+      );
+    }
+    if (!available.has(reader.tool)) {
+      throw new PlannerRefusal(`Input '${input.slot}' needs the ${reader.tool} tool, which config.tools left out.`);
+    }
+    calls.push({ id: callId(0, calls.length), name: reader.tool, arguments: { [reader.arg]: input.source } });
+  }
+  return calls;
+}
+
+interface ToolResult {
+  name: string;
+  output: Record<string, unknown> | null;
+}
+
+function toolResults(messages: PlannerMessage[]): ToolResult[] {
+  return messages.flatMap((m) => {
+    if (m.role !== 'tool') return [];
+    const parsed = JSON.parse(m.content) as Record<string, unknown> | null;
+    if (parsed && typeof parsed.error === 'string' && Object.keys(parsed).length === 1) {
+      throw new PlannerRefusal(`The ${m.name} tool failed: ${parsed.error}`);
+    }
+    return [{ name: m.name, output: parsed }];
+  });
+}
+
+function layoutIdsOf(output: Record<string, unknown> | null): string[] {
+  const id = output?.layout_id;
+  return typeof id === 'string' ? [id] : [];
+}
+
+/** Without a schema: what each input reads as, keyed by slot (text, pages, frames, audio facts). */
+function readingSummary(inputs: PlannerInput[], results: ToolResult[]): Record<string, unknown> {
+  const summary: Record<string, unknown> = {};
+  let next = 0;
+  for (const input of inputs) {
+    if (input.kind !== 'media') {
+      summary[input.slot] = input.kind === 'text' ? input.text : input.value;
+      continue;
+    }
+    const out = results[next]?.output ?? null;
+    next += 1;
+    summary[input.slot] = describeRead(input.family, out);
+  }
+  return summary;
+}
+
+function describeRead(family: string, out: Record<string, unknown> | null): unknown {
+  if (!out) return null;
+  if (family === 'image') {
+    const page = out.page as { text?: string } | undefined;
+    return { type: 'image', text: page?.text ?? '', layout_id: out.layout_id ?? null };
+  }
+  if (family === 'document') {
+    const pages = (out.pages as { index: number; text: string; status: string }[] | undefined) ?? [];
+    return {
+      type: 'document',
+      page_count: out.page_count,
+      pages: pages.map((p) => ({ index: p.index, status: p.status, text: p.text })),
+      layout_id: out.layout_id ?? null,
+    };
+  }
+  if (family === 'video') {
+    return {
+      type: 'video',
+      duration_s: out.duration_s,
+      has_audio: out.has_audio,
+      scene_changes_s: out.scene_changes_s,
+      frames: out.frames,
+    };
+  }
+  return { type: 'audio', ...out };
+}
+
+const callId = (turn: number, index: number): string => `call_${turn}_${index}`;

@@ -1,0 +1,50 @@
+/**
+ * The words a language-model planner starts from: Prism's system prompt and the task written out (instruction,
+ * named inputs with the ids tools accept, enabled skills, the response schema). The deterministic planner reads the
+ * same task in structured form and ignores these words.
+ */
+import type { PlannerTask } from './sdk';
+
+/** A skill's text as the planner sees it. */
+export interface SkillBrief {
+  name: string;
+  description: string;
+  instructions: string;
+}
+
+/** Skill instructions beyond this many characters are left to read_skill_file. */
+const MAX_INSTRUCTIONS = 6000;
+
+export const SYSTEM_PROMPT = [
+  'You are Prism, an agent that reads images, documents, video and audio with tools and answers with JSON.',
+  'Inputs are referenced by ids or URLs; pass them unchanged as tool arguments. Tool results are JSON.',
+  'Call tools until you have what the task needs, then answer with one JSON object and no tool calls.',
+  'Never invent values: if something cannot be found in the inputs, use null.',
+].join('\n');
+
+export function describeTask(task: PlannerTask, skills: SkillBrief[]): string {
+  const parts: string[] = [];
+  parts.push(`Task: ${task.prompt ?? 'Extract the information in the inputs.'}`);
+  if (task.inputs.length > 0) {
+    parts.push('Inputs:');
+    for (const input of task.inputs) {
+      if (input.kind === 'media') parts.push(`- ${input.slot}: ${input.family} at "${input.source}"`);
+      else if (input.kind === 'text') parts.push(`- ${input.slot} (text): ${input.text}`);
+      else parts.push(`- ${input.slot} (json): ${JSON.stringify(input.value)}`);
+    }
+  }
+  for (const skill of skills) {
+    const body =
+      skill.instructions.length > MAX_INSTRUCTIONS
+        ? `${skill.instructions.slice(0, MAX_INSTRUCTIONS)}\n[… read the rest with read_skill_file]`
+        : skill.instructions;
+    parts.push(`Skill "${skill.name}": ${skill.description}\n${body}`);
+  }
+  if (task.goals.length > 0) {
+    parts.push(`Work through these states in order: ${task.goals.join(' → ')}. Current state: ${task.goals[0]}.`);
+  }
+  if (task.responseSchema) {
+    parts.push(`The final answer must be a JSON object matching this schema:\n${JSON.stringify(task.responseSchema)}`);
+  }
+  return parts.join('\n\n');
+}

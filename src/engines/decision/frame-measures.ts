@@ -1,0 +1,203 @@
+/**
+ * The measures the local decision engine answers from: brightness, colour, change between frames and text lines,
+ * each a single pass over the shrunk frame (see frame-pixels.ts), so a frame is measured in well under a
+ * millisecond and the engine keeps up with a camera.
+ *
+ * Text lines are found without a neural model: the frame is split into ink and background at Otsu's threshold
+ * (ink is the smaller class, so light-on-dark text works too), and a pixel row is a text row when ink and
+ * background alternate along it often enough but not as often as noise does, in thin strokes. Runs of text rows of a plausible
+ * height are lines. This is a presence-and-count measure; reading the words is the OCR engine's job.
+ */
+import type { FramePixels } from './frame-pixels';
+
+/** Mean luma as a fraction: 0 is black, 1 is white. */
+export function brightness(frame: FramePixels): number {
+  let sum = 0;
+  for (const v of frame.grey) sum += v;
+  return frame.grey.length === 0 ? 0 : sum / frame.grey.length / 255;
+}
+
+/** Colour names the engine knows, with a representative sRGB value each. */
+export const NAMED_COLOURS: Readonly<Record<string, readonly [number, number, number]>> = {
+  black: [0, 0, 0],
+  white: [255, 255, 255],
+  grey: [128, 128, 128],
+  gray: [128, 128, 128],
+  red: [220, 30, 30],
+  green: [30, 170, 50],
+  blue: [30, 60, 220],
+  yellow: [240, 220, 30],
+  orange: [245, 140, 20],
+  purple: [130, 40, 170],
+  pink: [245, 150, 190],
+  brown: [120, 70, 30],
+  cyan: [30, 200, 220],
+  magenta: [220, 40, 200],
+};
+
+/**
+ * Which of `options` covers most of the frame: every pixel (on a coarse grid) takes the nearest known colour;
+ * the option with the most pixels wins. Options that are not colour names never win; null when none is one.
+ */
+export function dominantColour(frame: FramePixels, options: readonly string[]): string | null {
+  const known = options.filter((o) => NAMED_COLOURS[o.toLowerCase()] !== undefined);
+  if (known.length === 0) return null;
+  const names = Object.keys(NAMED_COLOURS);
+  const refs = names.map((n) => NAMED_COLOURS[n] as readonly [number, number, number]);
+  const votes = new Map<string, number>();
+  const step = Math.max(1, Math.floor(frame.width / 80));
+  for (let y = 0; y < frame.height; y += step) {
+    for (let x = 0; x < frame.width; x += step) {
+      const p = (y * frame.width + x) * 3;
+      const r = frame.rgb[p] as number;
+      const g = frame.rgb[p + 1] as number;
+      const b = frame.rgb[p + 2] as number;
+      let best = 0;
+      let bestD = Infinity;
+      for (let i = 0; i < refs.length; i += 1) {
+        const ref = refs[i] as readonly [number, number, number];
+        const d = (r - ref[0]) ** 2 * 2 + (g - ref[1]) ** 2 * 4 + (b - ref[2]) ** 2 * 3;
+        if (d < bestD) {
+          bestD = d;
+          best = i;
+        }
+      }
+      const name = names[best] as string;
+      const canonical = name === 'gray' ? 'grey' : name;
+      votes.set(canonical, (votes.get(canonical) ?? 0) + 1);
+    }
+  }
+  let winner: string | null = null;
+  let most = -1;
+  for (const option of known) {
+    const key = option.toLowerCase() === 'gray' ? 'grey' : option.toLowerCase();
+    const count = votes.get(key) ?? 0;
+    if (count > most) {
+      most = count;
+      winner = option;
+    }
+  }
+  return winner;
+}
+
+/** A coarse grey thumbnail (8 × 8 blocks of the shrunk frame, averaged) that change is measured on; robust to sensor noise. */
+export interface ChangeSignature {
+  cols: number;
+  rows: number;
+  cells: Float32Array;
+}
+
+const CELL = 8;
+
+export function changeSignature(frame: FramePixels): ChangeSignature {
+  const cols = Math.max(1, Math.floor(frame.width / CELL));
+  const rows = Math.max(1, Math.floor(frame.height / CELL));
+  const cells = new Float32Array(cols * rows);
+  const counts = new Uint16Array(cols * rows);
+  for (let y = 0; y < rows * CELL && y < frame.height; y += 1) {
+    const row = Math.floor(y / CELL) * cols;
+    for (let x = 0; x < cols * CELL && x < frame.width; x += 1) {
+      const i = row + Math.floor(x / CELL);
+      cells[i] = (cells[i] as number) + (frame.grey[y * frame.width + x] as number);
+      counts[i] = (counts[i] as number) + 1;
+    }
+  }
+  for (let i = 0; i < cells.length; i += 1) cells[i] = (cells[i] as number) / Math.max(1, counts[i] as number);
+  return { cols, rows, cells };
+}
+
+/** A block counts as changed when its mean grey moved by more than this (of 255). */
+const CHANGED_BLOCK = 16;
+
+/** Fraction (0..1) of the frame's blocks that changed since `previous`; 1 when the frame size changed. */
+export function changedFraction(previous: ChangeSignature, current: ChangeSignature): number {
+  if (previous.cols !== current.cols || previous.rows !== current.rows) return 1;
+  let changed = 0;
+  for (let i = 0; i < current.cells.length; i += 1) {
+    if (Math.abs((current.cells[i] as number) - (previous.cells[i] as number)) > CHANGED_BLOCK) changed += 1;
+  }
+  return changed / current.cells.length;
+}
+
+/** Smallest gap between the ink and background class means (of 255) for the frame to hold any text at all. */
+const MIN_CONTRAST = 48;
+
+/** Number of text lines: bands of rows where ink and background alternate like letters do. */
+export function textLineCount(frame: FramePixels): number {
+  const { width, height, grey } = frame;
+  const threshold = otsu(grey);
+  if (threshold === null) return 0;
+  let darkCount = 0;
+  for (const v of grey) if (v <= threshold) darkCount += 1;
+  const inkIsDark = darkCount <= grey.length / 2;
+  // Transitions per row, and whether the row holds ink at all.
+  const minTransitions = Math.max(6, Math.round(width * 0.02));
+  const maxTransitions = Math.round(width * 0.4);
+  // Letter strokes are thin: a row whose ink comes in long runs is an edge or a shape, not writing.
+  const maxMeanStroke = Math.max(8, width * 0.03);
+  const isTextRow = new Uint8Array(height);
+  for (let y = 0; y < height; y += 1) {
+    let transitions = 0;
+    let inkPixels = 0;
+    let inkRuns = 0;
+    let previous = false;
+    for (let x = 0; x < width; x += 1) {
+      const ink = (grey[y * width + x] as number) <= threshold === inkIsDark;
+      if (ink) {
+        inkPixels += 1;
+        if (!previous) inkRuns += 1;
+      }
+      if (x > 0 && ink !== previous) transitions += 1;
+      previous = ink;
+    }
+    const thinStrokes = inkRuns > 0 && inkPixels / inkRuns <= maxMeanStroke;
+    isTextRow[y] = transitions >= minTransitions && transitions <= maxTransitions && thinStrokes ? 1 : 0;
+  }
+  // Runs of text rows (bridging one-row gaps) of a plausible line height.
+  const minHeight = 3;
+  const maxHeight = Math.max(minHeight + 1, Math.round(height / 4));
+  let lines = 0;
+  let y = 0;
+  while (y < height) {
+    if (isTextRow[y] === 0) {
+      y += 1;
+      continue;
+    }
+    let end = y;
+    while (end + 1 < height && (isTextRow[end + 1] === 1 || (end + 2 < height && isTextRow[end + 2] === 1))) end += 1;
+    const bandHeight = end - y + 1;
+    if (bandHeight >= minHeight && bandHeight <= maxHeight) lines += 1;
+    y = end + 1;
+  }
+  return lines;
+}
+
+/** Otsu's threshold of a grey image, or null when its two classes are too close to hold ink. */
+function otsu(grey: Uint8Array): number | null {
+  const histogram = new Float64Array(256);
+  for (const v of grey) histogram[v] = (histogram[v] as number) + 1;
+  const total = grey.length;
+  let sumAll = 0;
+  for (let i = 0; i < 256; i += 1) sumAll += i * (histogram[i] as number);
+  let weightBelow = 0;
+  let sumBelow = 0;
+  let best = -1;
+  let bestThreshold = 0;
+  let bestGap = 0;
+  for (let t = 0; t < 255; t += 1) {
+    weightBelow += histogram[t] as number;
+    if (weightBelow === 0) continue;
+    const weightAbove = total - weightBelow;
+    if (weightAbove === 0) break;
+    sumBelow += t * (histogram[t] as number);
+    const meanBelow = sumBelow / weightBelow;
+    const meanAbove = (sumAll - sumBelow) / weightAbove;
+    const between = weightBelow * weightAbove * (meanBelow - meanAbove) ** 2;
+    if (between > best) {
+      best = between;
+      bestThreshold = t;
+      bestGap = meanAbove - meanBelow;
+    }
+  }
+  return best < 0 || bestGap < MIN_CONTRAST ? null : bestThreshold;
+}

@@ -1,0 +1,115 @@
+/**
+ * PP-OCR text detection (DB, "differentiable binarisation"): the network gives a per-pixel text probability map;
+ * this module prepares its input and turns the map into text boxes, the way PaddleOCR's DBPostProcess does in its
+ * fast mode (threshold, connected regions, mean-score filter, "unclip" expansion), with axis-aligned boxes because
+ * documents reach us upright (EXIF orientation applied) and the recogniser reads axis-aligned crops.
+ */
+import type { Box } from '../types';
+import type { FloatTensor } from './ppocr-models';
+
+/** ImageNet normalisation PaddleOCR's detector was trained with. */
+const MEAN = [0.485, 0.456, 0.406] as const;
+const STD = [0.229, 0.224, 0.225] as const;
+
+export interface DetectOptions {
+  /** Probability above which a pixel is text (default 0.3). */
+  threshold?: number;
+  /** Mean probability a region needs to be kept (default 0.6). */
+  boxThreshold?: number;
+  /** Expansion of each region: area × ratio ÷ perimeter pixels on every side (default 1.5). */
+  unclipRatio?: number;
+  /** Regions whose shorter side is under this many map pixels are dropped (default 3). */
+  minSize?: number;
+}
+
+/** A detected text region in detector-input pixels, with its mean probability. */
+export interface DetectedBox {
+  box: Box;
+  score: number;
+}
+
+/** Size of the detector input: the image scaled by `scale`, each side rounded to a multiple of 32 (at least 32). */
+export function detectionSize(width: number, height: number, scale: number): { width: number; height: number } {
+  const round32 = (v: number): number => Math.max(32, Math.round((v * scale) / 32) * 32);
+  return { width: round32(width), height: round32(height) };
+}
+
+/** Interleaved RGB bytes → the detector's normalised NCHW tensor. */
+export function detectionTensor(rgb: Uint8Array, width: number, height: number): FloatTensor {
+  const plane = width * height;
+  const data = new Float32Array(3 * plane);
+  for (let i = 0; i < plane; i += 1) {
+    for (let c = 0; c < 3; c += 1) {
+      data[c * plane + i] = ((rgb[i * 3 + c] as number) / 255 - (MEAN[c] as number)) / (STD[c] as number);
+    }
+  }
+  return { data, dims: [1, 3, height, width] };
+}
+
+/**
+ * Probability map (width × height, row-major) → text boxes in map pixels, clamped to the map. Regions are
+ * 4-connected groups of pixels above `threshold`; each becomes its bounding box, kept if its mean probability
+ * reaches `boxThreshold`, then expanded by the unclip distance (DB shrinks text regions during training).
+ */
+export function boxesFromProbabilityMap(
+  prob: Float32Array,
+  width: number,
+  height: number,
+  opts: DetectOptions = {},
+): DetectedBox[] {
+  const threshold = opts.threshold ?? 0.3;
+  const boxThreshold = opts.boxThreshold ?? 0.6;
+  const unclipRatio = opts.unclipRatio ?? 1.5;
+  const minSize = opts.minSize ?? 3;
+  const seen = new Uint8Array(width * height);
+  const stack = new Int32Array(width * height);
+  const out: DetectedBox[] = [];
+  for (let start = 0; start < prob.length; start += 1) {
+    if (seen[start] === 1 || (prob[start] as number) <= threshold) continue;
+    let top = 0;
+    stack[top++] = start;
+    seen[start] = 1;
+    let x0 = width;
+    let y0 = height;
+    let x1 = 0;
+    let y1 = 0;
+    let sum = 0;
+    let count = 0;
+    while (top > 0) {
+      const i = stack[--top] as number;
+      const x = i % width;
+      const y = (i - x) / width;
+      sum += prob[i] as number;
+      count += 1;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+      const push = (j: number): void => {
+        if (seen[j] === 0 && (prob[j] as number) > threshold) {
+          seen[j] = 1;
+          stack[top++] = j;
+        }
+      };
+      if (x > 0) push(i - 1);
+      if (x < width - 1) push(i + 1);
+      if (y > 0) push(i - width);
+      if (y < height - 1) push(i + width);
+    }
+    const w = x1 - x0 + 1;
+    const h = y1 - y0 + 1;
+    if (Math.min(w, h) < minSize) continue;
+    const score = sum / count;
+    if (score < boxThreshold) continue;
+    const d = (w * h * unclipRatio) / (2 * (w + h));
+    const box = {
+      x0: Math.max(0, x0 - d),
+      y0: Math.max(0, y0 - d),
+      x1: Math.min(width, x1 + 1 + d),
+      y1: Math.min(height, y1 + 1 + d),
+    };
+    if (Math.min(box.x1 - box.x0, box.y1 - box.y0) < minSize + 2) continue;
+    out.push({ box, score });
+  }
+  return out;
+}

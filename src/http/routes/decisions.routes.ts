@@ -1,0 +1,69 @@
+/**
+ * The typed decision endpoint of the gateway (mounted on `/v1/compat` and `/v1/openai`, behind gateway auth and
+ * the per-caller budget): `POST /decisions` answers one question set about one image with the same service, so
+ * the same answers and usage, as a frame on the WebSocket stream; `GET /decisions` lists what the local decision
+ * engine answers without a model.
+ */
+import { Router } from 'express';
+import { z } from 'zod';
+import { DECISION_STREAM_PATHS, decisionSettingsSchema } from '../../gateway/decision-request';
+import { LOCAL_DECISION_MODEL, type DecisionsService } from '../../gateway/decisions.service';
+import { randomHex } from '../../lib/random-id';
+import { principalOf } from '../request-context';
+import { parseInput } from '../validation';
+import type { Principal } from '../../domain/account';
+
+const decisionBodySchema = decisionSettingsSchema
+  .extend({
+    /** The image: a data URL, bare base64, or an http(s) URL. */
+    image: z.string().min(1).optional(),
+    /** Or a stored file's id. */
+    file_id: z.string().min(1).optional(),
+  })
+  .strict();
+
+export interface DecisionsRoutesDeps {
+  decisions: DecisionsService;
+  payerOrgId: (principal: Principal | undefined) => Promise<string | null>;
+}
+
+export function decisionsRoutes(deps: DecisionsRoutesDeps): Router {
+  const router = Router();
+
+  router.get('/decisions', (_req, res) => {
+    res.json({
+      object: 'list',
+      model: LOCAL_DECISION_MODEL,
+      stream: DECISION_STREAM_PATHS[0],
+      data: deps.decisions.kinds(),
+    });
+  });
+
+  router.post('/decisions', async (req, res) => {
+    const body = parseInput(decisionBodySchema, req.body, 'body');
+    const principal = principalOf(req);
+    const { image, file_id: fileId, ...settings } = body;
+    const { session, outcome, latencyMs } = await deps.decisions.decideOnce(
+      {
+        principal,
+        payerOrgId: await deps.payerOrgId(principal),
+        fingerprint: req.get('x-prism-fingerprint') ?? null,
+      },
+      settings,
+      { images: image === undefined ? [] : [image], fileId },
+    );
+    res.json({
+      id: `dec_${randomHex(12)}`,
+      object: 'decision',
+      created: Math.floor(Date.now() / 1000),
+      model: session.model,
+      upstream_model: session.upstreamModel,
+      questions: session.routes,
+      answers: outcome.answers,
+      latency_ms: latencyMs,
+      usage: outcome.usage,
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,123 @@
+/**
+ * Named agents: `<name>:<version>` with the config their executions start from (prompt, schema, skills, tools,
+ * tier, mode, model). Versions not given are derived from the config's content (`YYYYMMDD-<8 hex>`), so the same
+ * definition twice is the same version.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Principal } from '../domain/account';
+import { BadRequestError, ConflictError, NotFoundError } from '../domain/errors';
+import type { AgentRecord, ExecutionMode, ServiceTier } from '../domain/execution';
+import { compileSchema } from '../lib/json-schema';
+import type { ToolRegistry } from '../agents/tool-registry';
+import type { AgentStore } from '../stores/execution-store';
+import type { ArtifactsService } from './artifacts.service';
+import { skillRefsOf, type SkillEntryWire } from './executions/execution-skills';
+
+export interface CreateAgentCommand {
+  name: string;
+  version: string | null;
+  description: string | null;
+  prompt: string | null;
+  jsonSchema: Record<string, unknown> | null;
+  skills: SkillEntryWire[];
+  tools: string[] | null;
+  toolsets: string[] | null;
+  serviceTier: ServiceTier;
+  mode: ExecutionMode;
+  model: string | null;
+  inputs: Record<string, unknown> | null;
+}
+
+export type AgentLookup = { id: string } | { name: string } | { prompt: string };
+
+export interface AgentsService {
+  /** @throws ConflictError `agent_exists` when the organisation already has that name and version. */
+  create(principal: Principal, command: CreateAgentCommand): Promise<AgentRecord>;
+  /** @throws NotFoundError `agent_not_found`. */
+  lookup(principal: Principal, by: AgentLookup): Promise<AgentRecord>;
+  list(principal: Principal): Promise<AgentRecord[]>;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export function createAgentsService(deps: {
+  store: AgentStore;
+  tools: ToolRegistry;
+  artifacts: Pick<ArtifactsService, 'write'>;
+  orgIdFor(principal: Principal): Promise<string>;
+}): AgentsService {
+  return {
+    async create(principal, command) {
+      const [name = '', suffix] = command.name.split(':');
+      if (!NAME.test(name)) {
+        throw new BadRequestError(
+          `Agent name '${name}' must be letters, digits, '.', '_' or '-' (at most 128).`,
+          null,
+          'name',
+        );
+      }
+      if (command.jsonSchema) {
+        try {
+          compileSchema(command.jsonSchema);
+        } catch (error) {
+          throw new BadRequestError(
+            `config.json_schema is not a usable JSON schema: ${(error as Error).message}`,
+            'schema_invalid',
+            'config.json_schema',
+          );
+        }
+      }
+      deps.tools.select(command.tools);
+      const orgId = await deps.orgIdFor(principal);
+      const id = randomUUID();
+      const config = {
+        prompt: command.prompt,
+        jsonSchema: command.jsonSchema,
+        skills: await skillRefsOf(deps.artifacts, principal, id, command.skills),
+        tools: command.tools,
+        toolsets: command.toolsets,
+        serviceTier: command.serviceTier,
+        mode: command.mode,
+        model: command.model,
+      };
+      const now = new Date();
+      const version = suffix || command.version || contentVersion(now, { ...config, skills: command.skills });
+      const agent: AgentRecord = {
+        id,
+        orgId,
+        name,
+        version,
+        description: command.description,
+        config,
+        inputs: command.inputs,
+        createdAt: now,
+      };
+      if (!(await deps.store.insert(agent))) {
+        throw new ConflictError(`Agent '${name}:${version}' already exists.`, 'agent_exists');
+      }
+      return agent;
+    },
+
+    async lookup(principal, by) {
+      const orgId = await deps.orgIdFor(principal);
+      let found: AgentRecord | null;
+      if ('id' in by) found = await deps.store.get(orgId, by.id);
+      else if ('name' in by) {
+        const [name = '', version = null] = by.name.split(':');
+        if (!name) throw new BadRequestError('The agent name is empty.', null, 'name');
+        found = await deps.store.findByName(orgId, name, version || null);
+      } else found = await deps.store.findByPrompt(orgId, by.prompt);
+      if (!found) throw new NotFoundError('agent', 'id' in by ? by.id : 'name' in by ? by.name : 'prompt');
+      return found;
+    },
+
+    async list(principal) {
+      return deps.store.list(await deps.orgIdFor(principal));
+    },
+  };
+}
+
+function contentVersion(now: Date, config: unknown): string {
+  const day = now.toISOString().slice(0, 10).replaceAll('-', '');
+  return `${day}-${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 8)}`;
+}

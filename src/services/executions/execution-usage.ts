@@ -1,0 +1,81 @@
+/**
+ * The execution usage object and what an execution costs.
+ *
+ * Elements come from what the tools read (pages of documents, images, videos, audio clips). The standard cost is
+ * the planner's tokens at the agent model's prices (the deterministic planner uses none); the tier multiplier
+ * (flex 0.5×, priority 1.8×) applies on top and the gateway's minimum charge per call applies to each execution,
+ * debited from the organisation's wallet like a gateway call.
+ */
+import type { ExecutionStep, ExecutionUsage, ServiceTier } from '../../domain/execution';
+import { TIER_MULTIPLIER } from '../../domain/execution';
+
+/** Token prices of the model that planned (USD per 1M tokens; null = unknown). */
+export interface PlannerPricing {
+  prompt: number | null;
+  completion: number | null;
+}
+
+/** The wallet, as executions use it (bound to the gateway's biller by the composition root). */
+export interface ExecutionBilling {
+  /** @throws 402 `insufficient_credits` before any work when the wallet cannot pay the minimum. */
+  authorize(orgId: string): Promise<void>;
+  /** Prices the tokens at `multiplier`, applies the minimum, debits the wallet. */
+  charge(
+    orgId: string,
+    input: { pricing: PlannerPricing; inputTokens: number; outputTokens: number; multiplier: number; reason: string },
+  ): Promise<{ standardMicros: number; costMicros: number; minimumMicros: number }>;
+}
+
+const ELEMENT_OF: Record<
+  string,
+  { type: ExecutionUsage['element_type']; count(output: Record<string, unknown>): number }
+> = {
+  ocr_image: { type: 'image', count: () => 1 },
+  read_document: {
+    type: 'page',
+    count: (o) => ((o.pages as { status: string }[] | undefined) ?? []).filter((p) => p.status === 'ok').length,
+  },
+  sample_video_frames: { type: 'video', count: () => 1 },
+  probe_audio: { type: 'audio', count: () => 1 },
+};
+
+/** Elements read by the run's tools (the first kind read names the element type). */
+export function elementsOf(steps: ExecutionStep[]): Pick<ExecutionUsage, 'elements_processed' | 'element_type'> {
+  let count = 0;
+  let type: ExecutionUsage['element_type'] = null;
+  for (const step of steps) {
+    const element = step.kind === 'tool' && step.output ? ELEMENT_OF[step.name] : undefined;
+    if (!element || !step.output) continue;
+    count += element.count(step.output);
+    type ??= element.type;
+  }
+  return { elements_processed: count, element_type: type };
+}
+
+const dollars = (micros: number): number => Math.round(micros) / 1e6;
+
+export function buildUsage(input: {
+  steps: ExecutionStep[];
+  tier: ServiceTier;
+  durationMs: number;
+  message: string | null;
+  cost: { standardMicros: number; costMicros: number; minimumMicros: number } | null;
+}): ExecutionUsage {
+  const elements = elementsOf(input.steps);
+  const multiplier = TIER_MULTIPLIER[input.tier];
+  // The standard cost is what the run would have cost at 1×, minimum included, so savings compare like with like.
+  const standard = input.cost ? Math.max(input.cost.standardMicros, input.cost.minimumMicros) : 0;
+  const cost = input.cost?.costMicros ?? 0;
+  return {
+    ...elements,
+    credits_used: elements.elements_processed,
+    steps: input.steps.length,
+    message: input.message,
+    duration_seconds: Math.ceil(input.durationMs / 1000),
+    service_tier: input.tier,
+    mode_multiplier: multiplier,
+    standard_cost_dollars: dollars(standard),
+    cost_dollars: dollars(cost),
+    savings_dollars: dollars(Math.max(0, standard - cost)),
+  };
+}

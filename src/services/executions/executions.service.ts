@@ -1,0 +1,465 @@
+/**
+ * Agent executions: the execute endpoint's one service. It checks and normalises the request (model, schema,
+ * tools, skills, inputs), checks the wallet, stores the record, and runs it now or through the job queue
+ * (`batch`). A run goes through program mode (second-generation model, `mode: program`, a verified program for the
+ * skill version) or the agent runtime's LangGraph loop; the record ends `completed` or `failed` with usage and cost
+ * (debited from the wallet), the callback is signed and sent, and a schema-valid skill run of the
+ * second-generation model is compiled into a program. A restart resumes runs from their checkpoints or fails them
+ * with a message; none is left `running`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../domain/account';
+import { AppError, BadRequestError, NotFoundError } from '../../domain/errors';
+import {
+  emptyExecutionUsage,
+  type Execution,
+  type ExecutionMode,
+  type ExecutionRequest,
+  type ExecutionStep,
+  type ServiceTier,
+} from '../../domain/execution';
+import { isTerminal } from '../../domain/prediction';
+import type { ParsedSkill, SkillResolver } from '../../domain/skill';
+import { compileSchema } from '../../lib/json-schema';
+import { parsePublicUrl, SafeFetchError } from '../../lib/safe-fetch';
+import type { Logger } from '../../lib/logger';
+import type { AgentRuntime } from '../../agents/agent-runtime';
+import { RunFailure } from '../../agents/agent-runtime';
+import type { PlannerModel, PlannerTask, ToolContext } from '../../agents/sdk';
+import type { ToolRegistry } from '../../agents/tool-registry';
+import { DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.planner';
+import type { AgentStore, ExecutionStore, ProgramStore } from '../../stores/execution-store';
+import type { ArtifactsService } from '../artifacts.service';
+import type { FilesService } from '../files.service';
+import type { ToolContextFactory } from '../tool-context';
+import { normaliseInputs, plannerInputs } from './execution-inputs';
+import { resolveSkills, skillRefsOf, type SkillEntryWire } from './execution-skills';
+import { buildUsage, type ExecutionBilling, type PlannerPricing } from './execution-usage';
+import { runProgramMode, recordProgram } from './program-mode';
+
+/** A resumed run that keeps dying is given up after this many starts. */
+const MAX_ATTEMPTS = 3;
+
+/** The planner behind an agent model id (suffix included), as the composition root resolves it. */
+export interface ResolvedPlanner {
+  /** The catalogue model that plans (e.g. `prism-orion-2`). */
+  modelId: string;
+  planner: PlannerModel;
+  pricing: PlannerPricing;
+  /** Program mode applies (the second-generation agent model). */
+  programCapable: boolean;
+}
+
+export interface PlannerDirectory {
+  /** @throws AppError 404 `model_not_found` for an unknown model. */
+  resolve(model: string): ResolvedPlanner;
+}
+
+export interface ExecuteCommand {
+  name: string | null;
+  model: string | null;
+  inputs: Record<string, unknown> | null;
+  batch: boolean;
+  callbackUrl: string | null;
+  prompt: string | null;
+  jsonSchema: Record<string, unknown> | null;
+  skills: SkillEntryWire[];
+  tools: string[] | null;
+  toolsets: string[] | null;
+  serviceTier: ServiceTier;
+  mode: ExecutionMode;
+  metadata: Record<string, unknown>;
+  clientId: string | null;
+  clientCreatedAt: string | null;
+}
+
+export interface ExecutionsServiceDeps {
+  store: ExecutionStore;
+  agents: AgentStore;
+  programs: ProgramStore;
+  tools: ToolRegistry;
+  runtime: AgentRuntime;
+  toolContext: ToolContextFactory;
+  planners: PlannerDirectory;
+  billing: ExecutionBilling;
+  skills: SkillResolver | null;
+  files: Pick<FilesService, 'get'>;
+  artifacts: Pick<ArtifactsService, 'write' | 'read'>;
+  orgIdFor(principal: Principal): Promise<string>;
+  enqueue(id: string): void;
+  onFinished(execution: Execution): void;
+  limits: { maxSteps: number; deadlineMs: number };
+  logger: Logger;
+}
+
+export interface ExecutionsService {
+  execute(principal: Principal, command: ExecuteCommand): Promise<Execution>;
+  list(principal: Principal, page: { skip: number; limit: number }): Promise<Execution[]>;
+  /** @throws NotFoundError (`execution_not_found`) also for other organisations' executions. */
+  get(principal: Principal, id: string): Promise<Execution>;
+  /** Runs a queued execution (the job queue's handler). */
+  runJob(id: string): Promise<void>;
+  /** After a restart: resumes interrupted runs from their checkpoints or fails them with a message. */
+  resumeUnfinished(): Promise<{ resumed: number; failed: number }>;
+  /** Stops running executions for a shutdown; they stay `running` and resume after the restart. */
+  cancelAll(): void;
+}
+
+export const DEFAULT_AGENT_MODEL = 'prism-orion-1:auto';
+
+export function createExecutionsService(deps: ExecutionsServiceDeps): ExecutionsService {
+  const { store, logger } = deps;
+  const running = new Map<string, AbortController>();
+  let shuttingDown = false;
+
+  /** A principal for work done on an organisation's behalf outside a request (batch jobs, resumed runs). */
+  const orgPrincipal = (orgId: string): Principal => ({
+    kind: 'user',
+    orgId,
+    userId: 'agent-runtime',
+    keyId: null,
+    tier: 'free',
+    isSuperuser: false,
+  });
+
+  async function buildTask(
+    execution: Execution,
+    principal: Principal,
+  ): Promise<{ task: PlannerTask; skills: ParsedSkill[] }> {
+    const { request } = execution;
+    const skills = await resolveSkills(deps.skills, deps.artifacts, principal, request.skills);
+    const ctx = deps.toolContext.create(principal, { executionId: execution.id });
+    const inputs = await plannerInputs(request.inputs, async (source) => (await ctx.media.load(source)).family);
+    const skillSchema = skills.find((s) => s.schema)?.schema ?? null;
+    const goals = skills.find((s) => (s.config?.graphStates.length ?? 0) > 0)?.config?.graphStates ?? [];
+    return {
+      task: { prompt: request.prompt, inputs, responseSchema: request.jsonSchema ?? skillSchema, goals },
+      skills,
+    };
+  }
+
+  async function finish(
+    execution: Execution,
+    outcome: {
+      status: 'completed' | 'failed';
+      response: Record<string, unknown> | null;
+      steps: ExecutionStep[];
+      mode: ExecutionMode;
+      message: string | null;
+      startedAt: number;
+      resolved: ResolvedPlanner;
+    },
+  ): Promise<Execution | null> {
+    const tokensIn = outcome.steps.reduce((n, s) => n + s.inputTokens, 0);
+    const tokensOut = outcome.steps.reduce((n, s) => n + s.outputTokens, 0);
+    // A failed run is billed only for the model tokens it used.
+    const bill = outcome.status === 'completed' || tokensIn + tokensOut > 0;
+    const tier = execution.request.serviceTier;
+    const cost = bill
+      ? await deps.billing.charge(execution.orgId, {
+          pricing: outcome.resolved.pricing,
+          inputTokens: tokensIn,
+          outputTokens: tokensOut,
+          multiplier: emptyExecutionUsage(tier).mode_multiplier,
+          reason: `agent.execute ${execution.model} ${execution.id}`,
+        })
+      : null;
+    const usage = buildUsage({
+      steps: outcome.steps,
+      tier,
+      durationMs: Date.now() - outcome.startedAt,
+      message: outcome.message,
+      cost,
+    });
+    const done = await store.transition(execution.id, ['running'], outcome.status, {
+      response: outcome.response,
+      usage,
+      steps: outcome.steps,
+      executionMode: outcome.mode,
+      errorMessage: outcome.status === 'failed' ? outcome.message : null,
+      completedAt: new Date(),
+    });
+    await deps.runtime.discard(execution.id).catch(() => undefined);
+    if (done) deps.onFinished(done);
+    return done;
+  }
+
+  async function run(execution: Execution, resume: boolean): Promise<Execution | null> {
+    const startedAt = Date.now();
+    const principal = orgPrincipal(execution.orgId);
+    let resolved: ResolvedPlanner;
+    try {
+      resolved = deps.planners.resolve(execution.request.model);
+    } catch (error) {
+      return failEarly(execution, error);
+    }
+    const controller = new AbortController();
+    running.set(execution.id, controller);
+    const stepLog: ExecutionStep[] = resume ? [...execution.steps] : [];
+    try {
+      const { task, skills } = await buildTask(execution, principal);
+      const tools = deps.tools.select(execution.request.tools);
+      const context = (signal: ToolContext['signal']): ToolContext =>
+        deps.toolContext.create(principal, { executionId: execution.id, signal, skills });
+
+      const programSkill = skills[0];
+      if (resolved.programCapable && execution.request.mode === 'program' && programSkill && !resume) {
+        const replay = await runProgramMode(deps, programSkill, task, context(controller.signal));
+        if (replay.ok) {
+          return await finish(execution, {
+            status: 'completed',
+            response: replay.response,
+            steps: replay.steps,
+            mode: 'program',
+            message: 'Replayed the compiled program of the skill; no model was called.',
+            startedAt,
+            resolved,
+          });
+        }
+        logger.info('program mode fell back to agent mode', { execution: execution.id, reason: replay.reason });
+      }
+
+      const result = await deps.runtime.run({
+        executionId: execution.id,
+        task,
+        skills: skills.map((s) => ({
+          name: s.record.name,
+          description: s.record.description,
+          instructions: s.instructions,
+        })),
+        tools,
+        planner: resolved.planner,
+        context,
+        maxSteps: deps.limits.maxSteps,
+        deadlineMs: deps.limits.deadlineMs,
+        signal: controller.signal,
+        resume,
+        onTrace(entries) {
+          for (const entry of entries) stepLog.push({ ...entry, index: stepLog.length });
+          void store
+            .saveProgress(execution.id, { steps: stepLog })
+            .catch((error: unknown) => logger.warn('could not save execution progress', { error: String(error) }));
+        },
+      });
+      const steps = result.trace.map((entry, index) => ({ ...entry, index }));
+      const notes: string[] = [];
+      if (resolved.planner.kind === 'deterministic') notes.push(DETERMINISTIC_MESSAGE);
+      if (result.schemaErrors.length > 0) {
+        notes.push(`The response does not fully match the schema: ${result.schemaErrors.join('; ')}.`);
+      }
+      if (resolved.programCapable && programSkill && result.schemaErrors.length === 0) {
+        await recordProgram(deps, programSkill, task, steps, result.response, execution.id, principal).catch(
+          (error: unknown) => logger.warn('could not compile a program', { error: String(error) }),
+        );
+      }
+      return await finish(execution, {
+        status: 'completed',
+        response: result.response,
+        steps,
+        mode: 'agent',
+        message: notes.join(' ') || null,
+        startedAt,
+        resolved,
+      });
+    } catch (error) {
+      // Stopped by a shutdown: the record stays `running` and its checkpoint lets the next start resume it.
+      if (shuttingDown) return null;
+      const trace = error instanceof RunFailure ? error.trace.map((entry, index) => ({ ...entry, index })) : stepLog;
+      const message = messageOf(error);
+      if (!(error instanceof RunFailure || error instanceof AppError)) {
+        logger.error('execution failed unexpectedly', { execution: execution.id, error: String(error) });
+      }
+      const notes = resolved.planner.kind === 'deterministic' ? ` ${DETERMINISTIC_MESSAGE}` : '';
+      return finish(execution, {
+        status: 'failed',
+        response: null,
+        steps: trace,
+        mode: 'agent',
+        message: `${message}${notes}`,
+        startedAt,
+        resolved,
+      });
+    } finally {
+      running.delete(execution.id);
+    }
+  }
+
+  async function failEarly(execution: Execution, error: unknown): Promise<Execution | null> {
+    const message = messageOf(error);
+    const done = await store.transition(execution.id, ['running'], 'failed', {
+      usage: { ...emptyExecutionUsage(execution.request.serviceTier), message },
+      errorMessage: message,
+      completedAt: new Date(),
+    });
+    if (done) deps.onFinished(done);
+    return done;
+  }
+
+  async function start(id: string, resume: boolean): Promise<Execution | null> {
+    const execution = await store.getById(id);
+    if (!execution || isTerminal(execution.status)) return execution;
+    const claimed = await store.transition(id, ['pending', 'enqueued'], 'running', {
+      attempts: execution.attempts + 1,
+    });
+    if (!claimed) return store.getById(id);
+    return run(claimed, resume && (await deps.runtime.hasCheckpoint(id)));
+  }
+
+  const resumable = new Set<string>();
+
+  return {
+    async execute(principal, command) {
+      if (command.callbackUrl !== null) {
+        try {
+          parsePublicUrl(command.callbackUrl);
+        } catch (error) {
+          const reason = error instanceof SafeFetchError ? error.message : 'invalid URL';
+          throw new BadRequestError(`callback_url refused: ${reason}.`, 'url_not_allowed', 'callback_url');
+        }
+      }
+      const orgId = await deps.orgIdFor(principal);
+      const id = randomUUID();
+      let agentId: string | null = null;
+      let config = command;
+      let name = command.name ?? '';
+      if (command.name) {
+        const [agentName = '', version = null] = command.name.split(':');
+        const agent = await deps.agents.findByName(orgId, agentName, version || null);
+        if (!agent) throw new NotFoundError('agent', command.name);
+        agentId = agent.id;
+        name = `${agent.name}:${agent.version}`;
+        config = {
+          ...command,
+          prompt: command.prompt ?? agent.config.prompt,
+          jsonSchema: command.jsonSchema ?? agent.config.jsonSchema,
+          tools: command.tools ?? agent.config.tools,
+          toolsets: command.toolsets ?? agent.config.toolsets,
+          model: command.model ?? agent.config.model,
+        };
+      }
+      if (config.jsonSchema) {
+        try {
+          compileSchema(config.jsonSchema);
+        } catch (error) {
+          throw new BadRequestError(
+            `config.json_schema is not a usable JSON schema: ${(error as Error).message}`,
+            'schema_invalid',
+            'config.json_schema',
+          );
+        }
+      }
+      deps.tools.select(config.tools);
+      const agentSkills =
+        agentId && command.skills.length === 0
+          ? ((await deps.agents.get(orgId, agentId))?.config.skills ?? [])
+          : await skillRefsOf(deps.artifacts, principal, id, command.skills);
+      const skills = await resolveSkills(deps.skills, deps.artifacts, principal, agentSkills);
+      const model = config.model ?? skills.find((s) => s.config?.model)?.config?.model ?? DEFAULT_AGENT_MODEL;
+      deps.planners.resolve(model);
+      await deps.billing.authorize(orgId);
+      const request: ExecutionRequest = {
+        model,
+        prompt: config.prompt,
+        jsonSchema: config.jsonSchema,
+        skills: agentSkills,
+        tools: config.tools,
+        toolsets: config.toolsets,
+        serviceTier: config.serviceTier,
+        mode: config.mode,
+        inputs: await normaliseInputs(deps, principal, id, command.inputs),
+        metadata: command.metadata,
+        batch: command.batch,
+        clientId: command.clientId,
+        clientCreatedAt: command.clientCreatedAt,
+      };
+      const execution = await store.insert({
+        id,
+        orgId,
+        agentId,
+        name: name || (config.prompt ?? '').slice(0, 80),
+        model,
+        status: command.batch ? 'enqueued' : 'pending',
+        executionMode: 'agent',
+        request,
+        response: null,
+        usage: emptyExecutionUsage(config.serviceTier),
+        steps: [],
+        errorMessage: null,
+        callbackUrl: command.callbackUrl,
+        sessionId: typeof command.metadata.session_id === 'string' ? command.metadata.session_id : null,
+        attempts: 0,
+        createdAt: new Date(),
+        completedAt: null,
+      });
+      if (command.batch) {
+        deps.enqueue(execution.id);
+        return execution;
+      }
+      return (await start(execution.id, false)) ?? execution;
+    },
+
+    async list(principal, page) {
+      return store.list(await deps.orgIdFor(principal), page);
+    },
+
+    async get(principal, id) {
+      const found = await store.get(await deps.orgIdFor(principal), id);
+      if (!found) throw new NotFoundError('execution', id);
+      return found;
+    },
+
+    async runJob(id) {
+      const resume = resumable.delete(id);
+      await start(id, resume);
+    },
+
+    async resumeUnfinished() {
+      let resumed = 0;
+      let failed = 0;
+      for (const execution of await store.unfinished()) {
+        if (execution.attempts >= MAX_ATTEMPTS) {
+          const message = `The run was interrupted by restarts ${execution.attempts} times and was given up.`;
+          const done = await store.transition(execution.id, ['pending', 'enqueued', 'running'], 'failed', {
+            usage: { ...execution.usage, message },
+            errorMessage: message,
+            completedAt: new Date(),
+          });
+          await deps.runtime.discard(execution.id).catch(() => undefined);
+          if (done) deps.onFinished(done);
+          failed += 1;
+          continue;
+        }
+        if (execution.status === 'running') {
+          if (!(await deps.runtime.hasCheckpoint(execution.id))) {
+            const message = 'The run was interrupted by a restart before its first step was saved; send it again.';
+            const done = await store.transition(execution.id, ['running'], 'failed', {
+              usage: { ...execution.usage, message },
+              errorMessage: message,
+              completedAt: new Date(),
+            });
+            if (done) deps.onFinished(done);
+            failed += 1;
+            continue;
+          }
+          resumable.add(execution.id);
+          await store.transition(execution.id, ['running'], 'enqueued');
+        } else if (execution.status === 'pending') {
+          await store.transition(execution.id, ['pending'], 'enqueued');
+        }
+        deps.enqueue(execution.id);
+        resumed += 1;
+      }
+      return { resumed, failed };
+    },
+
+    cancelAll() {
+      shuttingDown = true;
+      for (const controller of running.values()) controller.abort();
+    },
+  };
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof RunFailure || error instanceof AppError) return error.message;
+  return 'The run failed because of an internal error.';
+}

@@ -1,0 +1,329 @@
+/**
+ * Skills: versioned SKILL.md bundles stored as zips, resolved for the agent runtime, extraction and MCP.
+ *
+ * A zip is checked and parsed completely before anything is written; then its bytes go to the blob store and the
+ * record to the store under a per-hash lock (the files service's order), so a refused bundle leaves nothing and a
+ * stored record never points at missing bytes. Reads are scoped: a caller sees their organisation's skills plus
+ * the public ones; anything else is "not found". Parsed views are cached per version (versions never change).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { Principal } from '../../domain/account';
+import {
+  AuthenticationRequiredError,
+  BadRequestError,
+  NotFoundError,
+  PermissionDeniedError,
+} from '../../domain/errors';
+import type { ParsedSkill, SkillRecord, SkillReference, SkillResolver } from '../../domain/skill';
+import type { BlobStore } from '../../blobs/types';
+import type { KeyedMutex } from '../../lib/keyed-mutex';
+import type { UrlSigner } from '../../lib/url-signer';
+import type { SkillListQuery, SkillScope, SkillSource, SkillStore } from '../../stores/types';
+import type { BundleLimits } from './skill-bundle';
+import { draftFiles, type SkillAuthor } from './skill-authoring';
+import { zipFiles } from './skill-pack';
+import { checkSkillName, loadSkillView, parseSkillZip, skillVersionOf, type CheckedSkill } from './skill-view';
+
+export interface SkillsServiceDeps {
+  store: SkillStore;
+  blobs: BlobStore;
+  locks: KeyedMutex;
+  signer: UrlSigner;
+  limits: BundleLimits;
+  /** The bytes of an uploaded file of the caller's organisation (create and update by `file_id`). */
+  openFile: (principal: Principal, fileId: string) => Promise<Buffer>;
+  /** A chat session's history as one prompt; null when the caller has no such session (or chats do not exist). */
+  sessionPrompt: (principal: Principal, sessionId: string) => Promise<string | null>;
+  /** Writes SKILL.md and schema.json from a prompt (upstream model or template). */
+  author: SkillAuthor;
+  /** Parsed views kept in memory (least recently used go first). */
+  cacheSize?: number;
+  now?: () => Date;
+}
+
+export interface CreateSkillOptions {
+  /** Overrides the front matter's `name`. */
+  name?: string | null;
+  /** Overrides the front matter's `description`. */
+  description?: string | null;
+  source?: SkillSource;
+}
+
+/** Where `POST /v1/skills/create` takes the skill from: exactly one source. */
+export type SkillCreateSource =
+  | { kind: 'file'; fileId: string }
+  | { kind: 'prompt'; prompt: string; jsonSchema: Record<string, unknown> | null }
+  | { kind: 'session'; sessionId: string; jsonSchema: Record<string, unknown> | null };
+
+/** A signed request for a download, as it arrives on the URL. */
+export interface SignedDownload {
+  expires?: unknown;
+  signature?: unknown;
+}
+
+export interface SkillsService extends SkillResolver {
+  /**
+   * Checks, parses and stores a zip as a new version of the caller's organisation. The same bytes under the same
+   * name return the version already stored.
+   * @throws InvalidSkillBundleError (nothing stored) for a bundle that breaks a rule.
+   */
+  createFromZip(principal: Principal, zip: Buffer, options?: CreateSkillOptions): Promise<SkillRecord>;
+  /**
+   * Creates from an uploaded zip (`file_id`), a prompt (SKILL.md and schema.json are written for it) or a chat
+   * session's history (as the prompt). Name and description default from the front matter.
+   */
+  create(
+    principal: Principal,
+    source: SkillCreateSource,
+    options?: { name?: string | null; description?: string | null },
+  ): Promise<SkillRecord>;
+  /** Stores a public (built-in) version; returns it and whether it was new. */
+  createPublic(zip: Buffer, options?: CreateSkillOptions): Promise<{ record: SkillRecord; created: boolean }>;
+  /** A new version with the same name as `skillId`'s; the old version stays readable. */
+  update(
+    principal: Principal,
+    skillId: string,
+    zip: Buffer,
+    options?: { description?: string | null },
+  ): Promise<SkillRecord>;
+  /** {@link SkillsService.update} with the zip of an uploaded file. */
+  updateFromFile(
+    principal: Principal,
+    skillId: string,
+    fileId: string,
+    options?: { description?: string | null },
+  ): Promise<SkillRecord>;
+  /** @throws NotFoundError also for other organisations' skills. */
+  get(principal: Principal, skillId: string): Promise<SkillRecord>;
+  /** By id, by name (`latest` unless a version is given) or by name and version. */
+  lookup(
+    principal: Principal,
+    query: { id?: string | null; name?: string | null; version?: string | null },
+  ): Promise<SkillRecord>;
+  list(principal: Principal, query: SkillListQuery): Promise<SkillRecord[]>;
+  /** Path and query of a signed link serving the stored zip until `expiresInSeconds` from now. */
+  downloadPath(principal: Principal, skillId: string, expiresInSeconds: number): Promise<string>;
+  /** The exact stored bytes behind a signed link. @throws NotFoundError for a bad or expired signature. */
+  openSignedDownload(skillId: string, signed: SignedDownload): Promise<{ record: SkillRecord; zip: Buffer }>;
+}
+
+const md5Hex = (data: Buffer): string => createHash('md5').update(data).digest('hex');
+
+export const downloadContentPath = (skillId: string): string => `/v1/skills/${encodeURIComponent(skillId)}/content`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The read scope of a caller: their organisation plus public skills; guests see public ones only. */
+export const scopeOf = (principal: Principal): SkillScope => ({
+  orgId: principal.kind === 'user' ? principal.orgId : null,
+});
+
+export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
+  const { store, blobs, locks, signer, limits } = deps;
+  const now = deps.now ?? (() => new Date());
+  const cacheSize = deps.cacheSize ?? 256;
+  const views = new Map<string, Promise<ParsedSkill>>();
+
+  function ownerOf(principal: Principal): string {
+    if (principal.kind !== 'user') throw new AuthenticationRequiredError();
+    return principal.orgId;
+  }
+
+  async function save(orgId: string | null, checked: CheckedSkill, zip: Buffer, options: CreateSkillOptions) {
+    const name = checkSkillName(options.name ?? checked.content.name);
+    const at = now();
+    const record: SkillRecord = {
+      id: randomUUID(),
+      name,
+      skillVersion: skillVersionOf(at, checked.sha256),
+      description: options.description?.trim() || checked.content.description,
+      orgId,
+      isPublic: orgId === null,
+      status: 'completed',
+      contentHash: checked.sha256,
+      sizeBytes: zip.length,
+      createdAt: at,
+      updatedAt: at,
+    };
+    const source = options.source ?? 'zip';
+    // Under the hash's lock no delete of the same bytes can run: bytes already stored (the uploaded file a skill is
+    // made from, or an earlier version) are referenced as they are instead of being written and synced again.
+    return locks.run(checked.sha256, async () => {
+      const existing = await blobs.open(checked.sha256);
+      if (existing) {
+        // Only its existence matters: close it, and let a late open error (a removed folder) go nowhere.
+        existing.on('error', () => undefined);
+        existing.destroy();
+        return store.insert(record, source, { bytes: zip.length, md5: md5Hex(zip), sha256: checked.sha256 });
+      }
+      const staged = await blobs.stage(Readable.from([zip]), { maxBytes: zip.length });
+      try {
+        await staged.commit();
+        return await store.insert(record, source, staged.stored);
+      } finally {
+        await staged.discard();
+      }
+    });
+  }
+
+  async function visible(principal: Principal, skillId: string): Promise<SkillRecord> {
+    const record = UUID.test(skillId) ? await store.get(scopeOf(principal), skillId) : null;
+    if (!record) throw new NotFoundError('skill', skillId);
+    return record;
+  }
+
+  async function byName(principal: Principal, name: string, version: string): Promise<SkillRecord> {
+    const record = await store.findByName(scopeOf(principal), name, version);
+    if (!record) throw new NotFoundError('skill', version === 'latest' ? name : `${name}:${version}`);
+    return record;
+  }
+
+  function view(record: SkillRecord): Promise<ParsedSkill> {
+    const cached = views.get(record.id);
+    if (cached) {
+      views.delete(record.id);
+      views.set(record.id, cached);
+      return cached;
+    }
+    const loading = loadSkillView(record, () => readZip(record), limits);
+    loading.catch(() => views.delete(record.id));
+    views.set(record.id, loading);
+    if (views.size > cacheSize) views.delete(views.keys().next().value ?? '');
+    return loading;
+  }
+
+  async function readZip(record: SkillRecord): Promise<Buffer> {
+    const zip = await blobs.read(record.contentHash);
+    if (!zip) throw new NotFoundError('skill', record.id);
+    return zip;
+  }
+
+  async function createFromZip(
+    principal: Principal,
+    zip: Buffer,
+    options: CreateSkillOptions = {},
+  ): Promise<SkillRecord> {
+    const orgId = ownerOf(principal);
+    const checked = await parseSkillZip(zip, limits);
+    return (await save(orgId, checked, zip, options)).record;
+  }
+
+  async function update(
+    principal: Principal,
+    skillId: string,
+    zip: Buffer,
+    options: { description?: string | null } = {},
+  ): Promise<SkillRecord> {
+    const orgId = ownerOf(principal);
+    const previous = await visible(principal, skillId);
+    if (previous.orgId !== orgId) {
+      throw new PermissionDeniedError(`Skill '${previous.name}' is public and read-only; create your own instead.`);
+    }
+    const checked = await parseSkillZip(zip, limits);
+    const description = options.description ?? checked.content.description;
+    return (await save(orgId, checked, zip, { name: previous.name, description, source: 'zip' })).record;
+  }
+
+  return {
+    createFromZip,
+
+    async create(principal, source, options = {}) {
+      ownerOf(principal);
+      if (source.kind === 'file') {
+        return createFromZip(principal, await deps.openFile(principal, source.fileId), options);
+      }
+      let prompt: string;
+      if (source.kind === 'session') {
+        const history = await deps.sessionPrompt(principal, source.sessionId);
+        if (history === null) throw new NotFoundError('chat', source.sessionId);
+        prompt = history;
+      } else {
+        prompt = source.prompt;
+      }
+      if (prompt.trim() === '') throw new BadRequestError('The prompt is empty.', 'invalid_skill_source', 'prompt');
+      const draft = await deps.author.draft({
+        prompt,
+        jsonSchema: source.jsonSchema,
+        name: options.name ? checkSkillName(options.name) : null,
+        description: options.description ?? null,
+      });
+      const zip = await zipFiles(draftFiles(draft));
+      return createFromZip(principal, zip, { source: source.kind });
+    },
+
+    async createPublic(zip, options = {}) {
+      return save(null, await parseSkillZip(zip, limits), zip, { source: 'builtin', ...options });
+    },
+
+    update,
+
+    async updateFromFile(principal, skillId, fileId, options = {}) {
+      await visible(principal, skillId);
+      return update(principal, skillId, await deps.openFile(principal, fileId), options);
+    },
+
+    get: visible,
+
+    async lookup(principal, query) {
+      if (query.id) return visible(principal, query.id);
+      if (query.name) return byName(principal, query.name, query.version || 'latest');
+      throw new NotFoundError('skill', '');
+    },
+
+    list: (principal, query) => store.list(scopeOf(principal), query),
+
+    async downloadPath(principal, skillId, expiresInSeconds) {
+      const record = await visible(principal, skillId);
+      const expiresAt = Math.floor(now().getTime() / 1000) + expiresInSeconds;
+      return signer.signedPath('GET', downloadContentPath(record.id), expiresAt);
+    },
+
+    async openSignedDownload(skillId, signed) {
+      const valid = signer.verify('GET', downloadContentPath(skillId), signed, Math.floor(now().getTime() / 1000));
+      // The signature is the credential: the record is read across organisations only once it checks out.
+      const record = valid && UUID.test(skillId) ? await store.getBySignedId(skillId) : null;
+      if (!record) throw new NotFoundError('skill', skillId);
+      return { record, zip: await readZip(record) };
+    },
+
+    async resolve(principal, reference: SkillReference) {
+      switch (reference.kind) {
+        case 'id':
+          return view(
+            UUID.test(reference.id)
+              ? await visible(principal, reference.id)
+              : await byName(principal, reference.id, reference.version),
+          );
+        case 'name':
+          return view(await byName(principal, reference.name, reference.version));
+        case 'inline':
+          return inlineView(principal, reference, limits);
+      }
+    },
+  };
+}
+
+/** An inline skill (a zip in the request): checked and parsed, never stored; its id is derived from its bytes. */
+async function inlineView(
+  principal: Principal,
+  reference: Extract<SkillReference, { kind: 'inline' }>,
+  limits: BundleLimits,
+): Promise<ParsedSkill> {
+  const checked = await parseSkillZip(reference.zip, limits);
+  const at = new Date();
+  const record: SkillRecord = {
+    id: `inline_${checked.sha256.slice(0, 16)}`,
+    name: checkSkillName(reference.name ?? checked.content.name),
+    skillVersion: skillVersionOf(at, checked.sha256),
+    description: reference.description?.trim() || checked.content.description,
+    orgId: principal.kind === 'user' ? principal.orgId : null,
+    isPublic: false,
+    status: 'completed',
+    contentHash: checked.sha256,
+    sizeBytes: reference.zip.length,
+    createdAt: at,
+    updatedAt: at,
+  };
+  return loadSkillView(record, async () => reference.zip, limits, checked);
+}

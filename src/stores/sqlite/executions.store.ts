@@ -1,0 +1,177 @@
+/**
+ * SQLite ExecutionStore: execution records and their callback deliveries. Status changes are compare-and-set
+ * (`WHERE status IN (...)`), like predictions, so a runner and the restart sweep never both move one record.
+ */
+import type { Execution } from '../../domain/execution';
+import { canTransition, type Status } from '../../domain/prediction';
+import type { ExecutionStore } from '../execution-store';
+import type { SqliteDatabase } from './database';
+
+interface ExecutionRow {
+  id: string;
+  org_id: string;
+  agent_id: string | null;
+  name: string;
+  model: string;
+  status: Status;
+  execution_mode: Execution['executionMode'];
+  request_json: string;
+  response_json: string | null;
+  usage_json: string;
+  steps_json: string;
+  error_message: string | null;
+  callback_url: string | null;
+  session_id: string | null;
+  attempts: number;
+  created_at: string;
+  completed_at: string | null;
+}
+
+interface DeliveryRow {
+  execution_id: string;
+  url: string;
+  attempt: number;
+  status_code: number | null;
+  outcome: 'delivered' | 'failed' | 'gave_up';
+  error: string | null;
+  created_at: string;
+}
+
+const toExecution = (r: ExecutionRow): Execution => ({
+  id: r.id,
+  orgId: r.org_id,
+  agentId: r.agent_id,
+  name: r.name,
+  model: r.model,
+  status: r.status,
+  executionMode: r.execution_mode,
+  request: JSON.parse(r.request_json) as Execution['request'],
+  response: r.response_json === null ? null : (JSON.parse(r.response_json) as Execution['response']),
+  usage: JSON.parse(r.usage_json) as Execution['usage'],
+  steps: JSON.parse(r.steps_json) as Execution['steps'],
+  errorMessage: r.error_message,
+  callbackUrl: r.callback_url,
+  sessionId: r.session_id,
+  attempts: r.attempts,
+  createdAt: new Date(r.created_at),
+  completedAt: r.completed_at ? new Date(r.completed_at) : null,
+});
+
+export function createSqliteExecutionStore(db: SqliteDatabase): ExecutionStore {
+  const insertRow = db.prepare(
+    `INSERT INTO executions (id, org_id, agent_id, name, model, status, execution_mode, request_json, response_json,
+                             usage_json, steps_json, error_message, callback_url, session_id, attempts, created_at,
+                             updated_at, completed_at)
+     VALUES (@id, @org_id, @agent_id, @name, @model, @status, @execution_mode, @request_json, @response_json,
+             @usage_json, @steps_json, @error_message, @callback_url, @session_id, @attempts, @created_at,
+             @created_at, @completed_at)`,
+  );
+  const byOrgAndId = db.prepare<[string, string], ExecutionRow>('SELECT * FROM executions WHERE org_id = ? AND id = ?');
+  const byId = db.prepare<[string], ExecutionRow>('SELECT * FROM executions WHERE id = ?');
+  const page = db.prepare<[string, number, number], ExecutionRow>(
+    'SELECT * FROM executions WHERE org_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?',
+  );
+  const unfinished = db.prepare<[], ExecutionRow>(
+    `SELECT * FROM executions WHERE status IN ('pending', 'enqueued', 'running') ORDER BY created_at, rowid`,
+  );
+  const progress = db.prepare(
+    'UPDATE executions SET steps_json = @steps, usage_json = COALESCE(@usage, usage_json), updated_at = @now WHERE id = @id',
+  );
+  const insertDelivery = db.prepare(
+    `INSERT INTO execution_webhook_deliveries (execution_id, url, attempt, status_code, outcome, error, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const deliveries = db.prepare<[string], DeliveryRow>(
+    'SELECT * FROM execution_webhook_deliveries WHERE execution_id = ? ORDER BY id',
+  );
+
+  return {
+    async insert(e) {
+      insertRow.run({
+        id: e.id,
+        org_id: e.orgId,
+        agent_id: e.agentId,
+        name: e.name,
+        model: e.model,
+        status: e.status,
+        execution_mode: e.executionMode,
+        request_json: JSON.stringify(e.request),
+        response_json: e.response === null ? null : JSON.stringify(e.response),
+        usage_json: JSON.stringify(e.usage),
+        steps_json: JSON.stringify(e.steps),
+        error_message: e.errorMessage,
+        callback_url: e.callbackUrl,
+        session_id: e.sessionId,
+        attempts: e.attempts,
+        created_at: e.createdAt.toISOString(),
+        completed_at: e.completedAt?.toISOString() ?? null,
+      });
+      return e;
+    },
+    async get(orgId, id) {
+      const row = byOrgAndId.get(orgId, id);
+      return row ? toExecution(row) : null;
+    },
+    async getById(id) {
+      const row = byId.get(id);
+      return row ? toExecution(row) : null;
+    },
+    async list(orgId, { skip, limit }) {
+      return page.all(orgId, limit, skip).map(toExecution);
+    },
+    async transition(id, from, to, update = {}) {
+      const illegal = from.find((status) => !canTransition(status, to));
+      if (illegal) throw new Error(`illegal execution transition ${illegal} -> ${to}`);
+      const sets = ['status = @to', 'updated_at = @now'];
+      const params: Record<string, unknown> = { id, to, now: new Date().toISOString() };
+      const set = (column: string, key: string, value: unknown): void => {
+        sets.push(`${column} = @${key}`);
+        params[key] = value;
+      };
+      if ('response' in update) {
+        set('response_json', 'response', update.response ? JSON.stringify(update.response) : null);
+      }
+      if (update.usage) set('usage_json', 'usage', JSON.stringify(update.usage));
+      if (update.steps) set('steps_json', 'steps', JSON.stringify(update.steps));
+      if (update.executionMode) set('execution_mode', 'mode', update.executionMode);
+      if ('errorMessage' in update) set('error_message', 'error', update.errorMessage ?? null);
+      if ('completedAt' in update) set('completed_at', 'completed', update.completedAt?.toISOString() ?? null);
+      if (update.attempts !== undefined) set('attempts', 'attempts', update.attempts);
+      const placeholders = from.map((status, i) => {
+        params[`from${i}`] = status;
+        return `@from${i}`;
+      });
+      const row = db
+        .prepare<Record<string, unknown>, ExecutionRow>(
+          `UPDATE executions SET ${sets.join(', ')} WHERE id = @id AND status IN (${placeholders.join(', ')}) RETURNING *`,
+        )
+        .get(params);
+      return row ? toExecution(row) : null;
+    },
+    async saveProgress(id, update) {
+      progress.run({
+        id,
+        steps: JSON.stringify(update.steps ?? []),
+        usage: update.usage ? JSON.stringify(update.usage) : null,
+        now: new Date().toISOString(),
+      });
+    },
+    async unfinished() {
+      return unfinished.all().map(toExecution);
+    },
+    async recordDelivery(d) {
+      insertDelivery.run(d.executionId, d.url, d.attempt, d.statusCode, d.outcome, d.error, d.createdAt.toISOString());
+    },
+    async deliveries(executionId) {
+      return deliveries.all(executionId).map((r) => ({
+        executionId: r.execution_id,
+        url: r.url,
+        attempt: r.attempt,
+        statusCode: r.status_code,
+        outcome: r.outcome,
+        error: r.error,
+        createdAt: new Date(r.created_at),
+      }));
+    },
+  };
+}
