@@ -9,16 +9,22 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Container } from '../container';
+import type { ExecutionsService } from '../services/executions/executions.service';
 import type { FilesService } from '../services/files.service';
 import type { HubService } from '../services/hub/hub.service';
 import type { InputResolverDeps } from '../services/predictions/inputs';
 import type { PredictionsService } from '../services/predictions/predictions.service';
+import type { SkillsService } from '../services/skills/skills.service';
+import { loadSkillPrompts, registerSkillPrompts, type SkillPrompt } from './mcp-prompts';
 import { registerHubResources } from './mcp-resources';
+import { registerSkillResources } from './mcp-skill-resources';
 import { registerTools, type McpCallScope, type McpTool } from './mcp-tool';
 import { registryTools, type RegistryToolsDeps } from './registry-tools';
+import { agentTools } from './tools/agents.tools';
 import { extractTools, predictionTools } from './tools/extract.tools';
 import { fileTools } from './tools/files.tools';
 import { hubTools } from './tools/hub.tools';
+import { skillTools } from './tools/skills.tools';
 
 /** The services the MCP adapter calls. */
 export interface McpServices {
@@ -26,8 +32,12 @@ export interface McpServices {
   files: FilesService;
   hub: HubService;
   inputs: InputResolverDeps;
+  skills: SkillsService;
+  executions: ExecutionsService;
   /** The agent runtime's tool registry, exposed as MCP tools too. */
   agents: RegistryToolsDeps;
+  /** The built-in skills offered as prompts. */
+  prompts: readonly SkillPrompt[];
 }
 
 /** Everything needed to build servers: the tool list is made once and shared by every request. */
@@ -48,6 +58,8 @@ export function createMcpServerFactory(services: McpServices, version: string): 
     ...predictionTools(services.predictions),
     ...hubTools(services.hub),
     ...fileTools({ files: services.files, inputs: services.inputs }),
+    ...skillTools(services.skills),
+    ...agentTools(services.executions),
     ...registryTools(services.agents),
   ];
   const names = new Set<string>();
@@ -64,6 +76,8 @@ export function createMcpServerFactory(services: McpServices, version: string): 
     );
     registerTools(server, tools, scope);
     registerHubResources(server, services.hub);
+    registerSkillResources(server, services.skills, scope.principal);
+    registerSkillPrompts(server, services.prompts);
     return server;
   };
   // The SDK turns every zod schema into JSON Schema on each tools/list (about 8 ms for this list); the list is the
@@ -102,11 +116,14 @@ async function listToolsOnce(server: McpServer): Promise<ListToolsResult> {
 
 /** The MCP adapter's view of the composition root: the services it calls, with inputs read as the API reads them. */
 export function mcpServicesOf(container: Container): McpServices {
-  const { files, predictions, hub } = container.services;
+  const { files, predictions, hub, skills } = container.services;
   return {
     predictions,
     files,
     hub,
+    skills,
+    executions: container.agents.executions,
+    prompts: loadSkillPrompts(container.config.skills.builtinDir, container.logger),
     inputs: {
       openFile: async (principal, fileId) => {
         const { file, stream } = await files.openContent(principal, fileId);

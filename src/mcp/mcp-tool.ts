@@ -4,10 +4,11 @@
  * A tool is a name, zod input and output schemas, honest annotations and `run(args, ctx)` that calls a service and
  * returns the REST body. `registerTools` wraps every tool the same way: account check for tools that need one, the
  * gateway's per-caller rate limit, progress notifications, cancellation, and the error translator, so a tool's own
- * code is only its service call. The result is `structuredContent` (the REST body) plus the same JSON as text.
+ * code is only its service call. The result is `structuredContent` (the REST body) plus the same JSON as text, then
+ * any blocks the tool attached (a skill's zip as an embedded resource).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Principal } from '../domain/account';
 import { AppError } from '../domain/errors';
@@ -30,6 +31,8 @@ export interface McpCallContext {
   signal: AbortSignal;
   /** Reports `done` of `total` units (pages, frames); a no-op when the client asked for no progress. */
   progress(done: number, total?: number, message?: string): void;
+  /** Adds a content block after the JSON text (an embedded resource, an image); structured content is unchanged. */
+  attach(block: ContentBlock): void;
 }
 
 type ObjectSchema = z.ZodObject;
@@ -94,15 +97,17 @@ async function callTool(tool: McpTool, args: unknown, extra: ToolExtra, scope: M
   try {
     if (tool.needsAccount && scope.principal.kind !== 'user') throw accountNeeded(tool.name);
     await checkRateLimit(scope);
+    const attached: ContentBlock[] = [];
     const ctx: McpCallContext = {
       principal: scope.principal,
       requestId: scope.requestId,
       baseUrl: scope.baseUrl,
       signal: extra.signal,
       progress: reporter.report,
+      attach: (block) => attached.push(block),
     };
     const out = await untilAborted(tool.run(args as never, ctx), extra.signal);
-    return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
+    return { content: [{ type: 'text', text: JSON.stringify(out) }, ...attached], structuredContent: out };
   } catch (error) {
     return toToolError(error, scope.requestId, scope.logger);
   } finally {
