@@ -12,7 +12,7 @@ import type { Container } from '../container';
 import type { ExecutionsService } from '../services/executions/executions.service';
 import type { FilesService } from '../services/files.service';
 import type { HubService } from '../services/hub/hub.service';
-import type { InputResolverDeps } from '../services/predictions/inputs';
+import type { InputResolverDeps } from '../services/inputs/resolve-input';
 import type { PredictionsService } from '../services/predictions/predictions.service';
 import type { SkillsService } from '../services/skills/skills.service';
 import { loadSkillPrompts, registerSkillPrompts, type SkillPrompt } from './mcp-prompts';
