@@ -8,7 +8,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  McpError,
+  type GetPromptResult,
+  type ListPromptsResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Logger } from '../lib/logger';
 import { parseSkillMd } from '../services/skills/skill-parser';
@@ -97,25 +104,58 @@ function inputValue(value: string): unknown {
   return /^(https?:|data:)/i.test(value) ? value : { type: 'input_file', file_id: value };
 }
 
-export function registerSkillPrompts(server: McpServer, prompts: readonly SkillPrompt[]): void {
-  for (const skill of prompts) {
-    const argsSchema = Object.fromEntries(
-      skill.inputs.map((kind) => [
-        kind,
-        z
-          .string()
-          .optional()
-          .describe(`The ${kind} to read: an http(s) URL, a data: URL, or a file id from upload_file`),
-      ]),
-    );
-    const render = (args: Partial<Record<InputKind, string>> = {}): GetPromptResult => ({
-      description: skill.description,
-      messages: [{ role: 'user', content: { type: 'text', text: skillPromptText(skill, args) } }],
-    });
-    server.registerPrompt(
+/**
+ * The prompt handlers, prepared once per factory. The SDK's `registerPrompt` builds a zod object per prompt on
+ * every server (about 1 ms for these six, on every request of the stateless server), so the list answer and the
+ * argument schemas are built here once and each server only gets two request handlers.
+ */
+export interface SkillPromptHandlers {
+  list(): ListPromptsResult;
+  /** @throws McpError InvalidParams for an unknown prompt or arguments that are not strings of its inputs. */
+  get(name: string, args: Record<string, unknown> | undefined): GetPromptResult;
+}
+
+export function skillPromptHandlers(prompts: readonly SkillPrompt[]): SkillPromptHandlers {
+  const byName = new Map(
+    prompts.map((skill) => [
       skill.name,
-      { title: `Skill: ${skill.name}`, description: skill.description, argsSchema },
-      render,
-    );
-  }
+      { skill, args: z.object(Object.fromEntries(skill.inputs.map((kind) => [kind, z.string().optional()]))) },
+    ]),
+  );
+  const listed: ListPromptsResult = {
+    prompts: prompts.map((skill) => ({
+      name: skill.name,
+      title: `Skill: ${skill.name}`,
+      description: skill.description,
+      arguments: skill.inputs.map((kind) => ({
+        name: kind,
+        description: `The ${kind} to read: an http(s) URL, a data: URL, or a file id from upload_file`,
+        required: false,
+      })),
+    })),
+  };
+  return {
+    list: () => listed,
+    get(name, args) {
+      const prompt = byName.get(name);
+      if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
+      const parsed = prompt.args.safeParse(args ?? {});
+      if (!parsed.success) {
+        throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${parsed.error.message}`);
+      }
+      return {
+        description: prompt.skill.description,
+        messages: [{ role: 'user', content: { type: 'text', text: skillPromptText(prompt.skill, parsed.data) } }],
+      };
+    },
+  };
+}
+
+/** Serves the prompts on `server` (prompts/list and prompts/get). */
+export function registerSkillPrompts(server: McpServer, handlers: SkillPromptHandlers): void {
+  server.server.registerCapabilities({ prompts: {} });
+  server.server.setRequestHandler(ListPromptsRequestSchema, () => handlers.list());
+  server.server.setRequestHandler(GetPromptRequestSchema, (request) =>
+    handlers.get(request.params.name, request.params.arguments),
+  );
 }

@@ -31,6 +31,9 @@ const bundle = (name: string, body: string, description: string) =>
     { path: 'schema.json', data: Buffer.from('{"type":"object","properties":{"total":{"type":["number","null"]}}}') },
   ]);
 
+// OCR runs on the embedded engine; on a shared, loaded machine one run can take well over the default 30 s.
+jest.setTimeout(120_000);
+
 describe('/mcp skills, agents, resources and prompts', () => {
   let app: TestApp;
   let key: string;
