@@ -57,6 +57,10 @@ import { seedBuiltinSkills } from './services/skills/builtin-skills';
 import { createSkillAuthor, type DraftingModel } from './services/skills/skill-authoring';
 import { createSkillsService, type SkillsService } from './services/skills/skills.service';
 import { createSqliteSkillStore } from './stores/sqlite/skills.store';
+import { createSqliteChatStore } from './stores/sqlite/chats.store';
+import type { ChatStore } from './stores/chat-store';
+import { createChatsService, type ChatsService } from './services/chats/chats.service';
+import { createAgentChat } from './services/chats/agent-chat';
 import { createSqliteFeedbackStore } from './stores/sqlite/feedback.store';
 import { createSqlitePredictionStore } from './stores/sqlite/predictions.store';
 import { createSqliteAccountStore } from './stores/sqlite/accounts.store';
@@ -82,6 +86,7 @@ export interface Container {
     agents: AgentStore;
     programs: ProgramStore;
     skills: SkillStore;
+    chats: ChatStore;
   };
   blobs: BlobStore;
   engine: ExtractionEngine;
@@ -106,6 +111,7 @@ export interface Container {
     feedback: FeedbackService;
     artifacts: ArtifactsService;
     skills: SkillsService;
+    chats: ChatsService;
   };
   /**
    * Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any.
@@ -145,6 +151,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     agents: createSqliteAgentStore(db),
     programs: createSqliteProgramStore(db),
     skills: createSqliteSkillStore(db),
+    chats: createSqliteChatStore(db),
   };
   const blobs = createFsBlobStore(config.data.blobDir);
 
@@ -186,6 +193,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const hub = createHubService();
   const catalogue = loadModelCatalogue(config.models.file, config.models.env);
   const upstream = createUpstreamClient({ retries: config.gateway.upstreamRetries });
+  const chats = createChatsService({ store: stores.chats, orgIdFor: (principal) => accounts.orgIdFor(principal) });
   const skills = createSkillsService({
     store: stores.skills,
     blobs,
@@ -209,8 +217,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       }
       return readAll(stream);
     },
-    // Chats do not exist yet: every session id is unknown (404 chat_not_found) until the chat store lands.
-    sessionPrompt: async () => null,
+    // Skills from a chat: the history the caller may read (chat access rules) becomes the prompt.
+    sessionPrompt: (principal, sessionId, sessionToken) => chats.sessionPrompt(principal, sessionId, sessionToken),
     author: createSkillAuthor({ model: draftingModel(catalogue, upstream), logger }),
   });
   // One set of embedded engines: `prism-1` for extraction and the toolkit the agent tools call.
@@ -314,6 +322,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     extraction: engine,
     inputs,
     logger,
+    // The agent models' turns run on the runtime, which is built further down (it needs the chat's biller too).
+    agentChat: { open: (principal, request) => agentChat.open(principal, request) },
   });
   const artifacts = createArtifactsService({
     store: stores.artifacts,
@@ -372,6 +382,18 @@ export async function createContainer(config: Config, options: ContainerOptions 
     },
   });
   handlers.execution = (id) => agents.executions.runJob(id);
+  const agentChat = createAgentChat({
+    chats,
+    runtime: agents.runtime,
+    tools: agents.tools,
+    toolContext: agents.toolContext,
+    planners: agents.planners,
+    skills,
+    files,
+    artifacts,
+    limits: config.agents,
+    logger,
+  });
   const decisions = createDecisionsService({
     engine: createDecisionEngine({
       readLines: async (image) => ((await readText(image, 'image')).pages[0]?.lines ?? []).map((l) => l.text),
@@ -413,7 +435,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     webhooks,
     executionWebhooks,
     agents,
-    services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills },
+    services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills, chats },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
       const ownerKey = await accounts.bootstrapOwner();

@@ -52,7 +52,7 @@ export function skillsRoutes(skills: SkillsService, options: SkillsRoutesOptions
 
   router.post('/create', async (req, res) => {
     const body = parseInput(createSkillBodySchema, req.body ?? {}, 'body');
-    const skill = await skills.create(userOf(req), sourceOf(body), {
+    const skill = await skills.create(userOf(req), sourceOf(body, req.get('x-session-token') ?? null), {
       name: body.name ?? null,
       description: body.description ?? null,
     });
@@ -97,12 +97,15 @@ export function skillsRoutes(skills: SkillsService, options: SkillsRoutesOptions
 }
 
 /** Exactly one of `file_id`, `prompt` (with optional `json_schema`) or `session_id`. */
-function sourceOf(body: {
-  file_id?: string | null | undefined;
-  prompt?: string | null | undefined;
-  json_schema?: Record<string, unknown> | null | undefined;
-  session_id?: string | null | undefined;
-}): SkillCreateSource {
+function sourceOf(
+  body: {
+    file_id?: string | null | undefined;
+    prompt?: string | null | undefined;
+    json_schema?: Record<string, unknown> | null | undefined;
+    session_id?: string | null | undefined;
+  },
+  sessionToken: string | null,
+): SkillCreateSource {
   const given = [body.file_id, body.prompt, body.session_id].filter((v) => v !== null && v !== undefined);
   if (given.length !== 1) {
     throw new BadRequestError(
@@ -119,5 +122,5 @@ function sourceOf(body: {
     return { kind: 'file', fileId: body.file_id };
   }
   if (body.prompt) return { kind: 'prompt', prompt: body.prompt, jsonSchema };
-  return { kind: 'session', sessionId: body.session_id ?? '', jsonSchema };
+  return { kind: 'session', sessionId: body.session_id ?? '', sessionToken, jsonSchema };
 }
