@@ -167,6 +167,7 @@ function agentRequest(model: string, body: Json, sessionHeader: string | null): 
       typeof body.session_token === 'string' || body.session_token === null ? body.session_token : undefined,
     skills: Array.isArray(body.skills) ? (body.skills as SkillEntryWire[]) : [],
     responseSchema: format?.type === 'json_schema' && nested && typeof nested === 'object' ? (nested as Json) : null,
+    jsonReply: format?.type === 'json_schema' || format?.type === 'json_object',
   };
 }
 

@@ -59,6 +59,11 @@ export interface AgentChatRequest {
   skills: SkillEntryWire[];
   /** From `response_format` (json_schema); null for a free reply. */
   responseSchema: Record<string, unknown> | null;
+  /**
+   * `response_format` asked for JSON (`json_object` or `json_schema`): without a schema of its own, a skill's
+   * schema then shapes the reply. Otherwise the reply is text and skills' schemas only guide the planner.
+   */
+  jsonReply: boolean;
 }
 
 export interface AgentChatReply {
@@ -131,7 +136,6 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
 
         async run(signal) {
           const turnId = `chat-${randomUUID()}`;
-          stored = await storedForm(deps, principal, opened.sessionId, fresh);
           const skills = await resolveSkills(
             deps.skills,
             deps.artifacts,
@@ -140,7 +144,9 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
           );
           const ctxFor = (s: ToolContext['signal']): ToolContext =>
             deps.toolContext.create(principal, { sessionId: opened.sessionId, signal: s, skills });
-          const task = await chatTask(opened, stored, ctxFor(signal), request.responseSchema, skills);
+          const familyOf = async (source: string): Promise<string> => (await ctxFor(signal).media.load(source)).family;
+          stored = await storedForm(deps, principal, opened.sessionId, fresh, familyOf);
+          const task = chatTask(opened, stored, request, skills);
           try {
             const result = await deps.runtime.run({
               executionId: turnId,
@@ -271,6 +277,7 @@ async function storedForm(
   principal: Principal,
   sessionId: string,
   fresh: { message: AgentChatMessage; index: number }[],
+  familyOf: (source: string) => Promise<string>,
 ): Promise<TurnMessage[]> {
   const out: TurnMessage[] = [];
   for (const { message, index } of fresh) {
@@ -288,7 +295,13 @@ async function storedForm(
       });
     }
     const normalised = await normaliseInputsIn(deps, principal, { sessionId }, media, `messages.${index}.content`);
-    out.push({ role, content: texts.join('\n'), attachments: Object.values(normalised).flatMap(attachmentsOf) });
+    const attachments: ChatAttachment[] = [];
+    for (const attachment of Object.values(normalised).flatMap(attachmentsOf)) {
+      // A file id or extension-less URL says nothing of its kind: the bytes do (read once, when stored).
+      const type = attachment.type === 'file' ? FAMILY_TYPE[await familyOf(attachment.source)] : attachment.type;
+      attachments.push({ type: type ?? 'file', source: attachment.source });
+    }
+    out.push({ role, content: texts.join('\n'), attachments });
   }
   return out;
 }
@@ -303,23 +316,22 @@ function attachmentsOf(input: ExecutionInput): ChatAttachment[] {
  * The task of the turn: the last user message is the request, everything before it the conversation, and every
  * attachment of the thread an input named after the message that carried it (`message3.image1`).
  */
-async function chatTask(
+function chatTask(
   opened: OpenedThread,
   fresh: TurnMessage[],
-  ctx: ToolContext,
-  responseSchema: Record<string, unknown> | null,
+  request: Pick<AgentChatRequest, 'responseSchema' | 'jsonReply'>,
   skills: Awaited<ReturnType<typeof resolveSkills>>,
-): Promise<PlannerTask> {
+): PlannerTask {
   const all: TurnMessage[] = [...opened.history, ...fresh];
   const inputs: PlannerInput[] = [];
   const described: ChatTurn[] = [];
   for (const [i, message] of all.entries()) {
     const slots: string[] = [];
     for (const [j, attachment] of message.attachments.entries()) {
-      const family = attachment.type === 'file' ? (await ctx.media.load(attachment.source)).family : attachment.type;
-      const slot = `message${i}.${family === 'unknown' ? 'file' : family}${j}`;
+      const family = attachment.type === 'file' ? 'unknown' : attachment.type;
+      const slot = `message${i}.${attachment.type}${j}`;
       inputs.push({ slot, kind: 'media', family, source: attachment.source });
-      slots.push(`[attached ${family === 'unknown' ? 'file' : family}: input ${slot}]`);
+      slots.push(`[attached ${attachment.type}: input ${slot}]`);
     }
     described.push({ role: message.role, content: [message.content, ...slots].filter(Boolean).join(' ') });
   }
@@ -329,7 +341,7 @@ async function chatTask(
   return {
     prompt: described[lastUser]?.content ?? null,
     inputs,
-    responseSchema: responseSchema ?? skillSchema,
+    responseSchema: request.responseSchema ?? (request.jsonReply ? skillSchema : null),
     goals,
     chat: { history: described.filter((_, i) => i !== lastUser) },
   };
