@@ -61,6 +61,9 @@ const DEFAULT_COMPLETION_BUDGET = 4096;
 
 const completionId = (): string => `chatcmpl-${randomHex(12)}`;
 
+/** Chat rule 4: `none`, `minimal` and `low` spend 0, 32 and 64 reasoning tokens, accounted as completion tokens. */
+const REASONING_TOKENS: Readonly<Record<string, number>> = { none: 0, minimal: 32, low: 64 };
+
 export function createAgentCompletions(deps: AgentCompletionsDeps) {
   const { catalogue, biller, queue } = deps;
 
@@ -88,6 +91,11 @@ export function createAgentCompletions(deps: AgentCompletionsDeps) {
       context: AgentCompletionContext,
     ): Promise<AgentOutcome> {
       const { name, model } = modelFor(requested);
+      for (const param of ['method', 'method_params'] as const) {
+        if (body[param] != null) {
+          throw capabilityViolation(`'${requested}' is an agent model and has no methods; ${param} is not read`, param);
+        }
+      }
       if (body.tools != null) {
         throw capabilityViolation(
           `'${requested}' runs Prism's own tools on the agent runtime; client-side function tools are not supported`,
@@ -104,6 +112,8 @@ export function createAgentCompletions(deps: AgentCompletionsDeps) {
         const lane = catalogue.upstreamTarget(model) ? 'upstream' : 'local';
         reply = await queue.run(lane, () => turn.run(context.signal), context.signal);
         if (reply.failure !== null) throw upstreamError(catalogue.provider(model), reply.failure);
+        const reasoning = REASONING_TOKENS[String(body.reasoning_effort)] ?? 0;
+        reply = { ...reply, completionTokens: reply.completionTokens + reasoning, reasoningTokens: reasoning };
         billed = await hold.settle({
           pricing: model.pricing,
           usage: { promptTokens: reply.promptTokens, completionTokens: reply.completionTokens },
@@ -176,7 +186,7 @@ function usageOf(reply: AgentChatReply, charge: ChargeResult): Json {
     prompt_tokens: reply.promptTokens,
     completion_tokens: reply.completionTokens,
     total_tokens: reply.promptTokens + reply.completionTokens,
-    completion_tokens_details: { reasoning_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: reply.reasoningTokens ?? 0 },
     cost: microsToDollars(charge.costMicros),
     credits_used: microsToDollars(charge.costMicros),
     steps: reply.steps,

@@ -71,6 +71,8 @@ export interface AgentChatReply {
   /** Planner tokens (a language model's own counts; estimated from the words for the deterministic planner). */
   promptTokens: number;
   completionTokens: number;
+  /** Of the completion tokens, those spent on `reasoning_effort` (set by the gateway). */
+  reasoningTokens?: number;
   steps: number;
   elementsProcessed: number;
   elementType: string | null;
@@ -175,7 +177,10 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
           } catch (error) {
             if (!(error instanceof RunFailure)) throw error;
             // The deterministic planner's refusals are answers: they say what it cannot do and what to configure.
-            if (deterministic) return reply(task, error.message, error.trace, DETERMINISTIC_MESSAGE, null, null);
+            if (deterministic) {
+              const text = `No upstream language model is configured for ${request.model}. ${error.message}`;
+              return reply(task, text, error.trace, DETERMINISTIC_MESSAGE, null, null);
+            }
             return reply(task, '', error.trace, null, resolved.modelId, error.message);
           } finally {
             await deps.runtime.discard(turnId).catch(() => undefined);
