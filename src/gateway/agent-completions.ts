@@ -19,8 +19,8 @@ import { maxCallMicros, microsToDollars, type Biller, type ChargeResult, type Pa
 import { capabilityViolation, modelNotServing, upstreamError } from './gateway-errors';
 import { countTokens, mediaParts, textOf, type ChatMessage } from './message-inputs';
 import { plannerModelFor } from './agent-planner';
-import type { ModelCatalogue } from './model-catalogue';
-import type { CatalogueModel } from './model.types';
+import type { ModelCatalogue } from './catalogue/model-catalogue';
+import type { CatalogueModel } from './catalogue/model.types';
 import type { RequestQueue } from './request-queue';
 
 type Json = Record<string, unknown>;
