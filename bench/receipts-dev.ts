@@ -4,7 +4,7 @@
  * functions, so what we measure here is what `shared/tools/eval-receipts.mjs` would measure against the server.
  *
  *   npx tsx bench/receipts-dev.ts [--data DIR] [--cache DIR] [--ocr direct|engine] [--engine KIND] [--pre VARIANT]
- *                                 [--refresh] [--only ID,ID] [--dump]
+ *                                 [--refresh] [--only ID,ID] [--split odd|even] [--dump]
  *
  * `--ocr engine` (default) reads each image through the service's own path (`createLocalEngines().layoutFromImage`),
  * so the figures match what the server runs, with `--engine tesseract|ppocr|ensemble` choosing the OCR engine (default
@@ -12,7 +12,9 @@
  * `--pre` to measure what an image preparation does: `none` (default), `gray` (greyscale + contrast stretch), `up2`
  * (greyscale, small images enlarged to ≥ 1800 px wide), `fit2000` (greyscale, scaled to 2000 px wide), `sharp`
  * (up2 + unsharp mask), `crop` (dark scanner bands past a torn edge painted white, nothing else).
- * `--dump` prints each receipt's OCR lines before its fields.
+ * `--dump` prints each receipt's OCR lines before its fields. `--split odd|even` keeps the receipts whose number (the
+ * digits of the ID) is odd or even: tune rules on one half and check them on the other. OCR output is cached per
+ * engine under `--cache` (default /tmp/sroie-layouts); point `--cache` at a new folder when the engine changes.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -52,6 +54,7 @@ interface Args {
   pre: string;
   refresh: boolean;
   only: string[];
+  split: 'all' | 'odd' | 'even';
   dump: boolean;
 }
 
@@ -64,6 +67,7 @@ function parseArgs(argv: string[]): Args {
     pre: 'none',
     refresh: false,
     only: [],
+    split: 'all',
     dump: false,
   };
   for (let i = 0; i < argv.length; i += 1) {
@@ -77,6 +81,7 @@ function parseArgs(argv: string[]): Args {
     else if (flag === '--refresh') args.refresh = true;
     else if (flag === '--dump') args.dump = true;
     else if (flag === '--only') args.only = value().split(',').filter(Boolean);
+    else if (flag === '--split') args.split = value() === 'odd' ? 'odd' : 'even';
     else throw new Error(`unknown argument ${flag ?? ''}`);
   }
   return args;
@@ -237,6 +242,9 @@ async function main(): Promise<void> {
     .filter((f) => f.endsWith('.json'))
     .map((f) => f.slice(0, -5))
     .filter((id) => args.only.length === 0 || args.only.includes(id))
+    .filter(
+      (id) => args.split === 'all' || Number(id.replace(/\D/g, '').slice(-6)) % 2 === (args.split === 'odd' ? 1 : 0),
+    )
     .sort();
   const truths = Object.fromEntries(
     ids.map((id) => [id, JSON.parse(fs.readFileSync(path.join(args.data, 'truth', `${id}.json`), 'utf8')) as Fields]),
@@ -268,7 +276,9 @@ async function main(): Promise<void> {
       }
     }
   }
-  const label = args.ocr === 'engine' ? `engine ${args.engine}` : `direct, preprocessing ${args.pre}`;
+  const label =
+    (args.ocr === 'engine' ? `engine ${args.engine}` : `direct, preprocessing ${args.pre}`) +
+    (args.split === 'all' ? '' : `, ${args.split} half`);
   const lines = ev.formatReport(report, `receipts-dev: ${ids.length} receipts, OCR ${label}`);
   for (const field of ev.FIELDS) {
     const f = report.fields[field];
