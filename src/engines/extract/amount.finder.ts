@@ -131,7 +131,9 @@ function settledAmount(mentions: AmountMention[]): FoundValue | undefined {
   const tendered = mentions.filter((m) => m.cls === 'tendered' && m.match.value.value > 0);
   const first = tendered[0];
   if (!first) return undefined;
-  const subtotal = mentions.filter((m) => m.cls === 'subtotal' && m.match.value.value > 0 && m.order < first.order).pop();
+  const subtotal = mentions
+    .filter((m) => m.cls === 'subtotal' && m.match.value.value > 0 && m.order < first.order)
+    .pop();
   if (subtotal && tendered.some((t) => cents(t.match.value.value) === cents(subtotal.match.value.value))) {
     return toFound(subtotal, 0.6);
   }
