@@ -151,7 +151,22 @@ function betterReading(index: LayoutIndex, name: string, rows: Row[]): { text: s
 
 const sameColumn = (a: Row, b: Row): boolean => Math.min(a.box.x1, b.box.x1) - Math.max(a.box.x0, b.box.x0) > 0;
 
-function pickAddress(lines: Row[], from: number, nameRow: Row): Row[] {
+/**
+ * A branch or outlet line under the name (`SUSHI MENTAI PLAZA DANAU`, `DOMINO'S PIZZA TAMAN UNIVERSITI`): it repeats
+ * a word of the business name, carries no number, and a numbered address line follows it. Street words in it
+ * (`PLAZA`, `TAMAN`) name the outlet's place, not the postal address.
+ */
+function outletName(row: Row, next: Row | undefined, nameWords: Set<string>): boolean {
+  if (/\d/.test(row.text) || !next || !/\d/.test(next.text) || !kind.isAddressLike(next.text)) return false;
+  return kind.upperTokens(row.text.replace(/['’`]/g, '')).some((t) => nameWords.has(t));
+}
+
+function pickAddress(lines: Row[], from: number, nameRow: Row, name: Row[]): Row[] {
+  const nameWords = new Set(
+    kind
+      .upperTokens(name.map((r) => r.text.replace(/['’`]/g, '')).join(' '))
+      .filter((t) => t.length >= 4 && !kind.hasBusinessWord(t) && !LEGAL_WORDS.has(t)),
+  );
   const out: Row[] = [];
   let skipped = 0;
   let postcodeSeen = false;
@@ -160,6 +175,7 @@ function pickAddress(lines: Row[], from: number, nameRow: Row): Row[] {
     if (!row || row.page !== nameRow.page || !sameColumn(row, nameRow)) continue;
     const text = row.text;
     if (out.length === 0) {
+      if (outletName(row, lines[i + 1], nameWords)) continue;
       if (kind.isAddressLike(text) && !kind.isStopLine(text) && !kind.isTitleLine(row) && !kind.isRegistration(text)) {
         out.push(row);
         postcodeSeen = kind.hasPostcode(text);
@@ -169,7 +185,9 @@ function pickAddress(lines: Row[], from: number, nameRow: Row): Row[] {
     if (kind.isStopLine(text) || kind.isTitleLine(row) || kind.isRegistration(text) || kind.isLabelledField(text)) {
       break;
     }
-    if (postcodeSeen && !kind.hasRegion(text) && !kind.isAddressLike(text)) break;
+    // After the postcode only region or street lines continue it, or any line when the one before ends in a comma.
+    const open = /,\s*$/.test(out[out.length - 1]?.text ?? '');
+    if (postcodeSeen && !open && !kind.hasRegion(text) && !kind.isAddressLike(text)) break;
     out.push(row);
     postcodeSeen ||= kind.hasPostcode(text);
   }
@@ -205,7 +223,7 @@ export function findIssuer(index: LayoutIndex): Issuer {
   const picked = pickName(index, lines, headerEnd(lines));
   if (!picked) return { nameRows: [], addressRows: [] };
   const last = picked.rows[picked.rows.length - 1];
-  const addressRows = last ? pickAddress(lines, lines.indexOf(last) + 1, last) : [];
+  const addressRows = last ? pickAddress(lines, lines.indexOf(last) + 1, last, picked.rows) : [];
   const out: Issuer = { nameRows: picked.rows, addressRows };
   const name = nameOf(index, picked.rows);
   const address = addressOf(addressRows);

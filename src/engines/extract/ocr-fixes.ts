@@ -132,7 +132,7 @@ export function repairAddress(text: string): Repaired {
   out = out
     .split(' ')
     .map((token) => {
-      const digitsFixed = token.replace(/(?<=\d)&(?=[\d,]|$)|&(?=\/\d)/g, '6');
+      const digitsFixed = token.replace(/&(?=\/\d)/g, '6');
       if (digitsFixed !== token) fixed.add(token);
       return digitsFixed;
     })
