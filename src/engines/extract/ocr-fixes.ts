@@ -137,6 +137,11 @@ export function repairAddress(text: string): Repaired {
       return digitsFixed;
     })
     .join(' ');
+  // `SS15/4B`, `SS21/60`: a section code whose second S was read as 5 (`S515/4B`).
+  out = out.replace(/(?<![A-Za-z0-9])S5(?=\d{1,2}[A-Z]?\/)/g, (m) => {
+    fixed.add(m);
+    return 'SS';
+  });
   out = fixRegions(out, fixed);
   out = fixWords(out, LONG_ADDRESS, fixed);
   return { text: out, fixed };
