@@ -119,7 +119,7 @@ function pickName(index: LayoutIndex, lines: Row[], end: number): { rows: Row[];
     const suffixBelow = !!next && i + 1 < end && kind.isSuffixOnly(cleanName(next.text));
     // A name printed over two lines, its suffix alone on the second: region words (`... MALAYSIA`) are then part of it.
     if (nameCandidate(row) || (suffixBelow && nameHead(row, next, index.rowHeight, true))) {
-      let rows = suffixBelow || (next && i + 1 < end && continues(next.text)) ? [row, next as Row] : [row];
+      let rows = suffixBelow || (next && i + 1 < end && continues(next.text)) ? [row, next] : [row];
       const first = rows[0] as Row;
       const head = lines[i - 1];
       if (incomplete(rows) && nameHead(head, first, index.rowHeight)) rows = [head as Row, ...rows];
