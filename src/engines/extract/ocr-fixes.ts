@@ -44,9 +44,12 @@ function fixWords(text: string, vocabulary: readonly string[], fixed: Set<string
       const core = token.replace(/^[^A-Za-z]+|[^A-Za-z]+$/g, '');
       if (core.length < 5 || !/^[A-Za-z]+$/.test(core)) return token;
       if (vocabulary.includes(core.toUpperCase())) return token;
-      // A plural or singular of a vocabulary word (`BOOKSTORES`, `BEVERAGE`) is a word as printed, not a misread.
+      // A plural or singular of a vocabulary word (`BOOKSTORES`, `BEVERAGE`, `STATIONERS` beside `STATIONERY`) is a
+      // word as printed, not a misread.
       const upper = core.toUpperCase();
-      const hit = vocabulary.find((v) => close(core, v) && `${v}S` !== upper && `${upper}S` !== v);
+      const plural = (v: string): boolean =>
+        `${v}S` === upper || `${upper}S` === v || (upper.endsWith('S') && upper.slice(0, -1) === v.slice(0, -1));
+      const hit = vocabulary.find((v) => close(core, v) && !plural(v));
       if (!hit) return token;
       fixed.add(token);
       return swap(token, hit);

@@ -105,6 +105,9 @@ describe('issuer names printed over two lines', () => {
     expect(extract(['MPH BOOKSTORES', 'SDN BHD', 'Lot S319, 2nd Floor,', 'TOTAL 9.00']).company).toBe(
       'MPH BOOKSTORES SDN BHD',
     );
+    expect(extract(['ARTRANGE STATIONERS & PRINT SDN BHD', '44 JALAN SS21/58', 'TOTAL 9.00']).company).toBe(
+      'ARTRANGE STATIONERS & PRINT SDN BHD',
+    );
   });
 });
 
