@@ -85,6 +85,65 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/gateway/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            banned(
+              [
+                'express',
+                'ws',
+                'better-sqlite3',
+                '@modelcontextprotocol/*',
+                '**/stores/sqlite/**',
+                '**/http/**',
+                '**/mcp/**',
+                '**/ws/**',
+                '**/container',
+                '**/container/**',
+                '**/blobs/fs*',
+              ],
+              'The gateway is not an adapter: it depends on interfaces, never on SQL, transports or the container.',
+            ),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/engines/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            banned(
+              [
+                'express',
+                'ws',
+                'better-sqlite3',
+                '@modelcontextprotocol/*',
+                '**/services/**',
+                '**/gateway/**',
+                '**/http/**',
+                '**/mcp/**',
+                '**/ws/**',
+                '**/agents/**',
+                '**/stores/**',
+                '**/container',
+                '**/container/**',
+                '**/blobs/**',
+              ],
+              'Engines are leaves: they import domain/, lib/ and each other only.',
+            ),
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/domain/**', 'src/lib/**'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [

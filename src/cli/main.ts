@@ -11,6 +11,7 @@ import { ConfigError, loadConfig, type Config } from '../config/config';
 import { createContainer, type Container } from '../container';
 import { TIERS, type Tier } from '../domain/account';
 import { AppError } from '../domain/errors';
+import { defaultPredictionRequest } from '../domain/prediction';
 import { toPredictionWire } from '../http/schemas/predictions.schemas';
 import { sniffMediaType } from '../lib/media-type';
 import { serveMcpStdio } from '../mcp/mcp-stdio';
@@ -156,19 +157,12 @@ async function extract(container: Container, args: string[]): Promise<number> {
       domain: values.domain ?? null,
       callbackUrl: null,
       images: [bytes.toString('base64')],
-      request: {
+      request: defaultPredictionRequest({
         jsonSchema,
-        detail: 'auto',
         confidence: values.confidence === true,
         grounding: values.grounding === true,
-        gqlStmt: null,
-        documentDpi: null,
-        videoFps: null,
-        videoMaxFrames: null,
-        pageIndices: null,
         metadata: { source: 'cli', filename: path.basename(file) },
-        batch: false,
-      },
+      }),
     },
     {
       onProgress: (done, total) => {

@@ -7,7 +7,7 @@
  * routed one no longer owns.
  */
 import type { Config } from '../config/config';
-import type { PredictionRequest } from '../domain/prediction';
+import { defaultPredictionRequest, type PredictionRequest } from '../domain/prediction';
 import type { ExtractionEngine } from '../engines/extraction-engine';
 import { createLocalEngineKit, type LocalEngineToolkit } from '../engines/local/build-extraction-engine';
 import type { DocumentLayout, LayoutPage } from '../engines/types';
@@ -80,18 +80,6 @@ export function createExtractionPart({
 }
 
 /** How embedders ask the engines to read a document or image: defaults only. */
-const PLAIN_READ: PredictionRequest = {
-  jsonSchema: null,
-  detail: 'auto',
-  confidence: false,
-  grounding: false,
-  gqlStmt: null,
-  documentDpi: null,
-  videoFps: null,
-  videoMaxFrames: null,
-  pageIndices: null,
-  metadata: {},
-  batch: false,
-};
+const PLAIN_READ: PredictionRequest = defaultPredictionRequest();
 
 export const EMPTY_PAGE: LayoutPage = { index: 0, width: 0, height: 0, source: 'ocr', lines: [], status: 'ok' };

@@ -184,19 +184,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     allowPrivate: config.fetch.allowPrivate,
     logger,
   });
-  // The queue and the services refer to each other: the queue runs the services' jobs, one handler per kind
-  // (`execution:<id>` for agent executions, a bare id for predictions).
-  const handlers: { prediction: (id: string) => Promise<void>; execution: (id: string) => Promise<void> } = {
-    prediction: async () => undefined,
-    execution: async () => undefined,
-  };
-  const EXECUTION_JOB = 'execution:';
-  const jobs = createJobQueue({
-    concurrency: config.jobs.concurrency,
-    run: (key) =>
-      key.startsWith(EXECUTION_JOB) ? handlers.execution(key.slice(EXECUTION_JOB.length)) : handlers.prediction(key),
-    logger,
-  });
+  // The queue runs every kind of background work; each service registers its handler once it exists.
+  const jobs = createJobQueue({ concurrency: config.jobs.concurrency, logger });
   const predictions = createPredictionsService({
     store: stores.predictions,
     blobs,
@@ -206,11 +195,11 @@ export async function createContainer(config: Config, options: ContainerOptions 
     inputs,
     skills,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
-    enqueue: (id) => jobs.enqueue(id),
+    enqueue: (id) => jobs.enqueue({ kind: 'prediction', id }),
     onFinished: (prediction) => webhooks.deliver(prediction),
     logger,
   });
-  handlers.prediction = (id) => predictions.runJob(id);
+  jobs.handle('prediction', (id) => predictions.runJob(id));
   const gateway = createGatewayPart({
     config,
     logger,
@@ -258,7 +247,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     skills,
     limits: config.agents,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
-    enqueue: (id) => jobs.enqueue(`${EXECUTION_JOB}${id}`),
+    enqueue: (id) => jobs.enqueue({ kind: 'execution', id }),
     onFinished: (execution) => executionWebhooks.deliver(execution),
     logger,
     vision: {
@@ -279,7 +268,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       },
     },
   });
-  handlers.execution = (id) => agents.executions.runJob(id);
+  jobs.handle('execution', (id) => agents.executions.runJob(id));
   const agentChat = createAgentChat({
     chats,
     runtime: agents.runtime,

@@ -1,9 +1,10 @@
 /**
  * The one error hierarchy of the domain layer.
  *
- * Services throw these; only the HTTP error handler turns them into bodies. Each error carries the stable wire
- * fields the spec names (`type`, `code`, `param`, `Retry-After`), so the renderer never guesses. The `shape` says
- * which of the spec's three body shapes the error uses.
+ * Services throw these; adapters decide how they look on the wire. Each error says what went wrong with the stable
+ * fields the spec names (`status`, `type`, `code`, `param`, the seconds to wait, whether an API key would help);
+ * the HTTP error handler picks the body shape per surface and the headers (src/http/error-body.ts), MCP
+ * (src/mcp/mcp-errors.ts) and the WebSocket stream (src/ws/ws-error-event.ts) have translators of their own.
  */
 
 /** Resources whose absence has its own `<resource>_not_found` code. */
@@ -77,9 +78,6 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** How an error is rendered: `{detail:{error}}`, top-level `{error}`, `{detail:"text"}` or `{detail:[issues]}`. */
-export type ErrorShape = 'wrapped' | 'top-level' | 'plain-detail' | 'validation';
-
 /** One FastAPI/pydantic-style validation issue. */
 export interface ValidationIssue {
   type: string;
@@ -94,24 +92,23 @@ export interface AppErrorInit {
   type: string;
   code?: ErrorCode | null;
   param?: string | null;
-  /** Seconds; rendered as the `Retry-After` header. */
+  /** Seconds to wait before retrying (HTTP renders it as `Retry-After`). */
   retryAfterSeconds?: number;
-  headers?: Record<string, string>;
+  /** An anonymous caller or guest would get past this with an API key (HTTP renders `X-Prism-Upgrade: api-key`). */
+  suggestsApiKey?: boolean;
   /** Extra fields placed beside `message` in the error object (e.g. `tier` on 429). */
   extra?: Record<string, unknown>;
-  shape?: ErrorShape;
   issues?: ValidationIssue[];
 }
 
-/** Base class: an error whose status and wire fields are decided where it is thrown. */
+/** Base class: an error whose status and stable fields are decided where it is thrown; its rendering is not. */
 export class AppError extends Error {
   readonly type: string;
   readonly code: ErrorCode | null;
   readonly param: string | null;
   readonly retryAfterSeconds: number | undefined;
-  readonly headers: Record<string, string>;
+  readonly suggestsApiKey: boolean;
   readonly extra: Record<string, unknown>;
-  readonly shape: ErrorShape;
   readonly issues: ValidationIssue[];
 
   constructor(
@@ -124,17 +121,10 @@ export class AppError extends Error {
     this.code = init.code ?? null;
     this.param = init.param ?? null;
     this.retryAfterSeconds = init.retryAfterSeconds;
-    this.headers = init.headers ?? {};
+    this.suggestsApiKey = init.suggestsApiKey ?? false;
     this.extra = init.extra ?? {};
     this.issues = init.issues ?? [];
-    this.shape = init.shape ?? defaultShape(status);
   }
-}
-
-function defaultShape(status: number): ErrorShape {
-  if (status === 422) return 'validation';
-  if (status === 429 || status >= 500) return 'top-level';
-  return 'wrapped';
 }
 
 /** 400: the request is well-formed but cannot be served as asked. */
@@ -189,7 +179,6 @@ export class InvalidApiKeyError extends AppError {
       message: 'Invalid API Key',
       type: 'authentication_error',
       code: 'invalid_api_key',
-      shape: 'plain-detail',
     });
   }
 }
@@ -201,7 +190,6 @@ export class AuthenticationRequiredError extends AppError {
       message: 'Authentication required: send "Authorization: Bearer <API key>".',
       type: 'authentication_error',
       code: 'missing_api_key',
-      shape: 'wrapped',
     });
   }
 }
@@ -255,7 +243,7 @@ export class AllPagesFailedError extends AppError {
 /** 503: a dependency is down; the caller should retry after `retryAfterSeconds`. */
 export class ServiceUnavailableError extends AppError {
   constructor(message: string, code: ErrorCode, retryAfterSeconds: number) {
-    super(503, { message, type: 'service_unavailable', code, retryAfterSeconds, shape: 'wrapped' });
+    super(503, { message, type: 'service_unavailable', code, retryAfterSeconds });
   }
 }
 

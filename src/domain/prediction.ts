@@ -65,6 +65,27 @@ export interface PredictionRequest {
   skills?: Array<{ id: string; name: string; skillVersion: string }>;
 }
 
+/**
+ * A request with every option at its default (no schema, auto detail, no confidence or grounding, every page and
+ * frame, not batched): the one place the defaults are written; callers override what they set.
+ */
+export function defaultPredictionRequest(overrides: Partial<PredictionRequest> = {}): PredictionRequest {
+  return {
+    jsonSchema: null,
+    detail: 'auto',
+    confidence: false,
+    grounding: false,
+    gqlStmt: null,
+    documentDpi: null,
+    videoFps: null,
+    videoMaxFrames: null,
+    pageIndices: null,
+    metadata: {},
+    batch: false,
+    ...overrides,
+  };
+}
+
 export interface Prediction {
   id: string;
   orgId: string;

@@ -7,7 +7,7 @@
  * bills the call.
  */
 import type { Principal } from '../domain/account';
-import type { PredictionRequest } from '../domain/prediction';
+import { defaultPredictionRequest, type PredictionRequest } from '../domain/prediction';
 import type { Logger } from '../lib/logger';
 import { randomHex } from '../lib/random-id';
 import type { ExtractionEngine } from '../engines/extraction-engine';
@@ -116,19 +116,11 @@ function usageBody(promptTokens: number, completionTokens: number, charge: Charg
 
 function requestOptions(body: Json): PredictionRequest {
   const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-  return {
-    jsonSchema: null,
-    detail: 'auto',
-    confidence: false,
-    grounding: false,
-    gqlStmt: null,
+  return defaultPredictionRequest({
     documentDpi: num(body.document_dpi),
     videoFps: num(body.video_fps),
     videoMaxFrames: num(body.video_max_frames),
-    pageIndices: null,
-    metadata: {},
-    batch: false,
-  };
+  });
 }
 
 /** The JSON schema of `response_format` in the OpenAI shape (`json_schema.schema`) or Fireworks' (`schema`). */

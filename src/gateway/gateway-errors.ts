@@ -1,8 +1,8 @@
 /**
  * The errors the gateway throws, as AppErrors with the wire fields the spec names.
  *
- * Kept beside the gateway rather than in the domain layer because only the gateway raises them; the error handler
- * renders them like any other AppError (429 and 5xx top-level, the rest wrapped in `detail`).
+ * Kept beside the gateway rather than in the domain layer because only the gateway raises them; adapters render
+ * them like any other AppError.
  */
 import { AppError } from '../domain/errors';
 
@@ -23,7 +23,6 @@ export function modelNotServing(id: string, retryAfterS = 30): AppError {
     type: 'service_unavailable',
     code: 'model_not_serving',
     retryAfterSeconds: retryAfterS,
-    shape: 'wrapped',
   });
 }
 
@@ -91,7 +90,6 @@ export function upstreamUnavailable(provider: string, detail: string, retryAfter
     type: 'service_unavailable',
     code: 'upstream_unavailable',
     retryAfterSeconds: retryAfterS,
-    shape: 'wrapped',
   });
 }
 
@@ -120,7 +118,7 @@ export function rateLimitExceeded(r: RateLimitRejection): AppError {
     code: 'rate_limit_exceeded',
     retryAfterSeconds: r.retryAfterS,
     extra: { tier: r.tier },
-    headers: r.anonymous ? { 'X-Prism-Upgrade': 'api-key' } : {},
+    suggestsApiKey: r.anonymous,
   });
 }
 
@@ -149,7 +147,7 @@ export function guestSpendCapReached(capMicros: number, upgradeHint: string): Ap
     message: `Guest usage is limited to $${(capMicros / 1e6).toFixed(2)} per day. ${upgradeHint}`,
     type: 'billing_error',
     code: 'guest_spend_cap',
-    headers: { 'X-Prism-Upgrade': 'api-key' },
+    suggestsApiKey: true,
   });
 }
 

@@ -5,8 +5,11 @@
  * `{detail:"Invalid API Key"}` and `{detail:[issues]}` (422). OpenAI-compatible clients (the `openai` SDKs,
  * LangChain) read only a top-level `error` object, so on the gateway surfaces (`/v1/compat`, `/v1/openai`) every
  * body also carries one beside the spec's `detail`: both kinds of reader find what they look for.
+ *
+ * Errors say what went wrong; the shape and the headers are decided here, from the error's status and class, so
+ * other adapters (MCP, WebSocket) can render the same error their own way.
  */
-import type { AppError, ValidationIssue } from '../domain/errors';
+import { InvalidApiKeyError, type AppError, type ValidationIssue } from '../domain/errors';
 import { clipForEcho } from '../lib/json-bounds';
 
 /** Which family of clients an error is written for: the main API's, or the OpenAI-compatible gateway's. */
@@ -22,6 +25,29 @@ export function surfaceOfPath(path: string): ErrorSurface {
     }
   }
   return 'main';
+}
+
+/** How an error is rendered: `{detail:{error}}`, top-level `{error}`, `{detail:"text"}` or `{detail:[issues]}`. */
+export type ErrorShape = 'wrapped' | 'top-level' | 'plain-detail' | 'validation';
+
+/**
+ * The spec's body shape for an error: `{detail:[issues]}` for 422, `{detail:"Invalid API Key"}` for an unknown key,
+ * `{detail:{error}}` for 503 (a dependency down: retry later) and every 4xx, top-level `{error}` for 429 and 5xx.
+ */
+export function errorShape(error: AppError): ErrorShape {
+  if (error.status === 422) return 'validation';
+  if (error instanceof InvalidApiKeyError) return 'plain-detail';
+  if (error.status === 503) return 'wrapped';
+  if (error.status === 429 || error.status >= 500) return 'top-level';
+  return 'wrapped';
+}
+
+/** The response headers an error brings: `Retry-After` (seconds to wait) and `X-Prism-Upgrade` (get a key). */
+export function errorHeaders(error: AppError): Record<string, string> {
+  return {
+    ...(error.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(error.retryAfterSeconds) }),
+    ...(error.suggestsApiKey ? { 'X-Prism-Upgrade': 'api-key' } : {}),
+  };
 }
 
 /** The `{message,type,code,param}` object OpenAI clients read, plus any extra fields and the request id. */
@@ -45,7 +71,7 @@ export function renderErrorBody(error: AppError, requestId: string, surface: Err
     request_id: requestId,
   };
   const gateway = surface === 'gateway';
-  switch (error.shape) {
+  switch (errorShape(error)) {
     case 'validation': {
       const detail = error.issues.map(boundedIssue);
       return gateway ? { detail, error: validationSummary(error, requestId) } : { detail };

@@ -1,14 +1,30 @@
 /**
- * The in-process job queue: runs batch work (predictions with `batch: true`) a few at a time, in order.
+ * The in-process job queue: runs background work (batch predictions, agent executions; evaluations next) a few at a
+ * time, in order, whatever its kind.
  *
- * Jobs are ids; the durable state lives in the store, so a restart re-enqueues what was unfinished. `close()`
- * stops taking work and waits for running jobs up to a grace period. A Redis/BullMQ queue can implement the same
- * interface when several replicas share work.
+ * A job is a `{kind, id}`; each kind has one handler, registered by the composition root once the service that runs
+ * it exists, so the queue knows no service and no id carries its kind in a prefix. The durable state lives in the
+ * stores, so a restart re-enqueues what was unfinished. `close()` stops taking work and waits for running jobs up to
+ * a grace period. A Redis/BullMQ queue can implement the same interface when several replicas share work.
  */
 import type { Logger } from '../lib/logger';
 
+/** One unit of background work: which handler runs it, and the record it runs on. */
+export interface Job {
+  kind: string;
+  id: string;
+}
+
+export type JobHandler = (id: string) => Promise<void>;
+
 export interface JobQueue {
-  enqueue(id: string): void;
+  /** Names the handler of a kind; one per kind, registered before the first job of that kind is enqueued. */
+  handle(kind: string, run: JobHandler): void;
+  /**
+   * Queues a job unless the same one is already waiting; ignored after close.
+   * @throws Error when no handler runs jobs of that kind (a wiring mistake, not a caller's).
+   */
+  enqueue(job: Job): void;
   /** Jobs waiting plus running. */
   size(): number;
   /** Resolves when nothing is waiting or running (for tests and shutdown). */
@@ -16,16 +32,14 @@ export interface JobQueue {
   close(graceMs: number): Promise<void>;
 }
 
-export function createJobQueue(options: {
-  concurrency: number;
-  run: (id: string) => Promise<void>;
-  logger: Logger;
-}): JobQueue {
-  const waiting: string[] = [];
+export function createJobQueue(options: { concurrency: number; logger: Logger }): JobQueue {
+  const handlers = new Map<string, JobHandler>();
+  const waiting: Job[] = [];
   const queued = new Set<string>();
   const running = new Set<Promise<void>>();
   let closed = false;
   let idleWaiters: (() => void)[] = [];
+  const keyOf = (job: Job): string => `${job.kind}\u0000${job.id}`;
 
   const settleIdle = (): void => {
     if (waiting.length === 0 && running.size === 0) {
@@ -37,25 +51,34 @@ export function createJobQueue(options: {
 
   const pump = (): void => {
     while (!closed && running.size < options.concurrency && waiting.length > 0) {
-      const id = waiting.shift() as string;
-      queued.delete(id);
-      const job = options
-        .run(id)
-        .catch((error: unknown) => options.logger.error('job failed unexpectedly', { job: id, error: String(error) }))
+      const job = waiting.shift() as Job;
+      queued.delete(keyOf(job));
+      const run = handlers.get(job.kind) as JobHandler;
+      const task = run(job.id)
+        .catch((error: unknown) =>
+          options.logger.error('job failed unexpectedly', { kind: job.kind, job: job.id, error: String(error) }),
+        )
         .finally(() => {
-          running.delete(job);
+          running.delete(task);
           pump();
           settleIdle();
         });
-      running.add(job);
+      running.add(task);
     }
   };
 
   return {
-    enqueue(id) {
-      if (closed || queued.has(id)) return;
-      queued.add(id);
-      waiting.push(id);
+    handle(kind, run) {
+      if (handlers.has(kind)) throw new Error(`jobs of kind ${kind} already have a handler`);
+      handlers.set(kind, run);
+    },
+    enqueue(job) {
+      if (closed) return;
+      if (!handlers.has(job.kind)) throw new Error(`no handler runs jobs of kind ${job.kind}`);
+      const key = keyOf(job);
+      if (queued.has(key)) return;
+      queued.add(key);
+      waiting.push({ kind: job.kind, id: job.id });
       setImmediate(pump);
     },
     size: () => waiting.length + running.size,

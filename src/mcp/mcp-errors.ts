@@ -10,6 +10,7 @@ import type { ServerResponse } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../domain/errors';
 import type { Logger } from '../lib/logger';
+import { errorHeaders } from '../http/error-body';
 
 /** JSON-RPC code for a request refused before it reached the server (the SDK's own HTTP-level refusals use it). */
 const REFUSED = -32000;
@@ -64,8 +65,7 @@ export function sendJsonRpcError(res: ServerResponse, error: unknown, requestId:
   const known = error instanceof AppError ? error : null;
   if (!known) logger.error('mcp request failed', { request_id: requestId, error: describe(error) });
   const appError = known ?? internalError();
-  for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
-  if (appError.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(appError.retryAfterSeconds));
+  for (const [name, value] of Object.entries(errorHeaders(appError))) res.setHeader(name, value);
   const body = {
     jsonrpc: '2.0',
     error: {

@@ -1,5 +1,5 @@
 /**
- * Builds `prism-1` from the embedded engines: OCR, images and PDFs (local-engines), video and audio (media), and
+ * Builds `prism-1` from the embedded engines: OCR, images and PDFs (document-engines.ts), video and audio (media), and
  * the schema-guided extractor, adapted to the LocalEngineSet the local extraction engine runs on. The composition
  * root calls `createLocalExtractionEngine` once; everything heavy (OCR workers, the VAD model) starts lazily.
  */

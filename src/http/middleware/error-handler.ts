@@ -15,7 +15,7 @@ import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, PayloadTooLargeError, RequestValidationError } from '../../domain/errors';
 import type { Logger } from '../../lib/logger';
-import { renderErrorBody, surfaceOfPath, type ErrorSurface } from '../error-body';
+import { errorHeaders, renderErrorBody, surfaceOfPath, type ErrorSurface } from '../error-body';
 import { sendJson, sendLastResort } from '../send-json';
 
 interface BodyParserError {
@@ -47,8 +47,7 @@ export function createErrorResponder(logger: Logger, limits: { maxJsonBytes: num
         return;
       }
       const rendered = appError ?? internalError();
-      for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
-      if (rendered.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(rendered.retryAfterSeconds));
+      for (const [name, value] of Object.entries(errorHeaders(rendered))) res.setHeader(name, value);
       if (rendered.status === 413) res.setHeader('Connection', 'close');
       sendJson(res, rendered.status, renderErrorBody(rendered, requestId, surface));
     } catch {
