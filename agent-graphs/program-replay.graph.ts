@@ -1,10 +1,15 @@
 /**
- * Program replay as a LangGraph StateGraph built from a compiled program: one node per step, in order, no model
- * node. Each step resolves its arguments against the inputs and earlier outputs and calls the tool; a step that
- * fails stops the replay (the caller then falls back to agent mode).
+ * Program replay: the graph of a compiled program is a straight line — one node per step, in order, no model node,
+ * no branches — so it runs as exactly that, a loop over the steps. Each step resolves its arguments against the
+ * inputs and earlier outputs and calls the tool; a step that fails stops the replay (the caller then falls back to
+ * agent mode).
+ *
+ * It deliberately does not go through a LangGraph StateGraph: a replay is never checkpointed (it is short, has no
+ * model call and is simply run again after a restart), and a compiled one-node StateGraph still costs several ms of
+ * CPU per invoke (config merging, run trees, channel bookkeeping — measured with `node --cpu-prof`), which is more
+ * than the tools of a cheap program cost and would eat the replay's advantage over an agent run (bench `agents`).
  */
-import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
-import type { PlannerToolCall } from '../src/agents/sdk';
+import type { CancelSignal, PlannerToolCall } from '../src/agents/sdk';
 
 export interface ProgramReplayStep {
   id: string;
@@ -19,37 +24,24 @@ export interface ProgramReplayDeps {
   inputs: Record<string, unknown>;
   runTool(call: PlannerToolCall): Promise<Record<string, unknown>>;
   onStep?(step: ProgramReplayStep, args: Record<string, unknown>, output: Record<string, unknown>, ms: number): void;
+  /** Checked before each step: a cancelled replay stops. */
+  signal?: CancelSignal;
 }
 
-export const ProgramReplayState = Annotation.Root({
-  outputs: Annotation<Record<string, { output: Record<string, unknown> }>>({
-    reducer: (a, b) => ({ ...a, ...b }),
-    default: () => ({}),
-  }),
-});
-export type ProgramReplayStateValue = typeof ProgramReplayState.State;
+export interface ProgramReplayState {
+  outputs: Record<string, { output: Record<string, unknown> }>;
+}
 
-export function buildProgramReplayGraph(deps: ProgramReplayDeps) {
-  // Node names are fixed per position so the graph shape only depends on the step count.
-  const graph = new StateGraph(ProgramReplayState) as unknown as StateGraph<
-    typeof ProgramReplayState.spec,
-    ProgramReplayStateValue,
-    Partial<ProgramReplayStateValue>,
-    string
-  >;
-  let previous: string = START;
+/** Runs the steps in order and returns every step's output by id. */
+export async function runProgramReplay(deps: ProgramReplayDeps): Promise<ProgramReplayState> {
+  const outputs: ProgramReplayState['outputs'] = {};
   for (const step of deps.steps) {
-    const node = `step_${step.id}`;
-    graph.addNode(node, async (state: ProgramReplayStateValue) => {
-      const args = step.args({ inputs: deps.inputs, steps: state.outputs });
-      const started = performance.now();
-      const output = await deps.runTool({ id: step.id, name: step.tool, arguments: args });
-      deps.onStep?.(step, args, output, performance.now() - started);
-      return { outputs: { [step.id]: { output } } };
-    });
-    graph.addEdge(previous, node);
-    previous = node;
+    if (deps.signal?.aborted) throw new Error('The replay was cancelled.');
+    const args = step.args({ inputs: deps.inputs, steps: outputs });
+    const started = performance.now();
+    const output = await deps.runTool({ id: step.id, name: step.tool, arguments: args });
+    deps.onStep?.(step, args, output, performance.now() - started);
+    outputs[step.id] = { output };
   }
-  graph.addEdge(previous, END);
-  return graph.compile();
+  return { outputs };
 }

@@ -1,11 +1,10 @@
 /**
  * The agent part of the composition root: the tool registry, the per-call ToolContext factory (the SDK's ports
- * bound to the services), the runtime with its SQLite checkpoints (LangGraph's SqliteSaver on the app's own
- * database file), the planner directory (an agent model id → an upstream chat model with tool calling through the
+ * bound to the services), the runtime with its SQLite checkpoints (LangGraph's SqliteSaver tables on the app's
+ * own database file, written by the lean saver), the planner directory (an agent model id → an upstream chat model with tool calling through the
  * gateway, or the deterministic planner), and the agents and executions services. MCP and the HTTP routes take
  * what this returns.
  */
-import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { createAgentRuntime, type AgentRuntime } from '../agents/agent-runtime';
 import { createDeterministicPlanner } from '../agents/planners/deterministic.planner';
 import type { VisionPort } from '../agents/sdk';
@@ -32,6 +31,7 @@ import type { InputResolverDeps } from '../services/inputs/resolve-input';
 import { createToolContextFactory, type ToolContextFactory } from '../services/tool-context';
 import type { AgentStore, ExecutionStore, ProgramStore } from '../stores/execution-store';
 import type { SqliteDatabase } from '../stores/sqlite/database';
+import { LeanSqliteSaver } from '../stores/sqlite/graph-checkpoints';
 import { BUILTIN_TOOLS } from '../../tools';
 
 export interface AgentsModule {
@@ -74,7 +74,7 @@ const AGENT_MODEL = /^prism-orion-[12](:(auto|fast|pro|lite))?$/;
 export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
   const tools = createToolRegistry(BUILTIN_TOOLS);
   const toolContext = createToolContextFactory(deps);
-  const runtime = createAgentRuntime({ tools, checkpointer: new SqliteSaver(deps.db), logger: deps.logger });
+  const runtime = createAgentRuntime({ tools, checkpointer: new LeanSqliteSaver(deps.db), logger: deps.logger });
   const deterministic = createDeterministicPlanner();
 
   const planners: PlannerDirectory = {

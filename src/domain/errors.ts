@@ -47,6 +47,7 @@ export const ERROR_CODES = [
   'all_pages_failed',
   // agents (src/agents, tools/)
   'unknown_tool',
+  'unknown_toolset',
   'invalid_tool_input',
   'agent_exists',
   // hardening (issue 18)

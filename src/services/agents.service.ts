@@ -9,6 +9,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '../domain/errors'
 import type { AgentRecord, ExecutionMode, ServiceTier } from '../domain/execution';
 import { compileSchema } from '../lib/json-schema';
 import type { ToolRegistry } from '../agents/tool-registry';
+import { checkToolsets } from '../agents/toolsets';
 import type { AgentStore } from '../stores/execution-store';
 import type { ArtifactsService } from './artifacts.service';
 import { skillRefsOf, type SkillEntryWire } from './executions/execution-skills';
@@ -68,6 +69,7 @@ export function createAgentsService(deps: {
         }
       }
       deps.tools.select(command.tools);
+      checkToolsets(command.toolsets);
       const orgId = await deps.orgIdFor(principal);
       const id = randomUUID();
       const config = {

@@ -1,9 +1,9 @@
 /**
- * Runs compiled programs: replay (the program-replay graph: each step's arguments resolved from the inputs and
+ * Runs compiled programs: replay (the program-replay graph, a straight line: each step's arguments resolved from the inputs and
  * earlier outputs, the tool called through the registry, no model) and compile-then-verify (a program is only
  * kept when one replay on the recorded inputs reproduces the agent run's response).
  */
-import { buildProgramReplayGraph } from '../../../agent-graphs/program-replay.graph';
+import { runProgramReplay } from '../../../agent-graphs/program-replay.graph';
 import type { ProgramDefinition } from '../../domain/execution';
 import type { PlannerInput, ToolContext } from '../sdk';
 import type { ToolRegistry } from '../tool-registry';
@@ -41,7 +41,7 @@ export async function replayProgram(
 ): Promise<ReplayResult> {
   const steps: ReplayedStep[] = [];
   const scopeInputs = replayInputs(inputs);
-  const graph = buildProgramReplayGraph({
+  const state = await runProgramReplay({
     inputs: scopeInputs,
     steps: program.steps.map((s) => ({
       id: s.id,
@@ -50,11 +50,11 @@ export async function replayProgram(
       args: (scope) => resolveValue(s.args, scope) as Record<string, unknown>,
     })),
     runTool: (call) => tools.invoke(call.name, call.arguments, ctx),
+    signal: ctx.signal,
     onStep(step, args, output, ms) {
       steps.push({ id: step.id, tool: step.tool, goal: step.goal, arguments: args, output, durationMs: ms });
     },
   });
-  const state = await graph.invoke({ outputs: {} });
   const response = resolveValue(program.response, { inputs: scopeInputs, steps: state.outputs });
   return { response, steps };
 }

@@ -87,9 +87,16 @@ export function tierOf(tier: ConfigWire['service_tier']): ServiceTier {
 }
 
 export function modeOf(config: ConfigWire | null | undefined): ExecutionMode {
+  return requestedModeOf(config) ?? 'agent';
+}
+
+/** The mode a request asks for (`mode`, `execution_mode`, or TS-SDK `orchestration_mode`), null when it says none. */
+export function requestedModeOf(config: ConfigWire | null | undefined): ExecutionMode | null {
   if (config?.mode) return config.mode;
   if (config?.execution_mode) return config.execution_mode;
-  return config?.orchestration_mode ? 'program' : 'agent';
+  if (config?.orchestration_mode === true) return 'program';
+  if (config?.orchestration_mode === false) return 'agent';
+  return null;
 }
 
 /** Real clients' model ids (`vlmrun-orion-1:auto`) name ours (`prism-orion-1:auto`). */
@@ -119,7 +126,7 @@ export function toExecuteCommand(body: z.output<typeof executeBodySchema>): Exec
     tools: config?.tools ?? null,
     toolsets: body.toolsets ?? null,
     serviceTier: tierOf(config?.service_tier),
-    mode: modeOf(config),
+    mode: requestedModeOf(config),
     metadata: body.metadata ?? {},
     clientId: body.id ?? null,
     clientCreatedAt: body.created_at ?? null,

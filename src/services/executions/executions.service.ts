@@ -27,6 +27,7 @@ import type { AgentRuntime } from '../../agents/agent-runtime';
 import { RunFailure } from '../../agents/agent-runtime';
 import type { PlannerModel, PlannerTask, ToolContext } from '../../agents/sdk';
 import type { ToolRegistry } from '../../agents/tool-registry';
+import { checkToolsets, selectRunTools } from '../../agents/toolsets';
 import { DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.planner';
 import type { AgentStore, ExecutionStore, ProgramStore } from '../../stores/execution-store';
 import type { ArtifactsService } from '../artifacts.service';
@@ -67,7 +68,8 @@ export interface ExecuteCommand {
   tools: string[] | null;
   toolsets: string[] | null;
   serviceTier: ServiceTier;
-  mode: ExecutionMode;
+  /** `config.mode` / `orchestration_mode`; null when the request does not say (a named agent's own mode, else agent). */
+  mode: ExecutionMode | null;
   metadata: Record<string, unknown>;
   clientId: string | null;
   clientCreatedAt: string | null;
@@ -211,7 +213,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
       const { task, skills } = await buildTask(execution, principal);
       // The runtime listens for aborts from its start on; one that came while the task was built stops it here.
       if (controller.signal.aborted) throw new RunFailure('The run was cancelled.', []);
-      const tools = deps.tools.select(execution.request.tools);
+      const tools = selectRunTools(deps.tools, execution.request.tools, toolsetsOf(execution.request.toolsets, skills));
       const context = (signal: ToolContext['signal']): ToolContext =>
         deps.toolContext.create(principal, { executionId: execution.id, signal, skills });
 
@@ -353,6 +355,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
           tools: command.tools ?? agent.config.tools,
           toolsets: command.toolsets ?? agent.config.toolsets,
           model: command.model ?? agent.config.model,
+          mode: command.mode ?? agent.config.mode,
         };
       }
       if (config.jsonSchema) {
@@ -366,12 +369,13 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
           );
         }
       }
-      deps.tools.select(config.tools);
+      selectRunTools(deps.tools, config.tools, config.toolsets);
       const agentSkills =
         agentId && command.skills.length === 0
           ? ((await deps.agents.get(orgId, agentId))?.config.skills ?? [])
           : await skillRefsOf(deps.artifacts, principal, id, command.skills);
       const skills = await resolveSkills(deps.skills, deps.artifacts, principal, agentSkills);
+      for (const skill of skills) checkToolsets(skill.config?.toolsets, 'config.skills');
       const model = config.model ?? skills.find((s) => s.config?.model)?.config?.model ?? DEFAULT_AGENT_MODEL;
       deps.planners.resolve(model);
       await deps.billing.authorize(orgId);
@@ -383,7 +387,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
         tools: config.tools,
         toolsets: config.toolsets,
         serviceTier: config.serviceTier,
-        mode: config.mode,
+        mode: config.mode ?? 'agent',
         inputs: await normaliseInputs(deps, principal, id, command.inputs),
         metadata: command.metadata,
         batch: command.batch,
@@ -475,6 +479,13 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
       for (const controller of running.values()) controller.abort();
     },
   };
+}
+
+/** The request's toolsets, else those the run's skills declare in prism.yaml, else none (every tool). */
+function toolsetsOf(requested: string[] | null, skills: ParsedSkill[]): string[] | null {
+  if (requested && requested.length > 0) return requested;
+  const declared = [...new Set(skills.flatMap((s) => s.config?.toolsets ?? []))];
+  return declared.length > 0 ? declared : null;
 }
 
 function messageOf(error: unknown): string {

@@ -1,15 +1,15 @@
 /**
- * The agent loop on its own (LangGraph + SqliteSaver on an in-memory database, a scripted planner, a real tool
+ * The agent loop on its own (LangGraph + the lean SQLite saver on an in-memory database, a scripted planner, a real tool
  * registry): skill-graph states are followed in order and name their steps, the step limit fails the run with a
  * message, and a compiled program binds arguments to inputs and earlier outputs.
  */
-import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { createAgentRuntime, RunFailure } from '../../../src/agents/agent-runtime';
 import { compileProgram, resolveValue } from '../../../src/agents/program/program-compiler';
 import { defineTool, z, type PlannerModel, type PlanStep, type ToolContext } from '../../../src/agents/sdk';
 import { createToolRegistry } from '../../../src/agents/tool-registry';
 import { createLogger } from '../../../src/lib/logger';
 import { openDatabase } from '../../../src/stores/sqlite/database';
+import { LeanSqliteSaver } from '../../../src/stores/sqlite/graph-checkpoints';
 
 const upper = defineTool({
   name: 'upper_text',
@@ -39,7 +39,7 @@ function scripted(steps: Omit<PlanStep, 'usage'>[]): PlannerModel & { goals: (st
 
 describe('agent loop', () => {
   const db = openDatabase(':memory:');
-  const runtime = createAgentRuntime({ tools, checkpointer: new SqliteSaver(db), logger: createLogger('silent') });
+  const runtime = createAgentRuntime({ tools, checkpointer: new LeanSqliteSaver(db), logger: createLogger('silent') });
   const base = {
     skills: [],
     tools: tools.list(),
