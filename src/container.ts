@@ -24,6 +24,7 @@ import { createAccountsService, type AccountsService, type CreatedKey } from './
 import { createAuthService, type AuthService } from './services/auth.service';
 import { createLocalEngineKit } from './engines/local-engine-set';
 import { createAgentsModule, type AgentsModule } from './container/agents';
+import { createExtractionWallet } from './container/extraction-wallet';
 import { createArtifactsService, type ArtifactsService } from './services/artifacts.service';
 import { createSqliteArtifactStore } from './stores/sqlite/artifacts.store';
 import type { ArtifactStore } from './stores/artifact-store';
@@ -252,6 +253,15 @@ export async function createContainer(config: Config, options: ContainerOptions 
       key.startsWith(EXECUTION_JOB) ? handlers.execution(key.slice(EXECUTION_JOB.length)) : handlers.prediction(key),
     logger,
   });
+  // One guest cap across chat and decisions; decisions bill their own (smaller) minimum per decision.
+  const guestSpend = createGuestSpendGuard(createMemoryGuestSpendStore(), {
+    capMicros: config.gateway.guestDailyCapMicros,
+  });
+  const biller = createBiller({
+    wallets: stores.wallets,
+    guestSpend,
+    minimumMicros: config.gateway.minimumChargeMicros,
+  });
   const predictions = createPredictionsService({
     store: stores.predictions,
     blobs,
@@ -261,6 +271,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     inputs,
     skills,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
+    wallet: createExtractionWallet(biller, config.extraction.microsPerCredit),
     enqueue: (id) => jobs.enqueue(id),
     onFinished: (prediction) => webhooks.deliver(prediction),
     logger,
@@ -293,15 +304,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
       }),
     },
     inputs,
-  });
-  // One guest cap across chat and decisions; decisions bill their own (smaller) minimum per decision.
-  const guestSpend = createGuestSpendGuard(createMemoryGuestSpendStore(), {
-    capMicros: config.gateway.guestDailyCapMicros,
-  });
-  const biller = createBiller({
-    wallets: stores.wallets,
-    guestSpend,
-    minimumMicros: config.gateway.minimumChargeMicros,
   });
   const chat = createChatService({
     catalogue,
