@@ -23,6 +23,7 @@ import type { ParsedSkill, SkillResolver } from '../../domain/skill';
 import { compileSchema } from '../../lib/json-schema';
 import { parsePublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import type { Logger } from '../../lib/logger';
+import { runForTenant } from '../../lib/work-tenant';
 import type { AgentRuntime } from '../../agents/agent-runtime';
 import { RunFailure } from '../../agents/agent-runtime';
 import type { PlannerModel, PlannerTask, ToolContext } from '../../agents/sdk';
@@ -325,7 +326,9 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
       releaseHold(id);
       return store.getById(id);
     }
-    return run(claimed, resume && (await deps.runtime.hasCheckpoint(id)));
+    const resumed = resume && (await deps.runtime.hasCheckpoint(id));
+    // The run's tool reads take turns with other organisations' in the shared OCR pool.
+    return runForTenant(claimed.orgId, () => run(claimed, resumed));
   }
 
   const resumable = new Set<string>();

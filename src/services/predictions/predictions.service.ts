@@ -20,6 +20,7 @@ import { sniffMediaType } from '../../lib/media-type';
 import type { KeyedMutex } from '../../lib/keyed-mutex';
 import type { Logger } from '../../lib/logger';
 import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
+import { runForTenant } from '../../lib/work-tenant';
 import type { PredictionStore, StoredBytes } from '../../stores/types';
 import type { HubService } from '../hub/hub.service';
 import type { ExtractionEngine, ExtractionInput, ExtractionOutput } from '../../engines/extraction-engine';
@@ -184,16 +185,19 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
     try {
       const input = await loadInput(running);
       const { schema, prompt } = schemaFor(running);
-      const output = await engine.run({
-        kind: running.kind,
-        model: running.model,
-        domain: running.domain,
-        schema,
-        prompt,
-        request: running.request,
-        input,
-        ...(onProgress ? { onProgress } : {}),
-      });
+      // The organisation's pages take turns with other organisations' in the shared OCR pool.
+      const output = await runForTenant(running.orgId, () =>
+        engine.run({
+          kind: running.kind,
+          model: running.model,
+          domain: running.domain,
+          schema,
+          prompt,
+          request: running.request,
+          input,
+          ...(onProgress ? { onProgress } : {}),
+        }),
+      );
       const notes: string[] = [];
       if (schema && output.response && typeof output.response === 'object') {
         const check = checkAgainstSchema(schema, stripMetadata(output.response));
