@@ -15,6 +15,8 @@ function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void; r
   return { promise, resolve, reject };
 }
 
+type Gate = ReturnType<typeof deferred<void>>;
+
 const flush = async (): Promise<void> => {
   for (let i = 0; i < 10; i += 1) await Promise.resolve();
 };
@@ -127,7 +129,7 @@ describe('worker pool', () => {
       started: string[],
       tenant: string,
       count: number,
-    ): { gates: ReturnType<typeof deferred>[]; done: Promise<unknown>[] } {
+    ): { gates: Gate[]; done: Promise<unknown>[] } {
       const gates = Array.from({ length: count }, () => deferred());
       const done = gates.map((gate, i) =>
         pool.run(async () => {
@@ -139,7 +141,7 @@ describe('worker pool', () => {
     }
 
     /** Finishes started tasks one at a time, in start order, until every task has run. */
-    async function drain(started: string[], byTenant: Record<string, ReturnType<typeof deferred>[]>): Promise<void> {
+    async function drain(started: string[], byTenant: Record<string, Gate[]>): Promise<void> {
       const total = Object.values(byTenant).reduce((n, gates) => n + gates.length, 0);
       for (let next = 0; next < total; next += 1) {
         await new Promise((resolve) => setImmediate(resolve));
