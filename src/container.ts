@@ -25,6 +25,7 @@ import { createAuthService, type AuthService } from './services/auth.service';
 import { createLocalEngineKit } from './engines/local-engine-set';
 import { createAgentsModule, type AgentsModule } from './container/agents';
 import { createExtractionWallet } from './container/extraction-wallet';
+import { startGuestFileSweep, type GuestFileSweep } from './container/guest-file-sweep';
 import { createArtifactsService, type ArtifactsService } from './services/artifacts.service';
 import { createSqliteArtifactStore } from './stores/sqlite/artifacts.store';
 import type { ArtifactStore } from './stores/artifact-store';
@@ -132,6 +133,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const secret = config.auth.secret ?? (await readOrCreateSecret(config.data.secretPath));
   const db = openDatabase(config.data.dbPath);
   let checkpoints: BackgroundCheckpoints | null = null;
+  let guestSweep: GuestFileSweep | null = null;
 
   // Gateway debits are written behind (PRISM_WALLET_FLUSH_MS); close() writes what is queued before the file closes.
   const wallets = createSqliteWalletStore(db, { logger, flushMs: config.gateway.walletFlushMs });
@@ -174,6 +176,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       perDay: config.guestUploads.perDay,
       bytesPerDay: config.guestUploads.bytesPerDay,
     }),
+    guestFileTtlMs: config.guestUploads.ttlMs,
   });
 
   // How every service turns a caller's file id or URL into bytes.
@@ -434,6 +437,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         const swept = await blobs.sweep(await stores.files.referencedBlobs());
         if (swept.partsRemoved + swept.orphansRemoved > 0) logger.info('swept blob leftovers', swept);
       }
+      guestSweep ??= startGuestFileSweep(files, config.guestUploads.ttlMs, logger);
       await seedBuiltinSkills(skills, config.skills.builtinDir, logger);
       if (resumeJobs) {
         const jobsAfterRestart = await predictions.resumeUnfinished();
@@ -451,6 +455,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     close: () =>
       // Every step runs even when an earlier one throws: queued debits are always written and the file closed.
       closeAll([
+        { name: 'guest file sweep', run: () => guestSweep?.stop() },
         { name: 'executions', run: () => agents.executions.cancelAll() },
         { name: 'jobs', run: () => jobs.close(config.server.shutdownGraceMs) },
         { name: 'webhooks', run: () => webhooks.close() },

@@ -32,6 +32,7 @@ const envSchema = z.object({
   PRISM_MAX_JSON_DEPTH: z.coerce.number().int().min(8).max(512).default(64),
   PRISM_GUEST_UPLOADS_PER_DAY: z.coerce.number().int().min(0).default(50),
   PRISM_GUEST_UPLOAD_MB_PER_DAY: z.coerce.number().min(0).default(100),
+  PRISM_GUEST_FILE_TTL_H: z.coerce.number().min(0).max(8760).default(24),
   PRISM_EXTRACTION_USD_PER_PAGE: z.coerce.number().min(0).max(100).default(0),
   PRISM_URL_TTL_S: positiveInt(3600),
   PRISM_SHUTDOWN_GRACE_S: positiveInt(10),
@@ -233,7 +234,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     guestUploads: {
       perDay: e.PRISM_GUEST_UPLOADS_PER_DAY,
       bytesPerDay: Math.round(e.PRISM_GUEST_UPLOAD_MB_PER_DAY * MIB),
-      ttlMs: 0,
+      ttlMs: Math.round(e.PRISM_GUEST_FILE_TTL_H * 3_600_000),
     },
     extraction: { microsPerCredit: e.PRISM_EXTRACTION_USD_PER_PAGE * 1_000_000 },
     models: {
