@@ -11,7 +11,7 @@ import { ListToolsRequestSchema, type ListToolsResult } from '@modelcontextproto
 import type { Container } from '../container';
 import type { FilesService } from '../services/files.service';
 import type { HubService } from '../services/hub/hub.service';
-import type { InputResolverDeps } from '../services/predictions/inputs';
+import type { InputResolverDeps } from '../services/inputs/resolve-input';
 import type { PredictionsService } from '../services/predictions/predictions.service';
 import { registerHubResources } from './mcp-resources';
 import { registerTools, type McpCallScope, type McpTool } from './mcp-tool';

@@ -1,0 +1,371 @@
+/**
+ * The composition root: the only place that names concrete classes.
+ *
+ * It opens SQLite and the blob folder from the config, builds the stores and services on top, and owns their
+ * lifecycle: `start()` runs the owner bootstrap and the start-up sweep, `close()` releases everything even if one
+ * step fails. Each part (stores.ts, extraction.ts, gateway.ts, agents.ts) returns what it built plus its closers;
+ * `close()` runs every closer in the reverse of the order things were built, each guarded by closeAll.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { buffer as readAll } from 'node:stream/consumers';
+import type { BlobStore } from '../blobs/types';
+import type { Config } from '../config/config';
+import type { Principal } from '../domain/account';
+import { InvalidSkillBundleError } from '../domain/errors';
+import { closeAll } from '../lib/close-all';
+import { createKeyedMutex } from '../lib/keyed-mutex';
+import { createLogger, type Logger } from '../lib/logger';
+import { createUrlSigner } from '../lib/url-signer';
+import { createAccountsService, type AccountsService, type CreatedKey } from '../services/accounts.service';
+import { createAuthService, type AuthService } from '../services/auth.service';
+import { createExtractionWallet } from './extraction-wallet';
+import { startGuestFileSweep, type GuestFileSweep } from './guest-file-sweep';
+import { createAgentsModule, type AgentsModule } from './agents';
+import { createExtractionPart } from './extraction';
+import { createGatewayPart, draftingModel } from './gateway';
+import { createStoragePart, type Stores } from './stores';
+import { createArtifactsService, type ArtifactsService } from '../services/artifacts.service';
+import type { Execution } from '../domain/execution';
+import { toExecutionWire } from '../http/schemas/agents.schemas';
+import { toPredictionWire } from '../http/schemas/predictions.schemas';
+import { createGuestUploadQuota } from '../services/guest-upload-quota';
+import type { ChatService } from '../gateway/chat.service';
+import type { EmbeddingsService } from '../gateway/embeddings.service';
+import type { DecisionsService } from '../gateway/decisions.service';
+import { loadModelCatalogue, type ModelCatalogue } from '../gateway/catalogue/model-catalogue';
+import type { RateLimiter } from '../gateway/rate-limiter';
+import { createUpstreamClient } from '../gateway/upstream/upstream-client';
+import { createJobQueue, type JobQueue } from '../jobs/job-queue';
+import { createFeedbackService, type FeedbackService } from '../services/feedback.service';
+import { createFilesService, type FilesService } from '../services/files.service';
+import { createHubService, type HubService } from '../services/hub/hub.service';
+import type { ExtractionEngine } from '../engines/extraction-engine';
+import { createPredictionsService, type PredictionsService } from '../services/predictions/predictions.service';
+import { createWebhookSender, type WebhookSender } from '../services/webhooks.service';
+import { seedBuiltinSkills } from '../services/skills/builtin-skills';
+import { createSkillAuthor } from '../services/skills/skill-authoring';
+import { createSkillsService, type SkillsService } from '../services/skills/skills.service';
+import type { SqliteDatabase } from '../stores/sqlite/database';
+
+export interface Container {
+  config: Config;
+  logger: Logger;
+  version: string;
+  db: SqliteDatabase;
+  stores: Stores;
+  blobs: BlobStore;
+  engine: ExtractionEngine;
+  gateway: {
+    catalogue: ModelCatalogue;
+    limiter: RateLimiter;
+    chat: ChatService;
+    embeddings: EmbeddingsService;
+    decisions: DecisionsService;
+  };
+  jobs: JobQueue;
+  webhooks: WebhookSender;
+  executionWebhooks: WebhookSender<Execution>;
+  /** The tool registry and the ToolContext factory (shared by the agent runtime and MCP). */
+  agents: AgentsModule;
+  services: {
+    accounts: AccountsService;
+    auth: AuthService;
+    files: FilesService;
+    hub: HubService;
+    predictions: PredictionsService;
+    feedback: FeedbackService;
+    artifacts: ArtifactsService;
+    skills: SkillsService;
+  };
+  /**
+   * Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any.
+   * A long-running process also moves WAL checkpoints to a worker thread (`backgroundCheckpoints`, on by default).
+   */
+  start(options?: {
+    sweep?: boolean;
+    resumeJobs?: boolean;
+    backgroundCheckpoints?: boolean;
+  }): Promise<{ ownerKey: CreatedKey | null }>;
+  close(): Promise<void>;
+}
+
+export interface ContainerOptions {
+  logger?: Logger;
+  /** Replaces the local extraction engine (tests of the service layer use a scripted one). */
+  engine?: ExtractionEngine;
+}
+
+export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
+  const logger = options.logger ?? createLogger(config.log.level);
+  const storage = await createStoragePart(config, logger);
+  const { db, stores, blobs } = storage;
+  const secret = config.auth.secret ?? (await readOrCreateSecret(config.data.secretPath));
+
+  const accounts = createAccountsService({
+    ownerCreditsMicros: config.gateway.ownerCreditsMicros,
+    accounts: stores.accounts,
+    wallets: stores.wallets,
+    writeOwnerKey: (key) => writePrivateFile(config.data.ownerKeyPath, `${key}\n`),
+  });
+  const auth = createAuthService({
+    accounts: stores.accounts,
+    hashKey: (key) => accounts.hashKey(key),
+    singleUserOwner: config.auth.singleUser ? () => accounts.ownerPrincipal() : async () => null,
+    logger,
+  });
+  const locks = createKeyedMutex();
+  const signer = createUrlSigner(secret);
+  const files = createFilesService({
+    files: stores.files,
+    blobs,
+    locks,
+    signer,
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    limits: { maxUploadBytes: config.limits.maxUploadBytes, urlTtlSeconds: config.limits.urlTtlSeconds },
+    guestQuota: createGuestUploadQuota({
+      perDay: config.guestUploads.perDay,
+      bytesPerDay: config.guestUploads.bytesPerDay,
+    }),
+    guestFileTtlMs: config.guestUploads.ttlMs,
+  });
+  let guestSweep: GuestFileSweep | null = null;
+
+  // How every service turns a caller's file id or URL into bytes.
+  const inputs = {
+    openFile: async (principal: Principal, fileId: string) => {
+      const { file, stream } = await files.openContent(principal, fileId);
+      return { filename: file.filename, stream };
+    },
+    fetch: config.fetch,
+  };
+  const hub = createHubService();
+  const catalogue = loadModelCatalogue(config.models.file, config.models.env);
+  const upstream = createUpstreamClient({ retries: config.gateway.upstreamRetries });
+  const skills = createSkillsService({
+    store: stores.skills,
+    blobs,
+    locks,
+    signer,
+    limits: {
+      maxEntries: config.skills.maxEntries,
+      maxEntryBytes: config.skills.maxEntryBytes,
+      maxTotalBytes: config.skills.maxTotalBytes,
+      maxRatio: config.skills.maxRatio,
+    },
+    openFile: async (principal, fileId) => {
+      const { file, stream } = await files.openContent(principal, fileId);
+      if (file.bytes > config.skills.maxTotalBytes) {
+        stream.destroy();
+        throw new InvalidSkillBundleError(
+          'total_too_large',
+          null,
+          `the zip (${file.bytes} bytes) is larger than the bundle limit of ${config.skills.maxTotalBytes} bytes`,
+        );
+      }
+      return readAll(stream);
+    },
+    // Chats do not exist yet: every session id is unknown (404 chat_not_found) until the chat store lands.
+    sessionPrompt: async () => null,
+    author: createSkillAuthor({ model: draftingModel(catalogue, upstream), logger }),
+  });
+  // One set of embedded engines: `prism-1` for extraction and the toolkit the agent tools call.
+  const extraction = createExtractionPart({ config, logger, catalogue, upstream, override: options.engine });
+  const { engine, kit } = extraction;
+  const webhookSecret = config.webhooks.secret ?? (await readOrCreateSecret(config.webhooks.secretPath));
+  const webhooks = createWebhookSender({
+    store: stores.predictions,
+    secret: webhookSecret,
+    render: toPredictionWire,
+    timeoutMs: config.webhooks.timeoutMs,
+    attempts: config.webhooks.attempts,
+    backoffMs: config.webhooks.backoffMs,
+    allowPrivate: config.fetch.allowPrivate,
+    logger,
+  });
+  // The queue and the services refer to each other: the queue runs the services' jobs, one handler per kind
+  // (`execution:<id>` for agent executions, a bare id for predictions).
+  const handlers: { prediction: (id: string) => Promise<void>; execution: (id: string) => Promise<void> } = {
+    prediction: async () => undefined,
+    execution: async () => undefined,
+  };
+  const EXECUTION_JOB = 'execution:';
+  const jobs = createJobQueue({
+    concurrency: config.jobs.concurrency,
+    run: (key) =>
+      key.startsWith(EXECUTION_JOB) ? handlers.execution(key.slice(EXECUTION_JOB.length)) : handlers.prediction(key),
+    logger,
+  });
+  // Built before the predictions service: priced extraction holds money through the gateway's biller.
+  const gateway = createGatewayPart({
+    config,
+    logger,
+    wallets: stores.wallets,
+    catalogue,
+    upstream,
+    extraction,
+    inputs,
+  });
+  const { limiter, biller, chat, embeddings, decisions } = gateway;
+  const predictions = createPredictionsService({
+    store: stores.predictions,
+    blobs,
+    locks,
+    hub,
+    engine,
+    inputs,
+    skills,
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    wallet: createExtractionWallet(biller, config.extraction.microsPerCredit),
+    enqueue: (id) => jobs.enqueue(id),
+    onFinished: (prediction) => webhooks.deliver(prediction),
+    logger,
+  });
+  handlers.prediction = (id) => predictions.runJob(id);
+  const artifacts = createArtifactsService({
+    store: stores.artifacts,
+    blobs,
+    locks,
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    maxBytes: config.limits.maxUploadBytes,
+  });
+  const executionWebhooks = createWebhookSender<Execution>({
+    store: {
+      recordDelivery: ({ predictionId, ...rest }) =>
+        stores.executions.recordDelivery({ ...rest, executionId: predictionId }),
+    },
+    secret: webhookSecret,
+    render: toExecutionWire,
+    eventPrefix: 'execution',
+    timeoutMs: config.webhooks.timeoutMs,
+    attempts: config.webhooks.attempts,
+    backoffMs: config.webhooks.backoffMs,
+    allowPrivate: config.fetch.allowPrivate,
+    logger,
+  });
+  const agents = createAgentsModule({
+    db,
+    stores,
+    artifacts,
+    files,
+    hub,
+    inputs,
+    catalogue,
+    upstream,
+    biller,
+    minimumChargeMicros: config.gateway.minimumChargeMicros,
+    skills,
+    limits: config.agents,
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    enqueue: (id) => jobs.enqueue(`${EXECUTION_JOB}${id}`),
+    onFinished: (execution) => executionWebhooks.deliver(execution),
+    logger,
+    vision: {
+      ...kit.toolkit,
+      async analyzeAudio(bytes) {
+        const a = await kit.toolkit.analyzeAudio(bytes);
+        return {
+          durationS: a.durationS,
+          format: a.format,
+          codec: a.codec,
+          channels: a.channels,
+          sampleRate: a.sampleRate,
+          vad: a.vadNote ? `${a.vad} (${a.vadNote})` : a.vad,
+          speechSegments: a.speechSegments.map((s) => ({ startS: s.start_s, endS: s.end_s })),
+          speechS: a.speechS,
+          transcriptMessage: a.transcriptMessage,
+        };
+      },
+    },
+  });
+  handlers.execution = (id) => agents.executions.runJob(id);
+  const feedback = createFeedbackService({
+    store: stores.feedback,
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    targetExists: async (orgId, type, id) => {
+      if (type === 'request') return (await stores.predictions.get(orgId, id)) !== null;
+      if (type === 'agent_execution') return (await stores.executions.get(orgId, id)) !== null;
+      return false;
+    },
+  });
+
+  return {
+    config,
+    logger,
+    version: packageVersion(),
+    db,
+    stores,
+    blobs,
+    engine,
+    gateway: { catalogue, limiter, chat, embeddings, decisions },
+    jobs,
+    webhooks,
+    executionWebhooks,
+    agents,
+    services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills },
+
+    async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
+      const ownerKey = await accounts.bootstrapOwner();
+      if (backgroundCheckpoints) await storage.startCheckpoints();
+      if (sweep) {
+        await stores.files.deleteExpiredPending(new Date());
+        const swept = await blobs.sweep(await stores.files.referencedBlobs());
+        if (swept.partsRemoved + swept.orphansRemoved > 0) logger.info('swept blob leftovers', swept);
+      }
+      guestSweep ??= startGuestFileSweep(files, config.guestUploads.ttlMs, logger);
+      await seedBuiltinSkills(skills, config.skills.builtinDir, logger);
+      if (resumeJobs) {
+        const jobsAfterRestart = await predictions.resumeUnfinished();
+        if (jobsAfterRestart.resumed + jobsAfterRestart.failed > 0) {
+          logger.info('picked up unfinished predictions', jobsAfterRestart);
+        }
+        const runsAfterRestart = await agents.executions.resumeUnfinished();
+        if (runsAfterRestart.resumed + runsAfterRestart.failed > 0) {
+          logger.info('picked up unfinished agent executions', runsAfterRestart);
+        }
+      }
+      return { ownerKey };
+    },
+
+    close: () =>
+      // Every closer runs, in the reverse of the order things were built, even when an earlier one throws: queued
+      // debits are always written and the file closed.
+      closeAll(
+        [
+          ...storage.closers,
+          ...extraction.closers,
+          ...gateway.closers,
+          { name: 'execution webhooks', run: () => executionWebhooks.close() },
+          { name: 'webhooks', run: () => webhooks.close() },
+          { name: 'jobs', run: () => jobs.close(config.server.shutdownGraceMs) },
+          { name: 'executions', run: () => agents.executions.cancelAll() },
+          { name: 'guest file sweep', run: () => guestSweep?.stop() },
+        ].reverse(),
+      ),
+  };
+}
+
+function packageVersion(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pkg = require('../../package.json') as { version: string };
+  return pkg.version;
+}
+
+/** The signing secret: generated once, kept in the data folder with owner-only permissions. */
+async function readOrCreateSecret(file: string): Promise<string> {
+  try {
+    return (await fs.readFile(file, 'utf8')).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const secret = randomBytes(32).toString('hex');
+  await writePrivateFile(file, `${secret}\n`);
+  return secret;
+}
+
+async function writePrivateFile(file: string, content: string): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, content, { mode: 0o600 });
+  await fs.chmod(file, 0o600);
+}
