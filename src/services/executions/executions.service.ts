@@ -93,8 +93,16 @@ export interface ExecutionsServiceDeps {
   logger: Logger;
 }
 
+/** How a caller that waits for a run (MCP's execute_agent) follows and stops it. */
+export interface ExecuteOptions {
+  /** Aborting it cancels the run: it ends `failed` with a message saying so. Ignored for `batch` runs. */
+  signal?: AbortSignal;
+  /** Called once per recorded step (plan or tool) while the run goes on, with the steps so far. */
+  onStep?(step: ExecutionStep, stepsSoFar: number): void;
+}
+
 export interface ExecutionsService {
-  execute(principal: Principal, command: ExecuteCommand): Promise<Execution>;
+  execute(principal: Principal, command: ExecuteCommand, options?: ExecuteOptions): Promise<Execution>;
   list(principal: Principal, page: { skip: number; limit: number }): Promise<Execution[]>;
   /** @throws NotFoundError (`execution_not_found`) also for other organisations' executions. */
   get(principal: Principal, id: string): Promise<Execution>;
@@ -200,7 +208,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     return done;
   }
 
-  async function run(execution: Execution, resume: boolean): Promise<Execution | null> {
+  async function run(execution: Execution, resume: boolean, follow: ExecuteOptions = {}): Promise<Execution | null> {
     const startedAt = Date.now();
     const principal = orgPrincipal(execution.orgId);
     let resolved: ResolvedPlanner;
@@ -211,9 +219,14 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     }
     const controller = new AbortController();
     running.set(execution.id, controller);
+    const onCancel = (): void => controller.abort();
+    if (follow.signal?.aborted) controller.abort();
+    follow.signal?.addEventListener('abort', onCancel, { once: true });
     const stepLog: ExecutionStep[] = resume ? [...execution.steps] : [];
     try {
       const { task, skills } = await buildTask(execution, principal);
+      // The runtime listens for aborts from its start on; one that came while the task was built stops it here.
+      if (controller.signal.aborted) throw new RunFailure('The run was cancelled.', []);
       const tools = deps.tools.select(execution.request.tools);
       const context = (signal: ToolContext['signal']): ToolContext =>
         deps.toolContext.create(principal, { executionId: execution.id, signal, skills });
@@ -251,7 +264,11 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
         signal: controller.signal,
         resume,
         onTrace(entries) {
-          for (const entry of entries) stepLog.push({ ...entry, index: stepLog.length });
+          for (const entry of entries) {
+            const step = { ...entry, index: stepLog.length };
+            stepLog.push(step);
+            follow.onStep?.(step, stepLog.length);
+          }
           void store
             .saveProgress(execution.id, { steps: stepLog })
             .catch((error: unknown) => logger.warn('could not save execution progress', { error: String(error) }));
@@ -296,6 +313,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
         resolved,
       });
     } finally {
+      follow.signal?.removeEventListener('abort', onCancel);
       running.delete(execution.id);
       releaseHold(execution.id);
     }
@@ -313,7 +331,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     return done;
   }
 
-  async function start(id: string, resume: boolean): Promise<Execution | null> {
+  async function start(id: string, resume: boolean, follow?: ExecuteOptions): Promise<Execution | null> {
     const execution = await store.getById(id);
     if (!execution || isTerminal(execution.status)) {
       releaseHold(id);
@@ -328,13 +346,13 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     }
     const resumed = resume && (await deps.runtime.hasCheckpoint(id));
     // The run's tool reads take turns with other organisations' in the shared OCR pool.
-    return runForTenant(claimed.orgId, () => run(claimed, resumed));
+    return runForTenant(claimed.orgId, () => run(claimed, resumed, follow));
   }
 
   const resumable = new Set<string>();
 
   return {
-    async execute(principal, command) {
+    async execute(principal, command, options = {}) {
       if (command.callbackUrl !== null) {
         try {
           parsePublicUrl(command.callbackUrl);
@@ -433,7 +451,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
         deps.enqueue(execution.id);
         return execution;
       }
-      return (await start(execution.id, false)) ?? execution;
+      return (await start(execution.id, false, options)) ?? execution;
     },
 
     async list(principal, page) {
