@@ -32,6 +32,8 @@ const envSchema = z.object({
   PRISM_MAX_JSON_DEPTH: z.coerce.number().int().min(8).max(512).default(64),
   PRISM_GUEST_UPLOADS_PER_DAY: z.coerce.number().int().min(0).default(50),
   PRISM_GUEST_UPLOAD_MB_PER_DAY: z.coerce.number().min(0).default(100),
+  PRISM_GUEST_FILE_TTL_H: z.coerce.number().min(0).max(8760).default(24),
+  PRISM_EXTRACTION_USD_PER_PAGE: z.coerce.number().min(0).max(100).default(0),
   PRISM_URL_TTL_S: positiveInt(3600),
   PRISM_SHUTDOWN_GRACE_S: positiveInt(10),
   PRISM_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -108,7 +110,14 @@ export interface Config {
     urlTtlSeconds: number;
   };
   /** Anonymous (guest) uploads on the gateway, per client address per UTC day. */
-  guestUploads: { perDay: number; bytesPerDay: number };
+  guestUploads: {
+    perDay: number;
+    bytesPerDay: number;
+    /** How long a guest's file lives before the sweep deletes it (0: forever). */
+    ttlMs: number;
+  };
+  /** Price of one extraction credit (a page, an image, a started minute), micro-dollars; 0: extraction is free. */
+  extraction: { microsPerCredit: number };
   /** The model catalogue file and the environment snapshot upstream keys are looked up in (by variable name). */
   models: { file: string | undefined; env: Readonly<Record<string, string | undefined>> };
   gateway: {
@@ -225,7 +234,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     guestUploads: {
       perDay: e.PRISM_GUEST_UPLOADS_PER_DAY,
       bytesPerDay: Math.round(e.PRISM_GUEST_UPLOAD_MB_PER_DAY * MIB),
+      ttlMs: Math.round(e.PRISM_GUEST_FILE_TTL_H * 3_600_000),
     },
+    extraction: { microsPerCredit: e.PRISM_EXTRACTION_USD_PER_PAGE * 1_000_000 },
     models: {
       file: e.PRISM_MODELS_FILE ? path.resolve(e.PRISM_MODELS_FILE) : undefined,
       env: Object.freeze({ ...env }),

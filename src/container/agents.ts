@@ -12,7 +12,7 @@ import { createToolRegistry, type ToolRegistry } from '../agents/tool-registry';
 import type { Execution } from '../domain/execution';
 import type { SkillResolver } from '../domain/skill';
 import { createUpstreamPlanner, plannerModelFor } from '../gateway/agent-planner';
-import type { Biller } from '../gateway/billing';
+import { maxCallMicros, type Biller, type ChargeInput, type ChargeResult } from '../gateway/billing';
 import { modelNotFound } from '../gateway/gateway-errors';
 import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
@@ -24,7 +24,12 @@ import {
   type ExecutionsService,
   type PlannerDirectory,
 } from '../services/executions/executions.service';
-import type { ExecutionBilling } from '../services/executions/execution-usage';
+import {
+  STEP_BUDGET,
+  type ExecutionBilling,
+  type ExecutionChargeInput,
+  type ExecutionCost,
+} from '../services/executions/execution-usage';
 import type { FilesService } from '../services/files.service';
 import type { HubService } from '../services/hub/hub.service';
 import type { InputResolverDeps } from '../services/inputs/resolve-input';
@@ -91,24 +96,34 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     },
   };
 
+  const org = (orgId: string) => ({ kind: 'org' as const, orgId });
+  const chargeInput = (input: ExecutionChargeInput): ChargeInput => ({
+    pricing: input.pricing,
+    usage: { promptTokens: input.inputTokens, completionTokens: input.outputTokens },
+    multiplier: input.multiplier,
+    reason: input.reason,
+  });
+  const costOf = (charged: ChargeResult): ExecutionCost => ({
+    standardMicros: charged.standardMicros,
+    costMicros: charged.costMicros,
+    minimumMicros: deps.minimumChargeMicros,
+  });
   const billing: ExecutionBilling = {
-    authorize: (orgId) => deps.biller.authorize({ kind: 'org', orgId }),
-    async charge(orgId, input) {
-      const charged = await deps.biller.charge(
-        { kind: 'org', orgId },
-        {
-          pricing: input.pricing,
-          usage: { promptTokens: input.inputTokens, completionTokens: input.outputTokens },
-          multiplier: input.multiplier,
-          reason: input.reason,
-        },
+    authorize: (orgId) => deps.biller.authorize(org(orgId)),
+    async reserve(orgId, input) {
+      const budget = maxCallMicros(
+        input.pricing,
+        input.maxSteps * STEP_BUDGET.promptTokens,
+        input.maxSteps * STEP_BUDGET.completionTokens,
+        { multiplier: input.multiplier, minimumMicros: deps.minimumChargeMicros },
       );
+      const hold = await deps.biller.reserve(org(orgId), budget);
       return {
-        standardMicros: charged.standardMicros,
-        costMicros: charged.costMicros,
-        minimumMicros: deps.minimumChargeMicros,
+        settle: async (charge) => costOf(await hold.settle(chargeInput(charge))),
+        release: () => hold.release(),
       };
     },
+    charge: async (orgId, input) => costOf(await deps.biller.charge(org(orgId), chargeInput(input))),
   };
 
   const agents = createAgentsService({

@@ -20,6 +20,8 @@ import { createLogger, type Logger } from '../lib/logger';
 import { createUrlSigner } from '../lib/url-signer';
 import { createAccountsService, type AccountsService, type CreatedKey } from '../services/accounts.service';
 import { createAuthService, type AuthService } from '../services/auth.service';
+import { createExtractionWallet } from './extraction-wallet';
+import { startGuestFileSweep, type GuestFileSweep } from './guest-file-sweep';
 import { createAgentsModule, type AgentsModule } from './agents';
 import { createExtractionPart } from './extraction';
 import { createGatewayPart, draftingModel } from './gateway';
@@ -129,7 +131,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
       perDay: config.guestUploads.perDay,
       bytesPerDay: config.guestUploads.bytesPerDay,
     }),
+    guestFileTtlMs: config.guestUploads.ttlMs,
   });
+  let guestSweep: GuestFileSweep | null = null;
 
   // How every service turns a caller's file id or URL into bytes.
   const inputs = {
@@ -186,20 +190,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   });
   // The queue runs every kind of background work; each service registers its handler once it exists.
   const jobs = createJobQueue({ concurrency: config.jobs.concurrency, logger });
-  const predictions = createPredictionsService({
-    store: stores.predictions,
-    blobs,
-    locks,
-    hub,
-    engine,
-    inputs,
-    skills,
-    orgIdFor: (principal) => accounts.orgIdFor(principal),
-    enqueue: (id) => jobs.enqueue({ kind: 'prediction', id }),
-    onFinished: (prediction) => webhooks.deliver(prediction),
-    logger,
-  });
-  jobs.handle('prediction', (id) => predictions.runJob(id));
+  // Built before the predictions service: priced extraction holds money through the gateway's biller.
   const gateway = createGatewayPart({
     config,
     logger,
@@ -212,6 +203,21 @@ export async function createContainer(config: Config, options: ContainerOptions 
     agentChat: { open: (principal, request) => agentChat.open(principal, request) },
   });
   const { limiter, biller, chat, embeddings, decisions } = gateway;
+  const predictions = createPredictionsService({
+    store: stores.predictions,
+    blobs,
+    locks,
+    hub,
+    engine,
+    inputs,
+    skills,
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    wallet: createExtractionWallet(biller, config.extraction.microsPerCredit),
+    enqueue: (id) => jobs.enqueue({ kind: 'prediction', id }),
+    onFinished: (prediction) => webhooks.deliver(prediction),
+    logger,
+  });
+  jobs.handle('prediction', (id) => predictions.runJob(id));
   const artifacts = createArtifactsService({
     store: stores.artifacts,
     blobs,
@@ -314,6 +320,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         const swept = await blobs.sweep(await stores.files.referencedBlobs());
         if (swept.partsRemoved + swept.orphansRemoved > 0) logger.info('swept blob leftovers', swept);
       }
+      guestSweep ??= startGuestFileSweep(files, config.guestUploads.ttlMs, logger);
       await seedBuiltinSkills(skills, config.skills.builtinDir, logger);
       if (resumeJobs) {
         const jobsAfterRestart = await predictions.resumeUnfinished();
@@ -340,6 +347,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
           { name: 'webhooks', run: () => webhooks.close() },
           { name: 'jobs', run: () => jobs.close(config.server.shutdownGraceMs) },
           { name: 'executions', run: () => agents.executions.cancelAll() },
+          { name: 'guest file sweep', run: () => guestSweep?.stop() },
         ].reverse(),
       ),
   };

@@ -37,6 +37,15 @@ export interface ExtractionOutput {
   message: string | null;
 }
 
+/** What `validateInput` learns about an input on the way: the most credits reading it can bill. */
+export interface InputMeasure {
+  /**
+   * Upper bound of {@link ExtractionOutput.credits}: the pages a PDF can have read (capped by the server's page
+   * limit), 1 for an image, the started minutes of audio or video (1 when the duration is unknown).
+   */
+  maxCredits: number;
+}
+
 /** What an input reads as, page by page (for chat methods that return text rather than a filled schema). */
 export interface ReadResult {
   layout: DocumentLayout;
@@ -50,9 +59,10 @@ export interface ExtractionEngine {
   models: readonly string[];
   /**
    * Cheap decode check before anything is stored, so bad input is a 400 and leaves no record behind.
+   * Also measures the input, so a price can be held before the work starts.
    * @throws AppError `invalid_media` / `invalid_document`.
    */
-  validateInput(kind: PredictionKind, input: ExtractionInput): Promise<void>;
+  validateInput(kind: PredictionKind, input: ExtractionInput): Promise<InputMeasure>;
   /** Reads the input into a layout (OCR, text layer, frames) without filling a schema. */
   read(input: ExtractionInput, request: PredictionRequest): Promise<ReadResult>;
   /** Fills `schema` from a layout already read. */

@@ -6,6 +6,7 @@
  * batch the route reads before writing any byte (so a first-token timeout is still a JSON 504), and whose end
  * bills the call.
  */
+import { runForTenant } from '../lib/work-tenant';
 import type { Principal } from '../domain/account';
 import { defaultPredictionRequest, type PredictionRequest } from '../domain/prediction';
 import type { Logger } from '../lib/logger';
@@ -331,7 +332,13 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     if (!target) {
       const id = completionId();
       const created = Math.floor(Date.now() / 1000);
-      const produce = queue.run('local', () => local(principal, model, body, context, hold), context.signal);
+      // Embedded-engine work takes turns per organisation (or guest address) in the shared OCR pool.
+      const tenant = principal.kind === 'user' ? principal.orgId : `guest:${principal.clientIp}`;
+      const produce = queue.run(
+        'local',
+        () => runForTenant(tenant, () => local(principal, model, body, context, hold)),
+        context.signal,
+      );
       produce.catch(() => hold.release());
       if (stream) return { stream: true, batches: localStream(id, model, created, produce, includeUsage) };
       const { content, usage } = await produce;

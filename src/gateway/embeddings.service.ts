@@ -66,7 +66,8 @@ function splitInputs(input: unknown): unknown[] {
 }
 
 export function createEmbeddingsService(deps: EmbeddingsServiceDeps): EmbeddingsService {
-  async function partOf(principal: Principal, part: Json, index: string): Promise<EmbeddingPart> {
+  /** `path` is where the part sits in the body as the caller sent it (`input`, `input.2`, `input.2.1`). */
+  async function partOf(principal: Principal, part: Json, path: string): Promise<EmbeddingPart> {
     if (part.type === 'text' && typeof part.text === 'string') return { type: 'text', text: part.text };
     const kind = PART_KIND[String(part.type)];
     const value = part[String(part.type)];
@@ -77,21 +78,22 @@ export function createEmbeddingsService(deps: EmbeddingsServiceDeps): Embeddings
           ? ((value as Json).url ?? (value as Json).data)
           : undefined;
     if (!kind || typeof url !== 'string') {
-      throw new BadRequestError(
-        `input${index}: unsupported or empty content part '${String(part.type)}'.`,
-        null,
-        'input',
-      );
+      throw new BadRequestError(`${path}: unsupported or empty content part '${String(part.type)}'.`, null, path);
     }
-    const resolved = await resolveSingleInput(deps.inputs, principal, { images: [url] }, `input${index}`);
+    // A refused or unreadable URL names the field that carried it, e.g. `input.1.image_url`.
+    const param = `${path}.${String(part.type)}`;
+    const resolved = await resolveSingleInput(deps.inputs, principal, { images: [url] }, param);
     return { type: kind, data: resolved.bytes };
   }
 
-  async function toLocal(principal: Principal, item: unknown, i: number): Promise<EmbeddingInput> {
+  /** `path` is the item's place in the body: `input` when the body's input is that one item, else `input.<i>`. */
+  async function toLocal(principal: Principal, item: unknown, path: string): Promise<EmbeddingInput> {
     if (typeof item === 'string' || isTokenIds(item)) return item;
-    const parts = isPart(item) ? [item] : Array.isArray(item) && item.every(isPart) ? item : null;
-    if (!parts) throw new BadRequestError(`input[${i}] is not a string, token ids or content parts.`, null, 'input');
-    return Promise.all(parts.map((p, j) => partOf(principal, p, `[${i}][${j}]`)));
+    if (isPart(item)) return [await partOf(principal, item, path)];
+    if (!Array.isArray(item) || !item.every(isPart)) {
+      throw new BadRequestError(`${path} is not a string, token ids or content parts.`, null, path);
+    }
+    return Promise.all(item.map((p, j) => partOf(principal, p, `${path}.${j}`)));
   }
 
   return {
@@ -108,7 +110,10 @@ export function createEmbeddingsService(deps: EmbeddingsServiceDeps): Embeddings
       const embedder = deps.embedders[engineName];
       if (!embedder) throw new BadRequestError(`'${model.id}' has no local embedding engine here.`, null, 'model');
       const items = splitInputs(body.input);
-      const inputs = await Promise.all(items.map((item, i) => toLocal(principal, item, i)));
+      const single = !Array.isArray(body.input) || items[0] === body.input;
+      const inputs = await Promise.all(
+        items.map((item, i) => toLocal(principal, item, single ? 'input' : `input.${i}`)),
+      );
       const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
       const batch = await embedder.embed(inputs, {
         ...(typeof body.dimensions === 'number' ? { dimensions: body.dimensions } : {}),

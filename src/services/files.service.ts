@@ -25,6 +25,8 @@ export interface FilesServiceDeps {
   limits: { maxUploadBytes: number; urlTtlSeconds: number };
   /** Per-address daily quota for anonymous (guest) uploads; none when absent. */
   guestQuota?: GuestUploadQuota;
+  /** How long a guest's file lives (PRISM_GUEST_FILE_TTL_H), ms; 0 or absent: forever. */
+  guestFileTtlMs?: number;
   now?: () => Date;
 }
 
@@ -71,6 +73,12 @@ export interface FilesService {
   openContent(principal: Principal, fileId: string): Promise<{ file: FileRecord; stream: Readable }>;
   /** Path and query of a signed, expiring public link to the file's bytes. */
   publicPath(file: FileRecord): string;
+  /**
+   * Deletes guests' files older than the guest file lifetime (records and, when nothing else refers to them, their
+   * bytes); returns how many. A no-op when guest files live forever.
+   * @param at the clock to judge age by (default now).
+   */
+  sweepGuestFiles(at?: Date): Promise<number>;
 }
 
 export const contentPath = (fileId: string): string => `/v1/files/${encodeURIComponent(fileId)}/content`;
@@ -81,10 +89,28 @@ export function createFilesService(deps: FilesServiceDeps): FilesService {
   const now = deps.now ?? (() => new Date());
   const nowSeconds = (): number => Math.floor(now().getTime() / 1000);
 
+  const guestTtlMs = deps.guestFileTtlMs ?? 0;
+  /** A guest's file past its lifetime is gone for its owner even before the sweep removes it. */
+  const expiredForGuest = (principal: Principal, file: FileRecord): boolean =>
+    principal.kind === 'anonymous' && guestTtlMs > 0 && now().getTime() - file.createdAt.getTime() > guestTtlMs;
+
   async function uploaded(principal: Principal, fileId: string): Promise<FileRecord> {
     const file = await files.get(await deps.orgIdFor(principal), fileId);
-    if (!file || file.status !== 'uploaded') throw new NotFoundError('file', fileId);
+    if (!file || file.status !== 'uploaded' || expiredForGuest(principal, file)) {
+      throw new NotFoundError('file', fileId);
+    }
     return file;
+  }
+
+  /** Deletes one record and, when nothing else refers to them, its bytes, under the blob's lock. */
+  async function remove(file: FileRecord): Promise<FileRecord | null> {
+    const sha256 = file.sha256 ?? '';
+    return locks.run(sha256, async () => {
+      const deleted = await files.delete(file.orgId, file.id);
+      if (!deleted) return null;
+      if (deleted.blobUnreferenced && sha256) await blobs.delete(sha256);
+      return deleted.file;
+    });
   }
 
   async function commitUnderLock<T>(staged: StagedBlob, write: () => Promise<T>): Promise<T> {
@@ -141,13 +167,20 @@ export function createFilesService(deps: FilesServiceDeps): FilesService {
           'tier_not_allowed',
         );
       }
-      const sha256 = file.sha256 ?? '';
-      return locks.run(sha256, async () => {
-        const deleted = await files.delete(file.orgId, fileId);
-        if (!deleted) throw new NotFoundError('file', fileId);
-        if (deleted.blobUnreferenced && sha256) await blobs.delete(sha256);
-        return deleted.file;
-      });
+      const deleted = await remove(file);
+      if (!deleted) throw new NotFoundError('file', fileId);
+      return deleted;
+    },
+
+    async sweepGuestFiles(at = now()) {
+      if (guestTtlMs <= 0) return 0;
+      const cutoff = new Date(at.getTime() - guestTtlMs);
+      let removed = 0;
+      for (;;) {
+        const batch = await files.guestFilesBefore(cutoff, 200);
+        for (const file of batch) if (await remove(file)) removed += 1;
+        if (batch.length < 200) return removed;
+      }
     },
 
     async createPresignedUpload(principal, meta, expiresInSeconds) {

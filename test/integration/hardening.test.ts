@@ -224,6 +224,37 @@ describe('hardening (issue 18)', () => {
       });
       await expectHealthy();
     });
+    it('names the real path of a refused URL in embedding inputs', async () => {
+      const refused = 'http://[::ffff:7f00:1]:9/x.png';
+      const embed = (input: unknown) =>
+        call(`${app.url}/v1/compat/embeddings`, { key, json: { model: 'prism-embed-mm-1', input } });
+      const cases: [unknown, string][] = [
+        [{ type: 'image_url', image_url: { url: refused } }, 'input.image_url'],
+        [
+          [
+            { type: 'text', text: 'a' },
+            { type: 'image_url', image_url: refused },
+          ],
+          'input.1.image_url',
+        ],
+        [
+          [
+            'hello',
+            [
+              { type: 'text', text: 'a' },
+              { type: 'image_url', image_url: { url: refused } },
+            ],
+          ],
+          'input.1.1.image_url',
+        ],
+      ];
+      for (const [input, param] of cases) {
+        const res = await embed(input);
+        expect(res.status).toBe(400);
+        expect(await res.json()).toMatchObject({ detail: { error: { code: 'url_not_allowed', param } } });
+      }
+      await expectHealthy();
+    });
   });
 
   describe('presigned uploads', () => {

@@ -83,7 +83,9 @@ export function createLocalEngineKit(options: LocalExtractionOptions): {
     imageLayout: (bytes) => local.layoutFromImage(bytes),
     async validatePdf(bytes) {
       const doc = await local.pdf.open(bytes);
+      const pages = Math.min(doc.pageCount, options.documentMaxPages);
       await doc.close();
+      return pages;
     },
     pdfLayout: (bytes, { dpi, pageIndices, onProgress }) =>
       local.layoutFromPdf(bytes, {
@@ -92,7 +94,7 @@ export function createLocalEngineKit(options: LocalExtractionOptions): {
         ...(onProgress ? { onProgress } : {}),
         ...(options.documentDeadlineMs ? { deadlineMs: Date.now() + options.documentDeadlineMs } : {}),
       }),
-    validateMedia: async (bytes) => void (await video.probe(bytes)),
+    validateMedia: async (bytes) => (await video.probe(bytes)).durationS,
     async video(bytes, { fps, maxFrames }) {
       const sampling = { ...(fps ? { fps } : {}), ...(maxFrames ? { maxFrames } : {}) };
       // One probe: the video engine's own, which also says whether there is an audio track.

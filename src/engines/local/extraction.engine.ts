@@ -42,13 +42,15 @@ export interface VideoAnalysis {
 /** The embedded engines the local model is made of; each is built in engines/* and injected here. */
 export interface LocalEngineSet {
   validateImage(bytes: Buffer): Promise<void>;
+  /** @returns how many pages a read would take (the page count, capped by the page limit). */
   imageLayout(bytes: Buffer): Promise<DocumentLayout>;
-  validatePdf(bytes: Buffer): Promise<void>;
+  validatePdf(bytes: Buffer): Promise<number>;
   pdfLayout(
     bytes: Buffer,
     options: { dpi: number | null; pageIndices: number[] | null; onProgress?: (done: number, total: number) => void },
   ): Promise<DocumentLayout & { pageCount?: number }>;
-  validateMedia(bytes: Buffer): Promise<void>;
+  /** @returns the duration in seconds, null when the container does not say. */
+  validateMedia(bytes: Buffer): Promise<number | null>;
   video(bytes: Buffer, options: { fps: number | null; maxFrames: number | null }): Promise<VideoAnalysis>;
   audio(bytes: Buffer): Promise<AudioAnalysis>;
   extract(
@@ -138,10 +140,16 @@ export function createLocalExtraction(engines: LocalEngineSet, logger: Logger): 
     models: LOCAL_MODELS,
 
     async validateInput(kind: PredictionKind, input: ExtractionInput) {
-      if (kind === 'audio' || kind === 'video') return engines.validateMedia(input.bytes);
+      if (kind === 'audio' || kind === 'video') {
+        const durationS = await engines.validateMedia(input.bytes);
+        return { maxCredits: Math.max(1, Math.ceil((durationS ?? 0) / 60)) };
+      }
       if (kind === 'document' && input.bytes.length === 0) throw invalidDocument('the file is empty');
-      if (kind === 'document' && input.family === 'document') return engines.validatePdf(input.bytes);
-      return engines.validateImage(input.bytes);
+      if (kind === 'document' && input.family === 'document') {
+        return { maxCredits: Math.max(1, await engines.validatePdf(input.bytes)) };
+      }
+      await engines.validateImage(input.bytes);
+      return { maxCredits: 1 };
     },
 
     async run(job) {

@@ -35,6 +35,7 @@ import { createPpOcrEngine, type PpOcrEngineOptions } from './ppocr.engine';
 import { preprocessForOcr, type PreprocessedImage } from './ocr-preprocess';
 import { linesFromTesseract } from './tesseract-layout';
 import { createTesseractWorker, defaultLangPath, type PageSegMode, type TesseractWorker } from './tesseract-worker';
+import { currentTenant } from '../../lib/work-tenant';
 import { createWorkerPool } from './worker-pool';
 import type { OcrEngine } from './ocr-engine.types';
 
@@ -113,7 +114,7 @@ export function createTesseractEngine(options: OcrEngineOptions): OcrEngine {
         return { error };
       }
       return { pre, page: await worker.read(pre.pgm) };
-    });
+    }, currentTenant());
     if ('error' in outcome) throw outcome.error;
     const { pre, page } = outcome;
     const lines = linesFromTesseract(page, pre.scale);

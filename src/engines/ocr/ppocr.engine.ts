@@ -18,6 +18,7 @@ import { boxesFromProbabilityMap, detectionSize, detectionTensor, type DetectOpt
 import { loadPpOcrModels, type PpOcrModels } from './ppocr-models';
 import { decodeCtc, recognitionBatch, recognitionWidth, wordsFromReading, type RgbImage } from './ppocr-recognize';
 import { groupIntoRows, type Segment } from './row-grouping';
+import { currentTenant } from '../../lib/work-tenant';
 import { createWorkerPool } from './worker-pool';
 
 export interface PpOcrEngineOptions {
@@ -122,7 +123,7 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
           return { error };
         }
         return { page, segments: await readPage(models, page) };
-      });
+      }, currentTenant());
       if ('error' in outcome) throw outcome.error;
       const { page, segments } = outcome;
       const back = 1 / page.scale;

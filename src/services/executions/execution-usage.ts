@@ -15,15 +15,50 @@ export interface PlannerPricing {
   completion: number | null;
 }
 
+/** What a run used, to be priced at `multiplier` (with the minimum) and debited. */
+export interface ExecutionChargeInput {
+  pricing: PlannerPricing;
+  inputTokens: number;
+  outputTokens: number;
+  multiplier: number;
+  reason: string;
+}
+
+export interface ExecutionCost {
+  standardMicros: number;
+  costMicros: number;
+  minimumMicros: number;
+}
+
+/** Money held for one execution from its acceptance until it ends. */
+export interface ExecutionHold {
+  /** Debits the run's real cost and gives the hold back. Call once. */
+  settle(input: ExecutionChargeInput): Promise<ExecutionCost>;
+  /** Gives the hold back without charging (the run failed before using a model). Idempotent. */
+  release(): void;
+}
+
+/**
+ * Planner tokens one step is budgeted at when an execution's hold is sized: a step's prompt (task, tool outputs
+ * so far) and its answer. A run of `maxSteps` steps holds `maxSteps` times this at the planner's prices.
+ */
+export const STEP_BUDGET = { promptTokens: 8192, completionTokens: 1024 } as const;
+
 /** The wallet, as executions use it (bound to the gateway's biller by the composition root). */
 export interface ExecutionBilling {
   /** @throws 402 `insufficient_credits` before any work when the wallet cannot pay the minimum. */
   authorize(orgId: string): Promise<void>;
-  /** Prices the tokens at `multiplier`, applies the minimum, debits the wallet. */
-  charge(
+  /**
+   * Before any work: holds the largest cost the run is budgeted at ({@link STEP_BUDGET} × `maxSteps` at the
+   * planner's prices and `multiplier`, at least the minimum), like a gateway call's reservation.
+   * @throws 402 `insufficient_credits` when the balance less other holds cannot cover it.
+   */
+  reserve(
     orgId: string,
-    input: { pricing: PlannerPricing; inputTokens: number; outputTokens: number; multiplier: number; reason: string },
-  ): Promise<{ standardMicros: number; costMicros: number; minimumMicros: number }>;
+    input: { pricing: PlannerPricing; multiplier: number; maxSteps: number },
+  ): Promise<ExecutionHold>;
+  /** Prices the tokens at `multiplier`, applies the minimum, debits the wallet (runs resumed after a restart). */
+  charge(orgId: string, input: ExecutionChargeInput): Promise<ExecutionCost>;
 }
 
 const ELEMENT_OF: Record<

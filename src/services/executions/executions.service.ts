@@ -23,6 +23,7 @@ import type { ParsedSkill, SkillResolver } from '../../domain/skill';
 import { compileSchema } from '../../lib/json-schema';
 import { parsePublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import type { Logger } from '../../lib/logger';
+import { runForTenant } from '../../lib/work-tenant';
 import type { AgentRuntime } from '../../agents/agent-runtime';
 import { RunFailure } from '../../agents/agent-runtime';
 import type { PlannerModel, PlannerTask, ToolContext } from '../../agents/sdk';
@@ -35,7 +36,7 @@ import type { FilesService } from '../files.service';
 import type { ToolContextFactory } from '../tool-context';
 import { normaliseInputs, plannerInputs } from './execution-inputs';
 import { resolveSkills, skillRefsOf, type SkillEntryWire } from './execution-skills';
-import { buildUsage, type ExecutionBilling, type PlannerPricing } from './execution-usage';
+import { buildUsage, type ExecutionBilling, type ExecutionHold, type PlannerPricing } from './execution-usage';
 import { runProgramMode, recordProgram } from './program-mode';
 
 /** A resumed run that keeps dying is given up after this many starts. */
@@ -120,7 +121,15 @@ export const DEFAULT_AGENT_MODEL = 'prism-orion-1:auto';
 export function createExecutionsService(deps: ExecutionsServiceDeps): ExecutionsService {
   const { store, logger } = deps;
   const running = new Map<string, AbortController>();
+  /** Wallet holds of accepted runs, by execution id, from `execute` until the run settles (a restart forgets them). */
+  const holds = new Map<string, ExecutionHold>();
   let shuttingDown = false;
+
+  /** Gives an execution's hold back, if it still has one (the run ended without a bill, or was stopped). */
+  const releaseHold = (id: string): void => {
+    holds.get(id)?.release();
+    holds.delete(id);
+  };
 
   /** A principal for work done on an organisation's behalf outside a request (batch jobs, resumed runs). */
   const orgPrincipal = (orgId: string): Principal => ({
@@ -165,15 +174,22 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     // A failed run is billed only for the model tokens it used.
     const bill = outcome.status === 'completed' || tokensIn + tokensOut > 0;
     const tier = execution.request.serviceTier;
-    const cost = bill
-      ? await deps.billing.charge(execution.orgId, {
-          pricing: outcome.resolved.pricing,
-          inputTokens: tokensIn,
-          outputTokens: tokensOut,
-          multiplier: emptyExecutionUsage(tier).mode_multiplier,
-          reason: `agent.execute ${execution.model} ${execution.id}`,
-        })
-      : null;
+    const charge = {
+      pricing: outcome.resolved.pricing,
+      inputTokens: tokensIn,
+      outputTokens: tokensOut,
+      multiplier: emptyExecutionUsage(tier).mode_multiplier,
+      reason: `agent.execute ${execution.model} ${execution.id}`,
+    };
+    // The hold taken at acceptance is settled; a run resumed after a restart has none and is debited directly.
+    const hold = holds.get(execution.id);
+    holds.delete(execution.id);
+    let cost: Awaited<ReturnType<ExecutionBilling['charge']>> | null = null;
+    try {
+      if (bill) cost = hold ? await hold.settle(charge) : await deps.billing.charge(execution.orgId, charge);
+    } finally {
+      hold?.release();
+    }
     const usage = buildUsage({
       steps: outcome.steps,
       tier,
@@ -301,10 +317,12 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     } finally {
       follow.signal?.removeEventListener('abort', onCancel);
       running.delete(execution.id);
+      releaseHold(execution.id);
     }
   }
 
   async function failEarly(execution: Execution, error: unknown): Promise<Execution | null> {
+    releaseHold(execution.id);
     const message = messageOf(error);
     const done = await store.transition(execution.id, ['running'], 'failed', {
       usage: { ...emptyExecutionUsage(execution.request.serviceTier), message },
@@ -317,12 +335,20 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
 
   async function start(id: string, resume: boolean, follow?: ExecuteOptions): Promise<Execution | null> {
     const execution = await store.getById(id);
-    if (!execution || isTerminal(execution.status)) return execution;
+    if (!execution || isTerminal(execution.status)) {
+      releaseHold(id);
+      return execution;
+    }
     const claimed = await store.transition(id, ['pending', 'enqueued'], 'running', {
       attempts: execution.attempts + 1,
     });
-    if (!claimed) return store.getById(id);
-    return run(claimed, resume && (await deps.runtime.hasCheckpoint(id)), follow);
+    if (!claimed) {
+      releaseHold(id);
+      return store.getById(id);
+    }
+    const resumed = resume && (await deps.runtime.hasCheckpoint(id));
+    // The run's tool reads take turns with other organisations' in the shared OCR pool.
+    return runForTenant(claimed.orgId, () => run(claimed, resumed, follow));
   }
 
   const resumable = new Set<string>();
@@ -377,7 +403,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
       const skills = await resolveSkills(deps.skills, deps.artifacts, principal, agentSkills);
       for (const skill of skills) checkToolsets(skill.config?.toolsets, 'config.skills');
       const model = config.model ?? skills.find((s) => s.config?.model)?.config?.model ?? DEFAULT_AGENT_MODEL;
-      deps.planners.resolve(model);
+      const planner = deps.planners.resolve(model);
       await deps.billing.authorize(orgId);
       const request: ExecutionRequest = {
         model,
@@ -394,7 +420,17 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
         clientId: command.clientId,
         clientCreatedAt: command.clientCreatedAt,
       };
-      const execution = await store.insert({
+      // The run's budget is held before it is stored or run, as a gateway call's is: concurrent runs at a small
+      // wallet get 402 once the holds fill it, and the balance never goes below zero.
+      holds.set(
+        id,
+        await deps.billing.reserve(orgId, {
+          pricing: planner.pricing,
+          multiplier: emptyExecutionUsage(config.serviceTier).mode_multiplier,
+          maxSteps: deps.limits.maxSteps,
+        }),
+      );
+      const inserted = store.insert({
         id,
         orgId,
         agentId,
@@ -413,6 +449,8 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
         createdAt: new Date(),
         completedAt: null,
       });
+      inserted.catch(() => releaseHold(id));
+      const execution = await inserted;
       if (command.batch) {
         deps.enqueue(execution.id);
         return execution;

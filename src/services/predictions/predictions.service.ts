@@ -20,6 +20,7 @@ import { sniffMediaType } from '../../lib/media-type';
 import type { KeyedMutex } from '../../lib/keyed-mutex';
 import type { Logger } from '../../lib/logger';
 import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
+import { runForTenant } from '../../lib/work-tenant';
 import type { PredictionStore, StoredBytes } from '../../stores/types';
 import type { HubService } from '../hub/hub.service';
 import type { ExtractionEngine, ExtractionInput, ExtractionOutput } from '../../engines/extraction-engine';
@@ -27,6 +28,7 @@ import { resolveSingleInput, type InputResolverDeps } from '../inputs/resolve-in
 import { withSkills } from './skill-domain';
 import type { GenerateCommand } from './generate-command';
 import type { SkillResolver } from '../../domain/skill';
+import { creditBound, type ExtractionHold, type ExtractionWallet } from './extraction-billing';
 
 export type { GenerateCommand };
 
@@ -43,6 +45,8 @@ export interface PredictionsServiceDeps {
   /** Resolves `config.skills`; without it a request naming skills is refused. */
   skills?: SkillResolver;
   orgIdFor: (principal: Principal) => Promise<string>;
+  /** Charges extraction by the credit (PRISM_EXTRACTION_USD_PER_PAGE); absent: extraction is free. */
+  wallet?: ExtractionWallet | null;
   enqueue: (id: string) => void;
   onFinished: (prediction: Prediction) => void;
   logger: Logger;
@@ -65,6 +69,20 @@ export interface PredictionsService {
 
 export function createPredictionsService(deps: PredictionsServiceDeps): PredictionsService {
   const { store, hub, engine, logger } = deps;
+  const wallet = deps.wallet ?? null;
+  /** Holds of batch requests waiting in the job queue, by prediction id (a restart forgets them). */
+  const queuedHolds = new Map<string, ExtractionHold>();
+
+  /** The hold a run settles: its own, or (work resumed after a restart) a direct debit; null when free. */
+  function holdFor(prediction: Prediction): ExtractionHold | null {
+    const held = queuedHolds.get(prediction.id);
+    if (held) {
+      queuedHolds.delete(prediction.id);
+      return held;
+    }
+    if (!wallet) return null;
+    return { settle: (credits, reason) => wallet.charge(prediction.orgId, credits, reason), release: () => undefined };
+  }
 
   /** The schema to fill and the domain's instructions; the same for a new request and for a stored record. */
   function schemaFor(command: Pick<GenerateCommand, 'kind' | 'domain' | 'request'>): {
@@ -147,38 +165,56 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
   /** Runs a record that is pending or enqueued; returns the final record. Throws the engine's AppError. */
   async function execute(
     prediction: Prediction,
+    hold: ExtractionHold | null,
     onProgress?: (done: number, total: number) => void,
   ): Promise<Prediction> {
-    const running = await store.transition(prediction.id, ['pending', 'enqueued'], 'running', {
-      attempts: prediction.attempts + 1,
-    });
-    if (!running) return (await store.getById(prediction.id)) ?? prediction;
+    const running = await store
+      .transition(prediction.id, ['pending', 'enqueued'], 'running', {
+        attempts: prediction.attempts + 1,
+      })
+      .catch((error: unknown) => {
+        hold?.release();
+        throw error;
+      });
+    if (!running) {
+      hold?.release();
+      return (await store.getById(prediction.id)) ?? prediction;
+    }
     let finished: Prediction | null;
     let failure: Error | null = null;
     try {
       const input = await loadInput(running);
       const { schema, prompt } = schemaFor(running);
-      const output = await engine.run({
-        kind: running.kind,
-        model: running.model,
-        domain: running.domain,
-        schema,
-        prompt,
-        request: running.request,
-        input,
-        ...(onProgress ? { onProgress } : {}),
-      });
+      // The organisation's pages take turns with other organisations' in the shared OCR pool.
+      const output = await runForTenant(running.orgId, () =>
+        engine.run({
+          kind: running.kind,
+          model: running.model,
+          domain: running.domain,
+          schema,
+          prompt,
+          request: running.request,
+          input,
+          ...(onProgress ? { onProgress } : {}),
+        }),
+      );
       const notes: string[] = [];
       if (schema && output.response && typeof output.response === 'object') {
         const check = checkAgainstSchema(schema, stripMetadata(output.response));
         if (!check.valid) notes.push(`Output does not fully satisfy the schema (${check.errors.join('; ')}).`);
       }
+      // The work is done: debit what it read (the hold is given back on any failure up to here).
+      const credits = Math.max(0, Math.round(output.credits));
+      if (credits > 0) await hold?.settle(credits, `extraction ${running.model} ${running.id}`);
+      else hold?.release();
+      hold = null;
       finished = await store.transition(running.id, ['running'], 'completed', {
         response: output.response,
         usage: usageOf(output, notes),
         completedAt: new Date(),
       });
     } catch (error) {
+      hold?.release();
       failure = error instanceof Error ? error : new Error(String(error));
       const message = error instanceof AppError ? error.message : 'Internal error while running the prediction.';
       if (!(error instanceof AppError)) {
@@ -212,31 +248,44 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
       schemaFor(command);
       const orgId = await deps.orgIdFor(principal);
       const input = await resolveSingleInput(deps.inputs, principal, command);
-      await engine.validateInput(command.kind, input);
-      const prediction = await storeWithInput(input, (stored) => ({
-        id: randomUUID(),
-        orgId,
-        kind: command.kind,
-        model,
-        domain: command.domain,
-        status: 'pending',
-        request: command.request,
-        inputs: [{ sha256: stored.sha256, contentType: input.mimeType, filename: input.filename }],
-        response: null,
-        usage: EMPTY_USAGE,
-        errorMessage: null,
-        callbackUrl: command.callbackUrl,
-        attempts: 0,
-        createdAt: new Date(),
-        completedAt: null,
-      }));
+      const measure = await engine.validateInput(command.kind, input);
+      // Priced extraction holds its largest cost before anything is stored or read: 402 leaves no record behind.
+      const hold = wallet
+        ? await wallet.reserve(orgId, creditBound(measure.maxCredits, command.request.pageIndices))
+        : null;
+      let prediction: Prediction;
+      try {
+        prediction = await storeWithInput(input, (stored) => ({
+          id: randomUUID(),
+          orgId,
+          kind: command.kind,
+          model,
+          domain: command.domain,
+          status: 'pending',
+          request: command.request,
+          inputs: [{ sha256: stored.sha256, contentType: input.mimeType, filename: input.filename }],
+          response: null,
+          usage: EMPTY_USAGE,
+          errorMessage: null,
+          callbackUrl: command.callbackUrl,
+          attempts: 0,
+          createdAt: new Date(),
+          completedAt: null,
+        }));
+        if (command.request.batch) {
+          // The caller gets the record as accepted (`pending`, the spec's default); it is `enqueued` from here on.
+          await store.transition(prediction.id, ['pending'], 'enqueued');
+        }
+      } catch (error) {
+        hold?.release();
+        throw error;
+      }
       if (command.request.batch) {
-        // The caller gets the record as accepted (`pending`, the spec's default); it is `enqueued` from here on.
-        await store.transition(prediction.id, ['pending'], 'enqueued');
+        if (hold) queuedHolds.set(prediction.id, hold);
         deps.enqueue(prediction.id);
         return prediction;
       }
-      return execute(prediction, options.onProgress);
+      return execute(prediction, hold, options.onProgress);
     },
 
     async get(principal, id) {
@@ -251,8 +300,12 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
 
     async runJob(id) {
       const prediction = await store.getById(id);
-      if (!prediction || isTerminal(prediction.status)) return;
-      await execute(prediction).catch((error: unknown) => {
+      if (!prediction || isTerminal(prediction.status)) {
+        queuedHolds.get(id)?.release();
+        queuedHolds.delete(id);
+        return;
+      }
+      await execute(prediction, holdFor(prediction)).catch((error: unknown) => {
         if (!(error instanceof AppError)) throw error;
       });
     },

@@ -78,6 +78,10 @@ export function createSqliteFileStore(db: SqliteDatabase): FileStore {
   const deleteBlob = db.prepare('DELETE FROM blobs WHERE sha256 = ?');
   const deleteExpired = db.prepare(`DELETE FROM files WHERE status = 'pending' AND upload_expires_at < ?`);
   const allBlobs = db.prepare<[], { sha256: string }>('SELECT sha256 FROM blobs');
+  const guestBefore = db.prepare<[string, number], FileRow>(
+    `SELECT f.* FROM files f JOIN organisations o ON o.id = f.org_id
+      WHERE o.kind = 'guest' AND f.created_at < ? ORDER BY f.created_at, f.rowid LIMIT ?`,
+  );
 
   const insertUploadedTx = db.transaction((file: NewFile, content: StoredBytes): FileRow => {
     const now = new Date().toISOString();
@@ -166,6 +170,9 @@ export function createSqliteFileStore(db: SqliteDatabase): FileStore {
     },
     async deleteExpiredPending(now) {
       return deleteExpired.run(now.toISOString()).changes;
+    },
+    async guestFilesBefore(cutoff, limit) {
+      return guestBefore.all(cutoff.toISOString(), limit).map(toFile);
     },
     async referencedBlobs() {
       return new Set(allBlobs.all().map((r) => r.sha256));

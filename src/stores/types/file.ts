@@ -36,6 +36,8 @@ export interface FileStore {
   delete(orgId: string, fileId: string): Promise<{ file: FileRecord; blobUnreferenced: boolean } | null>;
   /** Removes pending records whose upload URL expired before `now`; returns how many. */
   deleteExpiredPending(now: Date): Promise<number>;
+  /** Files of guest organisations created before `cutoff`, oldest first, at most `limit` (for the expiry sweep). */
+  guestFilesBefore(cutoff: Date, limit: number): Promise<FileRecord[]>;
   /** Every blob hash a record refers to (for the start-up sweep of orphan blobs). */
   referencedBlobs(): Promise<Set<string>>;
 }

@@ -15,6 +15,8 @@ function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void; r
   return { promise, resolve, reject };
 }
 
+type Gate = ReturnType<typeof deferred<void>>;
+
 const flush = async (): Promise<void> => {
   for (let i = 0; i < 10; i += 1) await Promise.resolve();
 };
@@ -118,5 +120,71 @@ describe('worker pool', () => {
     expect(destroyed.sort()).toEqual([1, 2]);
     expect(pool.live).toBe(0);
     await pool.close();
+  });
+
+  describe('per-tenant turns (issue 18: one organisation cannot starve another)', () => {
+    /** Queues `count` tasks of `tenant` that each wait for their own gate; records the order they start in. */
+    function queue(
+      pool: ReturnType<typeof fakePool>['pool'],
+      started: string[],
+      tenant: string,
+      count: number,
+    ): { gates: Gate[]; done: Promise<unknown>[] } {
+      const gates = Array.from({ length: count }, () => deferred());
+      const done = gates.map((gate, i) =>
+        pool.run(async () => {
+          started.push(`${tenant}${i}`);
+          await gate.promise;
+        }, tenant),
+      );
+      return { gates, done };
+    }
+
+    /** Finishes started tasks one at a time, in start order, until every task has run. */
+    async function drain(started: string[], byTenant: Record<string, Gate[]>): Promise<void> {
+      const total = Object.values(byTenant).reduce((n, gates) => n + gates.length, 0);
+      for (let next = 0; next < total; next += 1) {
+        await new Promise((resolve) => setImmediate(resolve));
+        const name = started[next];
+        if (name === undefined) throw new Error(`only ${started.length} of ${total} tasks started: ${started.join()}`);
+        const tenant = name.replace(/\d+$/, '');
+        byTenant[tenant]?.[Number(name.slice(tenant.length))]?.resolve();
+      }
+    }
+
+    it('serves a single task of another tenant right after the running one, not after 500 queued pages', async () => {
+      const { pool } = fakePool(1);
+      const started: string[] = [];
+      const big = queue(pool, started, 'bulk', 500);
+      await flush();
+      const small = queue(pool, started, 'small', 1);
+      await drain(started, { bulk: big.gates, small: small.gates });
+      await Promise.all([...big.done, ...small.done]);
+      // bulk0 held the worker when small0 arrived; bulk1 was already first in line; then it is small's turn.
+      expect(started.indexOf('small0')).toBeLessThanOrEqual(2);
+      expect(started).toHaveLength(501);
+      await pool.close();
+    });
+
+    it('takes turns between three tenants (FIFO within each) with two workers', async () => {
+      const { pool } = fakePool(2);
+      const started: string[] = [];
+      const a = queue(pool, started, 'a', 6);
+      const b = queue(pool, started, 'b', 3);
+      const c = queue(pool, started, 'c', 2);
+      await drain(started, { a: a.gates, b: b.gates, c: c.gates });
+      await Promise.all([...a.done, ...b.done, ...c.done]);
+      // a0 and a1 took the two workers; a's line was first to wait, then b's and c's: a, b, c, a, b, c, a, b, a.
+      expect(started).toEqual(['a0', 'a1', 'a2', 'b0', 'c0', 'a3', 'b1', 'c1', 'a4', 'b2', 'a5']);
+      await pool.close();
+    });
+
+    it('runs untagged tasks as one shared tenant, in order', async () => {
+      const { pool } = fakePool(1);
+      const order: number[] = [];
+      await Promise.all([0, 1, 2].map((i) => pool.run(async () => void order.push(i))));
+      expect(order).toEqual([0, 1, 2]);
+      await pool.close();
+    });
   });
 });

@@ -1,0 +1,40 @@
+/**
+ * Guests' files expire (issue 18, defect 6): anonymous uploads live PRISM_GUEST_FILE_TTL_H hours, then a periodic
+ * sweep deletes their records and, when nothing else refers to them, their bytes. The first sweep runs at start;
+ * then every quarter of the lifetime, at least once a second and at most every ten minutes. Guests also stop
+ * seeing their own expired files at once (the files service checks age on access).
+ */
+import type { Logger } from '../lib/logger';
+import type { FilesService } from '../services/files.service';
+
+export interface GuestFileSweep {
+  /** Stops the timer and waits for a sweep in progress. */
+  stop(): Promise<void>;
+}
+
+export function startGuestFileSweep(
+  files: Pick<FilesService, 'sweepGuestFiles'>,
+  ttlMs: number,
+  logger: Logger,
+): GuestFileSweep | null {
+  if (ttlMs <= 0) return null;
+  const everyMs = Math.min(10 * 60_000, Math.max(1000, Math.floor(ttlMs / 4)));
+  let running: Promise<void> = Promise.resolve();
+  const sweep = (): void => {
+    running = running
+      .then(() => files.sweepGuestFiles())
+      .then((removed) => {
+        if (removed > 0) logger.info('deleted expired guest files', { removed });
+      })
+      .catch((error: unknown) => logger.warn('guest file sweep failed', { error: String(error) }));
+  };
+  sweep();
+  const timer = setInterval(sweep, everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

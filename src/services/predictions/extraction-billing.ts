@@ -1,0 +1,33 @@
+/**
+ * What the generate endpoints charge, as the predictions service sees it: a price per credit (a PDF page, an
+ * image, a started minute of audio or video), held on the organisation's wallet before any work and settled after.
+ *
+ * The composition root binds it to the gateway's biller, so extraction and gateway calls share one wallet, one
+ * reservation lane per organisation and one 402 `insufficient_credits`; with no price set (the default) it is not
+ * bound at all and extraction is free.
+ */
+
+/** Money held for one extraction between `reserve` and its settlement. */
+export interface ExtractionHold {
+  /** Debits `credits` (never more than were held) and gives the rest back. Call once. */
+  settle(credits: number, reason: string): Promise<void>;
+  /** Gives the hold back without charging (the extraction failed). Idempotent. */
+  release(): void;
+}
+
+export interface ExtractionWallet {
+  /**
+   * Holds the price of `maxCredits` credits (at least the minimum charge).
+   * @throws AppError 402 `insufficient_credits` when the balance less other holds cannot cover it.
+   */
+  reserve(orgId: string, maxCredits: number): Promise<ExtractionHold>;
+  /** Debits without a hold: work resumed after a restart, whose hold died with the old process. */
+  charge(orgId: string, credits: number, reason: string): Promise<void>;
+}
+
+/** The most credits a request can bill: the input's own bound, cut to the pages it asks for. */
+export function creditBound(maxCredits: number, pageIndices: number[] | null): number {
+  const bound = Math.max(1, Math.ceil(maxCredits));
+  if (!pageIndices) return bound;
+  return Math.max(1, Math.min(bound, new Set(pageIndices).size));
+}
