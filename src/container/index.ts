@@ -45,6 +45,8 @@ import { createWebhookSender, type WebhookSender } from '../services/webhooks.se
 import { seedBuiltinSkills } from '../services/skills/builtin-skills';
 import { createSkillAuthor } from '../services/skills/skill-authoring';
 import { createSkillsService, type SkillsService } from '../services/skills/skills.service';
+import { createChatsService, type ChatsService } from '../services/chats/chats.service';
+import { createAgentChat } from '../services/chats/agent-chat';
 import type { SqliteDatabase } from '../stores/sqlite/database';
 
 export interface Container {
@@ -76,6 +78,7 @@ export interface Container {
     feedback: FeedbackService;
     artifacts: ArtifactsService;
     skills: SkillsService;
+    chats: ChatsService;
   };
   /**
    * Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any.
@@ -139,6 +142,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const hub = createHubService();
   const catalogue = loadModelCatalogue(config.models.file, config.models.env);
   const upstream = createUpstreamClient({ retries: config.gateway.upstreamRetries });
+  const chats = createChatsService({ store: stores.chats, orgIdFor: (principal) => accounts.orgIdFor(principal) });
   const skills = createSkillsService({
     store: stores.skills,
     blobs,
@@ -162,8 +166,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       }
       return readAll(stream);
     },
-    // Chats do not exist yet: every session id is unknown (404 chat_not_found) until the chat store lands.
-    sessionPrompt: async () => null,
+    // Skills from a chat: the history the caller may read (chat access rules) becomes the prompt.
+    sessionPrompt: (principal, sessionId, sessionToken) => chats.sessionPrompt(principal, sessionId, sessionToken),
     author: createSkillAuthor({ model: draftingModel(catalogue, upstream), logger }),
   });
   // One set of embedded engines: `prism-1` for extraction and the toolkit the agent tools call.
@@ -215,6 +219,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     upstream,
     extraction,
     inputs,
+    // The agent models' chat turns run on the runtime, built further down (it needs the gateway's biller).
+    agentChat: { open: (principal, request) => agentChat.open(principal, request) },
   });
   const { limiter, biller, chat, embeddings, decisions } = gateway;
   const artifacts = createArtifactsService({
@@ -274,6 +280,18 @@ export async function createContainer(config: Config, options: ContainerOptions 
     },
   });
   handlers.execution = (id) => agents.executions.runJob(id);
+  const agentChat = createAgentChat({
+    chats,
+    runtime: agents.runtime,
+    tools: agents.tools,
+    toolContext: agents.toolContext,
+    planners: agents.planners,
+    skills,
+    files,
+    artifacts,
+    limits: config.agents,
+    logger,
+  });
   const feedback = createFeedbackService({
     store: stores.feedback,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
@@ -297,7 +315,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     webhooks,
     executionWebhooks,
     agents,
-    services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills },
+    services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills, chats },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
       const ownerKey = await accounts.bootstrapOwner();
