@@ -204,10 +204,13 @@ describe('/mcp skills, agents, resources and prompts', () => {
       usage: 0,
     });
 
-    // One notification per plan or tool step, growing, naming the step.
-    expect(seen.length).toBe((execution.usage as { steps: number }).steps);
+    // One notification per plan or tool step, naming the step (plus a 'working' heartbeat every 10 s of a slow
+    // step), all growing.
     for (let i = 1; i < seen.length; i += 1) expect(seen[i]!.progress).toBeGreaterThan(seen[i - 1]!.progress);
-    expect(seen.map((p) => p.message)).toEqual(expect.arrayContaining(['tool ocr_image', 'tool fill_json_schema']));
+    const steps = seen.filter((p) => p.message !== 'working');
+    expect(steps.length).toBe((execution.usage as { steps: number }).steps);
+    expect(steps.map((p) => String(p.message).split(' ')[0])).toEqual(['plan', 'tool', 'plan', 'tool', 'plan']);
+    expect(steps.map((p) => p.message)).toEqual(expect.arrayContaining(['tool ocr_image', 'tool fill_json_schema']));
 
     const got = toolOutput(await callTool(client, 'get_execution', { id: execution.id }));
     expect(got).toEqual(execution);
