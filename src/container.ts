@@ -24,6 +24,7 @@ import { createAccountsService, type AccountsService, type CreatedKey } from './
 import { createAuthService, type AuthService } from './services/auth.service';
 import { createLocalEngineKit } from './engines/local-engine-set';
 import { createAgentsModule, type AgentsModule } from './container/agents';
+import { createEvaluationsModule, type EvaluationsModule } from './container/evaluations';
 import { createArtifactsService, type ArtifactsService } from './services/artifacts.service';
 import { createSqliteArtifactStore } from './stores/sqlite/artifacts.store';
 import type { ArtifactStore } from './stores/artifact-store';
@@ -97,6 +98,8 @@ export interface Container {
   executionWebhooks: WebhookSender<Execution>;
   /** The tool registry and the ToolContext factory (shared by the agent runtime and MCP). */
   agents: AgentsModule;
+  /** Evaluation runs, optimize and rerun (their store and the upstream model they may use). */
+  evaluations: EvaluationsModule;
   services: {
     accounts: AccountsService;
     auth: AuthService;
@@ -241,15 +244,24 @@ export async function createContainer(config: Config, options: ContainerOptions 
   });
   // The queue and the services refer to each other: the queue runs the services' jobs, one handler per kind
   // (`execution:<id>` for agent executions, a bare id for predictions).
-  const handlers: { prediction: (id: string) => Promise<void>; execution: (id: string) => Promise<void> } = {
+  const handlers: {
+    prediction: (id: string) => Promise<void>;
+    execution: (id: string) => Promise<void>;
+    evaluation: (id: string) => Promise<void>;
+  } = {
     prediction: async () => undefined,
     execution: async () => undefined,
+    evaluation: async () => undefined,
   };
   const EXECUTION_JOB = 'execution:';
+  const EVALUATION_JOB = 'evaluation:';
   const jobs = createJobQueue({
     concurrency: config.jobs.concurrency,
-    run: (key) =>
-      key.startsWith(EXECUTION_JOB) ? handlers.execution(key.slice(EXECUTION_JOB.length)) : handlers.prediction(key),
+    run: (key) => {
+      if (key.startsWith(EXECUTION_JOB)) return handlers.execution(key.slice(EXECUTION_JOB.length));
+      if (key.startsWith(EVALUATION_JOB)) return handlers.evaluation(key.slice(EVALUATION_JOB.length));
+      return handlers.prediction(key);
+    },
     logger,
   });
   const predictions = createPredictionsService({
@@ -390,6 +402,22 @@ export async function createContainer(config: Config, options: ContainerOptions 
     upstreamModel: config.decisions.upstreamModel,
     inputs,
   });
+  const evaluations = createEvaluationsModule({
+    db,
+    predictions: stores.predictions,
+    agents: stores.agents,
+    blobs,
+    engine,
+    hub,
+    skills,
+    catalogue,
+    upstream,
+    config: config.evaluations,
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    enqueue: (id) => jobs.enqueue(`${EVALUATION_JOB}${id}`),
+    logger,
+  });
+  handlers.evaluation = (id) => evaluations.service.runJob(id);
   const feedback = createFeedbackService({
     store: stores.feedback,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
@@ -413,6 +441,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     webhooks,
     executionWebhooks,
     agents,
+    evaluations,
     services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
@@ -442,6 +471,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
         if (runsAfterRestart.resumed + runsAfterRestart.failed > 0) {
           logger.info('picked up unfinished agent executions', runsAfterRestart);
         }
+        const evaluationsAfterRestart = await evaluations.service.resumeUnfinished();
+        if (evaluationsAfterRestart.resumed > 0)
+          logger.info('picked up unfinished evaluations', evaluationsAfterRestart);
       }
       return { ownerKey };
     },
