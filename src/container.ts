@@ -472,8 +472,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
           logger.info('picked up unfinished agent executions', runsAfterRestart);
         }
         const evaluationsAfterRestart = await evaluations.service.resumeUnfinished();
-        if (evaluationsAfterRestart.resumed > 0)
+        if (evaluationsAfterRestart.resumed > 0) {
           logger.info('picked up unfinished evaluations', evaluationsAfterRestart);
+        }
       }
       return { ownerKey };
     },

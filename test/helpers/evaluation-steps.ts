@@ -17,8 +17,33 @@ export interface Run {
   total_items: number;
   total_with_feedback: number;
   skill: { id: string } | null;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- results are checked field by field in the tests
-  results: any;
+  results: RunResults;
+}
+
+export interface EvaluatorFigures {
+  accuracy: number | null;
+  items_scored: number;
+  fields: Record<string, { compared: number; matched: number; accuracy: number }>;
+}
+
+export interface RunResults {
+  evaluators: Record<string, EvaluatorFigures>;
+  corrections: Record<string, number>;
+  notes: string[];
+  items_reprocessed?: number;
+  comparison?: Record<string, { before: number | null; after: number | null; delta: number | null }>;
+  fields?: Array<{ path: string; before: number | null; after: number | null }>;
+}
+
+/** Polls until `done` says yes; throws after `ms` so a broken server fails the test instead of hanging it. */
+async function until<T>(what: string, ms: number, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still not done after ${ms} ms: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 export async function createSkill(app: TestApp, key: string, name: string, schema: Json): Promise<{ id: string }> {
@@ -38,18 +63,21 @@ export async function makePrediction(app: TestApp, key: string, pdf: Buffer, con
   });
   expect(created.status).toBe(201);
   const { id } = (await created.json()) as { id: string };
-  for (;;) {
-    const p = (await (await call(`${app.url}/v1/predictions/${id}`, { key })).json()) as { status: string };
-    if (p.status === 'completed') return id;
-    if (p.status === 'failed') throw new Error(`prediction ${id} failed`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const p = await until(
+    `prediction ${id}`,
+    120_000,
+    async () => (await (await call(`${app.url}/v1/predictions/${id}`, { key })).json()) as { status?: string },
+    (v) => v.status === 'completed' || v.status === 'failed' || v.status === undefined,
+  );
+  if (p.status !== 'completed') throw new Error(`prediction ${id} did not complete: ${JSON.stringify(p)}`);
+  return id;
 }
 
 export async function waitFor(app: TestApp, key: string, id: string): Promise<Run> {
-  for (;;) {
-    const run = (await (await call(`${app.url}/v1/evaluations/${id}`, { key })).json()) as Run;
-    if (run.status !== 'running' && run.status !== 'pending') return run;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return until(
+    `evaluation ${id}`,
+    120_000,
+    async () => (await (await call(`${app.url}/v1/evaluations/${id}`, { key })).json()) as Run,
+    (run) => run.status !== 'running' && run.status !== 'pending',
+  );
 }

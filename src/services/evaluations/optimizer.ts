@@ -118,8 +118,12 @@ function enumFor(node: Record<string, unknown>, values: unknown[], fieldCases: C
   if (!values.every((v) => typeof v === 'string' && v.trim() !== '' && v.length <= 40 && v.split(/\s+/).length <= 4)) {
     return undefined;
   }
-  const existing = Array.isArray(node.enum) ? (node.enum as unknown[]) : [];
-  const distinct = [...new Set([...existing.filter((v) => v !== null), ...values])];
+  const existing = (Array.isArray(node.enum) ? (node.enum as unknown[]) : []).filter((v) => v !== null);
+  // The schema's own values keep their order; reviewed ones follow in sorted order (independent of item order).
+  const added = [...new Set(values as string[])]
+    .filter((v) => !existing.includes(v))
+    .sort((a, b) => a.localeCompare(b));
+  const distinct = [...existing, ...added];
   if (distinct.length > MAX_ENUM) return undefined;
   const counts = new Map<unknown, number>();
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
@@ -141,7 +145,8 @@ function setEnum(node: Record<string, unknown>, values: unknown[]): void {
 
 function addSentence(node: Record<string, unknown>, sentence: string): string {
   const current = typeof node.description === 'string' ? node.description.trim() : '';
-  const description = current.includes(sentence) ? current : [current, sentence].filter(Boolean).join(' ');
+  const joined = current === '' || /[.!?]$/.test(current) ? current : `${current}.`;
+  const description = current.includes(sentence) ? current : [joined, sentence].filter(Boolean).join(' ');
   node.description = description;
   return description;
 }
