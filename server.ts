@@ -3,7 +3,7 @@
  * The only file (with the CLI) that exits the process.
  */
 import { ConfigError, loadConfig } from './src/config/config';
-import { ModelCatalogueError } from './src/gateway/models-file';
+import { ModelCatalogueError } from './src/gateway/catalogue/models-file';
 import { startServer } from './src/http-server';
 
 export async function main(): Promise<void> {

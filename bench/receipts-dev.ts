@@ -21,7 +21,7 @@ import sharp from 'sharp';
 import { createWorker } from 'tesseract.js';
 import type Tesseract from 'tesseract.js';
 import { extractFromLayout } from '../src/engines/extract';
-import { createLocalEngines } from '../src/engines/local-engines';
+import { createLocalEngines } from '../src/engines/local/document-engines';
 import type { OcrEngineKind } from '../src/engines/ocr/ocr.engine';
 import { createLogger } from '../src/lib/logger';
 import type { DocumentLayout, LayoutLine, LayoutPage, LayoutWord } from '../src/engines/types';

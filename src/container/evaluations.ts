@@ -5,8 +5,8 @@
  */
 import type { BlobStore } from '../blobs/types';
 import type { ExtractionEngine } from '../engines/extraction-engine';
-import type { ModelCatalogue } from '../gateway/model-catalogue';
-import type { UpstreamClient } from '../gateway/upstream-client';
+import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
+import type { UpstreamClient } from '../gateway/upstream/upstream-client';
 import type { Principal } from '../domain/account';
 import type { Logger } from '../lib/logger';
 import { createEvaluationsService, type EvaluationsService } from '../services/evaluations/evaluations.service';

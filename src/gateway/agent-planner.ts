@@ -9,9 +9,9 @@
 import type { PlannerMessage, PlannerModel, PlannerToolCall, PlanRequest, PlanStep } from '../agents/sdk';
 import { randomHex } from '../lib/random-id';
 import { priceCall } from './billing';
-import type { ModelCatalogue } from './model-catalogue';
-import type { CatalogueModel } from './model.types';
-import type { UpstreamClient, UpstreamJson } from './upstream-client';
+import type { ModelCatalogue } from './catalogue/model-catalogue';
+import type { CatalogueModel } from './catalogue/model.types';
+import type { UpstreamClient, UpstreamJson } from './upstream/upstream-client';
 
 export interface UpstreamPlannerDeps {
   catalogue: ModelCatalogue;

@@ -19,7 +19,7 @@ import { createKeyedMutex } from '../lib/keyed-mutex';
 import type { WalletStore } from '../stores/types';
 import { insufficientCredits } from './gateway-errors';
 import type { GuestIdentity, GuestSpendGuard } from './guest-spend';
-import type { ModelPricing } from './model.types';
+import type { ModelPricing } from './catalogue/model.types';
 
 /** The spec's minimum bill: $0.001 per call. */
 export const MINIMUM_CHARGE_MICROS = 1000;

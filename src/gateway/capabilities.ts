@@ -8,7 +8,7 @@
  * engine can enforce it.
  */
 import { capabilityViolation, tooManyInputs } from './gateway-errors';
-import type { CatalogueModel, InputType } from './model.types';
+import type { CatalogueModel, InputType } from './catalogue/model.types';
 
 /** Content part `type` → the input type it needs (OpenAI chat, Responses-style and the spec's own part names). */
 export const PART_INPUT_TYPES: Readonly<Record<string, InputType>> = {

@@ -11,7 +11,7 @@ import type { PredictionRequest } from '../domain/prediction';
 import type { Logger } from '../lib/logger';
 import { randomHex } from '../lib/random-id';
 import type { ExtractionEngine } from '../engines/extraction-engine';
-import { resolveSingleInput, type InputResolverDeps } from '../services/predictions/inputs';
+import { resolveSingleInput, type InputResolverDeps } from '../services/inputs/resolve-input';
 import type { CancelSignal } from '../lib/cancel';
 import { extend } from '../lib/extend';
 import { maxCallMicros, microsToDollars, type Biller, type ChargeResult, type Hold, type Payer } from './billing';
@@ -20,10 +20,10 @@ import { capabilityViolation, deadlineExceeded } from './gateway-errors';
 import { answerLocally, effectiveMethod } from './local-chat';
 import { readMethodParams } from './method-params';
 import { countTokens, mediaParts, textOf, type ChatMessage } from './message-inputs';
-import type { ModelCatalogue } from './model-catalogue';
-import type { CatalogueModel } from './model.types';
+import type { ModelCatalogue } from './catalogue/model-catalogue';
+import type { CatalogueModel } from './catalogue/model.types';
 import type { ReleaseSlot, RequestQueue } from './request-queue';
-import type { UpstreamClient, UpstreamJson } from './upstream-client';
+import type { UpstreamClient, UpstreamJson } from './upstream/upstream-client';
 
 type Json = Record<string, unknown>;
 

@@ -25,12 +25,12 @@ import { callerKey } from './caller-key';
 import type { DecisionSettings } from './decision-request';
 import { capabilityViolation, rateLimitExceeded } from './gateway-errors';
 import { countTokens } from './message-inputs';
-import type { ModelCatalogue } from './model-catalogue';
-import type { CatalogueModel } from './model.types';
+import type { ModelCatalogue } from './catalogue/model-catalogue';
+import type { CatalogueModel } from './catalogue/model.types';
 import type { RateLimiter } from './rate-limiter';
 import { askUpstream } from './upstream-decisions';
-import type { UpstreamClient } from './upstream-client';
-import { resolveSingleInput, type InputResolverDeps, type InputSources } from '../services/predictions/inputs';
+import type { UpstreamClient } from './upstream/upstream-client';
+import { resolveSingleInput, type InputResolverDeps, type InputSources } from '../services/inputs/resolve-input';
 
 /** The model id of the local decision engine, the default of every session. */
 export const LOCAL_DECISION_MODEL = 'prism-decide-1';

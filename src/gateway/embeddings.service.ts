@@ -12,12 +12,12 @@ import {
   type EmbeddingPart,
   type TextEmbeddingEngine,
 } from '../engines/embeddings';
-import { resolveSingleInput, type InputResolverDeps } from '../services/predictions/inputs';
+import { resolveSingleInput, type InputResolverDeps } from '../services/inputs/resolve-input';
 import { microsToDollars, priceCall } from './billing';
 import { randomHex } from '../lib/random-id';
 import { checkEmbeddingCapabilities } from './capabilities';
-import type { ModelCatalogue } from './model-catalogue';
-import type { UpstreamClient } from './upstream-client';
+import type { ModelCatalogue } from './catalogue/model-catalogue';
+import type { UpstreamClient } from './upstream/upstream-client';
 import type { CancelSignal } from '../lib/cancel';
 import { extend } from '../lib/extend';
 

@@ -2,7 +2,7 @@
  * Finds the media a chat request carries (image_url, document_url, video_url, audio_url, file_url, input_file,
  * input_audio parts) and the text around it, so the local engines can read the one input a structured model takes.
  */
-import type { InputSources } from '../services/predictions/inputs';
+import type { InputSources } from '../services/inputs/resolve-input';
 
 export interface ChatMessage {
   role: string;

@@ -8,8 +8,8 @@ import type { Answer, DecisionQuestion } from '../engines/decision/decision.engi
 import { frameFormat } from '../engines/decision/frame-pixels';
 import type { CancelSignal } from '../lib/cancel';
 import { upstreamError } from './gateway-errors';
-import type { CatalogueModel, UpstreamTarget } from './model.types';
-import type { UpstreamClient, UpstreamJson } from './upstream-client';
+import type { CatalogueModel, UpstreamTarget } from './catalogue/model.types';
+import type { UpstreamClient, UpstreamJson } from './upstream/upstream-client';
 
 export interface UpstreamDecision {
   answers: Record<string, Answer>;

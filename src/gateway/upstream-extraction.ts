@@ -6,9 +6,9 @@
  */
 import { BadRequestError } from '../domain/errors';
 import type { ExtractionEngine, ExtractionJob, ExtractionOutput } from '../engines/extraction-engine';
-import type { ModelCatalogue } from './model-catalogue';
-import type { CatalogueModel } from './model.types';
-import type { UpstreamClient } from './upstream-client';
+import type { ModelCatalogue } from './catalogue/model-catalogue';
+import type { CatalogueModel } from './catalogue/model.types';
+import type { UpstreamClient } from './upstream/upstream-client';
 
 type Json = Record<string, unknown>;
 

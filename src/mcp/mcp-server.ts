@@ -2,23 +2,33 @@
  * `createMcpServer`: an McpServer carrying Prism's tools, resources and prompts for one caller.
  *
  * The HTTP route builds one per request (stateless, see README §MCP) and the stdio command builds one for the
- * owner. Both go through the same tool list and the same `registerTools`, so the two transports cannot drift.
+ * owner. Both go through the same tool list and the same dispatcher, so the two transports cannot drift.
  */
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ListToolsRequestSchema, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type ListToolsResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Container } from '../container';
+import type { ExecutionsService } from '../services/executions/executions.service';
 import type { FilesService } from '../services/files.service';
 import type { HubService } from '../services/hub/hub.service';
-import type { InputResolverDeps } from '../services/predictions/inputs';
+import type { InputResolverDeps } from '../services/inputs/resolve-input';
 import type { PredictionsService } from '../services/predictions/predictions.service';
+import type { SkillsService } from '../services/skills/skills.service';
+import { loadSkillPrompts, registerSkillPrompts, skillPromptHandlers, type SkillPrompt } from './mcp-prompts';
 import { registerHubResources } from './mcp-resources';
-import { registerTools, type McpCallScope, type McpTool } from './mcp-tool';
+import { registerSkillResources } from './mcp-skill-resources';
+import { createToolDispatcher, registerTools, type McpCallScope, type McpTool, type ToolExtra } from './mcp-tool';
 import { registryTools, type RegistryToolsDeps } from './registry-tools';
+import { agentTools } from './tools/agents.tools';
 import { extractTools, predictionTools } from './tools/extract.tools';
 import { fileTools } from './tools/files.tools';
 import { hubTools } from './tools/hub.tools';
+import { skillTools } from './tools/skills.tools';
 
 /** The services the MCP adapter calls. */
 export interface McpServices {
@@ -26,8 +36,12 @@ export interface McpServices {
   files: FilesService;
   hub: HubService;
   inputs: InputResolverDeps;
+  skills: SkillsService;
+  executions: ExecutionsService;
   /** The agent runtime's tool registry, exposed as MCP tools too. */
   agents: RegistryToolsDeps;
+  /** The built-in skills offered as prompts. */
+  prompts: readonly SkillPrompt[];
 }
 
 /** Everything needed to build servers: the tool list is made once and shared by every request. */
@@ -48,6 +62,8 @@ export function createMcpServerFactory(services: McpServices, version: string): 
     ...predictionTools(services.predictions),
     ...hubTools(services.hub),
     ...fileTools({ files: services.files, inputs: services.inputs }),
+    ...skillTools(services.skills),
+    ...agentTools(services.executions),
     ...registryTools(services.agents),
   ];
   const names = new Set<string>();
@@ -55,27 +71,35 @@ export function createMcpServerFactory(services: McpServices, version: string): 
     if (names.has(tool.name)) throw new Error(`MCP tool '${tool.name}' is defined twice`);
     names.add(tool.name);
   }
+  const prompts = skillPromptHandlers(services.prompts);
+  const dispatcher = createToolDispatcher(tools);
   // Every Server builds an Ajv instance unless given one (a few ms each); one shared validator serves them all.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
-  const build = (scope: McpCallScope): McpServer => {
-    const server = new McpServer(
-      { name: 'prism', title: 'Prism', version },
-      { instructions: INSTRUCTIONS, jsonSchemaValidator },
-    );
-    registerTools(server, tools, scope);
-    registerHubResources(server, services.hub);
-    return server;
-  };
+  const newServer = (): McpServer =>
+    new McpServer({ name: 'prism', title: 'Prism', version }, { instructions: INSTRUCTIONS, jsonSchemaValidator });
   // The SDK turns every zod schema into JSON Schema on each tools/list (about 8 ms for this list); the list is the
-  // same for every caller, so it is computed once, by the SDK itself, and served from memory.
+  // same for every caller, so it is computed once, by the SDK itself (tools registered the SDK's way on a server
+  // of its own), and served from memory.
   let listed: Promise<ListToolsResult> | null = null;
   return {
     tools,
     create(scope) {
-      const server = build(scope);
-      listed ??= listToolsOnce(build(scope));
+      if (!listed) {
+        const reference = newServer();
+        registerTools(reference, tools, scope);
+        listed = listToolsOnce(reference);
+      }
       const cached = listed;
+      const server = newServer();
+      // Two handlers instead of one SDK registration per tool (see createToolDispatcher).
+      server.server.registerCapabilities({ tools: {} });
       server.server.setRequestHandler(ListToolsRequestSchema, () => cached);
+      server.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+        dispatcher.call(request.params.name, request.params.arguments, extra as unknown as ToolExtra, scope),
+      );
+      registerHubResources(server, services.hub);
+      registerSkillResources(server, services.skills, scope.principal);
+      registerSkillPrompts(server, prompts);
       return server;
     },
   };
@@ -102,11 +126,14 @@ async function listToolsOnce(server: McpServer): Promise<ListToolsResult> {
 
 /** The MCP adapter's view of the composition root: the services it calls, with inputs read as the API reads them. */
 export function mcpServicesOf(container: Container): McpServices {
-  const { files, predictions, hub } = container.services;
+  const { files, predictions, hub, skills } = container.services;
   return {
     predictions,
     files,
     hub,
+    skills,
+    executions: container.agents.executions,
+    prompts: loadSkillPrompts(container.config.skills.builtinDir, container.logger),
     inputs: {
       openFile: async (principal, fileId) => {
         const { file, stream } = await files.openContent(principal, fileId);

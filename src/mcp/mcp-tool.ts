@@ -4,10 +4,17 @@
  * A tool is a name, zod input and output schemas, honest annotations and `run(args, ctx)` that calls a service and
  * returns the REST body. `registerTools` wraps every tool the same way: account check for tools that need one, the
  * gateway's per-caller rate limit, progress notifications, cancellation, and the error translator, so a tool's own
- * code is only its service call. The result is `structuredContent` (the REST body) plus the same JSON as text.
+ * code is only its service call. The result is `structuredContent` (the REST body) plus the same JSON as text, then
+ * any blocks the tool attached (a skill's zip as an embedded resource).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type ContentBlock,
+  type ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Principal } from '../domain/account';
 import { AppError } from '../domain/errors';
@@ -30,6 +37,8 @@ export interface McpCallContext {
   signal: AbortSignal;
   /** Reports `done` of `total` units (pages, frames); a no-op when the client asked for no progress. */
   progress(done: number, total?: number, message?: string): void;
+  /** Adds a content block after the JSON text (an embedded resource, an image); structured content is unchanged. */
+  attach(block: ContentBlock): void;
 }
 
 type ObjectSchema = z.ZodObject;
@@ -79,8 +88,53 @@ export function registerTools(server: McpServer, tools: readonly McpTool[], scop
   }
 }
 
+/** Runs a `tools/call` request against a tool list; built once, shared by every per-request server. */
+export interface ToolDispatcher {
+  call(name: string, args: unknown, extra: ToolExtra, scope: McpCallScope): Promise<CallToolResult>;
+}
+
+/**
+ * The SDK's `registerTool` costs tens of µs per tool on every server (the stateless route builds one per request),
+ * so the HTTP and stdio servers answer `tools/call` through this dispatcher instead: the same steps as the SDK's
+ * handler (unknown tool, zod input check, the call, output check against the advertised schema), with the same
+ * `isError` texts, on a map built once. `registerTools` stays for the one server whose `tools/list` is cached.
+ */
+export function createToolDispatcher(tools: readonly McpTool[]): ToolDispatcher {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  return {
+    async call(name, args, extra, scope) {
+      const tool = byName.get(name);
+      if (!tool) return protocolError(`Tool ${name} not found`);
+      const input = await tool.input.safeParseAsync(args ?? {});
+      if (!input.success) {
+        return protocolError(`Input validation error: Invalid arguments for tool ${name}: ${issuesText(input.error)}`);
+      }
+      const result = await callTool(tool, input.data, extra, scope);
+      if (result.isError) return result;
+      const output = await tool.output.safeParseAsync(result.structuredContent);
+      if (!output.success) {
+        return protocolError(
+          `Output validation error: Invalid structured content for tool ${name}: ${issuesText(output.error)}`,
+        );
+      }
+      return result;
+    },
+  };
+}
+
+/** An `isError` result with the text the SDK writes for its own refusals (`MCP error -32602: …`). */
+function protocolError(message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: new McpError(ErrorCode.InvalidParams, message).message }] };
+}
+
+function issuesText(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => (issue.path.length ? `${issue.message} at ${issue.path.map(String).join('.')}` : issue.message))
+    .join('\n');
+}
+
 /** The parts of the SDK's request extra a tool call uses. */
-interface ToolExtra {
+export interface ToolExtra {
   signal: AbortSignal;
   _meta?: { progressToken?: string | number };
   sendNotification(notification: {
@@ -94,15 +148,17 @@ async function callTool(tool: McpTool, args: unknown, extra: ToolExtra, scope: M
   try {
     if (tool.needsAccount && scope.principal.kind !== 'user') throw accountNeeded(tool.name);
     await checkRateLimit(scope);
+    const attached: ContentBlock[] = [];
     const ctx: McpCallContext = {
       principal: scope.principal,
       requestId: scope.requestId,
       baseUrl: scope.baseUrl,
       signal: extra.signal,
       progress: reporter.report,
+      attach: (block) => attached.push(block),
     };
     const out = await untilAborted(tool.run(args as never, ctx), extra.signal);
-    return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
+    return { content: [{ type: 'text', text: JSON.stringify(out) }, ...attached], structuredContent: out };
   } catch (error) {
     return toToolError(error, scope.requestId, scope.logger);
   } finally {

@@ -13,7 +13,7 @@ import { SafeFetchError, safeFetch } from '../lib/safe-fetch';
 import type { FetchPort, HubPort, LoadedMedia, SkillsPort, ToolContext, ToolProgress, VisionPort } from '../agents/sdk';
 import type { ArtifactsService } from './artifacts.service';
 import type { HubService } from './hub/hub.service';
-import { resolveSingleInput, type InputResolverDeps } from './predictions/inputs';
+import { resolveSingleInput, type InputResolverDeps } from './inputs/resolve-input';
 
 export interface ToolContextDeps {
   artifacts: ArtifactsService;

@@ -5,8 +5,7 @@
  * `/v1/skills/{id}/content`, which serves the stored zip byte for byte with the signature as its only credential.
  */
 import { Router, type Request } from 'express';
-import { BadRequestError } from '../../domain/errors';
-import type { SkillCreateSource, SkillsService } from '../../services/skills/skills.service';
+import type { SkillsService } from '../../services/skills/skills.service';
 import { principalOf, userOf } from '../request-context';
 import {
   createSkillBodySchema,
@@ -14,6 +13,8 @@ import {
   listSkillsQuerySchema,
   lookupSkillBodySchema,
   skillIdParamsSchema,
+  toDownloadWire,
+  toSkillCreateSource,
   toSkillWire,
   updateSkillBodySchema,
   versionOf,
@@ -52,7 +53,7 @@ export function skillsRoutes(skills: SkillsService, options: SkillsRoutesOptions
 
   router.post('/create', async (req, res) => {
     const body = parseInput(createSkillBodySchema, req.body ?? {}, 'body');
-    const skill = await skills.create(userOf(req), sourceOf(body), {
+    const skill = await skills.create(userOf(req), toSkillCreateSource(body), {
       name: body.name ?? null,
       description: body.description ?? null,
     });
@@ -72,11 +73,7 @@ export function skillsRoutes(skills: SkillsService, options: SkillsRoutesOptions
     const { skill_id } = parseInput(skillIdParamsSchema, req.params, 'path');
     const { expires } = parseInput(downloadQuerySchema, req.query, 'query');
     const path = await skills.downloadPath(principalOf(req), skill_id, expires);
-    res.json({
-      download_url: `${baseUrl(req)}${path}`,
-      expires_in: expires,
-      expires_at: new Date(Number(new URL(path, 'http://x').searchParams.get('expires')) * 1000).toISOString(),
-    });
+    res.json(toDownloadWire(baseUrl(req), path, expires));
   });
 
   router.get('/:skill_id/content', async (req, res) => {
@@ -94,30 +91,4 @@ export function skillsRoutes(skills: SkillsService, options: SkillsRoutesOptions
   });
 
   return router;
-}
-
-/** Exactly one of `file_id`, `prompt` (with optional `json_schema`) or `session_id`. */
-function sourceOf(body: {
-  file_id?: string | null | undefined;
-  prompt?: string | null | undefined;
-  json_schema?: Record<string, unknown> | null | undefined;
-  session_id?: string | null | undefined;
-}): SkillCreateSource {
-  const given = [body.file_id, body.prompt, body.session_id].filter((v) => v !== null && v !== undefined);
-  if (given.length !== 1) {
-    throw new BadRequestError(
-      `Give exactly one source: file_id (a zip), prompt (with optional json_schema) or session_id; got ${given.length}.`,
-      'invalid_skill_source',
-      null,
-    );
-  }
-  const jsonSchema = body.json_schema ?? null;
-  if (body.file_id) {
-    if (jsonSchema) {
-      throw new BadRequestError('json_schema goes with prompt or session_id.', 'invalid_skill_source', 'json_schema');
-    }
-    return { kind: 'file', fileId: body.file_id };
-  }
-  if (body.prompt) return { kind: 'prompt', prompt: body.prompt, jsonSchema };
-  return { kind: 'session', sessionId: body.session_id ?? '', jsonSchema };
 }

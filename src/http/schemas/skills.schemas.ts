@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { BadRequestError } from '../../domain/errors';
 import type { SkillRecord, SkillReference } from '../../domain/skill';
+import type { SkillCreateSource } from '../../services/skills/skills.service';
 import { queryBool, queryInt } from './common.schemas';
 
 export const DOWNLOAD_EXPIRES = { min: 1, max: 30 * 24 * 3600, default: 604800 } as const;
@@ -63,6 +64,42 @@ export function toSkillWire(skill: SkillRecord) {
     size_bytes: skill.sizeBytes,
     created_at: skill.createdAt.toISOString(),
     updated_at: skill.updatedAt.toISOString(),
+  };
+}
+
+/** Exactly one of `file_id`, `prompt` (with optional `json_schema`) or `session_id`. */
+export function toSkillCreateSource(body: {
+  file_id?: string | null | undefined;
+  prompt?: string | null | undefined;
+  json_schema?: Record<string, unknown> | null | undefined;
+  session_id?: string | null | undefined;
+}): SkillCreateSource {
+  const given = [body.file_id, body.prompt, body.session_id].filter((v) => v !== null && v !== undefined);
+  if (given.length !== 1) {
+    throw new BadRequestError(
+      `Give exactly one source: file_id (a zip), prompt (with optional json_schema) or session_id; got ${given.length}.`,
+      'invalid_skill_source',
+      null,
+    );
+  }
+  const jsonSchema = body.json_schema ?? null;
+  if (body.file_id) {
+    if (jsonSchema) {
+      throw new BadRequestError('json_schema goes with prompt or session_id.', 'invalid_skill_source', 'json_schema');
+    }
+    return { kind: 'file', fileId: body.file_id };
+  }
+  if (body.prompt) return { kind: 'prompt', prompt: body.prompt, jsonSchema };
+  return { kind: 'session', sessionId: body.session_id ?? '', jsonSchema };
+}
+
+/** The body of `GET /v1/skills/{id}/download`: the signed link (path from the service) and when it expires. */
+export function toDownloadWire(baseUrl: string, signedPath: string, expiresIn: number) {
+  const expiresAt = Number(new URL(signedPath, 'http://x').searchParams.get('expires'));
+  return {
+    download_url: `${baseUrl}${signedPath}`,
+    expires_in: expiresIn,
+    expires_at: new Date(expiresAt * 1000).toISOString(),
   };
 }
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { FILE_PURPOSES, type FileRecord } from '../../domain/file';
 import { toFileWire } from '../../http/schemas/files.schemas';
 import type { FilesService } from '../../services/files.service';
-import { resolveSingleInput, type InputResolverDeps } from '../../services/predictions/inputs';
+import { resolveSingleInput, type InputResolverDeps } from '../../services/inputs/resolve-input';
 import { defineMcpTool, type McpTool } from '../mcp-tool';
 import { fileOutput } from './mcp-schemas';
 

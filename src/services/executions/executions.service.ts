@@ -92,8 +92,16 @@ export interface ExecutionsServiceDeps {
   logger: Logger;
 }
 
+/** How a caller that waits for a run (MCP's execute_agent) follows and stops it. */
+export interface ExecuteOptions {
+  /** Aborting it cancels the run: it ends `failed` with a message saying so. Ignored for `batch` runs. */
+  signal?: AbortSignal;
+  /** Called once per recorded step (plan or tool) while the run goes on, with the steps so far. */
+  onStep?(step: ExecutionStep, stepsSoFar: number): void;
+}
+
 export interface ExecutionsService {
-  execute(principal: Principal, command: ExecuteCommand): Promise<Execution>;
+  execute(principal: Principal, command: ExecuteCommand, options?: ExecuteOptions): Promise<Execution>;
   list(principal: Principal, page: { skip: number; limit: number }): Promise<Execution[]>;
   /** @throws NotFoundError (`execution_not_found`) also for other organisations' executions. */
   get(principal: Principal, id: string): Promise<Execution>;
@@ -184,7 +192,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     return done;
   }
 
-  async function run(execution: Execution, resume: boolean): Promise<Execution | null> {
+  async function run(execution: Execution, resume: boolean, follow: ExecuteOptions = {}): Promise<Execution | null> {
     const startedAt = Date.now();
     const principal = orgPrincipal(execution.orgId);
     let resolved: ResolvedPlanner;
@@ -195,9 +203,14 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     }
     const controller = new AbortController();
     running.set(execution.id, controller);
+    const onCancel = (): void => controller.abort();
+    if (follow.signal?.aborted) controller.abort();
+    follow.signal?.addEventListener('abort', onCancel, { once: true });
     const stepLog: ExecutionStep[] = resume ? [...execution.steps] : [];
     try {
       const { task, skills } = await buildTask(execution, principal);
+      // The runtime listens for aborts from its start on; one that came while the task was built stops it here.
+      if (controller.signal.aborted) throw new RunFailure('The run was cancelled.', []);
       const tools = deps.tools.select(execution.request.tools);
       const context = (signal: ToolContext['signal']): ToolContext =>
         deps.toolContext.create(principal, { executionId: execution.id, signal, skills });
@@ -235,7 +248,11 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
         signal: controller.signal,
         resume,
         onTrace(entries) {
-          for (const entry of entries) stepLog.push({ ...entry, index: stepLog.length });
+          for (const entry of entries) {
+            const step = { ...entry, index: stepLog.length };
+            stepLog.push(step);
+            follow.onStep?.(step, stepLog.length);
+          }
           void store
             .saveProgress(execution.id, { steps: stepLog })
             .catch((error: unknown) => logger.warn('could not save execution progress', { error: String(error) }));
@@ -280,6 +297,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
         resolved,
       });
     } finally {
+      follow.signal?.removeEventListener('abort', onCancel);
       running.delete(execution.id);
     }
   }
@@ -295,20 +313,20 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     return done;
   }
 
-  async function start(id: string, resume: boolean): Promise<Execution | null> {
+  async function start(id: string, resume: boolean, follow?: ExecuteOptions): Promise<Execution | null> {
     const execution = await store.getById(id);
     if (!execution || isTerminal(execution.status)) return execution;
     const claimed = await store.transition(id, ['pending', 'enqueued'], 'running', {
       attempts: execution.attempts + 1,
     });
     if (!claimed) return store.getById(id);
-    return run(claimed, resume && (await deps.runtime.hasCheckpoint(id)));
+    return run(claimed, resume && (await deps.runtime.hasCheckpoint(id)), follow);
   }
 
   const resumable = new Set<string>();
 
   return {
-    async execute(principal, command) {
+    async execute(principal, command, options = {}) {
       if (command.callbackUrl !== null) {
         try {
           parsePublicUrl(command.callbackUrl);
@@ -395,7 +413,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
         deps.enqueue(execution.id);
         return execution;
       }
-      return (await start(execution.id, false)) ?? execution;
+      return (await start(execution.id, false, options)) ?? execution;
     },
 
     async list(principal, page) {

@@ -4,7 +4,7 @@
  */
 import type { PredictionKind, PredictionRequest } from '../../domain/prediction';
 import type { SkillReference } from '../../domain/skill';
-import type { InputSources } from './inputs';
+import type { InputSources } from '../inputs/resolve-input';
 
 export interface GenerateCommand extends InputSources {
   kind: PredictionKind;

@@ -23,7 +23,7 @@ import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import type { PredictionStore, StoredBytes } from '../../stores/types';
 import type { HubService } from '../hub/hub.service';
 import type { ExtractionEngine, ExtractionInput, ExtractionOutput } from '../../engines/extraction-engine';
-import { resolveSingleInput, type InputResolverDeps } from './inputs';
+import { resolveSingleInput, type InputResolverDeps } from '../inputs/resolve-input';
 import { withSkills } from './skill-domain';
 import type { GenerateCommand } from './generate-command';
 import type { SkillResolver } from '../../domain/skill';

@@ -20,6 +20,9 @@ const INIT = {
 };
 const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
 
+// OCR runs on the embedded engine; on a shared, loaded machine one run can take well over the default 30 s.
+jest.setTimeout(120_000);
+
 describe('/mcp over Streamable HTTP', () => {
   let app: TestApp;
   let key: string;

@@ -38,9 +38,35 @@ describe('prism mcp (stdio)', () => {
   it('lists the same tools as the HTTP server, with schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(
-      expect.arrayContaining(['extract_image', 'upload_file', 'list_files', 'get_prediction', 'lookup_hub_domain']),
+      expect.arrayContaining([
+        'extract_image',
+        'upload_file',
+        'list_files',
+        'get_prediction',
+        'lookup_hub_domain',
+        'create_skill',
+        'execute_agent',
+      ]),
     );
     for (const tool of tools) expect(tool.outputSchema?.type).toBe('object');
+  });
+
+  it('serves the skills tools, SKILL.md resources and built-in skill prompts', async () => {
+    const listed = toolOutput(
+      (await client.callTool({ name: 'list_skills', arguments: { grouped: true } })) as CallToolResult,
+    );
+    const names = (listed.items as { name: string }[]).map((s) => s.name);
+    expect(names).toEqual(expect.arrayContaining(['invoice', 'receipt']));
+    const { resources } = await client.listResources();
+    const skillMds = resources.filter((r) => r.uri.startsWith('prism://skills/'));
+    expect(skillMds).toHaveLength(names.length);
+    const read = await client.readResource({ uri: skillMds[0]?.uri ?? '' });
+    expect(read.contents[0] && 'text' in read.contents[0] ? read.contents[0].text : '').toMatch(/^---\nname: /);
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name).sort()).toEqual([...names].sort());
+    const prompt = await client.getPrompt({ name: 'invoice', arguments: { document: 'file-123' } });
+    const text = prompt.messages[0]?.content.type === 'text' ? prompt.messages[0].content.text : '';
+    expect(text).toContain('"inputs":{"document":{"type":"input_file","file_id":"file-123"}}');
   });
 
   it('acts as the owner: an extraction and a file land in the data folder the HTTP API serves', async () => {

@@ -1,4 +1,4 @@
-import { createLocalEngines, type LocalEngines } from '../../../src/engines/local-engines';
+import { createLocalEngines, type LocalEngines } from '../../../src/engines/local/document-engines';
 import { createLogger } from '../../../src/lib/logger';
 import { makePdf, renderTextImage } from '../../helpers/media-fixtures';
 

@@ -1,7 +1,7 @@
 import type { AppError } from '../../../src/domain/errors';
 import { checkChatCapabilities, checkEmbeddingCapabilities, type SentBody } from '../../../src/gateway/capabilities';
-import { createModelCatalogue } from '../../../src/gateway/model-catalogue';
-import { parseModelsFile } from '../../../src/gateway/models-file';
+import { createModelCatalogue } from '../../../src/gateway/catalogue/model-catalogue';
+import { parseModelsFile } from '../../../src/gateway/catalogue/models-file';
 
 const models = createModelCatalogue({
   env: {},

@@ -1,6 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpTransport, ResponseTooLargeError, type UpstreamResponse } from '../../../src/gateway/http-transport';
+import {
+  createHttpTransport,
+  ResponseTooLargeError,
+  type UpstreamResponse,
+} from '../../../src/gateway/upstream/http-transport';
 
 /** A loopback server answering every request with `handler`; counts connections and records requests. */
 async function serve(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void) {

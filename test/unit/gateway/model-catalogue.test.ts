@@ -2,8 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../../../src/domain/errors';
-import { createModelCatalogue, loadModelCatalogue, toListingRecord } from '../../../src/gateway/model-catalogue';
-import { ModelCatalogueError, parseModelsFile } from '../../../src/gateway/models-file';
+import {
+  createModelCatalogue,
+  loadModelCatalogue,
+  toListingRecord,
+} from '../../../src/gateway/catalogue/model-catalogue';
+import { ModelCatalogueError, parseModelsFile } from '../../../src/gateway/catalogue/models-file';
 
 const FILE = `
 upstreams:

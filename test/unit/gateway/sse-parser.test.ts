@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { createSseParser, readSseEventBatches, readSseEvents } from '../../../src/gateway/sse-parser';
+import { createSseParser, readSseEventBatches, readSseEvents } from '../../../src/gateway/upstream/sse-parser';
 
 describe('SSE parser', () => {
   it('handles LF, CRLF and CR line ends, comments, multi-line data, event and id fields', () => {

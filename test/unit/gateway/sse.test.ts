@@ -3,8 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppError } from '../../../src/domain/errors';
 import { ttftTimeout } from '../../../src/gateway/gateway-errors';
-import { readSseEvents } from '../../../src/gateway/sse-parser';
-import { createSseWriter, type SseOutcome, type SseSink } from '../../../src/gateway/sse';
+import { readSseEvents } from '../../../src/gateway/upstream/sse-parser';
+import { createSseWriter, type SseOutcome, type SseSink } from '../../../src/http/sse';
 import type { CancelSignal } from '../../../src/lib/cancel';
 
 /** A loopback server whose single route pipes `source()` through the writer and records the outcome. */

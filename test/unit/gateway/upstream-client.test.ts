@@ -1,8 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpTransport } from '../../../src/gateway/http-transport';
-import type { UpstreamTarget } from '../../../src/gateway/model.types';
-import { createUpstreamClient, type UpstreamJson, type UpstreamStream } from '../../../src/gateway/upstream-client';
+import { createHttpTransport } from '../../../src/gateway/upstream/http-transport';
+import type { UpstreamTarget } from '../../../src/gateway/catalogue/model.types';
+import {
+  createUpstreamClient,
+  type UpstreamJson,
+  type UpstreamStream,
+} from '../../../src/gateway/upstream/upstream-client';
 import { failure } from '../../helpers/app-error';
 import { startScriptedUpstream, type ScriptedUpstream } from '../../helpers/scripted-upstream';
 

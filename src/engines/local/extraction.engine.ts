@@ -5,13 +5,13 @@
  * special responses of the markdown and transcription domains. Audio gets duration and speech segments; the words
  * themselves need a speech model, which we say instead of inventing them.
  */
-import { invalidDocument } from './pdf/pdfjs-loader';
-import { AllPagesFailedError } from '../domain/errors';
-import type { PredictionKind } from '../domain/prediction';
-import { INTERFACE_VERSION } from '../domain/version';
-import { schemaHash } from '../lib/schema-hash';
-import type { Logger } from '../lib/logger';
-import type { ExtractionEngine, ExtractionInput, ExtractionJob, ExtractionOutput } from './extraction-engine';
+import { invalidDocument } from '../pdf/pdfjs-loader';
+import { AllPagesFailedError } from '../../domain/errors';
+import type { PredictionKind } from '../../domain/prediction';
+import { INTERFACE_VERSION } from '../../domain/version';
+import { schemaHash } from '../../lib/schema-hash';
+import type { Logger } from '../../lib/logger';
+import type { ExtractionEngine, ExtractionInput, ExtractionJob, ExtractionOutput } from '../extraction-engine';
 import {
   audioTranscription,
   markdownPages,
@@ -19,8 +19,8 @@ import {
   videoTranscription,
   withFieldMetadata,
   type SpeechSegment,
-} from './output-shapes';
-import type { DocumentLayout, ExtractionResult, JsonSchema } from './types';
+} from '../output-shapes';
+import type { DocumentLayout, ExtractionResult, JsonSchema } from '../types';
 
 export const LOCAL_MODELS = ['prism-1'] as const;
 const NO_SPEECH_MODEL =

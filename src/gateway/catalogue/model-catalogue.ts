@@ -6,7 +6,7 @@
  * say about it.
  */
 import { BUILTIN_MODELS } from './builtin-models';
-import { modelNotFound, modelNotServing } from './gateway-errors';
+import { modelNotFound, modelNotServing } from '../gateway-errors';
 import { mergeModels } from './model-merge';
 import { EMPTY_MODELS_FILE, ModelCatalogueError, readModelsFile, type ModelsFile } from './models-file';
 import type { CatalogueModel, ModelListingRecord, ModelMode, UpstreamServer, UpstreamTarget } from './model.types';

@@ -4,15 +4,15 @@
  * root calls `createLocalExtractionEngine` once; everything heavy (OCR workers, the VAD model) starts lazily.
  */
 import os from 'node:os';
-import type { Logger } from '../lib/logger';
-import type { ExtractionEngine } from './extraction-engine';
-import type { DocumentLayout, JsonSchema, LayoutPage } from './types';
-import type { AudioAnalysis, SampledVideo } from './media/types';
-import { extractFromLayout, proposeSchema } from './extract';
-import { createLocalEngines } from './local-engines';
-import type { OcrEngineKind } from './ocr/ocr.engine';
-import { createLocalExtraction, type LocalEngineSet } from './local-extraction.engine';
-import { createAudioEngine, createVideoEngine, resolveMediaTools } from './media';
+import type { Logger } from '../../lib/logger';
+import type { ExtractionEngine } from '../extraction-engine';
+import type { DocumentLayout, JsonSchema, LayoutPage } from '../types';
+import type { AudioAnalysis, SampledVideo } from '../media/types';
+import { extractFromLayout, proposeSchema } from '../extract';
+import { createLocalEngines } from './document-engines';
+import type { OcrEngineKind } from '../ocr/ocr.engine';
+import { createLocalExtraction, type LocalEngineSet } from './extraction.engine';
+import { createAudioEngine, createVideoEngine, resolveMediaTools } from '../media';
 
 export interface LocalExtractionOptions {
   /** OCR pool size; 0 means one per core. */

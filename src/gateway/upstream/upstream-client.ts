@@ -14,11 +14,11 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { AppError } from '../domain/errors';
-import type { CancelSignal } from '../lib/cancel';
-import { extend } from '../lib/extend';
-import { upstreamError } from './gateway-errors';
-import type { UpstreamTarget } from './model.types';
+import type { AppError } from '../../domain/errors';
+import type { CancelSignal } from '../../lib/cancel';
+import { extend } from '../../lib/extend';
+import { upstreamError } from '../gateway-errors';
+import type { UpstreamTarget } from '../catalogue/model.types';
 import { createHttpTransport, ResponseTooLargeError, type Transport, type UpstreamResponse } from './http-transport';
 import { CallScope, isAppError } from './upstream-call-scope';
 import { readSseEventBatches, type SseEvent } from './sse-parser';

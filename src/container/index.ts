@@ -3,87 +3,57 @@
  *
  * It opens SQLite and the blob folder from the config, builds the stores and services on top, and owns their
  * lifecycle: `start()` runs the owner bootstrap and the start-up sweep, `close()` releases everything even if one
- * step fails.
+ * step fails. Each part (stores.ts, extraction.ts, gateway.ts, agents.ts) returns what it built plus its closers;
+ * `close()` runs every closer in the reverse of the order things were built, each guarded by closeAll.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { buffer as readAll } from 'node:stream/consumers';
-import { createFsBlobStore } from './blobs/fs.blob-store';
-import type { BlobStore } from './blobs/types';
-import type { Config } from './config/config';
-import type { Principal } from './domain/account';
-import { InvalidSkillBundleError } from './domain/errors';
-import type { PredictionRequest } from './domain/prediction';
-import type { LayoutPage } from './engines/types';
-import { closeAll } from './lib/close-all';
-import { createKeyedMutex } from './lib/keyed-mutex';
-import { createLogger, type Logger } from './lib/logger';
-import { createUrlSigner } from './lib/url-signer';
-import { createAccountsService, type AccountsService, type CreatedKey } from './services/accounts.service';
-import { createAuthService, type AuthService } from './services/auth.service';
-import { createLocalEngineKit } from './engines/local-engine-set';
-import { createAgentsModule, type AgentsModule } from './container/agents';
-import { createEvaluationsModule, type EvaluationsModule } from './container/evaluations';
-import { createArtifactsService, type ArtifactsService } from './services/artifacts.service';
-import { createSqliteArtifactStore } from './stores/sqlite/artifacts.store';
-import type { ArtifactStore } from './stores/artifact-store';
-import { createSqliteExecutionStore } from './stores/sqlite/executions.store';
-import { createSqliteAgentStore, createSqliteProgramStore } from './stores/sqlite/agents.store';
-import type { AgentStore, ExecutionStore, ProgramStore } from './stores/execution-store';
-import type { Execution } from './domain/execution';
-import { toExecutionWire } from './http/schemas/agents.schemas';
-import { toPredictionWire } from './http/schemas/predictions.schemas';
-import { createBiller } from './gateway/billing';
-import { createGuestUploadQuota } from './services/guest-upload-quota';
-import { createChatService, type ChatService } from './gateway/chat.service';
-import { createEmbeddingsService, type EmbeddingsService } from './gateway/embeddings.service';
-import { createDecisionsService, type DecisionsService } from './gateway/decisions.service';
-import { createDecisionEngine } from './engines/decision/decision.engine';
-import { createRoutedExtractionEngine } from './gateway/upstream-extraction';
-import { createMultimodalEmbeddingEngine, createTextEmbeddingEngine } from './engines/embeddings';
-import { createGuestSpendGuard, createMemoryGuestSpendStore } from './gateway/guest-spend';
-import { loadModelCatalogue, type ModelCatalogue } from './gateway/model-catalogue';
-import { createMemoryRateLimitStore, createRateLimiter, type RateLimiter } from './gateway/rate-limiter';
-import { createRequestQueue } from './gateway/request-queue';
-import { createUpstreamClient, type UpstreamClient } from './gateway/upstream-client';
-import { createJobQueue, type JobQueue } from './jobs/job-queue';
-import { createFeedbackService, type FeedbackService } from './services/feedback.service';
-import { createFilesService, type FilesService } from './services/files.service';
-import { createHubService, type HubService } from './services/hub/hub.service';
-import type { ExtractionEngine } from './engines/extraction-engine';
-import { createPredictionsService, type PredictionsService } from './services/predictions/predictions.service';
-import { createWebhookSender, type WebhookSender } from './services/webhooks.service';
-import { seedBuiltinSkills } from './services/skills/builtin-skills';
-import { createSkillAuthor, type DraftingModel } from './services/skills/skill-authoring';
-import { createSkillsService, type SkillsService } from './services/skills/skills.service';
-import { createSqliteSkillStore } from './stores/sqlite/skills.store';
-import { createSqliteFeedbackStore } from './stores/sqlite/feedback.store';
-import { createSqlitePredictionStore } from './stores/sqlite/predictions.store';
-import { createSqliteAccountStore } from './stores/sqlite/accounts.store';
-import { startBackgroundCheckpoints, type BackgroundCheckpoints } from './stores/sqlite/background-checkpoints';
-import { openDatabase, type SqliteDatabase } from './stores/sqlite/database';
-import { createSqliteFileStore } from './stores/sqlite/files.store';
-import { createSqliteWalletStore } from './stores/sqlite/wallets.store';
-import type { AccountStore, FeedbackStore, FileStore, PredictionStore, SkillStore, WalletStore } from './stores/types';
+import type { BlobStore } from '../blobs/types';
+import type { Config } from '../config/config';
+import type { Principal } from '../domain/account';
+import { InvalidSkillBundleError } from '../domain/errors';
+import { closeAll } from '../lib/close-all';
+import { createKeyedMutex } from '../lib/keyed-mutex';
+import { createLogger, type Logger } from '../lib/logger';
+import { createUrlSigner } from '../lib/url-signer';
+import { createAccountsService, type AccountsService, type CreatedKey } from '../services/accounts.service';
+import { createAuthService, type AuthService } from '../services/auth.service';
+import { createAgentsModule, type AgentsModule } from './agents';
+import { createExtractionPart } from './extraction';
+import { createGatewayPart, draftingModel } from './gateway';
+import { createStoragePart, type Stores } from './stores';
+import { createArtifactsService, type ArtifactsService } from '../services/artifacts.service';
+import type { Execution } from '../domain/execution';
+import { toExecutionWire } from '../http/schemas/agents.schemas';
+import { toPredictionWire } from '../http/schemas/predictions.schemas';
+import { createGuestUploadQuota } from '../services/guest-upload-quota';
+import type { ChatService } from '../gateway/chat.service';
+import type { EmbeddingsService } from '../gateway/embeddings.service';
+import type { DecisionsService } from '../gateway/decisions.service';
+import { loadModelCatalogue, type ModelCatalogue } from '../gateway/catalogue/model-catalogue';
+import type { RateLimiter } from '../gateway/rate-limiter';
+import { createUpstreamClient } from '../gateway/upstream/upstream-client';
+import { createJobQueue, type JobQueue } from '../jobs/job-queue';
+import { createEvaluationsModule, type EvaluationsModule } from './evaluations';
+import { createFeedbackService, type FeedbackService } from '../services/feedback.service';
+import { createFilesService, type FilesService } from '../services/files.service';
+import { createHubService, type HubService } from '../services/hub/hub.service';
+import type { ExtractionEngine } from '../engines/extraction-engine';
+import { createPredictionsService, type PredictionsService } from '../services/predictions/predictions.service';
+import { createWebhookSender, type WebhookSender } from '../services/webhooks.service';
+import { seedBuiltinSkills } from '../services/skills/builtin-skills';
+import { createSkillAuthor } from '../services/skills/skill-authoring';
+import { createSkillsService, type SkillsService } from '../services/skills/skills.service';
+import type { SqliteDatabase } from '../stores/sqlite/database';
 
 export interface Container {
   config: Config;
   logger: Logger;
   version: string;
   db: SqliteDatabase;
-  stores: {
-    accounts: AccountStore;
-    wallets: WalletStore;
-    files: FileStore;
-    predictions: PredictionStore;
-    feedback: FeedbackStore;
-    artifacts: ArtifactStore;
-    executions: ExecutionStore;
-    agents: AgentStore;
-    programs: ProgramStore;
-    skills: SkillStore;
-  };
+  stores: Stores;
   blobs: BlobStore;
   engine: ExtractionEngine;
   gateway: {
@@ -130,26 +100,9 @@ export interface ContainerOptions {
 
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
   const logger = options.logger ?? createLogger(config.log.level);
-  await fs.mkdir(config.data.dir, { recursive: true });
+  const storage = await createStoragePart(config, logger);
+  const { db, stores, blobs } = storage;
   const secret = config.auth.secret ?? (await readOrCreateSecret(config.data.secretPath));
-  const db = openDatabase(config.data.dbPath);
-  let checkpoints: BackgroundCheckpoints | null = null;
-
-  // Gateway debits are written behind (PRISM_WALLET_FLUSH_MS); close() writes what is queued before the file closes.
-  const wallets = createSqliteWalletStore(db, { logger, flushMs: config.gateway.walletFlushMs });
-  const stores = {
-    accounts: createSqliteAccountStore(db),
-    wallets,
-    files: createSqliteFileStore(db),
-    predictions: createSqlitePredictionStore(db),
-    feedback: createSqliteFeedbackStore(db),
-    artifacts: createSqliteArtifactStore(db),
-    executions: createSqliteExecutionStore(db),
-    agents: createSqliteAgentStore(db),
-    programs: createSqliteProgramStore(db),
-    skills: createSqliteSkillStore(db),
-  };
-  const blobs = createFsBlobStore(config.data.blobDir);
 
   const accounts = createAccountsService({
     ownerCreditsMicros: config.gateway.ownerCreditsMicros,
@@ -217,20 +170,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     author: createSkillAuthor({ model: draftingModel(catalogue, upstream), logger }),
   });
   // One set of embedded engines: `prism-1` for extraction and the toolkit the agent tools call.
-  const kit = createLocalEngineKit({
-    ocrWorkers: config.engines.ocrWorkers,
-    ocrEngine: config.engines.ocrEngine,
-    ocrThreads: config.engines.ocrThreads,
-    documentMaxPages: config.engines.documentMaxPages,
-    ffmpegPath: config.engines.ffmpegPath,
-    ffprobePath: config.engines.ffprobePath,
-    mediaMemoryMb: config.engines.mediaMemoryMb,
-    documentDeadlineMs: config.engines.documentDeadlineMs,
-    logger,
-  });
-  const localEngine = options.engine ?? kit.engine;
-  // Generate requests naming an upstream model from the catalogue go there; `prism-1` stays on the local engines.
-  const engine = createRoutedExtractionEngine({ local: localEngine, catalogue, upstream });
+  const extraction = createExtractionPart({ config, logger, catalogue, upstream, override: options.engine });
+  const { engine, kit } = extraction;
   const webhookSecret = config.webhooks.secret ?? (await readOrCreateSecret(config.webhooks.secretPath));
   const webhooks = createWebhookSender({
     store: stores.predictions,
@@ -278,55 +219,16 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
   });
   handlers.prediction = (id) => predictions.runJob(id);
-  const limiter = createRateLimiter(createMemoryRateLimitStore(), [
-    { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
-    { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
-  ]);
-  // The embedders read documents and images through the same engines as extraction.
-  const readText = async (bytes: Buffer, family: 'image' | 'document') =>
-    (
-      await engine.read(
-        { bytes, mimeType: family === 'document' ? 'application/pdf' : 'image/png', family, filename: null },
-        PLAIN_READ,
-      )
-    ).layout;
-  const pdfText = async (pdf: Buffer) =>
-    (await readText(pdf, 'document')).pages.map((p) => p.lines.map((l) => l.text).join('\n'));
-  const textEmbedder = createTextEmbeddingEngine({ pdfText });
-  const embeddings = createEmbeddingsService({
-    catalogue,
-    upstream,
-    embedders: {
-      'word-vector-embeddings': textEmbedder,
-      'multimodal-embeddings': createMultimodalEmbeddingEngine({
-        text: textEmbedder,
-        pdfText,
-        ocr: { recognize: async (image) => (await readText(image, 'image')).pages[0] ?? EMPTY_PAGE },
-      }),
-    },
-    inputs,
-  });
-  // One guest cap across chat and decisions; decisions bill their own (smaller) minimum per decision.
-  const guestSpend = createGuestSpendGuard(createMemoryGuestSpendStore(), {
-    capMicros: config.gateway.guestDailyCapMicros,
-  });
-  const biller = createBiller({
-    wallets: stores.wallets,
-    guestSpend,
-    minimumMicros: config.gateway.minimumChargeMicros,
-  });
-  const chat = createChatService({
-    catalogue,
-    upstream,
-    biller,
-    queue: createRequestQueue({
-      maxInFlight: { upstream: config.gateway.maxInFlight, local: config.gateway.localInFlight },
-      maxWaiting: config.gateway.maxQueue,
-    }),
-    extraction: engine,
-    inputs,
+  const gateway = createGatewayPart({
+    config,
     logger,
+    wallets: stores.wallets,
+    catalogue,
+    upstream,
+    extraction,
+    inputs,
   });
+  const { limiter, biller, chat, embeddings, decisions } = gateway;
   const artifacts = createArtifactsService({
     store: stores.artifacts,
     blobs,
@@ -384,24 +286,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
     },
   });
   handlers.execution = (id) => agents.executions.runJob(id);
-  const decisions = createDecisionsService({
-    engine: createDecisionEngine({
-      readLines: async (image) => ((await readText(image, 'image')).pages[0]?.lines ?? []).map((l) => l.text),
-    }),
-    catalogue,
-    upstream,
-    biller: createBiller({
-      wallets: stores.wallets,
-      guestSpend,
-      minimumMicros: config.decisions.minimumChargeMicros,
-    }),
-    limiter: createRateLimiter(createMemoryRateLimitStore(), [
-      { name: 'minute', lengthS: 60, limit: config.decisions.perMinute },
-      { name: 'hour', lengthS: 3600, limit: config.decisions.perHour },
-    ]),
-    upstreamModel: config.decisions.upstreamModel,
-    inputs,
-  });
   const evaluations = createEvaluationsModule({
     db,
     predictions: stores.predictions,
@@ -446,16 +330,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
       const ownerKey = await accounts.bootstrapOwner();
-      if (backgroundCheckpoints && config.data.walCheckpointMs > 0 && checkpoints === null) {
-        try {
-          checkpoints = await startBackgroundCheckpoints(db, config.data.dbPath, {
-            intervalMs: config.data.walCheckpointMs,
-            logger,
-          });
-        } catch (error) {
-          logger.warn('WAL checkpoints stay in commits: the worker did not start', { error: String(error) });
-        }
-      }
+      if (backgroundCheckpoints) await storage.startCheckpoints();
       if (sweep) {
         await stores.files.deleteExpiredPending(new Date());
         const swept = await blobs.sweep(await stores.files.referencedBlobs());
@@ -480,58 +355,25 @@ export async function createContainer(config: Config, options: ContainerOptions 
     },
 
     close: () =>
-      // Every step runs even when an earlier one throws: queued debits are always written and the file closed.
-      closeAll([
-        { name: 'executions', run: () => agents.executions.cancelAll() },
-        { name: 'jobs', run: () => jobs.close(config.server.shutdownGraceMs) },
-        { name: 'webhooks', run: () => webhooks.close() },
-        { name: 'execution webhooks', run: () => executionWebhooks.close() },
-        { name: 'engine', run: () => engine.close() },
-        { name: 'embedded engines', run: () => (options.engine ? kit.engine.close() : undefined) },
-        { name: 'checkpoints', run: () => checkpoints?.stop() },
-        { name: 'wallet debits', run: () => (db.open ? wallets.flush() : undefined) },
-        { name: 'database', run: () => (db.open ? db.close() : undefined) },
-      ]),
+      // Every closer runs, in the reverse of the order things were built, even when an earlier one throws: queued
+      // debits are always written and the file closed.
+      closeAll(
+        [
+          ...storage.closers,
+          ...extraction.closers,
+          ...gateway.closers,
+          { name: 'execution webhooks', run: () => executionWebhooks.close() },
+          { name: 'webhooks', run: () => webhooks.close() },
+          { name: 'jobs', run: () => jobs.close(config.server.shutdownGraceMs) },
+          { name: 'executions', run: () => agents.executions.cancelAll() },
+        ].reverse(),
+      ),
   };
 }
-
-/** The first serving upstream chat model of the models file drafts prompt-created skills; none: the template. */
-function draftingModel(catalogue: ModelCatalogue, upstream: UpstreamClient): DraftingModel | null {
-  const model = catalogue.list('chat').find((m) => m.engine.kind === 'upstream' && m.serving);
-  const target = model ? catalogue.upstreamTarget(model) : null;
-  if (!model || !target) return null;
-  return {
-    id: model.id,
-    async complete(messages) {
-      const reply = await upstream.chat(target, { model: target.model, messages, temperature: 0 });
-      const choices = reply.choices as Array<{ message?: { content?: unknown } }> | undefined;
-      const content = choices?.[0]?.message?.content;
-      if (typeof content !== 'string') throw new Error('the model answered without text');
-      return content;
-    },
-  };
-}
-
-/** How embedders ask the engines to read a document or image: defaults only. */
-const PLAIN_READ: PredictionRequest = {
-  jsonSchema: null,
-  detail: 'auto',
-  confidence: false,
-  grounding: false,
-  gqlStmt: null,
-  documentDpi: null,
-  videoFps: null,
-  videoMaxFrames: null,
-  pageIndices: null,
-  metadata: {},
-  batch: false,
-};
-
-const EMPTY_PAGE: LayoutPage = { index: 0, width: 0, height: 0, source: 'ocr', lines: [], status: 'ok' };
 
 function packageVersion(): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const pkg = require('../package.json') as { version: string };
+  const pkg = require('../../package.json') as { version: string };
   return pkg.version;
 }
 

@@ -6,8 +6,8 @@
  * rate-limiting upstream is a 503 with `Retry-After`, an upstream timeout is a 504. Every message starts with
  * `[provider]` so operators can tell which server failed.
  */
-import { AppError } from '../domain/errors';
-import { upstreamError, upstreamRejected, upstreamUnavailable } from './gateway-errors';
+import { AppError } from '../../domain/errors';
+import { upstreamError, upstreamRejected, upstreamUnavailable } from '../gateway-errors';
 
 /** The upstream's own words: `error.message` (OpenAI, vLLM), `detail` (FastAPI, Prism), `message`, or raw text. */
 export function upstreamMessage(text: string): { message: string; param: string | null } {

@@ -4,17 +4,17 @@
  * The composition root builds this once; services then ask for a layout of an image or a PDF without knowing which
  * library reads it. Nothing here reads configuration or the environment: the caller passes the numbers in.
  */
-import type { Logger } from '../lib/logger';
-import { createImageEngine, type ImageEngine, type ImageEngineOptions } from './image/image.engine';
-import { createOcrEngine, type OcrEngine, type OcrEngineOptions } from './ocr/ocr.engine';
+import type { Logger } from '../../lib/logger';
+import { createImageEngine, type ImageEngine, type ImageEngineOptions } from '../image/image.engine';
+import { createOcrEngine, type OcrEngine, type OcrEngineOptions } from '../ocr/ocr.engine';
 import {
   createPdfEngine,
   type PdfEngine,
   type PdfEngineOptions,
   type PdfLayout,
   type PdfReadOptions,
-} from './pdf/pdf.engine';
-import type { DocumentLayout } from './types';
+} from '../pdf/pdf.engine';
+import type { DocumentLayout } from '../types';
 
 export interface LocalEnginesOptions {
   logger: Logger;

@@ -13,8 +13,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
-import type { CancelSignal } from '../lib/cancel';
-import { extend } from '../lib/extend';
+import type { CancelSignal } from '../../lib/cancel';
+import { extend } from '../../lib/extend';
 
 export interface UpstreamRequest {
   method: string;

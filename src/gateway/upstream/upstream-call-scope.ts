@@ -5,10 +5,10 @@
  * to fire is remembered as the cause, so whatever the transport throws afterwards (AbortError, "terminated",
  * a socket error) is reported as what really happened: 504 `ttft_timeout`, 504 `deadline_exceeded` or 499.
  */
-import { AppError } from '../domain/errors';
-import { CancelController, type CancelSignal } from '../lib/cancel';
-import { clientDisconnected, deadlineExceeded, ttftTimeout, upstreamError } from './gateway-errors';
-import type { UpstreamTarget } from './model.types';
+import { AppError } from '../../domain/errors';
+import { CancelController, type CancelSignal } from '../../lib/cancel';
+import { clientDisconnected, deadlineExceeded, ttftTimeout, upstreamError } from '../gateway-errors';
+import type { UpstreamTarget } from '../catalogue/model.types';
 
 export type AbortCause = 'ttft' | 'total' | 'client';
 

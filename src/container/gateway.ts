@@ -1,0 +1,126 @@
+/**
+ * The gateway part of the composition root: rate limits, the guest spend cap and billing, and the chat,
+ * embeddings and decision services on the model catalogue and the upstream client. The embedders and the decision
+ * engine read documents and images through the extraction part's engines.
+ *
+ * Nothing here holds a resource of its own (limits and queues are in memory), so it has no closers yet.
+ */
+import type { Config } from '../config/config';
+import { createDecisionEngine } from '../engines/decision/decision.engine';
+import { createMultimodalEmbeddingEngine, createTextEmbeddingEngine } from '../engines/embeddings';
+import { createBiller, type Biller } from '../gateway/billing';
+import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
+import { createChatService, type ChatService } from '../gateway/chat.service';
+import { createDecisionsService, type DecisionsService } from '../gateway/decisions.service';
+import { createEmbeddingsService, type EmbeddingsService } from '../gateway/embeddings.service';
+import { createGuestSpendGuard, createMemoryGuestSpendStore } from '../gateway/guest-spend';
+import { createMemoryRateLimitStore, createRateLimiter, type RateLimiter } from '../gateway/rate-limiter';
+import { createRequestQueue } from '../gateway/request-queue';
+import type { UpstreamClient } from '../gateway/upstream/upstream-client';
+import type { CloseStep } from '../lib/close-all';
+import type { Logger } from '../lib/logger';
+import type { InputResolverDeps } from '../services/inputs/resolve-input';
+import type { DraftingModel } from '../services/skills/skill-authoring';
+import type { WalletStore } from '../stores/types';
+import { EMPTY_PAGE, type ExtractionPart } from './extraction';
+
+export interface GatewayPart {
+  limiter: RateLimiter;
+  /** The gateway's biller (chat and agent executions); decisions have one of their own. */
+  biller: Biller;
+  chat: ChatService;
+  embeddings: EmbeddingsService;
+  decisions: DecisionsService;
+  closers: CloseStep[];
+}
+
+export interface GatewayPartDeps {
+  config: Config;
+  logger: Logger;
+  wallets: WalletStore;
+  catalogue: ModelCatalogue;
+  upstream: UpstreamClient;
+  extraction: ExtractionPart;
+  inputs: InputResolverDeps;
+}
+
+export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
+  const { config, logger, wallets, catalogue, upstream, extraction, inputs } = deps;
+  const { engine, readText, pdfText } = extraction;
+  const limiter = createRateLimiter(createMemoryRateLimitStore(), [
+    { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
+    { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
+  ]);
+  // The embedders read documents and images through the same engines as extraction.
+  const textEmbedder = createTextEmbeddingEngine({ pdfText });
+  const embeddings = createEmbeddingsService({
+    catalogue,
+    upstream,
+    embedders: {
+      'word-vector-embeddings': textEmbedder,
+      'multimodal-embeddings': createMultimodalEmbeddingEngine({
+        text: textEmbedder,
+        pdfText,
+        ocr: { recognize: async (image) => (await readText(image, 'image')).pages[0] ?? EMPTY_PAGE },
+      }),
+    },
+    inputs,
+  });
+  // One guest cap across chat and decisions; decisions bill their own (smaller) minimum per decision.
+  const guestSpend = createGuestSpendGuard(createMemoryGuestSpendStore(), {
+    capMicros: config.gateway.guestDailyCapMicros,
+  });
+  const biller = createBiller({
+    wallets,
+    guestSpend,
+    minimumMicros: config.gateway.minimumChargeMicros,
+  });
+  const chat = createChatService({
+    catalogue,
+    upstream,
+    biller,
+    queue: createRequestQueue({
+      maxInFlight: { upstream: config.gateway.maxInFlight, local: config.gateway.localInFlight },
+      maxWaiting: config.gateway.maxQueue,
+    }),
+    extraction: engine,
+    inputs,
+    logger,
+  });
+  const decisions = createDecisionsService({
+    engine: createDecisionEngine({
+      readLines: async (image) => ((await readText(image, 'image')).pages[0]?.lines ?? []).map((l) => l.text),
+    }),
+    catalogue,
+    upstream,
+    biller: createBiller({
+      wallets,
+      guestSpend,
+      minimumMicros: config.decisions.minimumChargeMicros,
+    }),
+    limiter: createRateLimiter(createMemoryRateLimitStore(), [
+      { name: 'minute', lengthS: 60, limit: config.decisions.perMinute },
+      { name: 'hour', lengthS: 3600, limit: config.decisions.perHour },
+    ]),
+    upstreamModel: config.decisions.upstreamModel,
+    inputs,
+  });
+  return { limiter, biller, chat, embeddings, decisions, closers: [] };
+}
+
+/** The first serving upstream chat model of the models file drafts prompt-created skills; none: the template. */
+export function draftingModel(catalogue: ModelCatalogue, upstream: UpstreamClient): DraftingModel | null {
+  const model = catalogue.list('chat').find((m) => m.engine.kind === 'upstream' && m.serving);
+  const target = model ? catalogue.upstreamTarget(model) : null;
+  if (!model || !target) return null;
+  return {
+    id: model.id,
+    async complete(messages) {
+      const reply = await upstream.chat(target, { model: target.model, messages, temperature: 0 });
+      const choices = reply.choices as Array<{ message?: { content?: unknown } }> | undefined;
+      const content = choices?.[0]?.message?.content;
+      if (typeof content !== 'string') throw new Error('the model answered without text');
+      return content;
+    },
+  };
+}
