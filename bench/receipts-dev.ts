@@ -4,7 +4,7 @@
  * functions, so what we measure here is what `shared/tools/eval-receipts.mjs` would measure against the server.
  *
  *   npx tsx bench/receipts-dev.ts [--data DIR] [--cache DIR] [--ocr direct|engine] [--engine KIND] [--pre VARIANT]
- *                                 [--refresh] [--only ID,ID] [--dump]
+ *                                 [--refresh] [--only ID,ID] [--split odd|even] [--dump]
  *
  * `--ocr engine` (default) reads each image through the service's own path (`createLocalEngines().layoutFromImage`),
  * so the figures match what the server runs, with `--engine tesseract|ppocr|ensemble` choosing the OCR engine (default
@@ -12,7 +12,11 @@
  * `--pre` to measure what an image preparation does: `none` (default), `gray` (greyscale + contrast stretch), `up2`
  * (greyscale, small images enlarged to ≥ 1800 px wide), `fit2000` (greyscale, scaled to 2000 px wide), `sharp`
  * (up2 + unsharp mask), `crop` (dark scanner bands past a torn edge painted white, nothing else).
- * `--dump` prints each receipt's OCR lines before its fields.
+ * `--ppocr key=value,...` passes PP-OCR engine options (detectionMaxSide, maxDimension, batchSize, batchWidthRatio,
+ * threads, spinning) to measure a speed setting; each read's wall and CPU time (process.cpuUsage, all threads) is
+ * printed. `--dump` prints each receipt's OCR lines before its fields. `--split odd|even` keeps the receipts whose number (the
+ * digits of the ID) is odd or even: tune rules on one half and check them on the other. OCR output is cached per
+ * engine under `--cache` (default /tmp/sroie-layouts); point `--cache` at a new folder when the engine changes.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -52,6 +56,8 @@ interface Args {
   pre: string;
   refresh: boolean;
   only: string[];
+  split: 'all' | 'odd' | 'even';
+  ppocr: Record<string, number | boolean>;
   dump: boolean;
 }
 
@@ -64,6 +70,8 @@ function parseArgs(argv: string[]): Args {
     pre: 'none',
     refresh: false,
     only: [],
+    split: 'all',
+    ppocr: {},
     dump: false,
   };
   for (let i = 0; i < argv.length; i += 1) {
@@ -77,6 +85,12 @@ function parseArgs(argv: string[]): Args {
     else if (flag === '--refresh') args.refresh = true;
     else if (flag === '--dump') args.dump = true;
     else if (flag === '--only') args.only = value().split(',').filter(Boolean);
+    else if (flag === '--ppocr') {
+      for (const pair of value().split(',').filter(Boolean)) {
+        const [key = '', raw = ''] = pair.split('=');
+        args.ppocr[key] = raw === 'true' ? true : raw === 'false' ? false : Number(raw);
+      }
+    } else if (flag === '--split') args.split = value() === 'odd' ? 'odd' : 'even';
     else throw new Error(`unknown argument ${flag ?? ''}`);
   }
   return args;
@@ -179,8 +193,8 @@ async function directOcr(variant: string): Promise<Ocr> {
 }
 
 /** The service's own OCR path (`createLocalEngines().layoutFromImage`), so figures match what the server runs. */
-async function engineOcr(engine: OcrEngineKind): Promise<Ocr> {
-  const engines = createLocalEngines({ logger: createLogger('warn'), ocrWorkers: 2, ocr: { engine } });
+async function engineOcr(engine: OcrEngineKind, ppocr: Args['ppocr']): Promise<Ocr> {
+  const engines = createLocalEngines({ logger: createLogger('warn'), ocrWorkers: 2, ocr: { engine, ppocr } });
   return {
     run: (file) => engines.layoutFromImage(fs.readFileSync(file)),
     close: () => engines.close(),
@@ -202,6 +216,7 @@ async function layoutsFor(args: Args, ids: string[]): Promise<Map<string, Docume
   const out = new Map<string, DocumentLayout>();
   let ocr: Ocr | undefined;
   const timings: number[] = [];
+  const cpuTimes: number[] = [];
   try {
     for (const id of ids) {
       const cached = path.join(dir, `${id}.json`);
@@ -209,12 +224,16 @@ async function layoutsFor(args: Args, ids: string[]): Promise<Map<string, Docume
         out.set(id, JSON.parse(fs.readFileSync(cached, 'utf8')) as DocumentLayout);
         continue;
       }
-      ocr ??= args.ocr === 'engine' ? await engineOcr(args.engine) : await directOcr(args.pre);
+      ocr ??= args.ocr === 'engine' ? await engineOcr(args.engine, args.ppocr) : await directOcr(args.pre);
       const started = Date.now();
+      const cpu = process.cpuUsage();
       const layout = await ocr.run(path.join(args.data, 'images', `${id}.jpg`));
+      const used = process.cpuUsage(cpu);
       const ms = Date.now() - started;
+      const cpuMs = Math.round((used.user + used.system) / 1000);
       timings.push(ms);
-      console.error(`ocr ${id} ${ms} ms`);
+      cpuTimes.push(cpuMs);
+      console.error(`ocr ${id} ${ms} ms, CPU ${cpuMs} ms`);
       fs.writeFileSync(cached, JSON.stringify(layout));
       out.set(id, layout);
     }
@@ -223,7 +242,11 @@ async function layoutsFor(args: Args, ids: string[]): Promise<Map<string, Docume
   }
   if (timings.length > 0) {
     const sorted = [...timings].sort((a, b) => a - b);
-    console.error(`ocr p50 ${sorted[Math.ceil(sorted.length / 2) - 1]} ms over ${sorted.length} reads`);
+    const cpuSorted = [...cpuTimes].sort((a, b) => a - b);
+    const mean = Math.round(cpuTimes.reduce((a, b) => a + b, 0) / cpuTimes.length);
+    console.error(
+      `ocr p50 ${sorted[Math.ceil(sorted.length / 2) - 1]} ms wall, CPU p50 ${cpuSorted[Math.ceil(cpuSorted.length / 2) - 1]} ms mean ${mean} ms over ${sorted.length} reads`,
+    );
   }
   return out;
 }
@@ -237,6 +260,9 @@ async function main(): Promise<void> {
     .filter((f) => f.endsWith('.json'))
     .map((f) => f.slice(0, -5))
     .filter((id) => args.only.length === 0 || args.only.includes(id))
+    .filter(
+      (id) => args.split === 'all' || Number(id.replace(/\D/g, '').slice(-6)) % 2 === (args.split === 'odd' ? 1 : 0),
+    )
     .sort();
   const truths = Object.fromEntries(
     ids.map((id) => [id, JSON.parse(fs.readFileSync(path.join(args.data, 'truth', `${id}.json`), 'utf8')) as Fields]),
@@ -268,7 +294,9 @@ async function main(): Promise<void> {
       }
     }
   }
-  const label = args.ocr === 'engine' ? `engine ${args.engine}` : `direct, preprocessing ${args.pre}`;
+  const label =
+    (args.ocr === 'engine' ? `engine ${args.engine}` : `direct, preprocessing ${args.pre}`) +
+    (args.split === 'all' ? '' : `, ${args.split} half`);
   const lines = ev.formatReport(report, `receipts-dev: ${ids.length} receipts, OCR ${label}`);
   for (const field of ev.FIELDS) {
     const f = report.fields[field];

@@ -30,6 +30,7 @@ import { decisionsRoutes } from './http/routes/decisions.routes';
 import { createDecisionUpgrade, type DecisionUpgrade } from './ws/decision-upgrade';
 import { skillsRoutes } from './http/routes/skills.routes';
 import { evaluationsRoutes } from './http/routes/evaluations.routes';
+import { chatsRoutes } from './http/routes/chats.routes';
 
 const GATEWAY_PREFIXES = ['/v1/compat', '/v1/openai'];
 
@@ -152,6 +153,7 @@ export function createApp(container: Container): Express {
   app.use('/v1/predictions', predictionsRoutes(services.predictions, services.hub));
   app.use('/v1', agentsRoutes(container.agents.agents, container.agents.executions));
   app.use('/v1/artifacts', artifactsRoutes(services.artifacts));
+  app.use('/v1/chat', chatsRoutes(services.chats));
   app.use('/v1/feedback', feedbackRoutes(services.feedback));
   app.use('/v1/experimental/feedback', feedbackRoutes(services.feedback));
   app.use('/v1/evaluations', evaluationsRoutes(container.evaluations.service));

@@ -24,7 +24,7 @@ import {
   type ToolContext,
 } from './sdk';
 import type { ToolRegistry } from './tool-registry';
-import { describeTask, SYSTEM_PROMPT, type SkillBrief } from './transcript';
+import { CHAT_SYSTEM_PROMPT, describeTask, SYSTEM_PROMPT, type SkillBrief } from './transcript';
 
 export type { SkillBrief };
 
@@ -53,6 +53,8 @@ export interface RunSpec {
 
 export interface RunResult extends FinalAnswer {
   trace: LoopTraceEntry[];
+  /** The planner's final text as written (a chat reply is this text, not the JSON object made of it). */
+  final: string | null;
 }
 
 /** A run that ended without an answer; the message is safe to show the caller. */
@@ -131,7 +133,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         spec.signal?.removeEventListener('abort', onOuterAbort);
       }
       const answer = finalAnswer(state.final, spec.task.responseSchema);
-      return { ...answer, trace: state.trace };
+      return { ...answer, trace: state.trace, final: state.final };
     },
 
     async hasCheckpoint(executionId) {
@@ -146,7 +148,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
 
 function initialMessages(spec: RunSpec): PlannerMessage[] {
   return [
-    { role: 'system', content: SYSTEM_PROMPT },
+    { role: 'system', content: spec.task.chat ? CHAT_SYSTEM_PROMPT : SYSTEM_PROMPT },
     { role: 'user', content: describeTask(spec.task, spec.skills) },
   ];
 }

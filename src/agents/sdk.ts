@@ -257,6 +257,17 @@ export interface PlannerTask {
   responseSchema: JsonSchema | null;
   /** Skill-graph states in order, empty without a graph. */
   goals: string[];
+  /**
+   * Set when the task is a chat turn: the conversation before the user's current message (which is `prompt`),
+   * oldest first. Language-model planners reply to the user in words; the deterministic planner ignores it.
+   */
+  chat?: { history: ChatTurn[] };
+}
+
+/** One earlier message of a chat, as the planner reads it (attachments are named by their input slots). */
+export interface ChatTurn {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
 }
 
 /** What the loop hands a planner for one step. */

@@ -22,9 +22,26 @@ export const SYSTEM_PROMPT = [
   'Never invent values: if something cannot be found in the inputs, use null.',
 ].join('\n');
 
+/** The system prompt of a chat turn: the same tools, but the reply is to a person. */
+export const CHAT_SYSTEM_PROMPT = [
+  'You are Prism, an agent that reads images, documents, video and audio with tools and talks with the user.',
+  'Inputs are referenced by ids or URLs; pass them unchanged as tool arguments. Tool results are JSON.',
+  "Call tools when the user's message needs what the inputs hold, then reply with no tool calls: in plain text",
+  '(markdown allowed), or as one JSON object when a response schema is given.',
+  'Never invent values: if something cannot be found in the inputs, say so.',
+].join('\n');
+
 export function describeTask(task: PlannerTask, skills: SkillBrief[]): string {
   const parts: string[] = [];
-  parts.push(`Task: ${task.prompt ?? 'Extract the information in the inputs.'}`);
+  if (task.chat) {
+    if (task.chat.history.length > 0) {
+      parts.push('Conversation so far:');
+      for (const turn of task.chat.history) parts.push(`${turn.role}: ${turn.content}`);
+    }
+    parts.push(`The user's message: ${task.prompt ?? ''}`);
+  } else {
+    parts.push(`Task: ${task.prompt ?? 'Extract the information in the inputs.'}`);
+  }
   if (task.inputs.length > 0) {
     parts.push('Inputs:');
     for (const input of task.inputs) {

@@ -19,6 +19,7 @@ import { createRequestQueue } from '../gateway/request-queue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
 import type { CloseStep } from '../lib/close-all';
 import type { Logger } from '../lib/logger';
+import type { AgentChat } from '../services/chats/agent-chat';
 import type { InputResolverDeps } from '../services/inputs/resolve-input';
 import type { DraftingModel } from '../services/skills/skill-authoring';
 import type { WalletStore } from '../stores/types';
@@ -42,10 +43,12 @@ export interface GatewayPartDeps {
   upstream: UpstreamClient;
   extraction: ExtractionPart;
   inputs: InputResolverDeps;
+  /** Runs the agent models' chat turns on the agent runtime. */
+  agentChat: AgentChat;
 }
 
 export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
-  const { config, logger, wallets, catalogue, upstream, extraction, inputs } = deps;
+  const { config, logger, wallets, catalogue, upstream, extraction, inputs, agentChat } = deps;
   const { engine, readText, pdfText } = extraction;
   const limiter = createRateLimiter(createMemoryRateLimitStore(), [
     { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
@@ -86,6 +89,7 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
     extraction: engine,
     inputs,
     logger,
+    agentChat,
   });
   const decisions = createDecisionsService({
     engine: createDecisionEngine({

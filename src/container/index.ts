@@ -46,6 +46,8 @@ import { createWebhookSender, type WebhookSender } from '../services/webhooks.se
 import { seedBuiltinSkills } from '../services/skills/builtin-skills';
 import { createSkillAuthor } from '../services/skills/skill-authoring';
 import { createSkillsService, type SkillsService } from '../services/skills/skills.service';
+import { createChatsService, type ChatsService } from '../services/chats/chats.service';
+import { createAgentChat } from '../services/chats/agent-chat';
 import type { SqliteDatabase } from '../stores/sqlite/database';
 
 export interface Container {
@@ -79,6 +81,7 @@ export interface Container {
     feedback: FeedbackService;
     artifacts: ArtifactsService;
     skills: SkillsService;
+    chats: ChatsService;
   };
   /**
    * Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any.
@@ -142,6 +145,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const hub = createHubService();
   const catalogue = loadModelCatalogue(config.models.file, config.models.env);
   const upstream = createUpstreamClient({ retries: config.gateway.upstreamRetries });
+  const chats = createChatsService({ store: stores.chats, orgIdFor: (principal) => accounts.orgIdFor(principal) });
   const skills = createSkillsService({
     store: stores.skills,
     blobs,
@@ -165,8 +169,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
       }
       return readAll(stream);
     },
-    // Chats do not exist yet: every session id is unknown (404 chat_not_found) until the chat store lands.
-    sessionPrompt: async () => null,
+    // Skills from a chat: the history the caller may read (chat access rules) becomes the prompt.
+    sessionPrompt: (principal, sessionId, sessionToken) => chats.sessionPrompt(principal, sessionId, sessionToken),
     author: createSkillAuthor({ model: draftingModel(catalogue, upstream), logger }),
   });
   // One set of embedded engines: `prism-1` for extraction and the toolkit the agent tools call.
@@ -227,6 +231,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     upstream,
     extraction,
     inputs,
+    // The agent models' chat turns run on the runtime, built further down (it needs the gateway's biller).
+    agentChat: { open: (principal, request) => agentChat.open(principal, request) },
   });
   const { limiter, biller, chat, embeddings, decisions } = gateway;
   const artifacts = createArtifactsService({
@@ -302,6 +308,18 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
   });
   handlers.evaluation = (id) => evaluations.service.runJob(id);
+  const agentChat = createAgentChat({
+    chats,
+    runtime: agents.runtime,
+    tools: agents.tools,
+    toolContext: agents.toolContext,
+    planners: agents.planners,
+    skills,
+    files,
+    artifacts,
+    limits: config.agents,
+    logger,
+  });
   const feedback = createFeedbackService({
     store: stores.feedback,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
@@ -326,7 +344,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     executionWebhooks,
     agents,
     evaluations,
-    services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills },
+    services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills, chats },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
       const ownerKey = await accounts.bootstrapOwner();

@@ -23,6 +23,8 @@ import { createSqliteFeedbackStore } from '../stores/sqlite/feedback.store';
 import { createSqliteFileStore } from '../stores/sqlite/files.store';
 import { createSqlitePredictionStore } from '../stores/sqlite/predictions.store';
 import { createSqliteSkillStore } from '../stores/sqlite/skills.store';
+import { createSqliteChatStore } from '../stores/sqlite/chats.store';
+import type { ChatStore } from '../stores/chat-store';
 import { createSqliteWalletStore } from '../stores/sqlite/wallets.store';
 import type { AccountStore, FeedbackStore, FileStore, PredictionStore, SkillStore, WalletStore } from '../stores/types';
 
@@ -37,6 +39,7 @@ export interface Stores {
   agents: AgentStore;
   programs: ProgramStore;
   skills: SkillStore;
+  chats: ChatStore;
 }
 
 export interface StoragePart {
@@ -67,6 +70,7 @@ export async function createStoragePart(config: Config, logger: Logger): Promise
     agents: createSqliteAgentStore(db),
     programs: createSqliteProgramStore(db),
     skills: createSqliteSkillStore(db),
+    chats: createSqliteChatStore(db),
   };
   const blobs = createFsBlobStore(config.data.blobDir);
 

@@ -24,6 +24,8 @@ import type { ModelCatalogue } from './catalogue/model-catalogue';
 import type { CatalogueModel } from './catalogue/model.types';
 import type { ReleaseSlot, RequestQueue } from './request-queue';
 import type { UpstreamClient, UpstreamJson } from './upstream/upstream-client';
+import type { AgentChat } from '../services/chats/agent-chat';
+import { createAgentCompletions, isAgentModel } from './agent-completions';
 
 type Json = Record<string, unknown>;
 
@@ -39,6 +41,8 @@ const PRISM_ONLY = [
   'toolsets',
   'models',
   'preview',
+  'public',
+  'session_token',
 ];
 
 export const DEFAULT_CHAT_MODEL = 'prism-orion-1';
@@ -50,10 +54,17 @@ export interface ChatContext {
   /** Browser fingerprint header of guests (`X-Prism-Fingerprint`), for the guest spend cap. */
   fingerprint: string | null;
   payerOrgId: string | null;
+  /** The `X-Session-Id` header (agent models: the chat thread to continue). */
+  sessionHeader?: string | null;
 }
 
-/** A reply: a JSON body, or SSE chunks in non-empty batches (each batch leaves in one socket write). */
-export type ChatOutcome = { stream: false; body: Json } | { stream: true; batches: AsyncIterable<Json[]> };
+/**
+ * A reply: a JSON body, or SSE chunks in non-empty batches (each batch leaves in one socket write), and headers to
+ * send with it (agent models name their chat thread).
+ */
+export type ChatOutcome = ({ stream: false; body: Json } | { stream: true; batches: AsyncIterable<Json[]> }) & {
+  headers?: Record<string, string>;
+};
 
 export interface ChatServiceDeps {
   catalogue: ModelCatalogue;
@@ -63,6 +74,8 @@ export interface ChatServiceDeps {
   extraction: ExtractionEngine;
   inputs: InputResolverDeps;
   logger: Logger;
+  /** Runs the agent models' turns on the agent runtime; without it they answer like any local or upstream model. */
+  agentChat?: AgentChat | null;
 }
 
 export interface ChatService {
@@ -142,6 +155,9 @@ async function withDeadline<T>(work: Promise<T>, model: CatalogueModel, provider
 
 export function createChatService(deps: ChatServiceDeps): ChatService {
   const { catalogue, biller, queue } = deps;
+  const agents = deps.agentChat
+    ? createAgentCompletions({ catalogue, biller, queue, agentChat: deps.agentChat })
+    : null;
 
   const payerOf = (principal: Principal, context: ChatContext): Payer =>
     principal.kind === 'user' && context.payerOrgId
@@ -280,7 +296,16 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
 
   return {
     async complete(principal, body, context) {
-      const model = catalogue.resolveServing(typeof body.model === 'string' ? body.model : DEFAULT_CHAT_MODEL);
+      const requested = typeof body.model === 'string' ? body.model : DEFAULT_CHAT_MODEL;
+      if (agents && isAgentModel(requested)) {
+        return agents.complete(principal, requested, body, {
+          requestId: context.requestId,
+          signal: context.signal,
+          payer: payerOf(principal, context),
+          sessionHeader: context.sessionHeader ?? null,
+        });
+      }
+      const model = catalogue.resolveServing(requested);
       checkChatCapabilities(model, body);
       const payer = payerOf(principal, context);
       if (body.method_params != null && catalogue.upstreamTarget(model)) {

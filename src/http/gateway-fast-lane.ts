@@ -66,6 +66,7 @@ async function serve(
   const body = parseJsonBody(raw, deps.maxJsonBytes);
   await enforceRateLimit(deps.limiter, principal, res);
   const fingerprint = req.headers['x-prism-fingerprint'];
+  const session = req.headers['x-session-id'];
   await serveChatCompletion(
     deps.compat,
     {
@@ -74,6 +75,7 @@ async function serve(
       requestId,
       fingerprint: typeof fingerprint === 'string' ? fingerprint : null,
       payerOrgId: await deps.compat.payerOrgId(principal),
+      sessionHeader: typeof session === 'string' ? session : null,
     },
     res,
   );

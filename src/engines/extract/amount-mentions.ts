@@ -32,6 +32,7 @@ const CLASS_LABELS: [AmountClass, string][] = [
     'total',
     'net amt|net amount|total amount|total amt|jumlah|amount to pay|to pay|total sales|total rm|amt due|amt payable|nett amount|nett amt',
   ),
+  ...pairs('total', 'amount to be paid|amount payable|due'),
   ...pairs('subtotal', 'subtotal|sub total|sub-total|gross amt|gross amount|grossamt|excluded gst|excl gst|excl. gst'),
   ...pairs('tax', 'total gst|total tax|total vat|gst|vat|tax|sst|service tax|sales tax|included in total'),
   ...pairs('discount', 'discount|disc|member discount|less'),
@@ -67,17 +68,33 @@ function classify(row: Row, from: number, to: number): Omit<AmountMention, 'row'
   return { cls, strong, labelStrength: first.strength };
 }
 
+/**
+ * Puts right, without changing the text's length (so offsets still point at the same words), the ways OCR splits or
+ * garbles a printed amount: a space after the decimal point (`RM 170. 00`, `RM4.0 0`), a currency misread as
+ * `RH` / `RN` / `RIM` before digits, and a hyphen for the decimal point after a currency (`RM 14-10`).
+ */
+export function repairAmountText(text: string): string {
+  return text
+    .replace(/(?<=\d)\.\s(\d{2})(?![\d.,])/g, '.$1 ')
+    .replace(/(?<=\d)\.(\d)\s(\d)(?![\d.,])/g, '.$1$2 ')
+    .replace(/(?<![A-Za-z])(?:RH|RN)(?=\s?\d)/g, 'RM')
+    .replace(/(?<![A-Za-z])RIM(?=\d)/g, 'RM ')
+    .replace(/(?<=\bRM\s?\d+)-(?=\d{2}$)/, '.');
+}
+
 /** All amounts of the document, top to bottom, each classified by the label before it on its row. */
 export function collectAmounts(index: LayoutIndex): AmountMention[] {
   const out: AmountMention[] = [];
   for (const row of index.rows) {
-    const text = row.text
+    const text = repairAmountText(row.text)
       .split(' ')
       .map((t) => repairNumeric(t))
       .join(' ');
     const repaired: Row = text === row.text ? row : { ...row, text };
     let from = 0;
     for (const match of findAmounts(repaired.text)) {
+      // A percentage (`GST @0.00%`) is a rate, not money: its label belongs to the amount after it.
+      if (/^\s?%/.test(repaired.text.slice(match.end))) continue;
       const labelled = classify(repaired, from, match.start);
       // A row with its label but no amount, followed by an amount alone on the next row, shares the label.
       const above = index.rows[row.index - 1];

@@ -48,6 +48,8 @@ function rankTotals(mentions: AmountMention[], paid: Set<number>): { m: AmountMe
       if (m.row.index > roundingRow && m.row.index < payStart) score += 0.8;
       if (paid.has(cents(m.match.value.value))) score += 1;
       if (m.match.value.value === maxValue) score += 0.2;
+      // A total row with several amounts is a table's column totals (a tax summary: net, tax), not the amount due.
+      if (mentions.filter((o) => o.row === m.row).length > 1) score -= 0.7;
       return { m, score };
     })
     .sort((a, b) => b.score - a.score);
@@ -110,6 +112,8 @@ function chooseTotal(index: LayoutIndex, mentions: AmountMention[]): FoundValue 
     if (pick) return toFound(pick, near === undefined ? 0.6 : 0.75);
   }
   if (best) return toFound(best.m, Math.min(1, 0.35 + best.score / 5));
+  const settled = settledAmount(mentions);
+  if (settled) return settled;
   // No total label survived OCR: the unlabelled amount just above the payment lines.
   const before = mentions.filter((m) => m.row.index < payStart && Number.isFinite(payStart));
   const last = before[before.length - 1];
@@ -117,6 +121,25 @@ function chooseTotal(index: LayoutIndex, mentions: AmountMention[]): FoundValue 
     return toFound(last, 0.4);
   }
   return undefined;
+}
+
+/**
+ * With no total label at all, the amount a payment settles exactly: the subtotal when the amount tendered equals it,
+ * else the amount tendered when no change is given back (no change line, or change 0.00). All are printed values.
+ */
+function settledAmount(mentions: AmountMention[]): FoundValue | undefined {
+  const tendered = mentions.filter((m) => m.cls === 'tendered' && m.match.value.value > 0);
+  const first = tendered[0];
+  if (!first) return undefined;
+  const subtotal = mentions
+    .filter((m) => m.cls === 'subtotal' && m.match.value.value > 0 && m.order < first.order)
+    .pop();
+  if (subtotal && tendered.some((t) => cents(t.match.value.value) === cents(subtotal.match.value.value))) {
+    return toFound(subtotal, 0.6);
+  }
+  const change = mentions.filter((m) => m.cls === 'change' && m.order > first.order);
+  if (change.some((c) => c.match.value.value !== 0)) return undefined;
+  return toFound(first, 0.5);
 }
 
 /** The last amount of a summary class (subtotal, tax, ...) printed before the payment lines. */

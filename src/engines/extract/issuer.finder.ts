@@ -10,6 +10,7 @@ import { findAmounts } from './value-patterns';
 import { cleanAddressLine, cleanName, MIN_WORD_CONFIDENCE, trimEdges, weakestWord } from './issuer-text';
 import { alnumUpper, similarity } from './text-normalize';
 import * as kind from './line-kinds';
+import { LEGAL_SUFFIXES } from './vocabulary';
 import { repairAddress, repairName } from './ocr-fixes';
 
 /** The issuer's name and address lines, either possibly missing. */
@@ -57,6 +58,56 @@ function scoreName(row: Row, rank: number, afterTitle: boolean, rowHeight: numbe
   return score;
 }
 
+/** `below` is printed right under `above` (no blank line between) and centred or aligned with it. */
+function stacked(above: Row, below: Row, rowHeight: number, overlapOnly = false): boolean {
+  if (above.page !== below.page) return false;
+  const gap = below.box.y0 - above.box.y1;
+  if (gap > 0.8 * rowHeight || below.box.y0 <= above.box.y0) return false;
+  if (overlapOnly) return Math.min(above.box.x1, below.box.x1) > Math.max(above.box.x0, below.box.x0);
+  const centre = (r: Row): number => (r.box.x0 + r.box.x1) / 2;
+  const width = Math.max(above.box.x1 - above.box.x0, below.box.x1 - below.box.x0);
+  return (
+    Math.abs(centre(above) - centre(below)) < 0.15 * width || Math.abs(above.box.x0 - below.box.x0) < 0.5 * rowHeight
+  );
+}
+
+/**
+ * A line printed right above a legal name that reads as the first half of that name (`LIAN CHI PU TIAN VEGETARIAN`
+ * over `RESTAURANT SDN BHD`): letters, no legal suffix of its own, not contact, address, title or registration data.
+ * Over a suffix-only line (`Sdn Bhd`, `regionOk`), any overlap will do and region words (`... MALAYSIA`) are allowed.
+ */
+function nameHead(row: Row | undefined, name: Row, rowHeight: number, regionOk = false): boolean {
+  if (!row || !stacked(row, name, rowHeight, regionOk) || row.confidence < 0.6) return false;
+  const text = cleanName(row.text);
+  const letters = (text.match(/[A-Za-z]/g) ?? []).length;
+  const alnum = (text.match(/[A-Za-z0-9]/g) ?? []).length;
+  if (letters < 3 || letters < alnum * 0.6 || text === text.toLowerCase()) return false;
+  if (kind.hasLegalSuffix(text) || kind.isStopLine(row.text) || kind.isRegistration(row.text)) return false;
+  if (kind.isCourtesy(text) || kind.isTitleLine(row) || kind.isAddressLike(text)) return false;
+  return regionOk || !kind.hasRegion(text);
+}
+
+/** Words that continue a name on the line below it (`TSH POWER HARDWARE` / `TRADING`). */
+const CONTINUATION = new Set(['TRADING', 'ENTERPRISE', 'ENTERPRISES', 'CO', 'COMPANY', 'INDUSTRIES', 'HOLDINGS']);
+const continues = (text: string): boolean => {
+  const tokens = kind.upperTokens(text);
+  return tokens.length > 0 && tokens.every((t) => CONTINUATION.has(t));
+};
+
+/**
+ * A legal name that cannot stand alone: it opens with a joining mark (`& TEA LEAF (M) SDN. BHD.`, `(SEMENYIH) SDN
+ * BHD`) or names no more than a kind of business (`RESTAURANT SDN BHD`), so its first half is on the line above.
+ */
+function incomplete(rows: Row[]): boolean {
+  const printed = rows.map((r) => r.text).join(' ');
+  const text = cleanName(printed);
+  if (!kind.hasLegalSuffix(text)) return false;
+  if (/^\W*(&|and\b|\()/i.test(printed)) return true;
+  const words = kind.upperTokens(text).filter((t) => !LEGAL_WORDS.has(t) && !/^(M|CO)$/.test(t));
+  return words.length > 0 && words.every((t) => kind.hasBusinessWord(t));
+}
+const LEGAL_WORDS = new Set(LEGAL_SUFFIXES.flatMap((s) => s.split(' ')));
+
 function pickName(index: LayoutIndex, lines: Row[], end: number): { rows: Row[]; score: number } | undefined {
   let best: { rows: Row[]; score: number } | undefined;
   let rank = 0;
@@ -64,9 +115,14 @@ function pickName(index: LayoutIndex, lines: Row[], end: number): { rows: Row[];
   for (let i = 0; i < end; i += 1) {
     const row = lines[i];
     if (!row) continue;
-    if (nameCandidate(row)) {
-      const next = lines[i + 1];
-      const rows = next && i + 1 < end && kind.isSuffixOnly(cleanName(next.text)) ? [row, next] : [row];
+    const next = lines[i + 1];
+    const suffixBelow = !!next && i + 1 < end && kind.isSuffixOnly(cleanName(next.text));
+    // A name printed over two lines, its suffix alone on the second: region words (`... MALAYSIA`) are then part of it.
+    if (nameCandidate(row) || (suffixBelow && nameHead(row, next, index.rowHeight, true))) {
+      let rows = suffixBelow || (next && i + 1 < end && continues(next.text)) ? [row, next] : [row];
+      const first = rows[0] as Row;
+      const head = lines[i - 1];
+      if (incomplete(rows) && nameHead(head, first, index.rowHeight)) rows = [head as Row, ...rows];
       const joined = { ...row, text: rows.map((r) => r.text).join(' ') };
       const score = scoreName(joined, rank, afterTitle, index.rowHeight);
       if (!best || score > best.score) best = { rows, score };
@@ -95,7 +151,22 @@ function betterReading(index: LayoutIndex, name: string, rows: Row[]): { text: s
 
 const sameColumn = (a: Row, b: Row): boolean => Math.min(a.box.x1, b.box.x1) - Math.max(a.box.x0, b.box.x0) > 0;
 
-function pickAddress(lines: Row[], from: number, nameRow: Row): Row[] {
+/**
+ * A branch or outlet line under the name (`SUSHI MENTAI PLAZA DANAU`, `DOMINO'S PIZZA TAMAN UNIVERSITI`): it repeats
+ * a word of the business name, carries no number, and a numbered address line follows it. Street words in it
+ * (`PLAZA`, `TAMAN`) name the outlet's place, not the postal address.
+ */
+function outletName(row: Row, next: Row | undefined, nameWords: Set<string>): boolean {
+  if (/\d/.test(row.text) || !next || !/\d/.test(next.text) || !kind.isAddressLike(next.text)) return false;
+  return kind.upperTokens(row.text.replace(/['’`]/g, '')).some((t) => nameWords.has(t));
+}
+
+function pickAddress(lines: Row[], from: number, nameRow: Row, name: Row[]): Row[] {
+  const nameWords = new Set(
+    kind
+      .upperTokens(name.map((r) => r.text.replace(/['’`]/g, '')).join(' '))
+      .filter((t) => t.length >= 4 && !kind.hasBusinessWord(t) && !LEGAL_WORDS.has(t)),
+  );
   const out: Row[] = [];
   let skipped = 0;
   let postcodeSeen = false;
@@ -104,6 +175,7 @@ function pickAddress(lines: Row[], from: number, nameRow: Row): Row[] {
     if (!row || row.page !== nameRow.page || !sameColumn(row, nameRow)) continue;
     const text = row.text;
     if (out.length === 0) {
+      if (outletName(row, lines[i + 1], nameWords)) continue;
       if (kind.isAddressLike(text) && !kind.isStopLine(text) && !kind.isTitleLine(row) && !kind.isRegistration(text)) {
         out.push(row);
         postcodeSeen = kind.hasPostcode(text);
@@ -113,7 +185,9 @@ function pickAddress(lines: Row[], from: number, nameRow: Row): Row[] {
     if (kind.isStopLine(text) || kind.isTitleLine(row) || kind.isRegistration(text) || kind.isLabelledField(text)) {
       break;
     }
-    if (postcodeSeen && !kind.hasRegion(text) && !kind.isAddressLike(text)) break;
+    // After the postcode only region or street lines continue it, or any line when the one before ends in a comma.
+    const open = /,\s*$/.test(out[out.length - 1]?.text ?? '');
+    if (postcodeSeen && !open && !kind.hasRegion(text) && !kind.isAddressLike(text)) break;
     out.push(row);
     postcodeSeen ||= kind.hasPostcode(text);
   }
@@ -149,7 +223,7 @@ export function findIssuer(index: LayoutIndex): Issuer {
   const picked = pickName(index, lines, headerEnd(lines));
   if (!picked) return { nameRows: [], addressRows: [] };
   const last = picked.rows[picked.rows.length - 1];
-  const addressRows = last ? pickAddress(lines, lines.indexOf(last) + 1, last) : [];
+  const addressRows = last ? pickAddress(lines, lines.indexOf(last) + 1, last, picked.rows) : [];
   const out: Issuer = { nameRows: picked.rows, addressRows };
   const name = nameOf(index, picked.rows);
   const address = addressOf(addressRows);

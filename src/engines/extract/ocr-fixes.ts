@@ -44,7 +44,12 @@ function fixWords(text: string, vocabulary: readonly string[], fixed: Set<string
       const core = token.replace(/^[^A-Za-z]+|[^A-Za-z]+$/g, '');
       if (core.length < 5 || !/^[A-Za-z]+$/.test(core)) return token;
       if (vocabulary.includes(core.toUpperCase())) return token;
-      const hit = vocabulary.find((v) => close(core, v));
+      // A plural or singular of a vocabulary word (`BOOKSTORES`, `BEVERAGE`, `STATIONERS` beside `STATIONERY`) is a
+      // word as printed, not a misread.
+      const upper = core.toUpperCase();
+      const plural = (v: string): boolean =>
+        `${v}S` === upper || `${upper}S` === v || (upper.endsWith('S') && upper.slice(0, -1) === v.slice(0, -1));
+      const hit = vocabulary.find((v) => close(core, v) && !plural(v));
       if (!hit) return token;
       fixed.add(token);
       return swap(token, hit);
@@ -130,11 +135,16 @@ export function repairAddress(text: string): Repaired {
   out = out
     .split(' ')
     .map((token) => {
-      const digitsFixed = token.replace(/(?<=\d)&(?=[\d,]|$)|&(?=\/\d)/g, '6');
+      const digitsFixed = token.replace(/&(?=\/\d)/g, '6');
       if (digitsFixed !== token) fixed.add(token);
       return digitsFixed;
     })
     .join(' ');
+  // `SS15/4B`, `SS21/60`: a section code whose second S was read as 5 (`S515/4B`).
+  out = out.replace(/(?<![A-Za-z0-9])S5(?=\d{1,2}[A-Z]?\/)/g, (m) => {
+    fixed.add(m);
+    return 'SS';
+  });
   out = fixRegions(out, fixed);
   out = fixWords(out, LONG_ADDRESS, fixed);
   return { text: out, fixed };

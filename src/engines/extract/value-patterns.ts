@@ -46,16 +46,23 @@ const DATE_RULES: { re: RegExp; pick: (m: RegExpExecArray) => [number, number, n
     re: new RegExp(`(?<![a-z])${MONTH} (\\d{1,2})(?:st|nd|rd|th)?,? (\\d{4})(?!\\d)`, 'gi'),
     pick: (m) => [Number(m[3]), monthIndex(m[1]), Number(m[2])],
   },
+  // A four-digit year OCR ran into the time printed after it (`10/10/20174:22:12 PM`).
+  {
+    re: /(?<![\d/.-])(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})(?=\d{1,2}:\d{2})/g,
+    pick: (m) => dayFirst(m),
+  },
   // Day first, as printed on most of the world's receipts; the ISO form decides for month-first when day > 12.
   {
     re: /(?<![\d/.-])(\d{1,2})[-/.](\d{1,2})[-/.](\d{4}|\d{2})(?![\d/]|\.\d)/g,
-    pick: (m) => {
-      const a = Number(m[1]);
-      const b = Number(m[2]);
-      return b > 12 && a <= 12 ? [fullYear(m[3] ?? ''), a, b] : [fullYear(m[3] ?? ''), b, a];
-    },
+    pick: (m) => dayFirst(m),
   },
 ];
+
+function dayFirst(m: RegExpExecArray): [number, number, number] {
+  const a = Number(m[1]);
+  const b = Number(m[2]);
+  return b > 12 && a <= 12 ? [fullYear(m[3] ?? ''), a, b] : [fullYear(m[3] ?? ''), b, a];
+}
 
 function monthIndex(name: string | undefined): number {
   return MONTHS.indexOf((name ?? '').slice(0, 3).toLowerCase()) + 1;

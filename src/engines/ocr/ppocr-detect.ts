@@ -85,16 +85,27 @@ export function boxesFromProbabilityMap(
       if (x > x1) x1 = x;
       if (y < y0) y0 = y;
       if (y > y1) y1 = y;
-      const push = (j: number): void => {
-        if (seen[j] === 0 && (prob[j] as number) > threshold) {
-          seen[j] = 1;
-          stack[top++] = j;
-        }
-      };
-      if (x > 0) push(i - 1);
-      if (x < width - 1) push(i + 1);
-      if (y > 0) push(i - width);
-      if (y < height - 1) push(i + width);
+      // The four neighbours, inlined: a closure per pixel cost a third of detection's post-processing time.
+      let j = i - 1;
+      if (x > 0 && seen[j] === 0 && (prob[j] as number) > threshold) {
+        seen[j] = 1;
+        stack[top++] = j;
+      }
+      j = i + 1;
+      if (x < width - 1 && seen[j] === 0 && (prob[j] as number) > threshold) {
+        seen[j] = 1;
+        stack[top++] = j;
+      }
+      j = i - width;
+      if (y > 0 && seen[j] === 0 && (prob[j] as number) > threshold) {
+        seen[j] = 1;
+        stack[top++] = j;
+      }
+      j = i + width;
+      if (y < height - 1 && seen[j] === 0 && (prob[j] as number) > threshold) {
+        seen[j] = 1;
+        stack[top++] = j;
+      }
     }
     const w = x1 - x0 + 1;
     const h = y1 - y0 + 1;

@@ -34,6 +34,8 @@ export interface PpOcrModelOptions {
   modelDir?: string;
   /** onnxruntime intra-op threads per session (default 1). */
   threads?: number;
+  /** Whether idle intra-op threads spin waiting for work (default false; spinning costs CPU on a shared machine). */
+  spinning?: boolean;
 }
 
 // The slice of onnxruntime-node's API used here.
@@ -99,6 +101,7 @@ export async function loadPpOcrModels(options: PpOcrModelOptions = {}): Promise<
     interOpNumThreads: 1,
     graphOptimizationLevel: 'all',
     executionMode: 'sequential',
+    extra: { session: { intra_op: { allow_spinning: options.spinning ? '1' : '0' } } },
   };
   const alphabet = alphabetFromDictionary(fs.readFileSync(file(DICTIONARY_FILE), 'utf8'));
   const det = await ort.InferenceSession.create(file(DETECTION_FILE), sessionOptions);

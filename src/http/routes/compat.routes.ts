@@ -17,7 +17,7 @@ import { BadRequestError } from '../../domain/errors';
 import { MAX_VIDEO_FRAMES } from '../schemas/predictions.schemas';
 import { sendJson } from '../send-json';
 import { parseInput } from '../validation';
-import { parseChatBody } from '../schemas/chat.schemas';
+import { parseChatBody, parseChatThreadFields } from '../schemas/chat.schemas';
 import { CancelController, type CancelSignal } from '../../lib/cancel';
 
 const embeddingsBodySchema = z
@@ -60,6 +60,8 @@ export interface ChatCall {
   requestId: string;
   fingerprint: string | null;
   payerOrgId: string | null;
+  /** The `X-Session-Id` header: the chat thread an agent-model call continues. */
+  sessionHeader?: string | null;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function serveChatCompletion(
   res: ServerResponse,
 ): Promise<void> {
   const body = parseChatBody(call.body);
+  parseChatThreadFields(call.body);
   if ((body.video_max_frames ?? 0) > MAX_VIDEO_FRAMES) {
     // Chat rule 6: a video_max_frames over the limit is a 400, not a validation error.
     throw new BadRequestError(`video_max_frames is at most ${MAX_VIDEO_FRAMES}.`, null, 'video_max_frames');
@@ -85,7 +88,9 @@ export async function serveChatCompletion(
     signal: writer?.signal ?? abortedOnDisconnect(res),
     fingerprint: call.fingerprint,
     payerOrgId: call.payerOrgId,
+    sessionHeader: call.sessionHeader ?? null,
   });
+  for (const [name, value] of Object.entries(outcome.headers ?? {})) res.setHeader(name, value);
   if (!outcome.stream) {
     sendJson(res, 201, outcome.body);
     return;
@@ -114,6 +119,7 @@ export function compatRoutes(deps: CompatRoutesDeps): Router {
         requestId: req.requestId,
         fingerprint: req.get('x-prism-fingerprint') ?? null,
         payerOrgId: await deps.payerOrgId(req.principal),
+        sessionHeader: req.get('x-session-id') ?? null,
       },
       res,
     );

@@ -53,7 +53,7 @@ export function skillsRoutes(skills: SkillsService, options: SkillsRoutesOptions
 
   router.post('/create', async (req, res) => {
     const body = parseInput(createSkillBodySchema, req.body ?? {}, 'body');
-    const skill = await skills.create(userOf(req), toSkillCreateSource(body), {
+    const skill = await skills.create(userOf(req), toSkillCreateSource(body, req.get('x-session-token') ?? null), {
       name: body.name ?? null,
       description: body.description ?? null,
     });

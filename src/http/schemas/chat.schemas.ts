@@ -62,3 +62,25 @@ export function isWellFormedChatBody(body: unknown): body is ChatBody {
 export function parseChatBody(body: unknown): ChatBody {
   return isWellFormedChatBody(body) ? body : parseInput(chatBodySchema, body, 'body');
 }
+
+/** The agent models' chat-thread fields (`session_id`, `public`, `session_token`, `skills`); see agent-completions. */
+export const chatThreadFieldsSchema = z
+  .object({
+    session_id: z.string().min(1).max(200).nullish(),
+    public: z.boolean().nullish(),
+    session_token: z.string().min(8).max(200).nullish(),
+    skills: z.array(z.record(z.string(), z.unknown())).nullish(),
+  })
+  .loose();
+
+const THREAD_FIELDS = ['session_id', 'public', 'session_token', 'skills'] as const;
+
+/**
+ * Checks the chat-thread fields when any is present (most calls carry none, and skip the check).
+ * @throws RequestValidationError (422).
+ */
+export function parseChatThreadFields(body: unknown): void {
+  if (isObject(body) && THREAD_FIELDS.some((k) => body[k] !== undefined)) {
+    parseInput(chatThreadFieldsSchema, body, 'body');
+  }
+}

@@ -68,12 +68,15 @@ export function toSkillWire(skill: SkillRecord) {
 }
 
 /** Exactly one of `file_id`, `prompt` (with optional `json_schema`) or `session_id`. */
-export function toSkillCreateSource(body: {
-  file_id?: string | null | undefined;
-  prompt?: string | null | undefined;
-  json_schema?: Record<string, unknown> | null | undefined;
-  session_id?: string | null | undefined;
-}): SkillCreateSource {
+export function toSkillCreateSource(
+  body: {
+    file_id?: string | null | undefined;
+    prompt?: string | null | undefined;
+    json_schema?: Record<string, unknown> | null | undefined;
+    session_id?: string | null | undefined;
+  },
+  sessionToken: string | null = null,
+): SkillCreateSource {
   const given = [body.file_id, body.prompt, body.session_id].filter((v) => v !== null && v !== undefined);
   if (given.length !== 1) {
     throw new BadRequestError(
@@ -90,7 +93,7 @@ export function toSkillCreateSource(body: {
     return { kind: 'file', fileId: body.file_id };
   }
   if (body.prompt) return { kind: 'prompt', prompt: body.prompt, jsonSchema };
-  return { kind: 'session', sessionId: body.session_id ?? '', jsonSchema };
+  return { kind: 'session', sessionId: body.session_id ?? '', sessionToken, jsonSchema };
 }
 
 /** The body of `GET /v1/skills/{id}/download`: the signed link (path from the service) and when it expires. */

@@ -11,6 +11,7 @@ import type { ArtifactKind } from '../../domain/artifact';
 import { DataUrlError, decodeDataUrl } from '../../lib/data-url';
 import { sniffMediaType } from '../../lib/media-type';
 import type { PlannerInput } from '../../agents/sdk';
+import type { ArtifactScope } from '../../stores/artifact-store';
 import type { ArtifactsService } from '../artifacts.service';
 import type { FilesService } from '../files.service';
 
@@ -47,9 +48,20 @@ export async function normaliseInputs(
   executionId: string,
   raw: Record<string, unknown> | null | undefined,
 ): Promise<Record<string, ExecutionInput>> {
+  return normaliseInputsIn(deps, principal, { executionId }, raw, 'inputs');
+}
+
+/** The same for any artifact scope (a chat session keeps its media under its session id); `param` prefixes errors. */
+export async function normaliseInputsIn(
+  deps: InputNormaliserDeps,
+  principal: Principal,
+  scope: ArtifactScope,
+  raw: Record<string, unknown> | null | undefined,
+  param: string,
+): Promise<Record<string, ExecutionInput>> {
   const out: Record<string, ExecutionInput> = {};
   for (const [slot, value] of Object.entries(raw ?? {})) {
-    out[slot] = await normalise(deps, principal, executionId, value, `inputs.${slot}`);
+    out[slot] = await normalise(deps, principal, scope, value, `${param}.${slot}`);
   }
   return out;
 }
@@ -57,20 +69,20 @@ export async function normaliseInputs(
 async function normalise(
   deps: InputNormaliserDeps,
   principal: Principal,
-  executionId: string,
+  scope: ArtifactScope,
   value: unknown,
   param: string,
 ): Promise<ExecutionInput> {
   if (Array.isArray(value) && value.length > 0 && value.every(isContentPart)) {
     const items = [];
     for (const [i, item] of value.entries()) {
-      items.push(await normalise(deps, principal, executionId, item, `${param}.${i}`));
+      items.push(await normalise(deps, principal, scope, item, `${param}.${i}`));
     }
     return { kind: 'list', items };
   }
   if (typeof value === 'string') {
     return /^(https?:|data:)/i.test(value.trim())
-      ? media(deps, principal, executionId, value.trim(), 'unknown', param)
+      ? media(deps, principal, scope, value.trim(), 'unknown', param)
       : { kind: 'text', text: value };
   }
   if (!isContentPart(value)) return { kind: 'json', value };
@@ -83,7 +95,7 @@ async function normalise(
       await deps.files.get(principal, fileId);
       return { kind: 'media', source: fileId, family: 'unknown' };
     }
-    if (fileUrl) return media(deps, principal, executionId, fileUrl, 'unknown', param);
+    if (fileUrl) return media(deps, principal, scope, fileUrl, 'unknown', param);
     throw new BadRequestError('An input_file part needs `file_id` or `file_url`.', 'missing_input', param);
   }
   const nested = part[part.type] as { url?: unknown } | string | undefined;
@@ -91,13 +103,13 @@ async function normalise(
   if (!url) {
     throw new BadRequestError(`The ${part.type} part has no url.`, 'missing_input', `${param}.${part.type}.url`);
   }
-  return media(deps, principal, executionId, url, TYPE_FAMILY[part.type] ?? 'unknown', param);
+  return media(deps, principal, scope, url, TYPE_FAMILY[part.type] ?? 'unknown', param);
 }
 
 async function media(
   deps: InputNormaliserDeps,
   principal: Principal,
-  executionId: string,
+  scope: ArtifactScope,
   url: string,
   declared: Family,
   param: string,
@@ -121,16 +133,12 @@ async function media(
   }
   const sniffed = sniffMediaType(bytes);
   const family: Family = sniffed.family === 'unknown' ? declared : sniffed.family;
-  const artifact = await deps.artifacts.write(
-    principal,
-    { executionId },
-    {
-      kind: ARTIFACT_KIND[family],
-      filename: `${param.replace(/[^A-Za-z0-9_.-]/g, '_')}`,
-      mimeType: sniffed.mimeType,
-      bytes,
-    },
-  );
+  const artifact = await deps.artifacts.write(principal, scope, {
+    kind: ARTIFACT_KIND[family],
+    filename: `${param.replace(/[^A-Za-z0-9_.-]/g, '_')}`,
+    mimeType: sniffed.mimeType,
+    bytes,
+  });
   return { kind: 'media', source: artifact.objectId, family };
 }
 

@@ -33,8 +33,11 @@ export interface SkillsServiceDeps {
   limits: BundleLimits;
   /** The bytes of an uploaded file of the caller's organisation (create and update by `file_id`). */
   openFile: (principal: Principal, fileId: string) => Promise<Buffer>;
-  /** A chat session's history as one prompt; null when the caller has no such session (or chats do not exist). */
-  sessionPrompt: (principal: Principal, sessionId: string) => Promise<string | null>;
+  /**
+   * A chat session's history as one prompt; null when the caller may not read it (the chat history access rules,
+   * `sessionToken` being the caller's `X-Session-Token`) or it does not exist.
+   */
+  sessionPrompt: (principal: Principal, sessionId: string, sessionToken: string | null) => Promise<string | null>;
   /** Writes SKILL.md and schema.json from a prompt (upstream model or template). */
   author: SkillAuthor;
   /** Parsed views kept in memory (least recently used go first). */
@@ -54,7 +57,7 @@ export interface CreateSkillOptions {
 export type SkillCreateSource =
   | { kind: 'file'; fileId: string }
   | { kind: 'prompt'; prompt: string; jsonSchema: Record<string, unknown> | null }
-  | { kind: 'session'; sessionId: string; jsonSchema: Record<string, unknown> | null };
+  | { kind: 'session'; sessionId: string; sessionToken?: string | null; jsonSchema: Record<string, unknown> | null };
 
 /** A signed request for a download, as it arrives on the URL. */
 export interface SignedDownload {
@@ -235,7 +238,7 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
       }
       let prompt: string;
       if (source.kind === 'session') {
-        const history = await deps.sessionPrompt(principal, source.sessionId);
+        const history = await deps.sessionPrompt(principal, source.sessionId, source.sessionToken ?? null);
         if (history === null) throw new NotFoundError('chat', source.sessionId);
         prompt = history;
       } else {

@@ -12,7 +12,11 @@ import { createLogger } from '../../../src/lib/logger';
 import { RECEIPT_LINES, RECEIPT_RENDER_OPTIONS, renderTextImageWithBoxes } from '../../helpers/media-fixtures';
 
 const texts = (page: LayoutPage): string[] => page.lines.map((l) => l.text);
-const SROIE = path.resolve(__dirname, '../../../../shared/data/sroie-dev');
+// The shared data sit beside the checkout; a checkout elsewhere (a worktree) names them with PRISM_TEST_SHARED_DIR.
+const SROIE = path.join(
+  process.env['PRISM_TEST_SHARED_DIR'] ?? path.resolve(__dirname, '../../../../shared'),
+  'data/sroie-dev',
+);
 const near = (a: Box, b: Box, slack: number): boolean =>
   Math.abs(a.x0 - b.x0) <= slack &&
   Math.abs(a.y0 - b.y0) <= slack &&

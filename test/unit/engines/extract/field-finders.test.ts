@@ -79,16 +79,29 @@ describe('field finders', () => {
     expect(extractFromLayout(legible, RECEIPT_SCHEMA, {}).data['address']).toBe('NO 3, JLN MELATI, 56000 Kuala Lumpur');
   });
 
-  it('reads `&` glued to digits as 6 and then trusts those words despite their low confidence', () => {
+  it('reads `&` before a slash and digits as 6 and trusts that word despite its low confidence', () => {
     const layout = layoutOf([
       'FUN TOYS (MALURI)',
-      { text: 'LOT 3763&,JALAN &/37A,', confidence: 0.9 },
+      { text: 'LOT 37636,JALAN &/37A,', confidence: 0.9 },
       '52100 KUALA LUMPUR',
       'TOTAL 9.90',
     ]);
-    layout.pages[0]!.lines[1]!.words[1]!.confidence = 0.14;
+    layout.pages[0]!.lines[1]!.words[2]!.confidence = 0.14;
     expect(extractFromLayout(layout, RECEIPT_SCHEMA, {}).data['address']).toBe(
       'LOT 37636,JALAN 6/37A, 52100 KUALA LUMPUR',
+    );
+  });
+
+  it('keeps `&` between house numbers as printed (NO 24,25&26, NO.6, 8, 10& 12)', () => {
+    const layout = layoutOf([
+      'PASAR RAYA MAJU SDN BHD',
+      'NO 24,25&26, JALAN BUNGA RAYA 4,',
+      'NO.6, 8, 10& 12 TAMAN PERMAS',
+      '81750 JOHOR BAHRU',
+      'TOTAL 9.90',
+    ]);
+    expect(extractFromLayout(layout, RECEIPT_SCHEMA, {}).data['address']).toBe(
+      'NO 24,25&26, JALAN BUNGA RAYA 4, NO.6, 8, 10& 12 TAMAN PERMAS 81750 JOHOR BAHRU',
     );
   });
 

@@ -1,0 +1,353 @@
+/**
+ * One chat turn of an agent model (`prism-orion-1`/`-2` and their variants) on the agent runtime: the thread's
+ * stored history and the caller's new messages become a chat task (earlier messages as the conversation, the last
+ * user message as the request, every attachment of the thread as a named input the tools read), the skills named
+ * in the call's top-level `skills` key are resolved as for executions, and the runtime's loop runs with every tool
+ * under the agent limits. The gateway bills the turn like any chat completion and then commits it, so a turn that
+ * failed or could not be paid for leaves the thread as it was.
+ *
+ * Which of the caller's messages are new: on a new thread, all of them; on a stored one, those after the last
+ * assistant message of the request (clients that resend the whole conversation and clients that send only the new
+ * message both work).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../domain/account';
+import type { ChatAttachment, ChatRole } from '../../domain/chat';
+import { BadRequestError } from '../../domain/errors';
+import type { ExecutionInput } from '../../domain/execution';
+import type { SkillResolver } from '../../domain/skill';
+import type { Logger } from '../../lib/logger';
+import { RunFailure, type AgentRuntime } from '../../agents/agent-runtime';
+import { DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.planner';
+import type { ChatTurn, PlannerInput, PlannerTask, ToolContext } from '../../agents/sdk';
+import type { ToolRegistry } from '../../agents/tool-registry';
+import type { ArtifactsService } from '../artifacts.service';
+import type { FilesService } from '../files.service';
+import type { ToolContextFactory } from '../tool-context';
+import { normaliseInputsIn } from '../executions/execution-inputs';
+import type { PlannerDirectory } from '../executions/executions.service';
+import { elementsOf } from '../executions/execution-usage';
+import { resolveSkills, skillRefsOf, type SkillEntryWire } from '../executions/execution-skills';
+import type { ChatsService, OpenedThread, TurnMessage } from './chats.service';
+
+export interface AgentChatDeps {
+  chats: ChatsService;
+  runtime: AgentRuntime;
+  tools: ToolRegistry;
+  toolContext: ToolContextFactory;
+  planners: PlannerDirectory;
+  skills: SkillResolver | null;
+  files: Pick<FilesService, 'get'>;
+  artifacts: Pick<ArtifactsService, 'write' | 'read'>;
+  limits: { maxSteps: number; deadlineMs: number };
+  logger: Logger;
+}
+
+/** A chat message as clients send it (OpenAI chat shape). */
+export interface AgentChatMessage {
+  role: string;
+  content?: unknown;
+}
+
+export interface AgentChatRequest {
+  /** The agent model as requested, variant included (`prism-orion-1:auto`). */
+  model: string;
+  messages: readonly AgentChatMessage[];
+  sessionId: string | null;
+  makePublic?: boolean | undefined;
+  sessionToken?: string | null | undefined;
+  skills: SkillEntryWire[];
+  /** From `response_format` (json_schema); null for a free reply. */
+  responseSchema: Record<string, unknown> | null;
+  /**
+   * `response_format` asked for JSON (`json_object` or `json_schema`): without a schema of its own, a skill's
+   * schema then shapes the reply. Otherwise the reply is text and skills' schemas only guide the planner.
+   */
+  jsonReply: boolean;
+}
+
+export interface AgentChatReply {
+  content: string;
+  /** Planner tokens (a language model's own counts; estimated from the words for the deterministic planner). */
+  promptTokens: number;
+  completionTokens: number;
+  /** Of the completion tokens, those spent on `reasoning_effort` (set by the gateway). */
+  reasoningTokens?: number;
+  steps: number;
+  elementsProcessed: number;
+  elementType: string | null;
+  /** What the caller should know about how the turn was answered (the deterministic planner's limits), or null. */
+  message: string | null;
+  /** Which planner answered: the catalogue model id, or `deterministic-planner`. */
+  plannedBy: string;
+  /** A language-model run that ended without an answer: the reason (the gateway reports it as an error). */
+  failure: string | null;
+}
+
+export interface AgentChatTurn {
+  sessionId: string;
+  /** Runs the turn; nothing is stored yet. */
+  run(signal: ToolContext['signal']): Promise<AgentChatReply>;
+  /** Stores the caller's new messages and the reply (with its billed usage) in the thread. */
+  commit(reply: AgentChatReply, usage: Record<string, unknown>): Promise<void>;
+}
+
+export interface AgentChat {
+  /**
+   * Opens the thread of the call (checking the caller may continue it) and checks the model and the messages.
+   * @throws NotFoundError `chat_not_found`, PermissionDeniedError, 404 `model_not_found`, 400 `missing_input`.
+   */
+  open(principal: Principal, request: AgentChatRequest): Promise<AgentChatTurn>;
+}
+
+const ROLES: Record<string, ChatRole | undefined> = {
+  system: 'system',
+  developer: 'system',
+  user: 'user',
+  assistant: 'assistant',
+};
+
+const FAMILY_TYPE: Record<string, ChatAttachment['type']> = {
+  image: 'image',
+  document: 'document',
+  video: 'video',
+  audio: 'audio',
+};
+
+/** About four characters per token, as the gateway estimates when nothing counted them. */
+const estimateTokens = (text: string): number => (text.length === 0 ? 0 : Math.ceil(text.length / 4));
+
+export function createAgentChat(deps: AgentChatDeps): AgentChat {
+  return {
+    async open(principal, request) {
+      const resolved = deps.planners.resolve(request.model);
+      const opened = await deps.chats.open(principal, {
+        sessionId: request.sessionId,
+        makePublic: request.makePublic,
+        sessionToken: request.sessionToken,
+      });
+      const fresh = newMessages(request.messages, opened.existing !== null);
+      if (!fresh.some(({ message }) => ROLES[message.role] === 'user')) {
+        throw new BadRequestError('The chat turn has no new user message.', 'missing_input', 'messages');
+      }
+      const deterministic = resolved.planner.kind === 'deterministic';
+      let stored: TurnMessage[] = [];
+
+      return {
+        sessionId: opened.sessionId,
+
+        async run(signal) {
+          const turnId = `chat-${randomUUID()}`;
+          const skills = await resolveSkills(
+            deps.skills,
+            deps.artifacts,
+            principal,
+            await skillRefsOf(deps.artifacts, principal, turnId, request.skills),
+          );
+          const ctxFor = (s: ToolContext['signal']): ToolContext =>
+            deps.toolContext.create(principal, { sessionId: opened.sessionId, signal: s, skills });
+          const familyOf = async (source: string): Promise<string> => (await ctxFor(signal).media.load(source)).family;
+          stored = await storedForm(deps, principal, opened.sessionId, fresh, familyOf);
+          const task = chatTask(opened, stored, request, skills);
+          try {
+            const result = await deps.runtime.run({
+              executionId: turnId,
+              task,
+              skills: skills.map((s) => ({
+                name: s.record.name,
+                description: s.record.description,
+                instructions: s.instructions,
+              })),
+              tools: deps.tools.select(null),
+              planner: resolved.planner,
+              context: ctxFor,
+              maxSteps: deps.limits.maxSteps,
+              deadlineMs: deps.limits.deadlineMs,
+              signal,
+              resume: false,
+            });
+            const content =
+              task.responseSchema || result.final === null ? JSON.stringify(result.response) : result.final;
+            const notes: string[] = [];
+            if (deterministic) notes.push(DETERMINISTIC_MESSAGE);
+            if (result.schemaErrors.length > 0) {
+              notes.push(`The reply does not fully match the schema: ${result.schemaErrors.join('; ')}.`);
+            }
+            return reply(task, content, result.trace, notes.join(' ') || null, resolved.modelId, null);
+          } catch (error) {
+            if (!(error instanceof RunFailure)) throw error;
+            // The deterministic planner's refusals are answers: they say what it cannot do and what to configure.
+            if (deterministic) {
+              const text = `No upstream language model is configured for ${request.model}. ${error.message}`;
+              return reply(task, text, error.trace, DETERMINISTIC_MESSAGE, null, null);
+            }
+            return reply(task, '', error.trace, null, resolved.modelId, error.message);
+          } finally {
+            await deps.runtime.discard(turnId).catch(() => undefined);
+          }
+
+          function reply(
+            t: PlannerTask,
+            text: string,
+            trace: RunFailure['trace'],
+            message: string | null,
+            plannedBy: string | null,
+            failure: string | null,
+          ): AgentChatReply {
+            const steps = trace.map((entry, index) => ({ ...entry, index }));
+            const elements = elementsOf(steps);
+            const counted = {
+              prompt: trace.reduce((n, s) => n + s.inputTokens, 0),
+              completion: trace.reduce((n, s) => n + s.outputTokens, 0),
+            };
+            const words = [...(t.chat?.history ?? []).map((h) => h.content), t.prompt ?? ''].join('\n');
+            return {
+              content: text,
+              promptTokens: deterministic ? estimateTokens(words) : counted.prompt,
+              completionTokens: deterministic ? estimateTokens(text) : counted.completion,
+              steps: steps.length,
+              elementsProcessed: elements.elements_processed,
+              elementType: elements.element_type,
+              message,
+              plannedBy: plannedBy ?? resolved.planner.servedBy,
+              failure,
+            };
+          }
+        },
+
+        async commit(answer, usage) {
+          await deps.chats.append(opened, request.model, [
+            ...stored,
+            {
+              role: 'assistant',
+              content: answer.content,
+              attachments: [],
+              meta: { model: request.model, planned_by: answer.plannedBy, usage },
+            },
+          ]);
+        },
+      };
+    },
+  };
+}
+
+/** The caller's messages this turn adds, with their index in the request (for error params). */
+function newMessages(
+  messages: readonly AgentChatMessage[],
+  continuing: boolean,
+): { message: AgentChatMessage; index: number }[] {
+  const indexed = messages.map((message, index) => ({ message, index }));
+  const kept = indexed.filter(({ message }) => ROLES[message.role] !== undefined);
+  if (!continuing) return kept;
+  const lastAssistant = kept.findLastIndex(({ message }) => message.role === 'assistant');
+  return kept.slice(lastAssistant + 1);
+}
+
+type Part = Record<string, unknown>;
+
+/** A chat content part in the form the execution input normaliser reads (null: not media). */
+function asInputPart(part: Part): Part | null {
+  switch (part.type) {
+    case 'image_url':
+    case 'video_url':
+    case 'audio_url':
+    case 'document_url':
+    case 'file_url':
+      return part;
+    case 'input_image':
+      return { type: 'image_url', image_url: part.image_url };
+    case 'input_file':
+      return part;
+    case 'file': {
+      const file = (part.file as Part | undefined) ?? {};
+      if (typeof file.file_id === 'string') return { type: 'input_file', file_id: file.file_id };
+      const url = typeof file.file_data === 'string' ? file.file_data : file.file_url;
+      return { type: 'file_url', file_url: { url } };
+    }
+    case 'input_audio': {
+      const audio = (part.input_audio as Part | undefined) ?? {};
+      const data = typeof audio.data === 'string' ? audio.data : '';
+      const format = typeof audio.format === 'string' ? audio.format : 'wav';
+      const url = data.startsWith('data:') ? data : `data:audio/${format};base64,${data}`;
+      return { type: 'audio_url', audio_url: { url } };
+    }
+    default:
+      return null;
+  }
+}
+
+/** The new messages as stored: their text, and their media kept as references under the session. */
+async function storedForm(
+  deps: AgentChatDeps,
+  principal: Principal,
+  sessionId: string,
+  fresh: { message: AgentChatMessage; index: number }[],
+  familyOf: (source: string) => Promise<string>,
+): Promise<TurnMessage[]> {
+  const out: TurnMessage[] = [];
+  for (const { message, index } of fresh) {
+    const role = ROLES[message.role] ?? 'user';
+    const texts: string[] = [];
+    const media: Record<string, unknown> = {};
+    if (typeof message.content === 'string') texts.push(message.content);
+    else if (Array.isArray(message.content)) {
+      (message.content as unknown[]).forEach((raw, p) => {
+        if (!raw || typeof raw !== 'object') return;
+        const part = raw as Part;
+        if (typeof part.text === 'string') texts.push(part.text);
+        const input = asInputPart(part);
+        if (input) media[String(p)] = input;
+      });
+    }
+    const normalised = await normaliseInputsIn(deps, principal, { sessionId }, media, `messages.${index}.content`);
+    const attachments: ChatAttachment[] = [];
+    for (const attachment of Object.values(normalised).flatMap(attachmentsOf)) {
+      // A file id or extension-less URL says nothing of its kind: the bytes do (read once, when stored).
+      const type = attachment.type === 'file' ? FAMILY_TYPE[await familyOf(attachment.source)] : attachment.type;
+      attachments.push({ type: type ?? 'file', source: attachment.source });
+    }
+    out.push({ role, content: texts.join('\n'), attachments });
+  }
+  return out;
+}
+
+function attachmentsOf(input: ExecutionInput): ChatAttachment[] {
+  if (input.kind === 'list') return input.items.flatMap(attachmentsOf);
+  if (input.kind !== 'media') return [];
+  return [{ type: FAMILY_TYPE[input.family] ?? 'file', source: input.source }];
+}
+
+/**
+ * The task of the turn: the last user message is the request, everything before it the conversation, and every
+ * attachment of the thread an input named after the message that carried it (`message3.image1`).
+ */
+function chatTask(
+  opened: OpenedThread,
+  fresh: TurnMessage[],
+  request: Pick<AgentChatRequest, 'responseSchema' | 'jsonReply'>,
+  skills: Awaited<ReturnType<typeof resolveSkills>>,
+): PlannerTask {
+  const all: TurnMessage[] = [...opened.history, ...fresh];
+  const inputs: PlannerInput[] = [];
+  const described: ChatTurn[] = [];
+  for (const [i, message] of all.entries()) {
+    const slots: string[] = [];
+    for (const [j, attachment] of message.attachments.entries()) {
+      const family = attachment.type === 'file' ? 'unknown' : attachment.type;
+      const slot = `message${i}.${attachment.type}${j}`;
+      inputs.push({ slot, kind: 'media', family, source: attachment.source });
+      slots.push(`[attached ${attachment.type}: input ${slot}]`);
+    }
+    described.push({ role: message.role, content: [message.content, ...slots].filter(Boolean).join(' ') });
+  }
+  const lastUser = described.findLastIndex((m) => m.role === 'user');
+  const skillSchema = skills.find((s) => s.schema)?.schema ?? null;
+  const goals = skills.find((s) => (s.config?.graphStates.length ?? 0) > 0)?.config?.graphStates ?? [];
+  return {
+    prompt: described[lastUser]?.content ?? null,
+    inputs,
+    responseSchema: request.responseSchema ?? (request.jsonReply ? skillSchema : null),
+    goals,
+    chat: { history: described.filter((_, i) => i !== lastUser) },
+  };
+}
