@@ -5,6 +5,7 @@
 import { agentBenchmarks } from './agents.bench';
 import { decisionBenchmarks } from './decisions.bench';
 import { embeddingBenchmarks } from './embeddings.bench';
+import { evaluationBenchmarks } from './evaluations.bench';
 import { filesBenchmarks } from './files.bench';
 import { gatewayBenchmarks } from './gateway.bench';
 import { printResults, runCase, type BenchCase, type BenchResult } from './harness';
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
   if (asked.length === 0 || asked.includes('gateway')) notes.push(...(await gatewayBenchmarks()));
   if (asked.length === 0 || asked.includes('agents')) notes.push(...(await agentBenchmarks()));
   if (asked.length === 0 || asked.includes('decisions')) notes.push(...(await decisionBenchmarks()));
+  if (asked.length === 0 || asked.includes('evaluations')) notes.push(...(await evaluationBenchmarks()));
   printResults(results);
   for (const note of notes) console.log(`\n${note}`);
 }

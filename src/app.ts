@@ -29,6 +29,7 @@ import { artifactsRoutes } from './http/routes/artifacts.routes';
 import { decisionsRoutes } from './http/routes/decisions.routes';
 import { createDecisionUpgrade, type DecisionUpgrade } from './ws/decision-upgrade';
 import { skillsRoutes } from './http/routes/skills.routes';
+import { evaluationsRoutes } from './http/routes/evaluations.routes';
 import { chatsRoutes } from './http/routes/chats.routes';
 
 const GATEWAY_PREFIXES = ['/v1/compat', '/v1/openai'];
@@ -155,6 +156,7 @@ export function createApp(container: Container): Express {
   app.use('/v1/chat', chatsRoutes(services.chats));
   app.use('/v1/feedback', feedbackRoutes(services.feedback));
   app.use('/v1/experimental/feedback', feedbackRoutes(services.feedback));
+  app.use('/v1/evaluations', evaluationsRoutes(container.evaluations.service));
 
   app.use(notFoundHandler());
   app.use(errorHandler(logger, config.limits));

@@ -78,6 +78,8 @@ const envSchema = z.object({
   PRISM_SKILL_MAX_TOTAL_BYTES: positiveInt(50 * MIB),
   PRISM_SKILL_MAX_RATIO: positiveInt(100),
   PRISM_SKILLS_DIR: z.string().min(1).optional(),
+  PRISM_EVAL_MODEL: z.string().min(1).optional(),
+  PRISM_EVAL_MAX_ITEMS: z.coerce.number().int().min(1).max(100_000).default(10_000),
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
 });
@@ -185,6 +187,11 @@ export interface Config {
     maxRatio: number;
     builtinDir: string;
   };
+  /**
+   * Evaluations: the upstream chat model for llm_judge, inferring corrections and rewriting instructions (unset: the
+   * first serving upstream chat model of the models file, if any), and the most items one run reads.
+   */
+  evaluations: { model: string | undefined; maxItems: number };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
 }
 
@@ -294,6 +301,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxRatio: e.PRISM_SKILL_MAX_RATIO,
       builtinDir: path.resolve(e.PRISM_SKILLS_DIR ?? path.join(__dirname, '..', '..', 'skills')),
     },
+    evaluations: { model: e.PRISM_EVAL_MODEL, maxItems: e.PRISM_EVAL_MAX_ITEMS },
     log: { level: e.PRISM_LOG_LEVEL },
   };
 }

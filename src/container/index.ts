@@ -38,6 +38,7 @@ import { loadModelCatalogue, type ModelCatalogue } from '../gateway/catalogue/mo
 import type { RateLimiter } from '../gateway/rate-limiter';
 import { createUpstreamClient } from '../gateway/upstream/upstream-client';
 import { createJobQueue, type JobQueue } from '../jobs/job-queue';
+import { createEvaluationsModule, type EvaluationsModule } from './evaluations';
 import { createFeedbackService, type FeedbackService } from '../services/feedback.service';
 import { createFilesService, type FilesService } from '../services/files.service';
 import { createHubService, type HubService } from '../services/hub/hub.service';
@@ -71,6 +72,8 @@ export interface Container {
   executionWebhooks: WebhookSender<Execution>;
   /** The tool registry and the ToolContext factory (shared by the agent runtime and MCP). */
   agents: AgentsModule;
+  /** Evaluation runs, optimize and rerun (their store and the upstream model they may use). */
+  evaluations: EvaluationsModule;
   services: {
     accounts: AccountsService;
     auth: AuthService;
@@ -275,6 +278,22 @@ export async function createContainer(config: Config, options: ContainerOptions 
     },
   });
   jobs.handle('execution', (id) => agents.executions.runJob(id));
+  const evaluations = createEvaluationsModule({
+    db,
+    predictions: stores.predictions,
+    agents: stores.agents,
+    blobs,
+    engine,
+    hub,
+    skills,
+    catalogue,
+    upstream,
+    config: config.evaluations,
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    enqueue: (id) => jobs.enqueue({ kind: 'evaluation', id }),
+    logger,
+  });
+  jobs.handle('evaluation', (id) => evaluations.service.runJob(id));
   const agentChat = createAgentChat({
     chats,
     runtime: agents.runtime,
@@ -310,6 +329,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     webhooks,
     executionWebhooks,
     agents,
+    evaluations,
     services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills, chats },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
@@ -330,6 +350,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
         const runsAfterRestart = await agents.executions.resumeUnfinished();
         if (runsAfterRestart.resumed + runsAfterRestart.failed > 0) {
           logger.info('picked up unfinished agent executions', runsAfterRestart);
+        }
+        const evaluationsAfterRestart = await evaluations.service.resumeUnfinished();
+        if (evaluationsAfterRestart.resumed > 0) {
+          logger.info('picked up unfinished evaluations', evaluationsAfterRestart);
         }
       }
       return { ownerKey };

@@ -21,6 +21,7 @@ export const NOT_FOUND_RESOURCES = [
   'agent',
   'artifact',
   'skill',
+  'evaluation',
 ] as const;
 export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 
@@ -71,6 +72,8 @@ export const ERROR_CODES = [
   'queue_full',
   'insufficient_credits',
   'guest_spend_cap',
+  // evaluations (src/services/evaluations)
+  'evaluation_model_unavailable',
   // decision stream (src/ws)
   'invalid_message',
   'session_not_started',

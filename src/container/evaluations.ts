@@ -1,0 +1,92 @@
+/**
+ * The evaluations part of the composition root: the SQLite evaluation store, the upstream chat model evaluations
+ * may use (PRISM_EVAL_MODEL, else the first serving upstream chat model of the models file, else none), the
+ * re-processing of stored predictions for reruns, and the evaluations service.
+ */
+import type { BlobStore } from '../blobs/types';
+import type { ExtractionEngine } from '../engines/extraction-engine';
+import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
+import type { UpstreamClient } from '../gateway/upstream/upstream-client';
+import type { Principal } from '../domain/account';
+import type { Logger } from '../lib/logger';
+import { createEvaluationsService, type EvaluationsService } from '../services/evaluations/evaluations.service';
+import { EVALUATION_MODEL_SETTING, type EvaluationModel } from '../services/evaluations/model';
+import { createReprocess } from '../services/evaluations/reprocess';
+import type { HubService } from '../services/hub/hub.service';
+import type { SkillsService } from '../services/skills/skills.service';
+import type { AgentStore } from '../stores/execution-store';
+import type { EvaluationStore } from '../stores/evaluation-store';
+import { createSqliteEvaluationStore } from '../stores/sqlite/evaluations.store';
+import type { SqliteDatabase } from '../stores/sqlite/database';
+import type { PredictionStore } from '../stores/types';
+
+export interface EvaluationsModule {
+  store: EvaluationStore;
+  service: EvaluationsService;
+  model: EvaluationModel | null;
+}
+
+export function createEvaluationsModule(deps: {
+  db: SqliteDatabase;
+  predictions: PredictionStore;
+  agents: AgentStore;
+  blobs: BlobStore;
+  engine: ExtractionEngine;
+  hub: HubService;
+  skills: SkillsService;
+  catalogue: ModelCatalogue;
+  upstream: UpstreamClient;
+  config: { model: string | undefined; maxItems: number };
+  orgIdFor: (principal: Principal) => Promise<string>;
+  enqueue: (id: string) => void;
+  logger: Logger;
+}): EvaluationsModule {
+  const store = createSqliteEvaluationStore(deps.db);
+  const model = evaluationModel(deps.catalogue, deps.upstream, deps.config.model);
+  const service = createEvaluationsService({
+    store,
+    agents: deps.agents,
+    skills: deps.skills,
+    hub: deps.hub,
+    model,
+    reprocess: createReprocess({
+      predictions: deps.predictions,
+      blobs: deps.blobs,
+      engine: deps.engine,
+      hub: deps.hub,
+    }),
+    orgIdFor: deps.orgIdFor,
+    enqueue: deps.enqueue,
+    maxItems: deps.config.maxItems,
+    logger: deps.logger,
+  });
+  return { store, service, model };
+}
+
+/**
+ * The named model (which must be an upstream chat model of the catalogue: a typo fails at start, not at the first
+ * judge call), else the first serving upstream chat model, else null.
+ */
+function evaluationModel(
+  catalogue: ModelCatalogue,
+  upstream: UpstreamClient,
+  named: string | undefined,
+): EvaluationModel | null {
+  const chat = catalogue.list('chat').filter((m) => m.engine.kind === 'upstream');
+  const model = named ? catalogue.find(named) : chat.find((m) => m.serving);
+  if (named && (!model || !chat.includes(model))) {
+    throw new Error(`${EVALUATION_MODEL_SETTING}='${named}' is not an upstream chat model of the models file`);
+  }
+  const target = model ? catalogue.upstreamTarget(model) : null;
+  if (!model || !target) return null;
+  return {
+    id: model.id,
+    async complete(messages) {
+      const reply = await upstream.chat(target, { model: target.model, messages, temperature: 0 });
+      const choices = reply.choices as Array<{ message?: { content?: unknown } }> | undefined;
+      const content = choices?.[0]?.message?.content;
+      if (typeof content !== 'string') throw new Error(`model ${model.id} answered without text`);
+      return content;
+    },
+  };
+}
