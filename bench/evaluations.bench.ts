@@ -58,8 +58,6 @@ function invoice(i: number): Record<string, unknown> {
 export async function evaluationBenchmarks(): Promise<string[]> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-bench-evals-'));
   const config = loadConfig({ PRISM_DATA_DIR: dataDir, PORT: '0', PRISM_LOG_LEVEL: 'silent' });
-  // Keeps the event loop alive: run alone, start-up awaits work that holds no handle and node would exit early.
-  const keepAlive = setInterval(() => undefined, 1000);
   const running = await startServer(config, { announce: () => undefined });
   try {
     const { container } = running;
@@ -146,7 +144,6 @@ export async function evaluationBenchmarks(): Promise<string[]> {
         `runs (target <= 2 s): ${median <= 2000 ? 'PASS' : 'FAIL'}`,
     ];
   } finally {
-    clearInterval(keepAlive);
     await running.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

@@ -107,6 +107,9 @@ export async function startBackgroundCheckpoints(
   return {
     stop() {
       stopping ??= (async () => {
+        // Unref'd while it runs so it never holds a process open; ref'd while stopping, or a process with nothing
+        // else left to do exits before the last checkpoint and before the closers after this one (the database).
+        worker.ref();
         worker.postMessage('stop');
         await exited;
         automatic();
