@@ -2,6 +2,7 @@
  * The WAL checkpointer on a real SQLite file: pages written by the main connection reach the database file without
  * the main connection checkpointing, and stopping (or failing to start) leaves SQLite's own checkpoints on.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,6 +53,22 @@ describe('background WAL checkpoints', () => {
       await checkpoints.stop();
     }
     expect(autocheckpointPages()).toBe(1000);
+  });
+
+  it('keeps a process alive until it has stopped, so the steps after it (closing the database) still run', () => {
+    // A process whose last handle is the (unref'd) worker: before the fix it exited inside stop(), printing nothing.
+    const modules = path.resolve(__dirname, '../../../src/stores/sqlite');
+    const script = `
+      const { openDatabase } = require(${JSON.stringify(path.join(modules, 'database'))});
+      const { startBackgroundCheckpoints } = require(${JSON.stringify(path.join(modules, 'background-checkpoints'))});
+      const file = ${JSON.stringify(path.join(dir, 'child.db'))};
+      const db = openDatabase(file);
+      startBackgroundCheckpoints(db, file, { intervalMs: 1000 })
+        .then((checkpoints) => checkpoints.stop())
+        .then(() => { db.close(); process.stdout.write('closed'); });
+    `;
+    const out = execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { encoding: 'utf8' });
+    expect(out).toBe('closed');
   });
 
   it('stops once, however often it is asked to', async () => {
