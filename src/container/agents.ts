@@ -13,7 +13,7 @@ import type { Execution } from '../domain/execution';
 import type { SkillResolver } from '../domain/skill';
 import { createUpstreamPlanner, plannerModelFor } from '../gateway/agent-planner';
 import { maxCallMicros, type Biller, type ChargeInput, type ChargeResult } from '../gateway/billing';
-import { modelNotFound } from '../gateway/gateway-errors';
+import { ModelNotFoundError } from '../gateway/gateway-errors';
 import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
 import type { Logger } from '../lib/logger';
@@ -85,7 +85,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
   const planners: PlannerDirectory = {
     resolve(requested) {
       const model = AGENT_MODEL.test(requested) ? plannerModelFor(deps.catalogue, requested) : null;
-      if (!model) throw modelNotFound(requested);
+      if (!model) throw new ModelNotFoundError(requested);
       const upstream = createUpstreamPlanner({ catalogue: deps.catalogue, upstream: deps.upstream }, model);
       return {
         modelId: model.id,

@@ -16,7 +16,7 @@ import type { CancelSignal } from '../lib/cancel';
 import type { AgentChat, AgentChatReply, AgentChatRequest } from '../services/chats/agent-chat';
 import type { SkillEntryWire } from '../services/executions/execution-skills';
 import { maxCallMicros, microsToDollars, type Biller, type ChargeResult, type Payer } from './billing';
-import { capabilityViolation, modelNotServing, upstreamError } from './gateway-errors';
+import { CapabilityViolationError, ModelNotServingError, UpstreamError } from './gateway-errors';
 import { countTokens, mediaParts, textOf, type ChatMessage } from './message-inputs';
 import { plannerModelFor } from './agent-planner';
 import type { ModelCatalogue } from './catalogue/model-catalogue';
@@ -70,7 +70,7 @@ export function createAgentCompletions(deps: AgentCompletionsDeps) {
   function modelFor(requested: string): { name: string; model: CatalogueModel } {
     const name = requested.replace(/^vlmrun-orion-/, 'prism-orion-');
     const model = plannerModelFor(catalogue, name) ?? catalogue.resolve(name);
-    if (!model.serving) throw modelNotServing(model.id);
+    if (!model.serving) throw new ModelNotServingError(model.id);
     return { name, model };
   }
 
@@ -93,11 +93,14 @@ export function createAgentCompletions(deps: AgentCompletionsDeps) {
       const { name, model } = modelFor(requested);
       for (const param of ['method', 'method_params'] as const) {
         if (body[param] != null) {
-          throw capabilityViolation(`'${requested}' is an agent model and has no methods; ${param} is not read`, param);
+          throw new CapabilityViolationError(
+            `'${requested}' is an agent model and has no methods; ${param} is not read`,
+            param,
+          );
         }
       }
       if (body.tools != null) {
-        throw capabilityViolation(
+        throw new CapabilityViolationError(
           `'${requested}' runs Prism's own tools on the agent runtime; client-side function tools are not supported`,
           'tools',
         );
@@ -111,7 +114,7 @@ export function createAgentCompletions(deps: AgentCompletionsDeps) {
       try {
         const lane = catalogue.upstreamTarget(model) ? 'upstream' : 'local';
         reply = await queue.run(lane, () => turn.run(context.signal), context.signal);
-        if (reply.failure !== null) throw upstreamError(catalogue.provider(model), reply.failure);
+        if (reply.failure !== null) throw new UpstreamError(catalogue.provider(model), reply.failure);
         const reasoning = REASONING_TOKENS[String(body.reasoning_effort)] ?? 0;
         reply = { ...reply, completionTokens: reply.completionTokens + reasoning, reasoningTokens: reasoning };
         billed = await hold.settle({

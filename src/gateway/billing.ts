@@ -17,7 +17,7 @@
 import { extend } from '../lib/extend';
 import { createKeyedMutex } from '../lib/keyed-mutex';
 import type { WalletStore } from '../stores/types';
-import { insufficientCredits } from './gateway-errors';
+import { InsufficientCreditsError } from './gateway-errors';
 import type { GuestIdentity, GuestSpendGuard } from './guest-spend';
 import type { ModelPricing } from './catalogue/model.types';
 
@@ -163,7 +163,7 @@ export function createBiller(deps: BillerDeps): Biller {
   return {
     async authorize(payer) {
       if (payer.kind === 'guest') return deps.guestSpend.check(payer, now());
-      if ((await deps.wallets.balance(payer.orgId)) < minimum) throw insufficientCredits();
+      if ((await deps.wallets.balance(payer.orgId)) < minimum) throw new InsufficientCreditsError();
     },
     async reserve(payer, maxMicros) {
       const micros = Math.max(minimum, Math.ceil(maxMicros));
@@ -173,7 +173,7 @@ export function createBiller(deps: BillerDeps): Biller {
           return;
         }
         const held = heldByOrg.get(payer.orgId) ?? 0;
-        if ((await deps.wallets.balance(payer.orgId)) - held < micros) throw insufficientCredits();
+        if ((await deps.wallets.balance(payer.orgId)) - held < micros) throw new InsufficientCreditsError();
         heldByOrg.set(payer.orgId, held + micros);
       });
       let open = true;

@@ -7,7 +7,7 @@
  * silently dropped. `response_format` of `json_object` works on every chat model; `json_schema` only where the
  * engine can enforce it.
  */
-import { capabilityViolation, tooManyInputs } from './gateway-errors';
+import { CapabilityViolationError, TooManyInputsError } from './gateway-errors';
 import type { CatalogueModel, InputType } from './catalogue/model.types';
 
 /** Content part `type` → the input type it needs (OpenAI chat, Responses-style and the spec's own part names). */
@@ -40,7 +40,10 @@ export type SentBody = Readonly<Record<string, unknown>>;
  */
 export function checkChatCapabilities(model: CatalogueModel, body: SentBody): void {
   if (model.mode !== 'chat') {
-    throw capabilityViolation(`'${model.id}' is an embedding model; call /v1/compat/embeddings with it`, 'model');
+    throw new CapabilityViolationError(
+      `'${model.id}' is an embedding model; call /v1/compat/embeddings with it`,
+      'model',
+    );
   }
   for (const key of sentKeys(body)) {
     if (CHAT_CORE.has(key)) continue;
@@ -49,7 +52,7 @@ export function checkChatCapabilities(model: CatalogueModel, body: SentBody): vo
   }
   const method = body.method;
   if (typeof method === 'string' && !model.capabilities.methods.includes(method)) {
-    throw capabilityViolation(
+    throw new CapabilityViolationError(
       `'${model.id}' has no method '${method}'; its methods are: ${model.capabilities.methods.join(', ') || 'none'}`,
       'method',
     );
@@ -63,7 +66,7 @@ export function checkChatCapabilities(model: CatalogueModel, body: SentBody): vo
  */
 export function checkEmbeddingCapabilities(model: CatalogueModel, body: SentBody): void {
   if (model.mode !== 'embedding') {
-    throw capabilityViolation(`'${model.id}' is not an embedding model; see GET /v1/compat/models`, 'model');
+    throw new CapabilityViolationError(`'${model.id}' is not an embedding model; see GET /v1/compat/models`, 'model');
   }
   for (const key of sentKeys(body)) {
     if (!EMBEDDING_CORE.has(key) && !model.supportedParameters.includes(key)) throw unsupportedParameter(model, key);
@@ -71,7 +74,7 @@ export function checkEmbeddingCapabilities(model: CatalogueModel, body: SentBody
   const { dimensions } = model.capabilities;
   const asked = body.dimensions;
   if (asked != null && dimensions.length > 0 && !dimensions.includes(asked as number)) {
-    throw capabilityViolation(
+    throw new CapabilityViolationError(
       `'${model.id}' returns vectors of ${dimensions.join(', ')} values; dimensions=${JSON.stringify(asked)} is not one of them`,
       'dimensions',
     );
@@ -84,13 +87,13 @@ function sentKeys(body: SentBody): string[] {
 }
 
 function unsupportedParameter(model: CatalogueModel, key: string) {
-  return capabilityViolation(`'${model.id}' does not support the parameter '${key}'`, key);
+  return new CapabilityViolationError(`'${model.id}' does not support the parameter '${key}'`, key);
 }
 
 function checkResponseFormat(model: CatalogueModel, format: unknown): void {
   const type = typeof format === 'object' && format !== null ? (format as { type?: unknown }).type : undefined;
   if (type === 'json_schema' && !model.capabilities.jsonSchema) {
-    throw capabilityViolation(
+    throw new CapabilityViolationError(
       `'${model.id}' cannot enforce a JSON schema; use response_format {"type": "json_object"} or another model`,
       'response_format',
     );
@@ -126,9 +129,11 @@ function checkContent(model: CatalogueModel, types: string[], path: string): voi
   let media = 0;
   for (const type of types) {
     const needs = PART_INPUT_TYPES[type];
-    if (needs === undefined) throw capabilityViolation(`Unknown content part type '${type}'`, `${path}.${type}`);
+    if (needs === undefined) {
+      throw new CapabilityViolationError(`Unknown content part type '${type}'`, `${path}.${type}`);
+    }
     if (!supportedInputTypes.includes(needs)) {
-      throw capabilityViolation(
+      throw new CapabilityViolationError(
         `'${model.id}' does not accept ${needs} input (${type}); it accepts: ${supportedInputTypes.join(', ')}`,
         `${path}.${type}`,
       );
@@ -138,13 +143,13 @@ function checkContent(model: CatalogueModel, types: string[], path: string): voi
   }
   if (maxImages !== null && images > maxImages) {
     const first = types.find((t) => PART_INPUT_TYPES[t] === 'image') ?? 'image_url';
-    throw capabilityViolation(
+    throw new CapabilityViolationError(
       `'${model.id}' takes at most ${maxImages} image${maxImages === 1 ? '' : 's'} per request; ${images} were sent`,
       `${path}.${first}`,
     );
   }
   if (maxMediaInputs !== null && media > maxMediaInputs) {
     const second = types.filter((t) => PART_INPUT_TYPES[t] !== 'text')[maxMediaInputs] ?? 'image_url';
-    throw tooManyInputs(model.id, maxMediaInputs, `${path}.${second}`);
+    throw new TooManyInputsError(model.id, maxMediaInputs, `${path}.${second}`);
   }
 }

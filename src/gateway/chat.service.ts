@@ -17,7 +17,7 @@ import type { CancelSignal } from '../lib/cancel';
 import { extend } from '../lib/extend';
 import { maxCallMicros, microsToDollars, type Biller, type ChargeResult, type Hold, type Payer } from './billing';
 import { checkChatCapabilities } from './capabilities';
-import { capabilityViolation, deadlineExceeded } from './gateway-errors';
+import { CapabilityViolationError, DeadlineExceededError } from './gateway-errors';
 import { answerLocally, effectiveMethod } from './local-chat';
 import { readMethodParams } from './method-params';
 import { countTokens, mediaParts, textOf, type ChatMessage } from './message-inputs';
@@ -137,7 +137,10 @@ function responseSchema(format: unknown): { schema: Json | null; jsonObject: boo
 async function withDeadline<T>(work: Promise<T>, model: CatalogueModel, provider: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(deadlineExceeded(provider, model.totalTimeoutS)), model.totalTimeoutS * 1000);
+    timer = setTimeout(
+      () => reject(new DeadlineExceededError(provider, model.totalTimeoutS)),
+      model.totalTimeoutS * 1000,
+    );
   });
   try {
     return await Promise.race([work, deadline]);
@@ -303,7 +306,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       const payer = payerOf(principal, context);
       if (body.method_params != null && catalogue.upstreamTarget(model)) {
         // Upstream servers are not sent Prism's own parameters; refused rather than silently dropped.
-        throw capabilityViolation(
+        throw new CapabilityViolationError(
           `'${model.id}' runs on an upstream server; method_params is read by the embedded methods only`,
           'method_params',
         );

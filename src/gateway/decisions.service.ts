@@ -23,7 +23,7 @@ import { randomHex } from '../lib/random-id';
 import { microsToDollars, type Biller, type Payer } from './billing';
 import { callerKey } from './caller-key';
 import type { DecisionSettings } from './decision-request';
-import { capabilityViolation, rateLimitExceeded } from './gateway-errors';
+import { CapabilityViolationError, RateLimitExceededError } from './gateway-errors';
 import { countTokens } from './message-inputs';
 import type { ModelCatalogue } from './catalogue/model-catalogue';
 import type { CatalogueModel } from './catalogue/model.types';
@@ -166,7 +166,7 @@ export function createDecisionsService(deps: DecisionsServiceDeps): DecisionsSer
           upstream = visionUpstream();
           const first = remote[0] as DecisionQuestion;
           if (!upstream) {
-            throw capabilityViolation(
+            throw new CapabilityViolationError(
               `No local measure answers question '${first.id}' ("${first.question}") as ${first.type}, and no upstream vision model is configured; see GET /v1/compat/decisions for what is answered locally`,
               `questions.${first.id}`,
             );
@@ -175,7 +175,7 @@ export function createDecisionsService(deps: DecisionsServiceDeps): DecisionsSer
       } else {
         upstream = catalogue.resolveServing(modelId);
         if (!isVisionUpstream(upstream)) {
-          throw capabilityViolation(
+          throw new CapabilityViolationError(
             `'${upstream.id}' cannot answer decisions: use ${LOCAL_DECISION_MODEL} or an upstream model that reads images`,
             'model',
           );
@@ -206,7 +206,7 @@ export function createDecisionsService(deps: DecisionsServiceDeps): DecisionsSer
         async decide(frame, signal) {
           const budget = await deps.limiter.check(key);
           if (!budget.allowed) {
-            throw rateLimitExceeded({
+            throw new RateLimitExceededError({
               window: budget.label,
               retryAfterS: budget.retryAfterS,
               tier: caller.principal.kind === 'user' ? caller.principal.tier : 'anonymous',

@@ -1,5 +1,6 @@
 /**
- * The errors the gateway throws, as AppErrors with the wire fields the spec names.
+ * The errors the gateway throws: AppError subclasses (the one style errors take in Prism) with the wire fields the
+ * spec names, thrown as `new ModelNotFoundError(name)` like the domain's own.
  *
  * Kept beside the gateway rather than in the domain layer because only the gateway raises them; adapters render
  * them like any other AppError.
@@ -7,90 +8,110 @@
 import { AppError } from '../domain/errors';
 
 /** 404: no model or alias by that name (spec: type `model_not_found`). */
-export function modelNotFound(name: string): AppError {
-  return new AppError(404, {
-    message: `The model '${name}' does not exist; GET /v1/compat/models lists the available models`,
-    type: 'model_not_found',
-    code: 'model_not_found',
-    param: 'model',
-  });
+export class ModelNotFoundError extends AppError {
+  constructor(name: string) {
+    super(404, {
+      message: `The model '${name}' does not exist; GET /v1/compat/models lists the available models`,
+      type: 'model_not_found',
+      code: 'model_not_found',
+      param: 'model',
+    });
+  }
 }
 
 /** 503: the deployment is down or cold; retry after `retryAfterS` (spec default 30). */
-export function modelNotServing(id: string, retryAfterS = 30): AppError {
-  return new AppError(503, {
-    message: `The model '${id}' is not serving right now; retry in ${retryAfterS} seconds`,
-    type: 'service_unavailable',
-    code: 'model_not_serving',
-    retryAfterSeconds: retryAfterS,
-  });
+export class ModelNotServingError extends AppError {
+  constructor(id: string, retryAfterS = 30) {
+    super(503, {
+      message: `The model '${id}' is not serving right now; retry in ${retryAfterS} seconds`,
+      type: 'service_unavailable',
+      code: 'model_not_serving',
+      retryAfterSeconds: retryAfterS,
+    });
+  }
 }
 
 /** 400: the caller asked for something this model cannot do; `param` names the parameter or content path. */
-export function capabilityViolation(message: string, param: string): AppError {
-  return new AppError(400, { message, type: 'invalid_request_error', code: 'capability_violation', param });
+export class CapabilityViolationError extends AppError {
+  constructor(message: string, param: string) {
+    super(400, { message, type: 'invalid_request_error', code: 'capability_violation', param });
+  }
 }
 
 /** 400: a structured model was given more than one image, video or document. */
-export function tooManyInputs(modelId: string, max: number, param: string): AppError {
-  return new AppError(400, {
-    message: `The model '${modelId}' takes ${max} image, video or document input${max === 1 ? '' : 's'} per request`,
-    type: 'invalid_request_error',
-    code: 'too_many_inputs',
-    param,
-  });
+export class TooManyInputsError extends AppError {
+  constructor(modelId: string, max: number, param: string) {
+    super(400, {
+      message: `The model '${modelId}' takes ${max} image, video or document input${max === 1 ? '' : 's'} per request`,
+      type: 'invalid_request_error',
+      code: 'too_many_inputs',
+      param,
+    });
+  }
 }
 
 /** 504: no first chunk within the model's `ttft_timeout_s`; raised before any response byte is written. */
-export function ttftTimeout(provider: string, seconds: number): AppError {
-  return new AppError(504, {
-    message: `[${provider}] The model sent no first token within ${formatSeconds(seconds)} (ttft_timeout_s)`,
-    type: 'timeout_error',
-    code: 'ttft_timeout',
-  });
+export class TtftTimeoutError extends AppError {
+  constructor(provider: string, seconds: number) {
+    super(504, {
+      message: `[${provider}] The model sent no first token within ${formatSeconds(seconds)} (ttft_timeout_s)`,
+      type: 'timeout_error',
+      code: 'ttft_timeout',
+    });
+  }
 }
 
 /** 504: the call ran past the model's `total_timeout_s` and was aborted; no partial result is returned. */
-export function deadlineExceeded(provider: string, seconds: number): AppError {
-  return new AppError(504, {
-    message: `[${provider}] The model did not finish within ${formatSeconds(seconds)} (total_timeout_s)`,
-    type: 'timeout_error',
-    code: 'deadline_exceeded',
-  });
+export class DeadlineExceededError extends AppError {
+  constructor(provider: string, seconds: number) {
+    super(504, {
+      message: `[${provider}] The model did not finish within ${formatSeconds(seconds)} (total_timeout_s)`,
+      type: 'timeout_error',
+      code: 'deadline_exceeded',
+    });
+  }
 }
 
 /** 499 (nginx's "client closed request"): the caller went away; nothing is rendered, work is abandoned. */
-export function clientDisconnected(): AppError {
-  return new AppError(499, {
-    message: 'The client closed the connection',
-    type: 'invalid_request_error',
-    code: 'client_disconnected',
-  });
+export class ClientDisconnectedError extends AppError {
+  constructor() {
+    super(499, {
+      message: 'The client closed the connection',
+      type: 'invalid_request_error',
+      code: 'client_disconnected',
+    });
+  }
 }
 
 /** 502: the upstream failed, answered nonsense or could not be reached. */
-export function upstreamError(provider: string, detail: string): AppError {
-  return new AppError(502, { message: `[${provider}] ${detail}`, type: 'upstream_error', code: 'upstream_error' });
+export class UpstreamError extends AppError {
+  constructor(provider: string, detail: string) {
+    super(502, { message: `[${provider}] ${detail}`, type: 'upstream_error', code: 'upstream_error' });
+  }
 }
 
 /** 400: the upstream refused the request as invalid; its message and `param` are passed on. */
-export function upstreamRejected(provider: string, detail: string, param: string | null): AppError {
-  return new AppError(400, {
-    message: `[${provider}] ${detail}`,
-    type: 'invalid_request_error',
-    code: 'upstream_rejected',
-    param,
-  });
+export class UpstreamRejectedError extends AppError {
+  constructor(provider: string, detail: string, param: string | null) {
+    super(400, {
+      message: `[${provider}] ${detail}`,
+      type: 'invalid_request_error',
+      code: 'upstream_rejected',
+      param,
+    });
+  }
 }
 
 /** 503: the upstream is overloaded or rate-limiting us (not the caller); retry after `retryAfterS`. */
-export function upstreamUnavailable(provider: string, detail: string, retryAfterS: number): AppError {
-  return new AppError(503, {
-    message: `[${provider}] ${detail}`,
-    type: 'service_unavailable',
-    code: 'upstream_unavailable',
-    retryAfterSeconds: retryAfterS,
-  });
+export class UpstreamUnavailableError extends AppError {
+  constructor(provider: string, detail: string, retryAfterS: number) {
+    super(503, {
+      message: `[${provider}] ${detail}`,
+      type: 'service_unavailable',
+      code: 'upstream_unavailable',
+      retryAfterSeconds: retryAfterS,
+    });
+  }
 }
 
 /** What a 429 for an exhausted caller budget needs to say (spec Errors rule 2). */
@@ -109,46 +130,54 @@ export interface RateLimitRejection {
  * 429: the caller's per-minute or per-hour budget is used up. `Retry-After` is the longest exhausted window, so one
  * wait of that length is enough; anonymous callers also get a sign-up pointer and `X-Prism-Upgrade`.
  */
-export function rateLimitExceeded(r: RateLimitRejection): AppError {
-  const base = `Rate limit exceeded: ${r.window}`;
-  const hint = r.upgradeHint ?? 'Sign up for an API key to get your own per-account budget.';
-  return new AppError(429, {
-    message: r.anonymous ? `${base}. ${hint}` : base,
-    type: 'rate_limit_exceeded',
-    code: 'rate_limit_exceeded',
-    retryAfterSeconds: r.retryAfterS,
-    extra: { tier: r.tier },
-    suggestsApiKey: r.anonymous,
-  });
+export class RateLimitExceededError extends AppError {
+  constructor(r: RateLimitRejection) {
+    const base = `Rate limit exceeded: ${r.window}`;
+    const hint = r.upgradeHint ?? 'Sign up for an API key to get your own per-account budget.';
+    super(429, {
+      message: r.anonymous ? `${base}. ${hint}` : base,
+      type: 'rate_limit_exceeded',
+      code: 'rate_limit_exceeded',
+      retryAfterSeconds: r.retryAfterS,
+      extra: { tier: r.tier },
+      suggestsApiKey: r.anonymous,
+    });
+  }
 }
 
 /** 429: a replica's queue is full; the same call can succeed on retry (spec Errors rule 3). */
-export function queueFull(retryAfterS = 60): AppError {
-  return new AppError(429, {
-    message: `The server is at capacity; retry in ${retryAfterS} seconds`,
-    type: 'rate_limit_exceeded',
-    code: 'queue_full',
-    retryAfterSeconds: retryAfterS,
-  });
+export class QueueFullError extends AppError {
+  constructor(retryAfterS = 60) {
+    super(429, {
+      message: `The server is at capacity; retry in ${retryAfterS} seconds`,
+      type: 'rate_limit_exceeded',
+      code: 'queue_full',
+      retryAfterSeconds: retryAfterS,
+    });
+  }
 }
 
 /** 402: the organisation's wallet cannot pay for the call. */
-export function insufficientCredits(): AppError {
-  return new AppError(402, {
-    message: 'Your organisation has no credit left; add credits to continue',
-    type: 'billing_error',
-    code: 'insufficient_credits',
-  });
+export class InsufficientCreditsError extends AppError {
+  constructor() {
+    super(402, {
+      message: 'Your organisation has no credit left; add credits to continue',
+      type: 'billing_error',
+      code: 'insufficient_credits',
+    });
+  }
 }
 
 /** 402: a guest used up the day's free playground spend for their IP address or browser. */
-export function guestSpendCapReached(capMicros: number, upgradeHint: string): AppError {
-  return new AppError(402, {
-    message: `Guest usage is limited to $${(capMicros / 1e6).toFixed(2)} per day. ${upgradeHint}`,
-    type: 'billing_error',
-    code: 'guest_spend_cap',
-    suggestsApiKey: true,
-  });
+export class GuestSpendCapReachedError extends AppError {
+  constructor(capMicros: number, upgradeHint: string) {
+    super(402, {
+      message: `Guest usage is limited to $${(capMicros / 1e6).toFixed(2)} per day. ${upgradeHint}`,
+      type: 'billing_error',
+      code: 'guest_spend_cap',
+      suggestsApiKey: true,
+    });
+  }
 }
 
 function formatSeconds(seconds: number): string {

@@ -5,7 +5,7 @@
  * memory store drops all of yesterday's counters at the first call of a new day, so it holds at most one day of
  * guests. A shared store (Redis `INCRBY` on `guest:<day>:<key>` with a two-day `EXPIRE`) fits the same interface.
  */
-import { guestSpendCapReached } from './gateway-errors';
+import { GuestSpendCapReachedError } from './gateway-errors';
 
 /** Per-key micro-dollar counters for one UTC day. */
 export interface GuestSpendStore {
@@ -52,7 +52,7 @@ export function createGuestSpendGuard(
       const keys = keysOf(guest);
       const spent = await store.spent(keys, nowMs);
       if (keys.some((k, i) => (spent[i] ?? 0) + (held.get(k) ?? 0) + micros > cap)) {
-        throw guestSpendCapReached(cap, hint);
+        throw new GuestSpendCapReachedError(cap, hint);
       }
       for (const k of keys) held.set(k, (held.get(k) ?? 0) + micros);
     },
@@ -65,7 +65,7 @@ export function createGuestSpendGuard(
     },
     async check(guest, nowMs = Date.now()) {
       const spent = await store.spent(keysOf(guest), nowMs);
-      if (spent.some((micros) => micros >= cap)) throw guestSpendCapReached(cap, hint);
+      if (spent.some((micros) => micros >= cap)) throw new GuestSpendCapReachedError(cap, hint);
     },
     async record(guest, micros, nowMs = Date.now()) {
       if (micros > 0) await store.add(keysOf(guest), micros, nowMs);

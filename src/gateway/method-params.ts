@@ -8,7 +8,7 @@
  * | `ocr`, `markdown`, `text` | `page_indices` (PDF inputs: the 0-based pages to read)                         |
  * | `extract`                | `page_indices`, `confidence` and `grounding` (add `<field>_metadata` siblings) |
  */
-import { capabilityViolation } from './gateway-errors';
+import { CapabilityViolationError } from './gateway-errors';
 import { RequestValidationError, type ValidationIssue } from '../domain/errors';
 
 /** The parameters each local method reads, in the order the docs list them. */
@@ -46,7 +46,10 @@ export function readMethodParams(method: string | null, raw: unknown, inputFamil
     if (!reads.includes(key)) {
       const which = method === null ? 'this request runs no method' : `method '${method}' does not read it`;
       const known = reads.length > 0 ? `; it reads: ${reads.join(', ')}` : '';
-      throw capabilityViolation(`method_params.${key} is not supported: ${which}${known}`, `method_params.${key}`);
+      throw new CapabilityViolationError(
+        `method_params.${key} is not supported: ${which}${known}`,
+        `method_params.${key}`,
+      );
     }
   }
   const result: MethodParams = { ...DEFAULTS };
@@ -56,7 +59,10 @@ export function readMethodParams(method: string | null, raw: unknown, inputFamil
       throw invalid(['page_indices'], 'list_type', 'Input should be a list of non-negative integers', pages);
     }
     if (inputFamily !== 'document') {
-      throw capabilityViolation('method_params.page_indices applies to PDF inputs only', 'method_params.page_indices');
+      throw new CapabilityViolationError(
+        'method_params.page_indices applies to PDF inputs only',
+        'method_params.page_indices',
+      );
     }
     result.pageIndices = pages as number[];
   }

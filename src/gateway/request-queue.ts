@@ -8,7 +8,7 @@
  * live in the rate limiter. A waiting caller that disconnects leaves the queue without taking a slot.
  */
 import type { CancelSignal } from '../lib/cancel';
-import { clientDisconnected, queueFull } from './gateway-errors';
+import { ClientDisconnectedError, QueueFullError } from './gateway-errors';
 
 /** Where a call runs: on an upstream server, or on this machine's engines. */
 export type QueueLane = 'upstream' | 'local';
@@ -69,13 +69,13 @@ export function createRequestQueue(options: RequestQueueOptions): RequestQueue {
   };
 
   const acquire = (name: QueueLane, signal?: CancelSignal): Promise<ReleaseSlot> => {
-    if (signal?.aborted) return Promise.reject(clientDisconnected());
+    if (signal?.aborted) return Promise.reject(new ClientDisconnectedError());
     const lane = lanes[name];
     if (lane.running < lane.limit) {
       lane.running += 1;
       return Promise.resolve(releaser(lane));
     }
-    if (waiting >= maxWaiting) return Promise.reject(queueFull(retryAfterS));
+    if (waiting >= maxWaiting) return Promise.reject(new QueueFullError(retryAfterS));
     return new Promise<ReleaseSlot>((resolve, reject) => {
       const onAbort = (): void => {
         const at = lane.waiters.indexOf(grant);
@@ -83,7 +83,7 @@ export function createRequestQueue(options: RequestQueueOptions): RequestQueue {
           lane.waiters.splice(at, 1);
           waiting -= 1;
         }
-        reject(clientDisconnected());
+        reject(new ClientDisconnectedError());
       };
       const grant = (): void => {
         signal?.removeEventListener('abort', onAbort);

@@ -7,7 +7,7 @@
 import type { Answer, DecisionQuestion } from '../engines/decision/decision.engine';
 import { frameFormat } from '../engines/decision/frame-pixels';
 import type { CancelSignal } from '../lib/cancel';
-import { upstreamError } from './gateway-errors';
+import { UpstreamError } from './gateway-errors';
 import type { CatalogueModel, UpstreamTarget } from './catalogue/model.types';
 import type { UpstreamClient, UpstreamJson } from './upstream/upstream-client';
 
@@ -106,7 +106,7 @@ export async function askUpstream(
   const reply = await client.chat(target, body, call.signal ? { signal: call.signal } : {});
   const content = firstContent(reply);
   const parsed = parseObject(content);
-  if (parsed === null) throw upstreamError(target.provider, 'The model did not answer with a JSON object');
+  if (parsed === null) throw new UpstreamError(target.provider, 'The model did not answer with a JSON object');
   const usage = (reply.usage ?? {}) as Record<string, unknown>;
   return {
     answers: Object.fromEntries(call.questions.map((q) => [q.id, fitAnswer(q, parsed[q.id])])),

@@ -19,7 +19,7 @@ import type { z } from 'zod';
 import type { Principal } from '../domain/account';
 import { AppError } from '../domain/errors';
 import { callerKey } from '../gateway/caller-key';
-import { clientDisconnected, rateLimitExceeded } from '../gateway/gateway-errors';
+import { ClientDisconnectedError, RateLimitExceededError } from '../gateway/gateway-errors';
 import type { RateLimiter } from '../gateway/rate-limiter';
 import type { Logger } from '../lib/logger';
 import { toToolError } from './mcp-errors';
@@ -181,7 +181,7 @@ async function checkRateLimit(scope: McpCallScope): Promise<void> {
   if (!scope.limiter) return;
   const decision = await scope.limiter.check(callerKey(scope.principal));
   if (decision.allowed) return;
-  throw rateLimitExceeded({
+  throw new RateLimitExceededError({
     window: decision.label,
     retryAfterS: decision.retryAfterS,
     tier: scope.principal.kind === 'user' ? scope.principal.tier : 'anonymous',
@@ -222,9 +222,9 @@ function progressReporter(extra: ToolExtra): { report: McpCallContext['progress'
  * cancelled request; work the service already committed (a stored prediction) finishes and stays readable by id.
  */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(clientDisconnected());
+  if (signal.aborted) return Promise.reject(new ClientDisconnectedError());
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(clientDisconnected());
+    const onAbort = (): void => reject(new ClientDisconnectedError());
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });

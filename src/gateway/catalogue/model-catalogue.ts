@@ -6,7 +6,7 @@
  * say about it.
  */
 import { BUILTIN_MODELS } from './builtin-models';
-import { modelNotFound, modelNotServing } from '../gateway-errors';
+import { ModelNotFoundError, ModelNotServingError } from '../gateway-errors';
 import { mergeModels } from './model-merge';
 import { EMPTY_MODELS_FILE, ModelCatalogueError, readModelsFile, type ModelsFile } from './models-file';
 import type { CatalogueModel, ModelListingRecord, ModelMode, UpstreamServer, UpstreamTarget } from './model.types';
@@ -56,7 +56,7 @@ export function createModelCatalogue(options: ModelCatalogueOptions): ModelCatal
   };
   const resolve = (name: string): CatalogueModel => {
     const model = find(name);
-    if (!model) throw modelNotFound(name);
+    if (!model) throw new ModelNotFoundError(name);
     return model;
   };
   const provider = (model: CatalogueModel): string =>
@@ -67,7 +67,7 @@ export function createModelCatalogue(options: ModelCatalogueOptions): ModelCatal
     resolve,
     resolveServing(name) {
       const model = resolve(name);
-      if (!model.serving) throw modelNotServing(model.id);
+      if (!model.serving) throw new ModelNotServingError(model.id);
       return model;
     },
     find,

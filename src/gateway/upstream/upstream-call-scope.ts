@@ -7,7 +7,7 @@
  */
 import { AppError } from '../../domain/errors';
 import { CancelController, type CancelSignal } from '../../lib/cancel';
-import { clientDisconnected, deadlineExceeded, ttftTimeout, upstreamError } from '../gateway-errors';
+import { ClientDisconnectedError, DeadlineExceededError, TtftTimeoutError, UpstreamError } from '../gateway-errors';
 import type { UpstreamTarget } from '../catalogue/model.types';
 
 export type AbortCause = 'ttft' | 'total' | 'client';
@@ -55,11 +55,11 @@ export class CallScope {
   /** Our error for whatever went wrong: a deadline or disconnect first, then an AppError as is, else a 502. */
   translate(error: unknown): AppError {
     const { provider, ttftTimeoutMs, totalTimeoutMs } = this.target;
-    if (this.cause === 'ttft') return ttftTimeout(provider, ttftTimeoutMs / 1000);
-    if (this.cause === 'total') return deadlineExceeded(provider, totalTimeoutMs / 1000);
-    if (this.cause === 'client') return clientDisconnected();
+    if (this.cause === 'ttft') return new TtftTimeoutError(provider, ttftTimeoutMs / 1000);
+    if (this.cause === 'total') return new DeadlineExceededError(provider, totalTimeoutMs / 1000);
+    if (this.cause === 'client') return new ClientDisconnectedError();
     if (isAppError(error)) return error;
-    return upstreamError(provider, `The upstream connection failed: ${describe(error)}`);
+    return new UpstreamError(provider, `The upstream connection failed: ${describe(error)}`);
   }
 }
 

@@ -17,7 +17,7 @@ import type { Readable } from 'node:stream';
 import type { AppError } from '../../domain/errors';
 import type { CancelSignal } from '../../lib/cancel';
 import { extend } from '../../lib/extend';
-import { upstreamError } from '../gateway-errors';
+import { UpstreamError } from '../gateway-errors';
 import type { UpstreamTarget } from '../catalogue/model.types';
 import { createHttpTransport, ResponseTooLargeError, type Transport, type UpstreamResponse } from './http-transport';
 import { CallScope, isAppError } from './upstream-call-scope';
@@ -109,7 +109,7 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
       const res = await post(scope, urls.get(target.baseUrl), body, jsonHeaders.get(target.apiKey));
       if (res.body === undefined) {
         res.stream.destroy();
-        throw upstreamError(target.provider, 'The upstream sent an event stream where a JSON reply was expected');
+        throw new UpstreamError(target.provider, 'The upstream sent an event stream where a JSON reply was expected');
       }
       return parseObject(res.body, target.provider, 'a reply');
     } catch (error) {
@@ -141,7 +141,7 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
           : [res.body];
         const batches = chunkBatches(readSseEventBatches(source), target.provider);
         const first = await batches.next();
-        if (first.done) throw upstreamError(target.provider, 'The upstream ended the stream without a chunk');
+        if (first.done) throw new UpstreamError(target.provider, 'The upstream ended the stream without a chunk');
         scope.firstChunkArrived();
         return streamFrom(first.value, batches, scope, stream);
       } catch (error) {
@@ -186,12 +186,12 @@ function chunkOf(event: SseEvent, provider: string): UpstreamJson | AppError {
   try {
     chunk = parseObject(event.data, provider, 'an event');
   } catch (error) {
-    return isAppError(error) ? error : upstreamError(provider, 'The upstream sent an event that is not JSON');
+    return isAppError(error) ? error : new UpstreamError(provider, 'The upstream sent an event that is not JSON');
   }
   if (event.event === 'error' || chunk.error !== undefined) {
     const e = chunk.error as { message?: unknown } | string | undefined;
     const message = typeof e === 'string' ? e : typeof e?.message === 'string' ? e.message : event.data;
-    return upstreamError(provider, `The upstream failed mid-stream: ${message}`);
+    return new UpstreamError(provider, `The upstream failed mid-stream: ${message}`);
   }
   return chunk;
 }
@@ -295,7 +295,7 @@ class HeaderCache {
 
 function tooLarge(provider: string, error: ResponseTooLargeError): AppError {
   const mib = Math.round((error.limitBytes / 2 ** 20) * 10) / 10;
-  return upstreamError(provider, `The upstream sent a reply larger than ${mib} MiB`);
+  return new UpstreamError(provider, `The upstream sent a reply larger than ${mib} MiB`);
 }
 
 /** UTF-8 text of a reply; a leading byte order mark is dropped (as `Response.text()` did). */
@@ -309,10 +309,10 @@ function parseObject(text: string | Buffer, provider: string, what: string): Ups
   try {
     value = JSON.parse(typeof text === 'string' ? text : utf8(text));
   } catch {
-    throw upstreamError(provider, `The upstream sent ${what} that is not JSON`);
+    throw new UpstreamError(provider, `The upstream sent ${what} that is not JSON`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw upstreamError(provider, `The upstream sent ${what} that is not a JSON object`);
+    throw new UpstreamError(provider, `The upstream sent ${what} that is not a JSON object`);
   }
   return value as UpstreamJson;
 }

@@ -7,7 +7,7 @@
  * `[provider]` so operators can tell which server failed.
  */
 import { AppError } from '../../domain/errors';
-import { upstreamError, upstreamRejected, upstreamUnavailable } from '../gateway-errors';
+import { UpstreamError, UpstreamRejectedError, UpstreamUnavailableError } from '../gateway-errors';
 
 /** The upstream's own words: `error.message` (OpenAI, vLLM), `detail` (FastAPI, Prism), `message`, or raw text. */
 export function upstreamMessage(text: string): { message: string; param: string | null } {
@@ -40,11 +40,15 @@ export function mapUpstreamStatus(
   const { message, param } = upstreamMessage(bodyText);
   const said = `(HTTP ${status}): ${message}`;
   if (status === 401 || status === 403) {
-    return upstreamError(provider, `The upstream refused the gateway's credentials ${said}`);
+    return new UpstreamError(provider, `The upstream refused the gateway's credentials ${said}`);
   }
-  if (status === 404) return upstreamError(provider, `The upstream does not know this model or route ${said}`);
+  if (status === 404) return new UpstreamError(provider, `The upstream does not know this model or route ${said}`);
   if (status === 429 || status === 503) {
-    return upstreamUnavailable(provider, `The upstream is busy ${said}`, retryAfterSeconds(retryAfterHeader) ?? 30);
+    return new UpstreamUnavailableError(
+      provider,
+      `The upstream is busy ${said}`,
+      retryAfterSeconds(retryAfterHeader) ?? 30,
+    );
   }
   if (status === 408 || status === 504) {
     return new AppError(504, {
@@ -54,9 +58,9 @@ export function mapUpstreamStatus(
     });
   }
   if (status >= 400 && status < 500) {
-    return upstreamRejected(provider, `The upstream rejected the request ${said}`, param);
+    return new UpstreamRejectedError(provider, `The upstream rejected the request ${said}`, param);
   }
-  return upstreamError(provider, `The upstream failed ${said}`);
+  return new UpstreamError(provider, `The upstream failed ${said}`);
 }
 
 /** Seconds from a `Retry-After` header (seconds or an HTTP date), clamped to 1..3600; null when absent or bad. */

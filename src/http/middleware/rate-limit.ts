@@ -6,7 +6,7 @@
 import type { RequestHandler } from 'express';
 import type { Principal } from '../../domain/account';
 import { callerKey } from '../../gateway/caller-key';
-import { rateLimitExceeded } from '../../gateway/gateway-errors';
+import { RateLimitExceededError } from '../../gateway/gateway-errors';
 import { rateLimitHeaders, type RateLimiter } from '../../gateway/rate-limiter';
 import { principalOf } from '../request-context';
 
@@ -19,7 +19,7 @@ export async function enforceRateLimit(
   const decision = await limiter.check(callerKey(principal));
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
   if (!decision.allowed) {
-    throw rateLimitExceeded({
+    throw new RateLimitExceededError({
       window: decision.label,
       retryAfterS: decision.retryAfterS,
       tier: principal.kind === 'user' ? principal.tier : 'anonymous',

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppError } from '../../../src/domain/errors';
-import { ttftTimeout } from '../../../src/gateway/gateway-errors';
+import { TtftTimeoutError } from '../../../src/gateway/gateway-errors';
 import { readSseEvents } from '../../../src/gateway/upstream/sse-parser';
 import { createSseWriter, type SseOutcome, type SseSink } from '../../../src/http/sse';
 import type { CancelSignal } from '../../../src/lib/cancel';
@@ -60,7 +60,7 @@ describe('SSE writer', () => {
   it('writes nothing before the first chunk, so an early failure is still a JSON error with its status', async () => {
     const app = await serve(async function* () {
       yield* [];
-      throw ttftTimeout('vLLM', 30);
+      throw new TtftTimeoutError('vLLM', 30);
     });
     const res = await fetch(app.url);
     expect(res.status).toBe(504);
