@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config/config';
 import type { Principal } from '../src/domain/account';
-import { EMPTY_USAGE, type Prediction } from '../src/domain/prediction';
+import { defaultPredictionRequest, EMPTY_USAGE, type Prediction } from '../src/domain/prediction';
 import { startServer } from '../src/http-server';
 
 const ITEMS = 1000;
@@ -75,19 +75,7 @@ export async function evaluationBenchmarks(): Promise<string[]> {
         model: 'prism-1',
         domain: 'document.invoice',
         status: 'completed',
-        request: {
-          jsonSchema: null,
-          detail: 'auto',
-          confidence: false,
-          grounding: false,
-          gqlStmt: null,
-          documentDpi: null,
-          videoFps: null,
-          videoMaxFrames: null,
-          pageIndices: null,
-          metadata: {},
-          batch: false,
-        },
+        request: defaultPredictionRequest(),
         inputs: [],
         response,
         usage: EMPTY_USAGE,

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { loadConfig } from '../src/config/config';
+import { defaultPredictionRequest } from '../src/domain/prediction';
 import { toPredictionWire } from '../src/http/schemas/predictions.schemas';
 import { startServer } from '../src/http-server';
 import { createMcpServerFactory, mcpServicesOf } from '../src/mcp/mcp-server';
@@ -42,19 +43,7 @@ export async function mcpBenchmarks(): Promise<{ cases: BenchCase[]; close: () =
     domain: 'document.receipt',
     callbackUrl: null,
     images: [renderReceiptImage().toString('base64')],
-    request: {
-      jsonSchema: null,
-      detail: 'auto',
-      confidence: false,
-      grounding: false,
-      gqlStmt: null,
-      documentDpi: null,
-      videoFps: null,
-      videoMaxFrames: null,
-      pageIndices: null,
-      metadata: {},
-      batch: false,
-    },
+    request: defaultPredictionRequest(),
   });
 
   const post = async (body: unknown): Promise<string> => {
