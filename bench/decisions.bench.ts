@@ -57,7 +57,7 @@ async function sceneFrame(shift: number): Promise<Buffer> {
 }
 
 async function startPrism(dataDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+  const child = spawn(process.execPath, ['-r', './bin/register-ts.js', 'server.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -198,7 +198,7 @@ export async function gatewayBenchmarks(): Promise<string[]> {
   const profileDir = process.env.PRISM_BENCH_PROFILE_DIR;
   const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const gatewayChild = await startChild(
-    [...profileArgs, '--trace-gc-nvp', '--import', 'tsx', 'server.ts'],
+    [...profileArgs, '--trace-gc-nvp', '-r', './bin/register-ts.js', 'server.ts'],
     { ...process.env, ...gatewayEnv },
     /listening on/,
   );

@@ -1,5 +1,5 @@
 /**
- * Runs Prism as a real child process (`node --import tsx server.ts`), for tests that kill or signal it.
+ * Runs Prism as a real child process (`node -r ./bin/register-ts.js server.ts`, as `npm start` runs it), for tests that kill or signal it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -14,7 +14,7 @@ export interface ChildServer {
 }
 
 export async function startChildServer(dataDir: string, env: Record<string, string> = {}): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+  const child = spawn(process.execPath, ['-r', './bin/register-ts.js', 'server.ts'], {
     cwd: ROOT,
     env: { ...process.env, PRISM_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', PRISM_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
