@@ -216,6 +216,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
     skills,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     wallet: createExtractionWallet(biller, config.extraction.microsPerCredit),
+    // Generate requests whose skills call for the agent runtime run on it (built further down, like agentChat).
+    skillRunner: {
+      plannerModel: (model, skills) => agents.skillRunner.plannerModel(model, skills),
+      persist: (principal, id, references, skills) => agents.skillRunner.persist(principal, id, references, skills),
+      reserve: (orgId, model) => agents.skillRunner.reserve(orgId, model),
+      run: (job, hold) => agents.skillRunner.run(job, hold),
+    },
     enqueue: (id) => jobs.enqueue({ kind: 'prediction', id }),
     onFinished: (prediction) => webhooks.deliver(prediction),
     logger,
