@@ -247,6 +247,65 @@ describe('generate with skills on the agent runtime (deterministic planner)', ()
     }
   });
 
+  it('runs an inline base64 skill and a pinned version through the queue (the job resolves them again)', async () => {
+    const zip = skillZip('inline-receipt', TOOLS_YAML, RECEIPT_SCHEMA, 'document.receipt');
+    const inline = [
+      {
+        type: 'inline',
+        name: 'inline-receipt',
+        source: { type: 'base64', media_type: 'application/zip', data: zip.toString('base64') },
+      },
+    ];
+    const accepted = (await (
+      await generate('document', { file_id: pdfId, batch: true, config: { skills: inline } })
+    ).json()) as PredictionWire;
+    const done = (await client.predictions.wait(accepted.id, 60, 0.2)) as unknown as PredictionWire;
+    expect(done).toMatchObject({ status: 'completed', response: { total: 26.22 } });
+    expect(done.usage.message).toContain('agent runtime');
+
+    const version = (await (
+      await call(`${app.url}/v1/skills/lookup`, { key, json: { name: 'receipt-tools' } })
+    ).json()) as { skill_version: string };
+    const pinned = (await (
+      await generate('document', {
+        file_id: pdfId,
+        batch: true,
+        config: { skills: [{ skill_name: 'receipt-tools', skill_version: version.skill_version }] },
+      })
+    ).json()) as PredictionWire;
+    const read = (await client.predictions.wait(pinned.id, 60, 0.2)) as unknown as PredictionWire;
+    expect(read).toMatchObject({ status: 'completed', response: { total: 26.22 } });
+    const wrong = await generate('document', {
+      file_id: pdfId,
+      batch: false,
+      config: { skills: [{ skill_name: 'receipt-tools', skill_version: '20000101-00000000' }] },
+    });
+    expect(wrong.status).toBe(404);
+  });
+
+  it('replays the compiled program of a schema-valid run for prism-orion-2, with no planning', async () => {
+    const body = {
+      file_id: pdfId,
+      model: 'prism-orion-2',
+      batch: false,
+      config: { skills: skill('receipt-graph') },
+    };
+    const first = (await (await generate('document', body)).json()) as PredictionWire;
+    expect(first.status).toBe('completed');
+    expect(first.usage.message).toContain('agent mode');
+    expect(first.usage.message).toContain('Program mode fell back to the agent loop (no verified program');
+    const again = (await (await generate('document', body)).json()) as PredictionWire;
+    expect(again.status).toBe('completed');
+    expect(again.usage.message).toContain('(prism-orion-2, the deterministic planner, program mode)');
+    expect(again.usage.message).toContain('no model was called');
+    expect(again.response).toEqual(first.response);
+    const steps = await stepsOf(again.id);
+    expect(steps.map((s) => [s.kind, s.name])).toEqual([
+      ['tool', 'read_document'],
+      ['tool', 'fill_json_schema'],
+    ]);
+  });
+
   it('fails with a message naming the setting when the skill leaves out the tool the input needs', async () => {
     const res = await generate('image', { images: [imageUrl], batch: false, config: { skills: skill('audio-only') } });
     expect(res.status).toBe(400);
