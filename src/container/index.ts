@@ -218,7 +218,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     wallet: createExtractionWallet(biller, config.extraction.microsPerCredit),
     // Generate requests whose skills call for the agent runtime run on it (built further down, like agentChat).
     skillRunner: {
-      plannerModel: (model, skills) => agents.skillRunner.plannerModel(model, skills),
+      planner: (model, skills) => agents.skillRunner.planner(model, skills),
       persist: (principal, id, references, skills) => agents.skillRunner.persist(principal, id, references, skills),
       reserve: (orgId, model) => agents.skillRunner.reserve(orgId, model),
       run: (job, hold) => agents.skillRunner.run(job, hold),

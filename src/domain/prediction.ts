@@ -70,6 +70,8 @@ export interface PredictionRequest {
    * kept as artifacts of the prediction). Absent: the extraction engine runs the request.
    */
   agent?: { model: string; skills: StoredSkillRef[] } | null;
+  /** Why skills that call for the runtime ran on the extraction engine instead (said in `usage.message`). */
+  runtimeNote?: string | null;
 }
 
 /**

@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { VlmRun } from 'vlmrun';
 import { craftZip } from '../helpers/crafted-zip';
+import { makeVideo } from '../helpers/media-clips';
 import { makeTextPdf, RECEIPT_LINES, renderReceiptImage } from '../helpers/media-fixtures';
 import { call, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
 
@@ -305,6 +306,30 @@ describe('generate with skills on the agent runtime (deterministic planner)', ()
       ['tool', 'fill_json_schema'],
     ]);
   });
+
+  it('keeps the built-in video-summary skill on the engine-built transcription when no model can plan it', async () => {
+    const video = await makeVideo(
+      [
+        { durationS: 2, color: 'white', text: ['QUARTERLY REPORT'] },
+        { durationS: 2, color: 'white', text: ['REVENUE UP 12 PERCENT'] },
+      ],
+      { width: 640, height: 360 },
+    );
+    const videoId = ((await (await uploadFile(app.url, key, video, { filename: 'clip.mp4' })).json()) as { id: string })
+      .id;
+    const res = await generate('video', {
+      file_id: videoId,
+      batch: false,
+      config: { video_fps: 1, skills: skill('video-summary') },
+    });
+    const prediction = (await res.json()) as PredictionWire & { response: { segments: { video: unknown }[] } };
+    expect(prediction).toMatchObject({ status: 'completed', domain: 'video.transcription' });
+    expect(prediction.response.segments.length).toBeGreaterThan(0);
+    expect(JSON.stringify(prediction.response.segments)).toContain('QUARTERLY REPORT');
+    expect(prediction.usage.message).toContain("The skill's toolsets and graph were not run");
+    expect(prediction.usage.message).toContain('PRISM_MODELS_FILE');
+    expect(prediction.usage.message).not.toContain('Ran on the agent runtime');
+  }, 120_000);
 
   it('fails with a message naming the setting when the skill leaves out the tool the input needs', async () => {
     const res = await generate('image', { images: [imageUrl], batch: false, config: { skills: skill('audio-only') } });

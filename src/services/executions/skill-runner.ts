@@ -113,12 +113,11 @@ export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
   }
 
   return {
-    plannerModel(requestModel, skills) {
+    planner(requestModel, skills) {
       const model = AGENT_MODEL_ID.test(requestModel)
         ? requestModel
         : (skills.find((s) => s.config?.model)?.config?.model ?? DEFAULT_AGENT_MODEL);
-      deps.planners.resolve(model);
-      return model;
+      return { model, deterministic: deps.planners.resolve(model).planner.kind === 'deterministic' };
     },
 
     async persist(principal, predictionId, references, skills) {

@@ -31,7 +31,7 @@ import { withSkills } from './skill-domain';
 import type { GenerateCommand } from './generate-command';
 import type { SkillResolver } from '../../domain/skill';
 import { creditBound, type ExtractionHold, type ExtractionWallet } from './extraction-billing';
-import { AGENT_MODEL_ID, callsForRuntime, type SkillRunHold, type SkillRunner } from './skill-runner';
+import { AGENT_MODEL_ID, callsForRuntime, directPathNote, type SkillRunHold, type SkillRunner } from './skill-runner';
 
 export type { GenerateCommand };
 
@@ -270,7 +270,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
           ...(onProgress ? { onProgress } : {}),
         }),
       );
-      const notes: string[] = [];
+      const notes: string[] = running.request.runtimeNote ? [running.request.runtimeNote] : [];
       if (schema && output.response && typeof output.response === 'object') {
         const check = checkAgainstSchema(schema, stripMetadata(output.response));
         if (!check.valid) notes.push(`Output does not fully satisfy the schema (${check.errors.join('; ')}).`);
@@ -340,15 +340,18 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
       const resolved = await withSkills(deps.skills, hub, principal, command);
       command = resolved.command;
       schemaFor(command);
-      const onRuntime = skillRunner !== null && requestDomain === null && callsForRuntime(resolved.skills, model);
-      if (agentModel && !onRuntime) {
+      const wantsRuntime = skillRunner !== null && requestDomain === null && callsForRuntime(resolved.skills, model);
+      if (agentModel && !wantsRuntime) {
         throw new BadRequestError(
           `Model '${command.model}' is an agent model: it runs generate requests with config.skills and no domain.`,
           null,
           'model',
         );
       }
-      const plannerModel = onRuntime && skillRunner ? skillRunner.plannerModel(model, resolved.skills) : null;
+      const planner = wantsRuntime && skillRunner ? skillRunner.planner(model, resolved.skills) : null;
+      const directNote = planner ? directPathNote(planner, model, command.domain) : null;
+      if (directNote) command = { ...command, request: { ...command.request, runtimeNote: directNote } };
+      const plannerModel = planner && !directNote ? planner.model : null;
       const orgId = await deps.orgIdFor(principal);
       const input = await resolveSingleInput(deps.inputs, principal, command);
       const measure = await engine.validateInput(command.kind, input);

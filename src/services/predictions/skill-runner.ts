@@ -8,6 +8,12 @@
  * (`prism-orion-1`/`-2` and their variants). Every other skill-driven request keeps the extraction engine's direct
  * path (skill-domain.ts), which produces the same schema-guided extraction without a planning loop and keeps the
  * domains' own output shapes (transcriptions) that the runtime's tools do not build.
+ *
+ * One exception, so a built-in skill never gets worse: when the run would be planned by the deterministic planner
+ * (no upstream model for the agent model), the request did not name an agent model, and the skills are based on a
+ * transcription domain (`audio.transcription`, `video.transcription`), the direct path runs — the engines build that
+ * transcription, while the deterministic planner could only fill the schema from frame OCR — and `usage.message`
+ * says why the skill's graph was not followed.
  */
 import type { Principal } from '../../domain/account';
 import type { PredictionKind, PredictionUsage } from '../../domain/prediction';
@@ -22,6 +28,27 @@ export function callsForRuntime(skills: readonly ParsedSkill[], requestModel: st
   if (skills.length === 0) return false;
   if (AGENT_MODEL_ID.test(requestModel)) return true;
   return skills.some((s) => (s.config?.toolsets.length ?? 0) > 0 || (s.config?.graphStates.length ?? 0) > 0);
+}
+
+/** Base domains whose response the extraction engine builds itself (not by filling the schema). */
+const ENGINE_SHAPED_DOMAIN = /^(audio|video)\.transcription/;
+
+/**
+ * Whether a request `callsForRuntime` accepted goes to the direct path after all (the exception in the header);
+ * returns the note for `usage.message`, or null to run on the runtime.
+ */
+export function directPathNote(
+  planner: { model: string; deterministic: boolean },
+  requestModel: string,
+  baseDomain: string | null,
+): string | null {
+  if (!planner.deterministic || AGENT_MODEL_ID.test(requestModel)) return null;
+  if (!baseDomain || !ENGINE_SHAPED_DOMAIN.test(baseDomain)) return null;
+  return (
+    `The skill's toolsets and graph were not run: no language model is configured for ${planner.model}, and the ` +
+    `extraction engine builds the ${baseDomain} response itself. Configure an upstream chat model with tool calling ` +
+    `for the agent model in PRISM_MODELS_FILE (or send model: ${planner.model}) to run the skill on the agent runtime.`
+  );
 }
 
 /** Money held for one run between acceptance and its end (settled by the runner, given back on failure). */
@@ -52,11 +79,11 @@ export interface SkillRunResult {
 
 export interface SkillRunner {
   /**
-   * The agent model that plans a request: the request's model when it is an agent model, else the first skill's
-   * `prism.yaml` model, else the default agent model.
+   * The agent model that plans a request — the request's model when it is an agent model, else the first skill's
+   * `prism.yaml` model, else the default agent model — and whether the deterministic planner serves it.
    * @throws AppError 404 `model_not_found` when that model is not served.
    */
-  plannerModel(requestModel: string, skills: readonly ParsedSkill[]): string;
+  planner(requestModel: string, skills: readonly ParsedSkill[]): { model: string; deterministic: boolean };
   /** References a job resolves to the same versions after a restart (inline zips stored as the prediction's). */
   persist(
     principal: Principal,
