@@ -2,7 +2,8 @@
  * Generate with a skill on the agent runtime planned by an upstream model (the scripted OpenAI-compatible server as
  * prism-orion-1 in the models file, the default planner of generate runs): the model is offered the skill's
  * toolsets plus core, sees the skill's instructions and the input's artifact id, its tool calls run against the real
- * tools, the prediction holds its answer and its steps, and the wallet is debited at the agent model's prices.
+ * tools, the prediction holds its answer and its steps, and the wallet is debited at the agent model's prices. A
+ * batch run stopped by a shutdown mid-way stays `running` and runs again (from the start) after the restart.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +18,23 @@ const SCHEMA = {
   properties: { company: { type: 'string', minLength: 1 }, total: { type: 'string' } },
   required: ['company', 'total'],
 };
+
+async function until<T>(probe: () => Promise<T | null>, what: string): Promise<T> {
+  for (let i = 0; i < 400; i += 1) {
+    const value = await probe();
+    if (value !== null) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function skillBundle(): Buffer {
+  return craftZip([
+    { name: 'SKILL.md', data: skillMd('label-reader', 'Reads shop receipts.', 'Find the shop and the total.') },
+    { name: 'schema.json', data: JSON.stringify(SCHEMA) },
+    { name: 'prism.yaml', data: 'apiVersion: prism/v1alpha\ntoolsets: [core, image]\n' },
+  ]);
+}
 
 function modelsFile(dir: string, upstreamUrl: string): string {
   const file = path.join(dir, 'models.yaml');
@@ -53,11 +71,7 @@ describe('generate with a skill planned by an upstream model', () => {
     await app.container.services.accounts.addCredits('gen-llm-org', 5);
     const res = await uploadFile(app.url, key, renderReceiptImage(), { filename: 'receipt.png' });
     receiptId = ((await res.json()) as { id: string }).id;
-    const zip = craftZip([
-      { name: 'SKILL.md', data: skillMd('label-reader', 'Reads shop receipts.', 'Find the shop and the total.') },
-      { name: 'schema.json', data: JSON.stringify(SCHEMA) },
-      { name: 'prism.yaml', data: 'apiVersion: prism/v1alpha\ntoolsets: [core, image]\n' },
-    ]);
+    const zip = skillBundle();
     const zipId = ((await (await uploadFile(app.url, key, zip, { filename: 'skill.zip' })).json()) as { id: string })
       .id;
     expect((await call(`${app.url}/v1/skills/create`, { key, json: { file_id: zipId } })).status).toBe(201);
@@ -164,4 +178,75 @@ describe('generate with a skill planned by an upstream model', () => {
     expect(String(body.usage.message)).not.toContain('agent runtime');
     expect(upstream.requests.length).toBe(seen);
   });
+});
+
+describe('a generate run on the agent runtime stopped by a restart', () => {
+  let upstream: ScriptedUpstream;
+  let dir: string;
+
+  beforeAll(async () => {
+    upstream = await startScriptedUpstream();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-gen-skills-restart-'));
+  });
+  afterAll(async () => {
+    await upstream.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stays running at shutdown and completes after the restart, billed once', async () => {
+    const env = { PRISM_MODELS_FILE: modelsFile(dir, upstream.baseUrl), PRISM_SHUTDOWN_GRACE_S: '1' };
+    const first = await startTestApp(env);
+    const key = await first.createKey('gen-restart-org');
+    const orgId = (await first.container.services.accounts.addCredits('gen-restart-org', 5)).orgId;
+    const fileId = (
+      (await (await uploadFile(first.url, key, renderReceiptImage(), { filename: 'r.png' })).json()) as { id: string }
+    ).id;
+    const zipId = (
+      (await (await uploadFile(first.url, key, skillBundle(), { filename: 's.zip' })).json()) as { id: string }
+    ).id;
+    expect((await call(`${first.url}/v1/skills/create`, { key, json: { file_id: zipId } })).status).toBe(201);
+    const before = await first.container.stores.wallets.balance(orgId);
+    const ocrCall = {
+      kind: 'reply' as const,
+      toolCalls: [{ id: 'call_ocr', name: 'ocr_image', arguments: JSON.stringify({ image: fileId }) }],
+      usage: { prompt_tokens: 1000, completion_tokens: 100 },
+    };
+    upstream.next(ocrCall, { kind: 'hang' });
+    const queued = (await (
+      await call(`${first.url}/v1/document/generate`, {
+        key,
+        json: { file_id: fileId, batch: true, config: { skills: [{ skill_name: 'label-reader' }] } },
+      })
+    ).json()) as { id: string; status: string };
+    expect(queued.status).toBe('pending');
+    // The second planning call hangs: the run is in the middle of its loop.
+    await until(async () => (upstream.requests.length >= 2 ? true : null), 'the second planning call');
+    await first.stop();
+
+    upstream.next(ocrCall, {
+      kind: 'reply',
+      content: '{"company": "GREENLEAF GROCERY LTD", "total": "26.22"}',
+      usage: { prompt_tokens: 2000, completion_tokens: 50 },
+    });
+    const second = await startTestApp(env, first.dataDir);
+    try {
+      const done = await until(async () => {
+        const got = (await (await call(`${second.url}/v1/predictions/${queued.id}`, { key })).json()) as {
+          status: string;
+          response: unknown;
+          usage: { steps: number };
+        };
+        return got.status === 'completed' || got.status === 'failed' ? got : null;
+      }, 'the restarted run');
+      expect(done.status).toBe('completed');
+      expect(done.response).toEqual({ company: 'GREENLEAF GROCERY LTD', total: '26.22' });
+      expect(done.usage.steps).toBe(3);
+      // The stopped run is not billed; the run after the restart is debited directly: 3,000 prompt tokens at $2/M
+      // and 150 completion tokens at $4/M.
+      expect(upstream.requests).toHaveLength(4);
+      expect(before - (await second.container.stores.wallets.balance(orgId))).toBe(6600);
+    } finally {
+      await second.close();
+    }
+  }, 120_000);
 });

@@ -23,7 +23,7 @@ import { selectRunTools } from '../../agents/toolsets';
 import type { ProgramStore } from '../../stores/execution-store';
 import type { ArtifactsService } from '../artifacts.service';
 import type { SkillRunHold, SkillRunJob, SkillRunner } from '../predictions/skill-runner';
-import { AGENT_MODEL_ID } from '../predictions/skill-runner';
+import { AGENT_MODEL_ID, SkillRunInterrupted } from '../predictions/skill-runner';
 import type { ToolContextFactory } from '../tool-context';
 import { DEFAULT_AGENT_MODEL, toolsetsOf, type PlannerDirectory, type ResolvedPlanner } from './executions.service';
 import { resolveSkills } from './execution-skills';
@@ -59,6 +59,9 @@ interface RunnerHold extends SkillRunHold {
 }
 
 export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
+  /** Cancel handles of the runs in progress, by prediction id; a shutdown aborts them all. */
+  const running = new Map<string, AbortController>();
+  let shuttingDown = false;
   const orgPrincipal = (orgId: string): Principal => ({
     kind: 'user',
     orgId,
@@ -172,6 +175,9 @@ export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
       // A job started again after a restart begins anew: a stale checkpoint would mix two runs' transcripts.
       await deps.runtime.discard(job.predictionId).catch(() => undefined);
       let steps: ExecutionStep[] = [];
+      const controller = new AbortController();
+      running.set(job.predictionId, controller);
+      if (shuttingDown) controller.abort();
       try {
         const stored = await deps.artifacts.write(
           principal,
@@ -199,7 +205,7 @@ export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
         let mode: 'agent' | 'program' = 'agent';
 
         if (resolved.programCapable && programSkill) {
-          const replay = await runProgramMode(deps, programSkill, task, context(new AbortController().signal));
+          const replay = await runProgramMode(deps, programSkill, task, context(controller.signal));
           if (replay.ok) {
             response = replay.response;
             steps = replay.steps;
@@ -223,6 +229,7 @@ export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
             context,
             maxSteps: deps.limits.maxSteps,
             deadlineMs: deps.limits.deadlineMs,
+            signal: controller.signal,
             resume: false,
           });
           steps = result.trace.map((entry, index) => ({ ...entry, index }));
@@ -243,6 +250,11 @@ export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
           usage: usageOf(job, resolved, mode, steps, stepsId, notes),
         };
       } catch (error) {
+        // Stopped by a shutdown: nothing is billed or recorded; the job runs again after the restart.
+        if (shuttingDown) {
+          hold?.release();
+          throw new SkillRunInterrupted();
+        }
         const trace = error instanceof RunFailure ? error.trace.map((entry, index) => ({ ...entry, index })) : steps;
         await settle(job, resolved, trace, false, hold).catch((e: unknown) =>
           deps.logger.warn('could not bill a failed prediction run', { error: String(e) }),
@@ -255,8 +267,14 @@ export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
         }
         throw error;
       } finally {
+        running.delete(job.predictionId);
         await deps.runtime.discard(job.predictionId).catch(() => undefined);
       }
+    },
+
+    cancelAll() {
+      shuttingDown = true;
+      for (const controller of running.values()) controller.abort();
     },
   };
 }

@@ -31,7 +31,14 @@ import { withSkills } from './skill-domain';
 import type { GenerateCommand } from './generate-command';
 import type { SkillResolver } from '../../domain/skill';
 import { creditBound, type ExtractionHold, type ExtractionWallet } from './extraction-billing';
-import { AGENT_MODEL_ID, callsForRuntime, directPathNote, type SkillRunHold, type SkillRunner } from './skill-runner';
+import {
+  AGENT_MODEL_ID,
+  callsForRuntime,
+  directPathNote,
+  SkillRunInterrupted,
+  type SkillRunHold,
+  type SkillRunner,
+} from './skill-runner';
 
 export type { GenerateCommand };
 
@@ -216,6 +223,8 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
       });
     } catch (error) {
       hold?.release();
+      // A shutdown stopped the run: the record stays `running` and the next start runs it again.
+      if (error instanceof SkillRunInterrupted) return running;
       failure = error instanceof Error ? error : new Error(String(error));
       const message = error instanceof AppError ? error.message : 'Internal error while running the prediction.';
       if (!(error instanceof AppError)) {

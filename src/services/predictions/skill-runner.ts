@@ -51,6 +51,17 @@ export function directPathNote(
   );
 }
 
+/**
+ * Thrown by `run` when a shutdown stopped it: the record stays `running`, and the next start re-queues it and runs
+ * it again (see PredictionsService.resumeUnfinished). Nothing is billed for the stopped run.
+ */
+export class SkillRunInterrupted extends Error {
+  constructor() {
+    super('The run was stopped by a shutdown; it runs again after the restart.');
+    this.name = 'SkillRunInterrupted';
+  }
+}
+
 /** Money held for one run between acceptance and its end (settled by the runner, given back on failure). */
 export interface SkillRunHold {
   release(): void;
@@ -99,7 +110,10 @@ export interface SkillRunner {
   /**
    * Runs the job (program replay when the planner model allows it and a verified program exists, else the agent
    * loop), settles `hold` (or debits directly when null: a job resumed after a restart) and returns the response
-   * with the prediction usage. @throws AppError with a message for the caller when the run fails.
+   * with the prediction usage. @throws AppError with a message for the caller when the run fails;
+   * {@link SkillRunInterrupted} when a shutdown stopped it.
    */
   run(job: SkillRunJob, hold: SkillRunHold | null): Promise<SkillRunResult>;
+  /** Stops running runs for a shutdown: each `run` rejects with {@link SkillRunInterrupted}. */
+  cancelAll(): void;
 }
