@@ -262,6 +262,11 @@ export interface PlannerTask {
    * oldest first. Language-model planners reply to the user in words; the deterministic planner ignores it.
    */
   chat?: { history: ChatTurn[] };
+  /**
+   * Set by the generate endpoints (a prediction run through the runtime): the hub domain and the skills'
+   * instructions the extraction engine would have used, so a schema filled here is filled the same way.
+   */
+  extraction?: { domain: string | null; instructions: string | null };
 }
 
 /** One earlier message of a chat, as the planner reads it (attachments are named by their input slots). */

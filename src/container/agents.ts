@@ -2,8 +2,8 @@
  * The agent part of the composition root: the tool registry, the per-call ToolContext factory (the SDK's ports
  * bound to the services), the runtime with its SQLite checkpoints (LangGraph's SqliteSaver tables on the app's
  * own database file, written by the lean saver), the planner directory (an agent model id → an upstream chat model with tool calling through the
- * gateway, or the deterministic planner), and the agents and executions services. MCP and the HTTP routes take
- * what this returns.
+ * gateway, or the deterministic planner), the agents and executions services, and the skill runner the generate
+ * endpoints use for skills that call for the runtime. MCP and the HTTP routes take what this returns.
  */
 import { createAgentRuntime, type AgentRuntime } from '../agents/agent-runtime';
 import { createDeterministicPlanner } from '../agents/planners/deterministic.planner';
@@ -33,6 +33,8 @@ import {
 import type { FilesService } from '../services/files.service';
 import type { HubService } from '../services/hub/hub.service';
 import type { InputResolverDeps } from '../services/inputs/resolve-input';
+import { createSkillRunner } from '../services/executions/skill-runner';
+import type { SkillRunner } from '../services/predictions/skill-runner';
 import { createToolContextFactory, type ToolContextFactory } from '../services/tool-context';
 import type { AgentStore, ExecutionStore, ProgramStore } from '../stores/execution-store';
 import type { SqliteDatabase } from '../stores/sqlite/database';
@@ -48,6 +50,8 @@ export interface AgentsModule {
   planners: PlannerDirectory;
   agents: AgentsService;
   executions: ExecutionsService;
+  /** Runs generate requests whose skills call for the runtime (the predictions service's port). */
+  skillRunner: SkillRunner;
 }
 
 export interface AgentsModuleDeps {
@@ -150,5 +154,17 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     limits: deps.limits,
     logger: deps.logger,
   });
-  return { tools, toolContext, runtime, planners, agents, executions };
+  const skillRunner = createSkillRunner({
+    runtime,
+    tools,
+    toolContext,
+    planners,
+    programs: deps.stores.programs,
+    billing,
+    skills: deps.skills,
+    artifacts: deps.artifacts,
+    limits: deps.limits,
+    logger: deps.logger,
+  });
+  return { tools, toolContext, runtime, planners, agents, executions, skillRunner };
 }

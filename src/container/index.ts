@@ -216,6 +216,14 @@ export async function createContainer(config: Config, options: ContainerOptions 
     skills,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     wallet: createExtractionWallet(biller, config.extraction.microsPerCredit),
+    // Generate requests whose skills call for the agent runtime run on it (built further down, like agentChat).
+    skillRunner: {
+      planner: (model, skills) => agents.skillRunner.planner(model, skills),
+      persist: (principal, id, references, skills) => agents.skillRunner.persist(principal, id, references, skills),
+      reserve: (orgId, model) => agents.skillRunner.reserve(orgId, model),
+      run: (job, hold) => agents.skillRunner.run(job, hold),
+      cancelAll: () => agents.skillRunner.cancelAll(),
+    },
     enqueue: (id) => jobs.enqueue({ kind: 'prediction', id }),
     onFinished: (prediction) => webhooks.deliver(prediction),
     logger,
@@ -371,6 +379,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
           { name: 'webhooks', run: () => webhooks.close() },
           { name: 'jobs', run: () => jobs.close(config.server.shutdownGraceMs) },
           { name: 'executions', run: () => agents.executions.cancelAll() },
+          { name: 'prediction runs', run: () => agents.skillRunner.cancelAll() },
           { name: 'guest file sweep', run: () => guestSweep?.stop() },
         ].reverse(),
       ),

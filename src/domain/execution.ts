@@ -5,6 +5,7 @@
  * restart.
  */
 import type { Status } from './prediction';
+import type { StoredSkillRef } from './skill';
 
 export const SERVICE_TIERS = ['standard', 'flex', 'priority'] as const;
 export type ServiceTier = (typeof SERVICE_TIERS)[number];
@@ -22,10 +23,7 @@ export type ExecutionInput =
   | { kind: 'list'; items: ExecutionInput[] };
 
 /** A skill as an execution names it: stored (id or name plus version) or an inline zip kept as an artifact. */
-export type ExecutionSkillRef =
-  | { kind: 'id'; id: string; version: string }
-  | { kind: 'name'; name: string; version: string }
-  | { kind: 'inline'; artifactId: string; name: string | null; description: string | null };
+export type ExecutionSkillRef = StoredSkillRef;
 
 export interface ExecutionRequest {
   /** The model as requested, suffix included (`prism-orion-2:pro`). */

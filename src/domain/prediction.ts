@@ -5,6 +5,7 @@
  * directly). `canTransition` is the single place that says which moves are legal, so a store or a job never writes
  * an impossible history.
  */
+import type { StoredSkillRef } from './skill';
 
 export const PREDICTION_KINDS = ['image', 'document', 'video', 'audio', 'image_schema'] as const;
 export type PredictionKind = (typeof PREDICTION_KINDS)[number];
@@ -63,6 +64,14 @@ export interface PredictionRequest {
   instructions?: string | null;
   /** The skill versions the request was resolved to, so a resumed job and the record say what ran. */
   skills?: Array<{ id: string; name: string; skillVersion: string }>;
+  /**
+   * Set when the request's skills call for the agent runtime (see services/predictions/skill-runner.ts): the agent
+   * model that plans and the skills as references a job can resolve after a restart (pinned versions; inline zips
+   * kept as artifacts of the prediction). Absent: the extraction engine runs the request.
+   */
+  agent?: { model: string; skills: StoredSkillRef[] } | null;
+  /** Why skills that call for the runtime ran on the extraction engine instead (said in `usage.message`). */
+  runtimeNote?: string | null;
 }
 
 /**

@@ -74,6 +74,15 @@ export type SkillReference =
   | { kind: 'name'; name: string; version: SkillVersionSelector }
   | { kind: 'inline'; name: string | null; description: string | null; zip: Buffer };
 
+/**
+ * A skill reference as records store it (executions, predictions run through the agent runtime): by id or name and
+ * version, or an inline zip kept as an artifact, so a job resumed after a restart resolves the same skill.
+ */
+export type StoredSkillRef =
+  | { kind: 'id'; id: string; version: string }
+  | { kind: 'name'; name: string; version: string }
+  | { kind: 'inline'; artifactId: string; name: string | null; description: string | null };
+
 /** Resolves a reference for a caller: their organisation's skills plus public ones; anything else is not found. */
 export interface SkillResolver {
   resolve(principal: Principal, reference: SkillReference): Promise<ParsedSkill>;

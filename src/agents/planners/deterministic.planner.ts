@@ -32,6 +32,9 @@ export const DETERMINISTIC_MESSAGE =
   'the requested schema. ' +
   CONFIGURE_HINT;
 
+/** The longest `instructions` fill_json_schema takes. */
+const MAX_FILL_INSTRUCTIONS = 4000;
+
 const READER: Record<string, { tool: string; arg: string } | undefined> = {
   image: { tool: 'ocr_image', arg: 'image' },
   document: { tool: 'read_document', arg: 'document' },
@@ -75,7 +78,11 @@ function planNext(request: PlanRequest): PlanStep {
       .join('\n');
     const args: Record<string, unknown> = { json_schema: task.responseSchema, layout_ids: layoutIds };
     if (text) args.text = text;
-    if (task.prompt) args.instructions = task.prompt;
+    // A generate request run through the runtime fills the schema as the extraction engine would: same domain
+    // hint, same skill instructions (the tool takes at most MAX_FILL_INSTRUCTIONS characters of them).
+    const instructions = task.prompt ?? task.extraction?.instructions ?? null;
+    if (instructions) args.instructions = instructions.slice(0, MAX_FILL_INSTRUCTIONS);
+    if (task.extraction?.domain) args.domain = task.extraction.domain;
     return { content: null, toolCalls: [{ id: callId(turns, 0), name: 'fill_json_schema', arguments: args }], usage };
   }
   const response = filled ? (filled.output?.data ?? {}) : readingSummary(task.inputs, results);
@@ -110,7 +117,10 @@ function readingCalls(inputs: PlannerInput[], available: Set<string>): PlannerTo
       );
     }
     if (!available.has(reader.tool)) {
-      throw new PlannerRefusal(`Input '${input.slot}' needs the ${reader.tool} tool, which config.tools left out.`);
+      throw new PlannerRefusal(
+        `Input '${input.slot}' needs the ${reader.tool} tool, which the run's tools leave out (config.tools, ` +
+          `toolsets, or the toolsets of the skill's prism.yaml).`,
+      );
     }
     calls.push({ id: callId(0, calls.length), name: reader.tool, arguments: { [reader.arg]: input.source } });
   }

@@ -520,7 +520,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
 }
 
 /** The request's toolsets, else those the run's skills declare in prism.yaml, else none (every tool). */
-function toolsetsOf(requested: string[] | null, skills: ParsedSkill[]): string[] | null {
+export function toolsetsOf(requested: string[] | null, skills: ParsedSkill[]): string[] | null {
   if (requested && requested.length > 0) return requested;
   const declared = [...new Set(skills.flatMap((s) => s.config?.toolsets ?? []))];
   return declared.length > 0 ? declared : null;

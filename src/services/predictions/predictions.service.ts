@@ -2,6 +2,8 @@
  * Predictions: the generate endpoints' one service. It resolves and checks the input, stores it with a record,
  * runs the extraction now (synchronous requests) or through the job queue (`batch`), moves the record through
  * its statuses, validates the output against the schema, and hands finished records to the webhook sender.
+ * Requests whose skills call for the agent runtime (skill-runner.ts says when) run through the SkillRunner port
+ * instead of the extraction engine, with the same record, statuses, job queue and webhooks.
  */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -29,6 +31,14 @@ import { withSkills } from './skill-domain';
 import type { GenerateCommand } from './generate-command';
 import type { SkillResolver } from '../../domain/skill';
 import { creditBound, type ExtractionHold, type ExtractionWallet } from './extraction-billing';
+import {
+  AGENT_MODEL_ID,
+  callsForRuntime,
+  directPathNote,
+  SkillRunInterrupted,
+  type SkillRunHold,
+  type SkillRunner,
+} from './skill-runner';
 
 export type { GenerateCommand };
 
@@ -47,6 +57,8 @@ export interface PredictionsServiceDeps {
   orgIdFor: (principal: Principal) => Promise<string>;
   /** Charges extraction by the credit (PRISM_EXTRACTION_USD_PER_PAGE); absent: extraction is free. */
   wallet?: ExtractionWallet | null;
+  /** Runs requests whose skills call for the agent runtime; without it they take the extraction engine's path. */
+  skillRunner?: SkillRunner | null;
   enqueue: (id: string) => void;
   onFinished: (prediction: Prediction) => void;
   logger: Logger;
@@ -72,6 +84,9 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
   const wallet = deps.wallet ?? null;
   /** Holds of batch requests waiting in the job queue, by prediction id (a restart forgets them). */
   const queuedHolds = new Map<string, ExtractionHold>();
+  /** The same for batch requests run on the agent runtime (their budget is held as an execution's). */
+  const queuedRunHolds = new Map<string, SkillRunHold>();
+  const skillRunner = deps.skillRunner ?? null;
 
   /** The hold a run settles: its own, or (work resumed after a restart) a direct debit; null when free. */
   function holdFor(prediction: Prediction): ExtractionHold | null {
@@ -162,6 +177,72 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
     };
   }
 
+  /** Runs a record on the agent runtime (its request names the planner and the skills); same contract as `execute`. */
+  async function executeOnRuntime(
+    prediction: Prediction,
+    runner: SkillRunner,
+    agent: NonNullable<Prediction['request']['agent']>,
+    hold: SkillRunHold | null,
+  ): Promise<Prediction> {
+    const running = await store
+      .transition(prediction.id, ['pending', 'enqueued'], 'running', { attempts: prediction.attempts + 1 })
+      .catch((error: unknown) => {
+        hold?.release();
+        throw error;
+      });
+    if (!running) {
+      hold?.release();
+      return (await store.getById(prediction.id)) ?? prediction;
+    }
+    let finished: Prediction | null;
+    let failure: Error | null = null;
+    try {
+      const input = await loadInput(running);
+      const { schema } = schemaFor(running);
+      const result = await runForTenant(running.orgId, () =>
+        runner.run(
+          {
+            predictionId: running.id,
+            orgId: running.orgId,
+            kind: running.kind,
+            input,
+            schema,
+            domain: running.domain,
+            instructions: running.request.instructions ?? null,
+            skills: agent.skills,
+            model: agent.model,
+          },
+          hold,
+        ),
+      );
+      hold = null;
+      finished = await store.transition(running.id, ['running'], 'completed', {
+        response: result.response,
+        usage: result.usage,
+        completedAt: new Date(),
+      });
+    } catch (error) {
+      hold?.release();
+      // A shutdown stopped the run: the record stays `running` and the next start runs it again.
+      if (error instanceof SkillRunInterrupted) return running;
+      failure = error instanceof Error ? error : new Error(String(error));
+      const message = error instanceof AppError ? error.message : 'Internal error while running the prediction.';
+      if (!(error instanceof AppError)) {
+        logger.error('prediction failed on the agent runtime', { prediction: running.id, error: String(error) });
+      }
+      finished = await store.transition(running.id, ['running'], 'failed', {
+        response: null,
+        usage: { ...EMPTY_USAGE, credits_used: 0, message },
+        errorMessage: message,
+        completedAt: new Date(),
+      });
+    }
+    const final = finished ?? running;
+    if (isTerminal(final.status)) deps.onFinished(final);
+    if (failure) throw failure;
+    return final;
+  }
+
   /** Runs a record that is pending or enqueued; returns the final record. Throws the engine's AppError. */
   async function execute(
     prediction: Prediction,
@@ -198,7 +279,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
           ...(onProgress ? { onProgress } : {}),
         }),
       );
-      const notes: string[] = [];
+      const notes: string[] = running.request.runtimeNote ? [running.request.runtimeNote] : [];
       if (schema && output.response && typeof output.response === 'object') {
         const check = checkAgainstSchema(schema, stripMetadata(output.response));
         if (!check.valid) notes.push(`Output does not fully satisfy the schema (${check.errors.join('; ')}).`);
@@ -233,10 +314,28 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
     return final;
   }
 
+  /** Runs a record on the runtime when its request says so, else on the extraction engine. */
+  async function run(
+    prediction: Prediction,
+    hold: ExtractionHold | null,
+    runHold: SkillRunHold | null,
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<Prediction> {
+    const agent = prediction.request.agent;
+    if (!agent) return execute(prediction, hold, onProgress);
+    if (!skillRunner) {
+      runHold?.release();
+      throw new Error(`prediction ${prediction.id} needs the agent runtime, which is not wired`);
+    }
+    return executeOnRuntime(prediction, skillRunner, agent, runHold);
+  }
+
   return {
     async create(principal, command, options = {}) {
       const model = STRUCTURED_MODEL_ALIASES[command.model] ?? command.model;
-      if (!engine.models.includes(model)) {
+      // An agent model is a generate model only for skill requests, which then run on the agent runtime.
+      const agentModel = skillRunner !== null && AGENT_MODEL_ID.test(model) && (command.skills?.length ?? 0) > 0;
+      if (!engine.models.includes(model) && !agentModel) {
         throw new BadRequestError(
           `Unknown model '${command.model}'; available: ${engine.models.join(', ')}.`,
           null,
@@ -244,19 +343,42 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
         );
       }
       await checkCallback(command.callbackUrl);
-      command = await withSkills(deps.skills, hub, principal, command);
+      const references = command.skills ?? [];
+      // With a domain in the request the domain wins (skill-domain.ts): the skills are only recorded.
+      const requestDomain = command.domain;
+      const resolved = await withSkills(deps.skills, hub, principal, command);
+      command = resolved.command;
       schemaFor(command);
+      const wantsRuntime = skillRunner !== null && requestDomain === null && callsForRuntime(resolved.skills, model);
+      if (agentModel && !wantsRuntime) {
+        throw new BadRequestError(
+          `Model '${command.model}' is an agent model: it runs generate requests with config.skills and no domain.`,
+          null,
+          'model',
+        );
+      }
+      const planner = wantsRuntime && skillRunner ? skillRunner.planner(model, resolved.skills) : null;
+      const directNote = planner ? directPathNote(planner, model, command.domain) : null;
+      if (directNote) command = { ...command, request: { ...command.request, runtimeNote: directNote } };
+      const plannerModel = planner && !directNote ? planner.model : null;
       const orgId = await deps.orgIdFor(principal);
       const input = await resolveSingleInput(deps.inputs, principal, command);
       const measure = await engine.validateInput(command.kind, input);
-      // Priced extraction holds its largest cost before anything is stored or read: 402 leaves no record behind.
-      const hold = wallet
-        ? await wallet.reserve(orgId, creditBound(measure.maxCredits, command.request.pageIndices))
-        : null;
+      const id = randomUUID();
+      // The hold of its largest cost is taken before anything is stored or read: 402 leaves no record behind. A
+      // run on the agent runtime holds an execution's budget; priced extraction holds its credits.
+      let runHold: SkillRunHold | null = null;
+      let hold: ExtractionHold | null = null;
+      if (plannerModel && skillRunner) runHold = await skillRunner.reserve(orgId, plannerModel);
+      else if (wallet) hold = await wallet.reserve(orgId, creditBound(measure.maxCredits, command.request.pageIndices));
       let prediction: Prediction;
       try {
+        if (plannerModel && skillRunner) {
+          const skills = await skillRunner.persist(principal, id, references, resolved.skills);
+          command = { ...command, request: { ...command.request, agent: { model: plannerModel, skills } } };
+        }
         prediction = await storeWithInput(input, (stored) => ({
-          id: randomUUID(),
+          id,
           orgId,
           kind: command.kind,
           model,
@@ -278,14 +400,16 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
         }
       } catch (error) {
         hold?.release();
+        runHold?.release();
         throw error;
       }
       if (command.request.batch) {
         if (hold) queuedHolds.set(prediction.id, hold);
+        if (runHold) queuedRunHolds.set(prediction.id, runHold);
         deps.enqueue(prediction.id);
         return prediction;
       }
-      return execute(prediction, hold, options.onProgress);
+      return run(prediction, hold, runHold, options.onProgress);
     },
 
     async get(principal, id) {
@@ -300,12 +424,16 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
 
     async runJob(id) {
       const prediction = await store.getById(id);
+      const runHold = queuedRunHolds.get(id) ?? null;
+      queuedRunHolds.delete(id);
       if (!prediction || isTerminal(prediction.status)) {
         queuedHolds.get(id)?.release();
         queuedHolds.delete(id);
+        runHold?.release();
         return;
       }
-      await execute(prediction, holdFor(prediction)).catch((error: unknown) => {
+      const hold = prediction.request.agent ? null : holdFor(prediction);
+      await run(prediction, hold, runHold).catch((error: unknown) => {
         if (!(error instanceof AppError)) throw error;
       });
     },

@@ -1,0 +1,303 @@
+/**
+ * The SkillRunner port of the generate endpoints (services/predictions/skill-runner.ts), built on the executions
+ * code: a prediction whose skills call for the runtime runs exactly as an execution of those skills would — same
+ * planner directory, toolsets from `prism.yaml`, graph states as the loop's sub-goals, program replay for the
+ * second-generation agent model, program compilation after a schema-valid run, wallet holds and settlement at the
+ * agent model's prices — but its result is the prediction record. The run's input is stored as an artifact of the
+ * prediction (tools read media by id) and its steps as `steps.json` beside it, so
+ * `GET /v1/artifacts?execution_id=<prediction id>` shows what ran; the prediction usage (five fields, per spec)
+ * counts the steps and names them in `message`.
+ */
+import type { Principal } from '../../domain/account';
+import { AppError, BadRequestError } from '../../domain/errors';
+import { TIER_MULTIPLIER, type ExecutionStep } from '../../domain/execution';
+import type { ArtifactKind } from '../../domain/artifact';
+import type { PredictionUsage } from '../../domain/prediction';
+import type { ParsedSkill, SkillResolver, StoredSkillRef } from '../../domain/skill';
+import type { Logger } from '../../lib/logger';
+import { RunFailure, type AgentRuntime } from '../../agents/agent-runtime';
+import { DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.planner';
+import type { PlannerTask, ToolContext } from '../../agents/sdk';
+import type { ToolRegistry } from '../../agents/tool-registry';
+import { selectRunTools } from '../../agents/toolsets';
+import type { ProgramStore } from '../../stores/execution-store';
+import type { ArtifactsService } from '../artifacts.service';
+import type { SkillRunHold, SkillRunJob, SkillRunner } from '../predictions/skill-runner';
+import { AGENT_MODEL_ID, SkillRunInterrupted } from '../predictions/skill-runner';
+import type { ToolContextFactory } from '../tool-context';
+import { DEFAULT_AGENT_MODEL, toolsetsOf, type PlannerDirectory, type ResolvedPlanner } from './executions.service';
+import { resolveSkills } from './execution-skills';
+import { elementsOf, type ExecutionBilling, type ExecutionCost, type ExecutionHold } from './execution-usage';
+import { recordProgram, runProgramMode } from './program-mode';
+
+export interface SkillRunnerDeps {
+  runtime: AgentRuntime;
+  tools: ToolRegistry;
+  toolContext: ToolContextFactory;
+  planners: PlannerDirectory;
+  programs: ProgramStore;
+  billing: ExecutionBilling;
+  skills: SkillResolver | null;
+  artifacts: Pick<ArtifactsService, 'write' | 'read'>;
+  limits: { maxSteps: number; deadlineMs: number };
+  logger: Logger;
+}
+
+/** Generate requests are billed at the standard tier (the generate body has no service tier). */
+const MULTIPLIER = TIER_MULTIPLIER.standard;
+
+const ARTIFACT_KIND: Record<SkillRunJob['input']['family'], ArtifactKind> = {
+  image: 'image',
+  document: 'document',
+  video: 'video',
+  audio: 'audio',
+};
+
+/** A hold as the predictions service keeps it; the runner settles the execution hold inside. */
+interface RunnerHold extends SkillRunHold {
+  hold: ExecutionHold;
+}
+
+export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
+  /** Cancel handles of the runs in progress, by prediction id; a shutdown aborts them all. */
+  const running = new Map<string, AbortController>();
+  let shuttingDown = false;
+  const orgPrincipal = (orgId: string): Principal => ({
+    kind: 'user',
+    orgId,
+    userId: 'agent-runtime',
+    keyId: null,
+    tier: 'free',
+    isSuperuser: false,
+  });
+
+  /** Debits the run (its hold, or directly after a restart); a failed run pays only for model tokens it used. */
+  async function settle(
+    job: SkillRunJob,
+    resolved: ResolvedPlanner,
+    steps: ExecutionStep[],
+    completed: boolean,
+    hold: ExecutionHold | null,
+  ): Promise<ExecutionCost | null> {
+    const inputTokens = steps.reduce((n, s) => n + s.inputTokens, 0);
+    const outputTokens = steps.reduce((n, s) => n + s.outputTokens, 0);
+    try {
+      if (!completed && inputTokens + outputTokens === 0) return null;
+      const charge = {
+        pricing: resolved.pricing,
+        inputTokens,
+        outputTokens,
+        multiplier: MULTIPLIER,
+        reason: `generate ${job.model} ${job.predictionId}`,
+      };
+      return hold ? await hold.settle(charge) : await deps.billing.charge(job.orgId, charge);
+    } finally {
+      hold?.release();
+    }
+  }
+
+  async function writeSteps(principal: Principal, job: SkillRunJob, steps: ExecutionStep[]): Promise<string | null> {
+    try {
+      const artifact = await deps.artifacts.write(
+        principal,
+        { executionId: job.predictionId },
+        {
+          kind: 'json',
+          filename: 'steps.json',
+          mimeType: 'application/json',
+          bytes: Buffer.from(JSON.stringify(steps, null, 2)),
+        },
+      );
+      return artifact.objectId;
+    } catch (error) {
+      deps.logger.warn('could not store the steps of a prediction run', { error: String(error) });
+      return null;
+    }
+  }
+
+  return {
+    planner(requestModel, skills) {
+      const model = AGENT_MODEL_ID.test(requestModel)
+        ? requestModel
+        : (skills.find((s) => s.config?.model)?.config?.model ?? DEFAULT_AGENT_MODEL);
+      return { model, deterministic: deps.planners.resolve(model).planner.kind === 'deterministic' };
+    },
+
+    async persist(principal, predictionId, references, skills) {
+      const refs: StoredSkillRef[] = [];
+      for (const [i, reference] of references.entries()) {
+        const skill = skills[i];
+        if (!skill) continue;
+        if (reference.kind !== 'inline') {
+          // Pinned to the version resolved now, so a job run later (or after a restart) runs the same bundle.
+          refs.push({ kind: 'id', id: skill.record.id, version: skill.record.skillVersion });
+          continue;
+        }
+        const stored = await deps.artifacts.write(
+          principal,
+          { executionId: predictionId },
+          { kind: 'document', filename: `${skill.record.name}.zip`, mimeType: 'application/zip', bytes: reference.zip },
+        );
+        refs.push({
+          kind: 'inline',
+          artifactId: stored.objectId,
+          name: reference.name,
+          description: reference.description,
+        });
+      }
+      return refs;
+    },
+
+    async reserve(orgId, model) {
+      const resolved = deps.planners.resolve(model);
+      await deps.billing.authorize(orgId);
+      const hold = await deps.billing.reserve(orgId, {
+        pricing: resolved.pricing,
+        multiplier: MULTIPLIER,
+        maxSteps: deps.limits.maxSteps,
+      });
+      const runnerHold: RunnerHold = { hold, release: () => hold.release() };
+      return runnerHold;
+    },
+
+    async run(job, given) {
+      const hold = given ? (given as RunnerHold).hold : null;
+      const principal = orgPrincipal(job.orgId);
+      let resolved: ResolvedPlanner;
+      let skills: ParsedSkill[];
+      try {
+        resolved = deps.planners.resolve(job.model);
+        skills = await resolveSkills(deps.skills, deps.artifacts, principal, job.skills);
+      } catch (error) {
+        hold?.release();
+        throw error;
+      }
+      // A job started again after a restart begins anew: a stale checkpoint would mix two runs' transcripts.
+      await deps.runtime.discard(job.predictionId).catch(() => undefined);
+      let steps: ExecutionStep[] = [];
+      const controller = new AbortController();
+      running.set(job.predictionId, controller);
+      if (shuttingDown) controller.abort();
+      try {
+        const stored = await deps.artifacts.write(
+          principal,
+          { executionId: job.predictionId },
+          {
+            kind: ARTIFACT_KIND[job.input.family],
+            filename: job.input.filename ?? `input-${job.input.family}`,
+            mimeType: job.input.mimeType,
+            bytes: job.input.bytes,
+          },
+        );
+        const task: PlannerTask = {
+          prompt: null,
+          inputs: [{ slot: job.input.family, kind: 'media', family: job.input.family, source: stored.objectId }],
+          responseSchema: job.schema,
+          goals: skills.find((s) => (s.config?.graphStates.length ?? 0) > 0)?.config?.graphStates ?? [],
+          extraction: { domain: job.domain, instructions: job.instructions },
+        };
+        const tools = selectRunTools(deps.tools, null, toolsetsOf(null, skills), { toolsets: 'config.skills' });
+        const context = (signal: ToolContext['signal']): ToolContext =>
+          deps.toolContext.create(principal, { executionId: job.predictionId, signal, skills });
+        const notes: string[] = [];
+        const programSkill = skills[0];
+        let response: Record<string, unknown> | null = null;
+        let mode: 'agent' | 'program' = 'agent';
+
+        if (resolved.programCapable && programSkill) {
+          const replay = await runProgramMode(deps, programSkill, task, context(controller.signal));
+          if (replay.ok) {
+            response = replay.response;
+            steps = replay.steps;
+            mode = 'program';
+            notes.push('Replayed the compiled program of the skill; no model was called.');
+          } else {
+            notes.push(`Program mode fell back to the agent loop (${replay.reason}).`);
+          }
+        }
+        if (response === null) {
+          const result = await deps.runtime.run({
+            executionId: job.predictionId,
+            task,
+            skills: skills.map((s) => ({
+              name: s.record.name,
+              description: s.record.description,
+              instructions: s.instructions,
+            })),
+            tools,
+            planner: resolved.planner,
+            context,
+            maxSteps: deps.limits.maxSteps,
+            deadlineMs: deps.limits.deadlineMs,
+            signal: controller.signal,
+            resume: false,
+          });
+          steps = result.trace.map((entry, index) => ({ ...entry, index }));
+          response = result.response;
+          if (result.schemaErrors.length > 0) {
+            notes.push(`The response does not fully match the schema: ${result.schemaErrors.join('; ')}.`);
+          } else if (resolved.programCapable && programSkill) {
+            await recordProgram(deps, programSkill, task, steps, response, job.predictionId, principal).catch(
+              (error: unknown) => deps.logger.warn('could not compile a program', { error: String(error) }),
+            );
+          }
+        }
+        if (resolved.planner.kind === 'deterministic' && mode === 'agent') notes.push(DETERMINISTIC_MESSAGE);
+        await settle(job, resolved, steps, true, hold);
+        const stepsId = await writeSteps(principal, job, steps);
+        return {
+          response,
+          usage: usageOf(job, resolved, mode, steps, stepsId, notes),
+        };
+      } catch (error) {
+        // Stopped by a shutdown: nothing is billed or recorded; the job runs again after the restart.
+        if (shuttingDown) {
+          hold?.release();
+          throw new SkillRunInterrupted();
+        }
+        const trace = error instanceof RunFailure ? error.trace.map((entry, index) => ({ ...entry, index })) : steps;
+        await settle(job, resolved, trace, false, hold).catch((e: unknown) =>
+          deps.logger.warn('could not bill a failed prediction run', { error: String(e) }),
+        );
+        if (trace.length > 0) await writeSteps(principal, job, trace);
+        if (error instanceof AppError) throw error;
+        if (error instanceof RunFailure) {
+          const hint = resolved.planner.kind === 'deterministic' ? ` ${DETERMINISTIC_MESSAGE}` : '';
+          throw new BadRequestError(`The skill run failed: ${error.message}${hint}`, null, 'config.skills');
+        }
+        throw error;
+      } finally {
+        running.delete(job.predictionId);
+        await deps.runtime.discard(job.predictionId).catch(() => undefined);
+      }
+    },
+
+    cancelAll() {
+      shuttingDown = true;
+      for (const controller of running.values()) controller.abort();
+    },
+  };
+}
+
+/** The prediction usage of a run: elements read by its tools, its steps counted and named in `message`. */
+function usageOf(
+  job: SkillRunJob,
+  resolved: ResolvedPlanner,
+  mode: 'agent' | 'program',
+  steps: ExecutionStep[],
+  stepsArtifact: string | null,
+  notes: string[],
+): PredictionUsage {
+  const elements = elementsOf(steps);
+  const named = steps.map((s) => `${s.goal ? `${s.goal}: ` : ''}${s.kind === 'tool' ? s.name : 'plan'}`).join(', ');
+  const planner = resolved.planner.kind === 'deterministic' ? 'the deterministic planner' : resolved.planner.servedBy;
+  const summary =
+    `Ran on the agent runtime (${job.model}, ${planner}, ${mode} mode) in ${steps.length} steps: ${named}.` +
+    (stepsArtifact ? ` Steps: artifact ${stepsArtifact}.` : '');
+  return {
+    ...elements,
+    credits_used: elements.elements_processed,
+    steps: steps.length,
+    message: [summary, ...notes].join(' '),
+  };
+}
