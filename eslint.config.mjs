@@ -3,7 +3,15 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const banned = (patterns, message) => ({ group: patterns, message });
+// One config block per layer: in `files`, importing anything matching `patterns` is an error that says `why`.
+const layerBan = (files, patterns, why) => ({
+  files,
+  rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: patterns, message: why }] }] },
+});
+// Transports and the SQLite driver: services, the gateway and engines never import them.
+const transports = ['express', 'ws', 'better-sqlite3', '@modelcontextprotocol/*'];
+// The composition root (src/container): the gateway and engines never reach it.
+const container = ['**/container', '**/container/**'];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'data/**', 'coverage/**'] },
@@ -43,126 +51,45 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off' },
   },
   { files: ['server.ts', 'src/cli/**', 'test/**', 'bench/**', 'bin/**', 'scripts/**'], rules: { 'no-console': 'off' } },
-  {
-    files: ['src/http/**', 'src/mcp/**', 'src/ws/**'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            banned(
-              ['**/stores/sqlite/**', 'better-sqlite3', '**/engines/*/**', '**/blobs/fs*'],
-              'Adapters call services, never SQL, files or engines.',
-            ),
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['src/services/**'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            banned(
-              [
-                'express',
-                'ws',
-                'better-sqlite3',
-                '@modelcontextprotocol/*',
-                '**/stores/sqlite/**',
-                '**/engines/*/**',
-                '**/http/**',
-                '**/blobs/fs*',
-              ],
-              'Services depend on interfaces only (DESIGN.md §3).',
-            ),
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['src/gateway/**'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            banned(
-              [
-                'express',
-                'ws',
-                'better-sqlite3',
-                '@modelcontextprotocol/*',
-                '**/stores/sqlite/**',
-                '**/http/**',
-                '**/mcp/**',
-                '**/ws/**',
-                '**/container',
-                '**/container/**',
-                '**/blobs/fs*',
-              ],
-              'The gateway is not an adapter: it depends on interfaces, never on SQL, transports or the container.',
-            ),
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['src/engines/**'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            banned(
-              [
-                'express',
-                'ws',
-                'better-sqlite3',
-                '@modelcontextprotocol/*',
-                '**/services/**',
-                '**/gateway/**',
-                '**/http/**',
-                '**/mcp/**',
-                '**/ws/**',
-                '**/agents/**',
-                '**/stores/**',
-                '**/container',
-                '**/container/**',
-                '**/blobs/**',
-              ],
-              'Engines are leaves: they import domain/, lib/ and each other only.',
-            ),
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['src/domain/**', 'src/lib/**'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        { patterns: [banned(['../*'], 'domain/ and lib/ are leaves: they import nothing else from src.')] },
-      ],
-    },
-  },
-  {
-    files: ['tools/**', 'agent-graphs/**'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            banned(['../src/*', '!../src/agents', '!../src/agents/sdk'], 'Plugins import src/agents/sdk only.'),
-          ],
-        },
-      ],
-    },
-  },
+  layerBan(
+    ['src/http/**', 'src/mcp/**', 'src/ws/**'],
+    ['**/stores/sqlite/**', 'better-sqlite3', '**/engines/*/**', '**/blobs/fs*'],
+    'Adapters call services, never SQL, files or engines.',
+  ),
+  layerBan(
+    ['src/services/**'],
+    [...transports, '**/stores/sqlite/**', '**/engines/*/**', '**/http/**', '**/blobs/fs*'],
+    'Services depend on interfaces only (DESIGN.md §3).',
+  ),
+  layerBan(
+    ['src/gateway/**'],
+    [...transports, '**/stores/sqlite/**', '**/http/**', '**/mcp/**', '**/ws/**', ...container, '**/blobs/fs*'],
+    'The gateway is not an adapter: it depends on interfaces, never on SQL, transports or the container.',
+  ),
+  layerBan(
+    ['src/engines/**'],
+    [
+      ...transports,
+      '**/services/**',
+      '**/gateway/**',
+      '**/http/**',
+      '**/mcp/**',
+      '**/ws/**',
+      '**/agents/**',
+      '**/stores/**',
+      ...container,
+      '**/blobs/**',
+    ],
+    'Engines are leaves: they import domain/, lib/ and each other only.',
+  ),
+  layerBan(
+    ['src/domain/**', 'src/lib/**'],
+    ['../*'],
+    'domain/ and lib/ are leaves: they import nothing else from src.',
+  ),
+  layerBan(
+    ['tools/**', 'agent-graphs/**'],
+    ['../src/*', '!../src/agents', '!../src/agents/sdk'],
+    'Plugins import src/agents/sdk only.',
+  ),
 );

@@ -19,6 +19,7 @@ import type { EvaluationStore } from '../stores/evaluation-store';
 import { createSqliteEvaluationStore } from '../stores/sqlite/evaluations.store';
 import type { SqliteDatabase } from '../stores/sqlite/database';
 import type { PredictionStore } from '../stores/types';
+import { upstreamTextModel } from './upstream-text-model';
 
 export interface EvaluationsModule {
   store: EvaluationStore;
@@ -77,16 +78,5 @@ function evaluationModel(
   if (named && (!model || !chat.includes(model))) {
     throw new Error(`${EVALUATION_MODEL_SETTING}='${named}' is not an upstream chat model of the models file`);
   }
-  const target = model ? catalogue.upstreamTarget(model) : null;
-  if (!model || !target) return null;
-  return {
-    id: model.id,
-    async complete(messages) {
-      const reply = await upstream.chat(target, { model: target.model, messages, temperature: 0 });
-      const choices = reply.choices as Array<{ message?: { content?: unknown } }> | undefined;
-      const content = choices?.[0]?.message?.content;
-      if (typeof content !== 'string') throw new Error(`model ${model.id} answered without text`);
-      return content;
-    },
-  };
+  return upstreamTextModel(catalogue, upstream, model);
 }

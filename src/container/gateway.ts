@@ -24,6 +24,7 @@ import type { InputResolverDeps } from '../services/inputs/resolve-input';
 import type { DraftingModel } from '../services/skills/skill-authoring';
 import type { WalletStore } from '../stores/types';
 import { EMPTY_PAGE, type ExtractionPart } from './extraction';
+import { upstreamTextModel } from './upstream-text-model';
 
 export interface GatewayPart {
   limiter: RateLimiter;
@@ -115,16 +116,5 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
 /** The first serving upstream chat model of the models file drafts prompt-created skills; none: the template. */
 export function draftingModel(catalogue: ModelCatalogue, upstream: UpstreamClient): DraftingModel | null {
   const model = catalogue.list('chat').find((m) => m.engine.kind === 'upstream' && m.serving);
-  const target = model ? catalogue.upstreamTarget(model) : null;
-  if (!model || !target) return null;
-  return {
-    id: model.id,
-    async complete(messages) {
-      const reply = await upstream.chat(target, { model: target.model, messages, temperature: 0 });
-      const choices = reply.choices as Array<{ message?: { content?: unknown } }> | undefined;
-      const content = choices?.[0]?.message?.content;
-      if (typeof content !== 'string') throw new Error('the model answered without text');
-      return content;
-    },
-  };
+  return upstreamTextModel(catalogue, upstream, model);
 }

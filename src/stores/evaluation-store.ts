@@ -29,18 +29,21 @@ export interface SourceQuery {
   maxItems: number;
 }
 
-export interface EvaluationOutcome {
+/** What finishing a run writes: the record's figures and results as EvaluationRun types them, its end state and time. */
+export type EvaluationOutcome = Pick<
+  EvaluationRun,
+  | 'accuracy'
+  | 'apiCompletionRate'
+  | 'totalItems'
+  | 'totalWithFeedback'
+  | 'dataFrom'
+  | 'dataTo'
+  | 'results'
+  | 'errorMessage'
+> & {
   status: Extract<EvaluationStatus, 'completed' | 'failed'>;
-  accuracy: number | null;
-  apiCompletionRate: number | null;
-  totalItems: number;
-  totalWithFeedback: number;
-  dataFrom: Date | null;
-  dataTo: Date | null;
-  results: Record<string, unknown>;
-  errorMessage: string | null;
   completedAt: Date;
-}
+};
 
 export interface EvaluationStore {
   insert(run: EvaluationRun): Promise<EvaluationRun>;

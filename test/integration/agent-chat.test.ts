@@ -5,35 +5,12 @@
  * history read under the spec's access rules (each rule by its own test), a skill is created from a chat, and
  * `prism-orion-2` without an upstream answers through the deterministic planner, saying what it cannot do.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { ChatOpenAI } from '@langchain/openai';
 import OpenAI from 'openai';
 import { renderReceiptImage } from '../helpers/media-fixtures';
-import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
-import { call, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
-
-function modelsFile(dir: string, upstreamUrl: string): string {
-  const file = path.join(dir, 'models.yaml');
-  fs.writeFileSync(
-    file,
-    [
-      'upstreams:',
-      '  - name: lab',
-      `    base_url: ${upstreamUrl}`,
-      '    provider: vLLM',
-      'models:',
-      '  - id: prism-orion-1',
-      '    engine: { kind: upstream, upstream: lab, model: planner-llm }',
-      '    capabilities: { supported_input_types: [text] }',
-      '    supported_parameters: [tools, tool_choice, temperature, stream, stream_options, max_tokens]',
-      '    pricing: { prompt: 2.0, completion: 4.0 }',
-      '',
-    ].join('\n'),
-  );
-  return file;
-}
+import type { ScriptedUpstream } from '../helpers/scripted-upstream';
+import { call, uploadFile, type TestApp } from '../helpers/test-app';
+import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 interface ThreadWire {
   session_id: string;
@@ -51,9 +28,9 @@ interface HistoryWire extends ThreadWire {
 type Extra = Record<string, unknown>;
 
 describe('agent chat on the OpenAI-compatible routes', () => {
+  let lab: UpstreamApp;
   let upstream: ScriptedUpstream;
   let app: TestApp;
-  let dir: string;
   let key: string;
   let sameOrgKey: string;
   let otherKey: string;
@@ -62,9 +39,18 @@ describe('agent chat on the OpenAI-compatible routes', () => {
   let receiptId: string;
 
   beforeAll(async () => {
-    upstream = await startScriptedUpstream();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-agent-chat-'));
-    app = await startTestApp({ PRISM_MODELS_FILE: modelsFile(dir, upstream.baseUrl) });
+    lab = await startUpstreamApp(
+      [
+        {
+          id: 'prism-orion-1',
+          upstreamModel: 'planner-llm',
+          parameters: ['tools', 'tool_choice', 'temperature', 'stream', 'stream_options', 'max_tokens'],
+          pricing: { prompt: 2.0, completion: 4.0 },
+        },
+      ],
+      { provider: 'vLLM' },
+    );
+    ({ app, upstream } = lab);
     key = await app.createKey('chat-org');
     sameOrgKey = await app.createKey('chat-org');
     otherKey = await app.createKey('chat-other');
@@ -76,11 +62,7 @@ describe('agent chat on the OpenAI-compatible routes', () => {
     receiptId = ((await res.json()) as { id: string }).id;
     client = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1/openai`, maxRetries: 0 });
   });
-  afterAll(async () => {
-    await app.close();
-    await upstream.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => lab.close());
 
   const get = (url: string, as?: string, headers: Record<string, string> = {}) =>
     call(`${app.url}${url}`, { ...(as === undefined ? {} : { key: as }), headers });

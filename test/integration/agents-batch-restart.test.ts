@@ -12,6 +12,7 @@ import path from 'node:path';
 import { renderReceiptImage } from '../helpers/media-fixtures';
 import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
 import { call, startTestApp, uploadFile } from '../helpers/test-app';
+import { writeLabModelsFile } from '../helpers/upstream-app';
 
 interface ExecutionWire {
   id: string;
@@ -27,26 +28,6 @@ async function until<T>(probe: () => Promise<T | null>, what: string): Promise<T
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`timed out waiting for ${what}`);
-}
-
-function modelsFile(dir: string, upstreamUrl: string): string {
-  const file = path.join(dir, 'models.yaml');
-  fs.writeFileSync(
-    file,
-    [
-      'upstreams:',
-      '  - name: lab',
-      `    base_url: ${upstreamUrl}`,
-      'models:',
-      '  - id: prism-orion-1',
-      '    engine: { kind: upstream, upstream: lab, model: planner-llm }',
-      '    capabilities: { supported_input_types: [text] }',
-      '    pricing: { prompt: 1.0, completion: 1.0 }',
-      '    total_timeout_s: 60',
-      '',
-    ].join('\n'),
-  );
-  return file;
 }
 
 describe('batch executions', () => {
@@ -121,7 +102,15 @@ describe('a restart in the middle of a run', () => {
   });
 
   it('resumes the run from its last checkpoint', async () => {
-    const env = { PRISM_MODELS_FILE: modelsFile(dir, upstream.baseUrl), PRISM_SHUTDOWN_GRACE_S: '1' };
+    const modelsFile = writeLabModelsFile(dir, upstream.baseUrl, [
+      {
+        id: 'prism-orion-1',
+        upstreamModel: 'planner-llm',
+        pricing: { prompt: 1.0, completion: 1.0 },
+        more: { total_timeout_s: 60 },
+      },
+    ]);
+    const env = { PRISM_MODELS_FILE: modelsFile, PRISM_SHUTDOWN_GRACE_S: '1' };
     const first = await startTestApp(env);
     const key = await first.createKey('restart-org');
     await first.container.services.accounts.addCredits('restart-org', 1);

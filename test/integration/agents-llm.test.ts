@@ -4,13 +4,11 @@
  * carry the tools and the tool results, tiers price its tokens, program mode replays a compiled skill run with no
  * model call and falls back to agent mode when the replay fails, and other organisations see nothing.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { craftZip, skillMd } from '../helpers/crafted-zip';
 import { renderReceiptImage, renderTextImage } from '../helpers/media-fixtures';
-import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
-import { call, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
+import type { ScriptedUpstream } from '../helpers/scripted-upstream';
+import { call, uploadFile, type TestApp } from '../helpers/test-app';
+import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 interface ExecutionWire {
   id: string;
@@ -26,39 +24,27 @@ const SCHEMA = {
   required: ['company', 'total'],
 };
 
-function modelsFile(dir: string, upstreamUrl: string): string {
-  const file = path.join(dir, 'models.yaml');
-  fs.writeFileSync(
-    file,
-    [
-      'upstreams:',
-      '  - name: lab',
-      `    base_url: ${upstreamUrl}`,
-      '    provider: vLLM',
-      'models:',
-      '  - id: prism-orion-2',
-      '    engine: { kind: upstream, upstream: lab, model: planner-llm }',
-      '    capabilities: { supported_input_types: [text] }',
-      '    supported_parameters: [tools, tool_choice, temperature]',
-      '    pricing: { prompt: 2.0, completion: 4.0 }',
-      '',
-    ].join('\n'),
-  );
-  return file;
-}
-
 describe('agent executions planned by an upstream model', () => {
+  let lab: UpstreamApp;
   let upstream: ScriptedUpstream;
   let app: TestApp;
-  let dir: string;
   let key: string;
   let otherKey: string;
   let receiptId: string;
 
   beforeAll(async () => {
-    upstream = await startScriptedUpstream();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-agents-llm-'));
-    app = await startTestApp({ PRISM_MODELS_FILE: modelsFile(dir, upstream.baseUrl) });
+    lab = await startUpstreamApp(
+      [
+        {
+          id: 'prism-orion-2',
+          upstreamModel: 'planner-llm',
+          parameters: ['tools', 'tool_choice', 'temperature'],
+          pricing: { prompt: 2.0, completion: 4.0 },
+        },
+      ],
+      { provider: 'vLLM' },
+    );
+    ({ app, upstream } = lab);
     key = await app.createKey('llm-org');
     otherKey = await app.createKey('llm-other');
     await app.container.services.accounts.addCredits('llm-org', 5);
@@ -66,11 +52,7 @@ describe('agent executions planned by an upstream model', () => {
     const res = await uploadFile(app.url, key, renderReceiptImage(), { filename: 'receipt.png' });
     receiptId = ((await res.json()) as { id: string }).id;
   });
-  afterAll(async () => {
-    await app.close();
-    await upstream.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => lab.close());
 
   const execute = async (body: unknown, as = key): Promise<ExecutionWire> =>
     (await (await call(`${app.url}/v1/agent/execute`, { key: as, json: body })).json()) as ExecutionWire;

@@ -5,41 +5,27 @@
  * `orchestration_mode: true` asks for program mode as `config.mode: "program"` does (and a named agent's own mode
  * applies when the request names none).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { craftZip, skillMd } from '../helpers/crafted-zip';
-import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
-import { call, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
+import type { ScriptedUpstream } from '../helpers/scripted-upstream';
+import { call, uploadFile, type TestApp } from '../helpers/test-app';
+import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 const SCHEMA = { type: 'object', properties: { company: { type: 'string' } }, required: ['company'] };
 const NOTE = 'Delivery note\nCompany: GREENLEAF GROCERY LTD\nTotal: 42.50';
 
 describe('toolsets and execution mode on executions', () => {
+  let lab: UpstreamApp;
   let upstream: ScriptedUpstream;
   let app: TestApp;
-  let dir: string;
   let key: string;
 
   beforeAll(async () => {
-    upstream = await startScriptedUpstream();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-agents-toolsets-'));
-    const models = path.join(dir, 'models.yaml');
-    fs.writeFileSync(
-      models,
-      `upstreams:\n  - name: lab\n    base_url: ${upstream.baseUrl}\nmodels:\n  - id: prism-orion-2\n` +
-        `    engine: { kind: upstream, upstream: lab, model: planner }\n` +
-        `    capabilities: { supported_input_types: [text] }\n    supported_parameters: [tools]\n`,
-    );
-    app = await startTestApp({ PRISM_MODELS_FILE: models });
+    lab = await startUpstreamApp([{ id: 'prism-orion-2', upstreamModel: 'planner', parameters: ['tools'] }]);
+    ({ app, upstream } = lab);
     key = await app.createKey('toolsets-org');
     await app.container.services.accounts.addCredits('toolsets-org', 5);
   });
-  afterAll(async () => {
-    await app.close();
-    await upstream.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => lab.close());
 
   const execute = (body: unknown) => call(`${app.url}/v1/agent/execute`, { key, json: body });
   const fillThenAnswer = () =>

@@ -3,13 +3,11 @@
  * validation, typed answers on generated frames, backpressure under a flood, bad frames that do not end the
  * session, auth, HTTP/stream agreement, billing, and questions routed to a scripted upstream vision model.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { connectStream, type StreamClient } from '../helpers/decision-client';
 import { blockFrame, solidFrame, textFrame } from '../helpers/decision-frames';
-import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
+import type { ScriptedUpstream } from '../helpers/scripted-upstream';
 import { call, startTestApp, type TestApp } from '../helpers/test-app';
+import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 const MEASURED = [
   { id: 'has_text', question: 'Is there text?', type: 'boolean' },
@@ -270,38 +268,27 @@ async function orgIdOf(app: TestApp, key: string): Promise<string> {
 }
 
 describe('decision stream with an upstream vision model', () => {
+  let lab: UpstreamApp;
   let upstream: ScriptedUpstream;
   let app: TestApp;
-  let dir: string;
 
   beforeAll(async () => {
-    upstream = await startScriptedUpstream();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-decide-'));
-    const file = path.join(dir, 'models.yaml');
-    fs.writeFileSync(
-      file,
-      [
-        'upstreams:',
-        '  - name: lab',
-        `    base_url: ${upstream.baseUrl}`,
-        '    provider: vLLM',
-        'models:',
-        '  - id: lab-vl',
-        '    engine: { kind: upstream, upstream: lab, model: qwen-vl }',
-        '    capabilities: { supported_input_types: [text, image], json_schema: true }',
-        '    supported_parameters: [temperature, response_format, steps]',
-        '    pricing: { prompt: 2.0, completion: 4.0 }',
-        '',
-      ].join('\n'),
-    );
     // Three decisions an hour per caller: the routing test spends two, the budget test the third.
-    app = await startTestApp({ PRISM_MODELS_FILE: file, PRISM_DECISION_IDLE_S: '1', PRISM_DECISION_PER_HOUR: '3' });
+    lab = await startUpstreamApp(
+      [
+        {
+          id: 'lab-vl',
+          upstreamModel: 'qwen-vl',
+          capabilities: { supported_input_types: ['text', 'image'], json_schema: true },
+          parameters: ['temperature', 'response_format', 'steps'],
+          pricing: { prompt: 2.0, completion: 4.0 },
+        },
+      ],
+      { provider: 'vLLM', env: { PRISM_DECISION_IDLE_S: '1', PRISM_DECISION_PER_HOUR: '3' } },
+    );
+    ({ app, upstream } = lab);
   });
-  afterAll(async () => {
-    await app.close();
-    await upstream.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => lab.close());
 
   it('routes a question no measure answers to the upstream model and bills its tokens', async () => {
     upstream.next({

@@ -3,12 +3,10 @@
  * file): llm_judge scores each item with the model's verdict, notes-only feedback is turned into corrections by the
  * model, and optimize lets the model rewrite the instructions above the cited cases.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { makeTextPdf } from '../helpers/media-fixtures';
-import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
-import { call, startTestApp, type TestApp } from '../helpers/test-app';
+import type { ScriptedUpstream } from '../helpers/scripted-upstream';
+import { call, type TestApp } from '../helpers/test-app';
+import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 import { createSkill, makePrediction, waitFor, type Run } from '../helpers/evaluation-steps';
 
 const SCHEMA = {
@@ -17,32 +15,18 @@ const SCHEMA = {
 };
 
 describe('evaluations with an upstream model', () => {
+  let lab: UpstreamApp;
   let upstream: ScriptedUpstream;
   let app: TestApp;
-  let dir: string;
   let key: string;
   const ids: string[] = [];
 
   beforeAll(async () => {
-    upstream = await startScriptedUpstream();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-eval-llm-'));
-    const modelsFile = path.join(dir, 'models.yaml');
-    fs.writeFileSync(
-      modelsFile,
-      [
-        'upstreams:',
-        '  - name: lab',
-        `    base_url: ${upstream.baseUrl}`,
-        '    provider: vLLM',
-        'models:',
-        '  - id: lab-judge',
-        '    engine: { kind: upstream, upstream: lab, model: qwen-7b }',
-        '    capabilities: { supported_input_types: [text] }',
-        '    supported_parameters: [max_tokens, temperature]',
-        '',
-      ].join('\n'),
+    lab = await startUpstreamApp(
+      [{ id: 'lab-judge', upstreamModel: 'qwen-7b', parameters: ['max_tokens', 'temperature'] }],
+      { env: { PRISM_EVAL_MODEL: 'lab-judge' }, provider: 'vLLM' },
     );
-    app = await startTestApp({ PRISM_MODELS_FILE: modelsFile, PRISM_EVAL_MODEL: 'lab-judge' });
+    ({ app, upstream } = lab);
     key = await app.createKey('judged', 'pro');
     // The skill author asks the same model for SKILL.md; an answer without JSON keeps the template.
     upstream.next({ kind: 'reply', content: 'no draft' });
@@ -64,11 +48,7 @@ describe('evaluations with an upstream model', () => {
       json: { request_id: ids[1], notes: 'The status is only the word UNPAID.' },
     });
   }, 600_000);
-  afterAll(async () => {
-    await app.close();
-    await upstream.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => lab.close());
 
   it('judges items with the model and infers corrections from notes with it', async () => {
     upstream.requests.length = 0;

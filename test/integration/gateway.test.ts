@@ -3,66 +3,46 @@
  * an upstream (a scripted OpenAI-compatible server on loopback) and on the embedded engines, streaming, deadlines,
  * capability checks, billing, rate limits and client disconnects.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import OpenAI from 'openai';
 import { renderReceiptImage } from '../helpers/media-fixtures';
-import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
+import type { ScriptedUpstream } from '../helpers/scripted-upstream';
 import { call, startTestApp, type TestApp } from '../helpers/test-app';
-
-function modelsFile(dir: string, upstreamUrl: string): string {
-  const file = path.join(dir, 'models.yaml');
-  fs.writeFileSync(
-    file,
-    [
-      'upstreams:',
-      '  - name: lab',
-      `    base_url: ${upstreamUrl}`,
-      '    api_key_env: LAB_KEY',
-      '    provider: vLLM',
-      'models:',
-      '  - id: lab-chat',
-      '    aliases: [lab]',
-      '    engine: { kind: upstream, upstream: lab, model: qwen-7b }',
-      '    capabilities: { supported_input_types: [text] }',
-      '    supported_parameters: [max_tokens, temperature, stream, stream_options, response_format]',
-      '    pricing: { prompt: 2.0, completion: 4.0 }',
-      '    ttft_timeout_s: 0.3',
-      '    total_timeout_s: 3',
-      '  - id: lab-vl',
-      '    engine: { kind: upstream, upstream: lab, model: qwen-vl }',
-      '    capabilities: { supported_input_types: [text, image], json_schema: true, max_images: 4 }',
-      '    supported_parameters: [max_tokens, temperature, stream, stream_options, response_format]',
-      '  - id: cold-chat',
-      '    engine: { kind: upstream, upstream: lab, model: cold }',
-      '    serving: false',
-      '',
-    ].join('\n'),
-  );
-  return file;
-}
+import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 describe('gateway', () => {
+  let lab: UpstreamApp;
   let upstream: ScriptedUpstream;
   let app: TestApp;
-  let dir: string;
   let key: string;
   let client: OpenAI;
 
   beforeAll(async () => {
-    upstream = await startScriptedUpstream();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-gw-'));
-    app = await startTestApp({ PRISM_MODELS_FILE: modelsFile(dir, upstream.baseUrl), LAB_KEY: 'sk-lab-secret' });
+    const chatParameters = ['max_tokens', 'temperature', 'stream', 'stream_options', 'response_format'];
+    lab = await startUpstreamApp(
+      [
+        {
+          id: 'lab-chat',
+          upstreamModel: 'qwen-7b',
+          parameters: chatParameters,
+          pricing: { prompt: 2.0, completion: 4.0 },
+          more: { aliases: ['lab'], ttft_timeout_s: 0.3, total_timeout_s: 3 },
+        },
+        {
+          id: 'lab-vl',
+          upstreamModel: 'qwen-vl',
+          capabilities: { supported_input_types: ['text', 'image'], json_schema: true, max_images: 4 },
+          parameters: chatParameters,
+        },
+        { id: 'cold-chat', upstreamModel: 'cold', capabilities: null, more: { serving: false } },
+      ],
+      { apiKeyEnv: 'LAB_KEY', provider: 'vLLM', env: { LAB_KEY: 'sk-lab-secret' } },
+    );
+    ({ app, upstream } = lab);
     key = await app.createKey('builders', 'pro');
     await app.container.services.accounts.addCredits('builders', 5);
     client = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1/compat`, maxRetries: 0 });
   });
-  afterAll(async () => {
-    await app.close();
-    await upstream.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => lab.close());
 
   it('lists models with capabilities and pricing, and 404s unknown ones', async () => {
     const ids = [];

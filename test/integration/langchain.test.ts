@@ -3,40 +3,17 @@
  * application would: invoke, stream, structured output, tool calling through a scripted upstream, embeddings on
  * the embedded model, and an error whose message is Prism's own.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { tool } from '@langchain/core/tools';
 import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai';
 import { z } from 'zod';
-import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
-import { startTestApp, type TestApp } from '../helpers/test-app';
-
-function modelsFile(dir: string, upstreamUrl: string): string {
-  const file = path.join(dir, 'models.yaml');
-  fs.writeFileSync(
-    file,
-    [
-      'upstreams:',
-      '  - name: lab',
-      `    base_url: ${upstreamUrl}`,
-      '    provider: vLLM',
-      'models:',
-      '  - id: lab-chat',
-      '    engine: { kind: upstream, upstream: lab, model: qwen-7b }',
-      '    capabilities: { supported_input_types: [text], json_schema: true }',
-      '    supported_parameters: [max_tokens, temperature, stream, stream_options, response_format, tools, tool_choice]',
-      '    pricing: { prompt: 1.0, completion: 2.0 }',
-      '',
-    ].join('\n'),
-  );
-  return file;
-}
+import type { ScriptedUpstream } from '../helpers/scripted-upstream';
+import type { TestApp } from '../helpers/test-app';
+import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 describe('LangChain @langchain/openai against Prism', () => {
+  let lab: UpstreamApp;
   let upstream: ScriptedUpstream;
   let app: TestApp;
-  let dir: string;
   let key: string;
   let baseURL: string;
 
@@ -44,18 +21,32 @@ describe('LangChain @langchain/openai against Prism', () => {
     new ChatOpenAI({ model, apiKey: key, configuration: { baseURL }, maxRetries: 0 });
 
   beforeAll(async () => {
-    upstream = await startScriptedUpstream();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-langchain-'));
-    app = await startTestApp({ PRISM_MODELS_FILE: modelsFile(dir, upstream.baseUrl) });
+    lab = await startUpstreamApp(
+      [
+        {
+          id: 'lab-chat',
+          upstreamModel: 'qwen-7b',
+          capabilities: { supported_input_types: ['text'], json_schema: true },
+          parameters: [
+            'max_tokens',
+            'temperature',
+            'stream',
+            'stream_options',
+            'response_format',
+            'tools',
+            'tool_choice',
+          ],
+          pricing: { prompt: 1.0, completion: 2.0 },
+        },
+      ],
+      { provider: 'vLLM' },
+    );
+    ({ app, upstream } = lab);
     key = await app.createKey('chains', 'pro');
     await app.container.services.accounts.addCredits('chains', 5);
     baseURL = `${app.url}/v1/compat`;
   });
-  afterAll(async () => {
-    await app.close();
-    await upstream.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => lab.close());
 
   it('invoke: the reply, its token usage and the model the upstream was asked for', async () => {
     upstream.next({ kind: 'reply', content: 'Bonjour', usage: { prompt_tokens: 12, completion_tokens: 3 } });

@@ -3,59 +3,37 @@
  * largest possible cost before the upstream is called; fifty concurrent calls at a wallet that covers ten get
  * exactly ten answers, and a failed call gives its reservation back.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
-import { call, startTestApp, type TestApp } from '../helpers/test-app';
-
-/** $0.10 per completion token, prompts free: a call with `max_tokens: 10` can cost at most $1. */
-function modelsFile(dir: string, upstreamUrl: string): string {
-  const file = path.join(dir, 'models.yaml');
-  fs.writeFileSync(
-    file,
-    [
-      'upstreams:',
-      '  - name: lab',
-      `    base_url: ${upstreamUrl}`,
-      '    api_key_env: LAB_KEY',
-      'models:',
-      '  - id: pricey',
-      '    engine: { kind: upstream, upstream: lab, model: pricey-upstream }',
-      '    capabilities: { supported_input_types: [text] }',
-      '    supported_parameters: [max_tokens, stream]',
-      '    pricing: { prompt: 0, completion: 100000 }',
-      '',
-    ].join('\n'),
-  );
-  return file;
-}
+import type { ScriptedUpstream } from '../helpers/scripted-upstream';
+import { call, type TestApp } from '../helpers/test-app';
+import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 describe('wallet and guest-cap reservations', () => {
+  let lab: UpstreamApp;
   let upstream: ScriptedUpstream;
   let app: TestApp;
-  let dir: string;
 
   beforeAll(async () => {
-    upstream = await startScriptedUpstream();
+    // $0.10 per completion token, prompts free: a call with `max_tokens: 10` can cost at most $1.
+    lab = await startUpstreamApp(
+      [
+        {
+          id: 'pricey',
+          upstreamModel: 'pricey-upstream',
+          parameters: ['max_tokens', 'stream'],
+          pricing: { prompt: 0, completion: 100000 },
+        },
+      ],
+      { apiKeyEnv: 'LAB_KEY', env: { LAB_KEY: 'sk-lab', PRISM_RATE_LIMIT_PER_MINUTE: '1000' } },
+    );
+    ({ app, upstream } = lab);
     upstream.forModel('pricey-upstream', {
       kind: 'reply',
       content: 'ten tokens',
       usage: { prompt_tokens: 5, completion_tokens: 10 },
       delayMs: 150,
     });
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-overdraft-'));
-    app = await startTestApp({
-      PRISM_MODELS_FILE: modelsFile(dir, upstream.baseUrl),
-      LAB_KEY: 'sk-lab',
-      PRISM_RATE_LIMIT_PER_MINUTE: '1000',
-    });
   });
-  afterAll(async () => {
-    await app.close();
-    await upstream.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => lab.close());
 
   const chat = (init: { key?: string; maxTokens: number; headers?: Record<string, string> }) =>
     call(`${app.url}/v1/compat/chat/completions`, {

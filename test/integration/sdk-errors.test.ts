@@ -3,36 +3,10 @@
  * 422, 429, 504) the SDK's error carries Prism's status, code, type, param and message, because the gateway body
  * has the top-level `error` object the SDK reads (beside the spec's `detail`, which the VLM Run clients read).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import OpenAI, { APIError } from 'openai';
-import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
-import { call, startTestApp, type TestApp } from '../helpers/test-app';
-
-function modelsFile(dir: string, upstreamUrl: string): string {
-  const file = path.join(dir, 'models.yaml');
-  fs.writeFileSync(
-    file,
-    [
-      'upstreams:',
-      '  - name: lab',
-      `    base_url: ${upstreamUrl}`,
-      '    provider: vLLM',
-      'models:',
-      '  - id: lab-chat',
-      '    engine: { kind: upstream, upstream: lab, model: qwen-7b }',
-      '    capabilities: { supported_input_types: [text] }',
-      // method_params is listed so that the gateway, not the capability check, has to refuse it (never dropped).
-      '    supported_parameters: [max_tokens, temperature, stream, method_params]',
-      '    pricing: { prompt: 2.0, completion: 4.0 }',
-      '    ttft_timeout_s: 0.3',
-      '    total_timeout_s: 0.5',
-      '',
-    ].join('\n'),
-  );
-  return file;
-}
+import type { ScriptedUpstream } from '../helpers/scripted-upstream';
+import { call, type TestApp } from '../helpers/test-app';
+import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 /** The rejection of `promise` as the SDK's APIError (fails the test if the call succeeded). */
 async function sdkError(promise: Promise<unknown>): Promise<APIError> {
@@ -46,9 +20,9 @@ async function sdkError(promise: Promise<unknown>): Promise<APIError> {
 }
 
 describe('gateway errors through the openai SDK', () => {
+  let lab: UpstreamApp;
   let upstream: ScriptedUpstream;
   let app: TestApp;
-  let dir: string;
   let client: OpenAI;
   const hi = [{ role: 'user' as const, content: 'hi' }];
 
@@ -56,21 +30,25 @@ describe('gateway errors through the openai SDK', () => {
     new OpenAI({ apiKey, baseURL: `${app.url}${prefix}`, maxRetries: 0 });
 
   beforeAll(async () => {
-    upstream = await startScriptedUpstream();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-sdk-errors-'));
-    app = await startTestApp({
-      PRISM_MODELS_FILE: modelsFile(dir, upstream.baseUrl),
-      PRISM_RATE_LIMIT_PER_MINUTE: '8',
-    });
+    lab = await startUpstreamApp(
+      [
+        {
+          id: 'lab-chat',
+          upstreamModel: 'qwen-7b',
+          // method_params is listed so that the gateway, not the capability check, has to refuse it (never dropped).
+          parameters: ['max_tokens', 'temperature', 'stream', 'method_params'],
+          pricing: { prompt: 2.0, completion: 4.0 },
+          more: { ttft_timeout_s: 0.3, total_timeout_s: 0.5 },
+        },
+      ],
+      { provider: 'vLLM', env: { PRISM_RATE_LIMIT_PER_MINUTE: '8' } },
+    );
+    ({ app, upstream } = lab);
     const key = await app.createKey('paying', 'pro');
     await app.container.services.accounts.addCredits('paying', 5);
     client = clientFor(key);
   });
-  afterAll(async () => {
-    await app.close();
-    await upstream.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => lab.close());
 
   it('400 capability_violation names the parameter the model does not take', async () => {
     const err = await sdkError(client.chat.completions.create({ model: 'lab-chat', messages: hi, top_p: 0.5 }));

@@ -3,12 +3,10 @@
  * loopback): the model drafts SKILL.md and schema.json, a caller's json_schema wins over the model's, and an
  * unusable answer falls back to the deterministic template, saying so in the description.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { DEFAULT_BUNDLE_LIMITS, readSkillBundle } from '../../src/services/skills/skill-bundle';
-import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
-import { call, startTestApp, type TestApp } from '../helpers/test-app';
+import type { ScriptedUpstream } from '../helpers/scripted-upstream';
+import { call, type TestApp } from '../helpers/test-app';
+import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 interface SkillInfo {
   id: string;
@@ -17,38 +15,20 @@ interface SkillInfo {
 }
 
 describe('skills written by an upstream model', () => {
+  let lab: UpstreamApp;
   let upstream: ScriptedUpstream;
   let app: TestApp;
-  let dir: string;
   let key: string;
 
   beforeAll(async () => {
-    upstream = await startScriptedUpstream();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-skill-author-'));
-    const modelsFile = path.join(dir, 'models.yaml');
-    fs.writeFileSync(
-      modelsFile,
-      [
-        'upstreams:',
-        '  - name: lab',
-        `    base_url: ${upstream.baseUrl}`,
-        '    provider: vLLM',
-        'models:',
-        '  - id: lab-writer',
-        '    engine: { kind: upstream, upstream: lab, model: qwen-7b }',
-        '    capabilities: { supported_input_types: [text] }',
-        '    supported_parameters: [max_tokens, temperature]',
-        '',
-      ].join('\n'),
+    lab = await startUpstreamApp(
+      [{ id: 'lab-writer', upstreamModel: 'qwen-7b', parameters: ['max_tokens', 'temperature'] }],
+      { provider: 'vLLM' },
     );
-    app = await startTestApp({ PRISM_MODELS_FILE: modelsFile });
+    ({ app, upstream } = lab);
     key = await app.createKey('authors', 'pro');
   });
-  afterAll(async () => {
-    await app.close();
-    await upstream.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => lab.close());
 
   const create = async (json: unknown): Promise<SkillInfo> => {
     const response = await call(`${app.url}/v1/skills/create`, { method: 'POST', key, json });

@@ -7,6 +7,7 @@ import type { AgentsService } from '../../services/agents.service';
 import type { ExecutionsService } from '../../services/executions/executions.service';
 import { userOf } from '../request-context';
 import {
+  agentSettingsOf,
   createAgentBodySchema,
   executeBodySchema,
   executionIdParamsSchema,
@@ -14,7 +15,6 @@ import {
   lookupAgentBodySchema,
   modelOf,
   modeOf,
-  tierOf,
   toAgentWire,
   toExecuteCommand,
   toExecutionWire,
@@ -52,12 +52,7 @@ export function agentsRoutes(agents: AgentsService, executions: ExecutionsServic
       name: body.name,
       version: body.version ?? null,
       description: body.description ?? null,
-      prompt: config?.prompt ?? null,
-      jsonSchema: config?.json_schema ?? config?.response_schema ?? null,
-      skills: config?.skills ?? [],
-      tools: config?.tools ?? null,
-      toolsets: body.toolsets ?? null,
-      serviceTier: tierOf(config?.service_tier),
+      ...agentSettingsOf(body),
       mode: modeOf(config),
       model: modelOf(body.model ?? config?.model),
       inputs: body.inputs ?? null,

@@ -4,23 +4,14 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import type { HubDomain, HubService } from '../../services/hub/hub.service';
+import type { HubService } from '../../services/hub/hub.service';
+import { toDomainInfo } from '../schemas/hub.schemas';
 import { parseInput } from '../validation';
 
 const schemaBodySchema = z.object({
   domain: z.string().min(1),
   gql_stmt: z.string().nullish(),
   config: z.object({ gql_stmt: z.string().nullish() }).loose().nullish(),
-});
-
-const domainInfo = (d: HubDomain) => ({
-  domain: d.domain,
-  name: d.name,
-  description: d.description,
-  supported_inputs: d.supportedInputs,
-  tags: d.tags,
-  sample_data: d.sampleData,
-  schema_hash: d.schemaHash,
 });
 
 /** Mounted at `/v1/hub`. */
@@ -30,7 +21,7 @@ export function hubRoutes(hub: HubService): Router {
     res.json({ version: hub.version });
   });
   router.get('/domains', (_req, res) => {
-    res.json(hub.list().map(domainInfo));
+    res.json(hub.list().map(toDomainInfo));
   });
   router.post('/schema', (req, res) => {
     const body = parseInput(schemaBodySchema, req.body, 'body');
@@ -43,7 +34,7 @@ export function hubRoutes(hub: HubService): Router {
 export function legacyHubRoutes(hub: HubService, models: readonly string[]): Router {
   const router = Router();
   router.get('/domains', (_req, res) => {
-    res.json(hub.list().map(domainInfo));
+    res.json(hub.list().map(toDomainInfo));
   });
   router.post('/schema', (req, res) => {
     const body = parseInput(schemaBodySchema, req.body, 'body');

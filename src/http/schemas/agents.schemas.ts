@@ -99,6 +99,22 @@ export function requestedModeOf(config: ConfigWire | null | undefined): Executio
   return null;
 }
 
+/** The agent settings an execute body and a create body both carry (prompt, schema, skills, tools, toolsets, tier). */
+export function agentSettingsOf(body: {
+  config?: ConfigWire | null | undefined;
+  toolsets?: string[] | null | undefined;
+}) {
+  const config = body.config ?? undefined;
+  return {
+    prompt: config?.prompt ?? null,
+    jsonSchema: config?.json_schema ?? config?.response_schema ?? null,
+    skills: config?.skills ?? [],
+    tools: config?.tools ?? null,
+    toolsets: body.toolsets ?? null,
+    serviceTier: tierOf(config?.service_tier),
+  };
+}
+
 /** Real clients' model ids (`vlmrun-orion-1:auto`) name ours (`prism-orion-1:auto`). */
 export function modelOf(model: string | null | undefined): string | null {
   if (!model) return null;
@@ -120,12 +136,7 @@ export function toExecuteCommand(body: z.output<typeof executeBodySchema>): Exec
     inputs,
     batch: body.batch ?? false,
     callbackUrl: body.callback_url ?? null,
-    prompt: config?.prompt ?? null,
-    jsonSchema: config?.json_schema ?? config?.response_schema ?? null,
-    skills: config?.skills ?? [],
-    tools: config?.tools ?? null,
-    toolsets: body.toolsets ?? null,
-    serviceTier: tierOf(config?.service_tier),
+    ...agentSettingsOf(body),
     mode: requestedModeOf(config),
     metadata: body.metadata ?? {},
     clientId: body.id ?? null,

@@ -3,31 +3,11 @@
  * MCP wants an object for structured content, so the domain list comes as `{ domains: [...] }`.
  */
 import { z } from 'zod';
-import type { HubDomain, HubService } from '../../services/hub/hub.service';
+import { domainInfoSchema, toDomainInfo } from '../../http/schemas/hub.schemas';
+import type { HubService } from '../../services/hub/hub.service';
 import { defineMcpTool, type McpTool } from '../mcp-tool';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-
-const domainInfo = z.object({
-  domain: z.string(),
-  name: z.string(),
-  description: z.string(),
-  supported_inputs: z.array(z.string()),
-  tags: z.array(z.string()),
-  sample_data: z.array(z.string()),
-  schema_hash: z.string(),
-});
-
-/** The entry of `GET /v1/hub/domains`. */
-export const toDomainInfo = (d: HubDomain): z.output<typeof domainInfo> => ({
-  domain: d.domain,
-  name: d.name,
-  description: d.description,
-  supported_inputs: d.supportedInputs,
-  tags: d.tags,
-  sample_data: d.sampleData,
-  schema_hash: d.schemaHash,
-});
 
 export function hubTools(hub: HubService): McpTool[] {
   return [
@@ -41,7 +21,7 @@ export function hubTools(hub: HubService): McpTool[] {
         contains: z.string().min(1).optional().describe('Keep domains whose id contains this text'),
         input: z.enum(['image', 'document', 'video', 'audio']).optional().describe('Keep domains taking this input'),
       }),
-      output: z.object({ version: z.string(), domains: z.array(domainInfo) }),
+      output: z.object({ version: z.string(), domains: z.array(domainInfoSchema) }),
       annotations: READ_ONLY,
       needsAccount: false,
       async run(args) {
