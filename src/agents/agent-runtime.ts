@@ -86,7 +86,11 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         () => controller.abort(new RunFailure(`The run missed its deadline of ${spec.deadlineMs / 1000} s.`, [])),
         spec.deadlineMs,
       );
-      const onOuterAbort = (): void => controller.abort(new RunFailure('The run was cancelled.', []));
+      // The caller may stop the run with a reason of its own (a RunFailure, e.g. its spending limit).
+      const onOuterAbort = (): void => {
+        const reason = spec.signal?.reason;
+        controller.abort(reason instanceof RunFailure ? reason : new RunFailure('The run was cancelled.', []));
+      };
       spec.signal?.addEventListener('abort', onOuterAbort);
       const ctx = spec.context(controller.signal);
       const graph = buildAgentLoopGraph({

@@ -12,7 +12,7 @@ import { createToolRegistry, type ToolRegistry } from '../agents/tool-registry';
 import type { Execution } from '../domain/execution';
 import type { SkillResolver } from '../domain/skill';
 import { createUpstreamPlanner, plannerModelFor } from '../gateway/agent-planner';
-import { maxCallMicros, type Biller, type ChargeInput, type ChargeResult } from '../gateway/billing';
+import { maxCallMicros, priceCall, type Biller, type ChargeInput, type ChargeResult } from '../gateway/billing';
 import { ModelNotFoundError } from '../gateway/gateway-errors';
 import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
@@ -122,9 +122,14 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
         { multiplier: input.multiplier, minimumMicros: deps.minimumChargeMicros },
       );
       const hold = await deps.biller.reserve(org(orgId), budget);
+      const pricing = { multiplier: input.multiplier, minimumMicros: deps.minimumChargeMicros };
       return {
-        settle: async (charge) => costOf(await hold.settle(chargeInput(charge))),
+        settle: async (charge) => costOf(await hold.settle({ ...chargeInput(charge), capMicros: hold.micros })),
         release: () => hold.release(),
+        dollars: hold.micros / 1e6,
+        covers: (inputTokens, outputTokens) =>
+          priceCall(input.pricing, { promptTokens: inputTokens, completionTokens: outputTokens }, pricing).costMicros <=
+          hold.micros,
       };
     },
     charge: async (orgId, input) => costOf(await deps.biller.charge(org(orgId), chargeInput(input))),

@@ -76,6 +76,8 @@ export interface ChargeInput {
   multiplier?: number;
   /** Ledger text, e.g. `chat.completions prism-1 req_123`. */
   reason: string;
+  /** The most this charge may debit (an agent run's hold is its ceiling); the priced cost is cut to it. */
+  capMicros?: number;
 }
 
 export interface ChargeResult extends CallCost {
@@ -141,7 +143,11 @@ export function createBiller(deps: BillerDeps): Biller {
       input.multiplier === undefined
         ? { minimumMicros: minimum }
         : { minimumMicros: minimum, multiplier: input.multiplier };
-    const cost = priceCall(input.pricing, input.usage, options);
+    const priced = priceCall(input.pricing, input.usage, options);
+    const cost =
+      input.capMicros !== undefined && priced.costMicros > input.capMicros
+        ? { ...priced, costMicros: input.capMicros }
+        : priced;
     if (payer.kind === 'guest') {
       await deps.guestSpend.record(payer, cost.costMicros, now());
       return extend(cost, { balanceMicros: null });

@@ -15,6 +15,8 @@
 
 export interface CancelSignal {
   readonly aborted: boolean;
+  /** Why it was aborted, where the signal keeps it (an AbortSignal does; the light signal does not). */
+  readonly reason?: unknown;
   addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
   removeEventListener(type: 'abort', listener: () => void): void;
 }

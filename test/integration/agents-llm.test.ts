@@ -133,6 +133,37 @@ describe('agent executions planned by an upstream model', () => {
     expect(before - after).toBe(3300 + 11880);
   });
 
+  it('stops a run at the amount held for it and bills no more than that: the hold is a ceiling', async () => {
+    const limitKey = await app.createKey('llm-limit');
+    const orgId = (await app.container.services.accounts.addCredits('llm-limit', 1)).orgId;
+    const uploaded = await uploadFile(app.url, limitKey, renderReceiptImage(), { filename: 'receipt.png' });
+    const fileId = ((await uploaded.json()) as { id: string }).id;
+    const seen = upstream.requests.length;
+    // One planning round reports 300,000 prompt tokens ($0.60 at $2/M), more than the run's hold:
+    // 24 steps (PRISM_AGENT_MAX_STEPS) x (8,192 x $2/M + 1,024 x $4/M) = $0.49152.
+    upstream.next({
+      kind: 'reply',
+      toolCalls: [{ id: 'call_big', name: 'ocr_image', arguments: JSON.stringify({ image: fileId }) }],
+      usage: { prompt_tokens: 300_000, completion_tokens: 10 },
+    });
+    const run = (await (
+      await call(`${app.url}/v1/agent/execute`, {
+        key: limitKey,
+        json: {
+          model: 'prism-orion-2',
+          inputs: { receipt: { type: 'input_file', file_id: fileId } },
+          config: { prompt: 'Read it', json_schema: SCHEMA },
+        },
+      })
+    ).json()) as ExecutionWire;
+    expect(run.status).toBe('failed');
+    expect(run.usage.message).toMatch(/spending limit.*\$0\.4915 held/);
+    expect(run.usage.cost_dollars).toBe(0.49152);
+    // The model was not asked again after the round that went over.
+    expect(upstream.requests.length - seen).toBe(1);
+    expect(await app.container.stores.wallets.balance(orgId)).toBe(1_000_000 - 491_520);
+  });
+
   it('compiles a skill run into a program, replays it with no model call, and falls back when replay fails', async () => {
     const zip = craftZip([{ name: 'SKILL.md', data: skillMd('receipt-reader', 'Reads shop receipts.') }]);
     const zipId = ((await (await uploadFile(app.url, key, zip, { filename: 'skill.zip' })).json()) as { id: string })

@@ -32,8 +32,15 @@ export interface ExecutionCost {
 
 /** Money held for one execution from its acceptance until it ends. */
 export interface ExecutionHold {
-  /** Debits the run's real cost and gives the hold back. Call once. */
+  /**
+   * Debits the run's real cost, at most the amount held (the hold is the run's ceiling: the wallet had it when the
+   * run was accepted), and gives the hold back. Call once.
+   */
   settle(input: ExecutionChargeInput): Promise<ExecutionCost>;
+  /** The amount held, in dollars (for messages). */
+  readonly dollars: number;
+  /** Whether the hold still covers a run that has used these planner tokens so far. */
+  covers(inputTokens: number, outputTokens: number): boolean;
   /** Gives the hold back without charging (the run failed before using a model). Idempotent. */
   release(): void;
 }

@@ -271,6 +271,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
             stepLog.push(step);
             follow.onStep?.(step, stepLog.length);
           }
+          stopAtSpendingLimit(execution.id, stepLog, controller);
           void store
             .saveProgress(execution.id, { steps: stepLog })
             .catch((error: unknown) => logger.warn('could not save execution progress', { error: String(error) }));
@@ -299,7 +300,9 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     } catch (error) {
       // Stopped by a shutdown: the record stays `running` and its checkpoint lets the next start resume it.
       if (shuttingDown) return null;
-      const trace = error instanceof RunFailure ? error.trace.map((entry, index) => ({ ...entry, index })) : stepLog;
+      // The checkpoint's trace can lag the steps already reported (a run stopped inside a step): keep the longer.
+      const checkpointed = error instanceof RunFailure ? error.trace.map((entry, index) => ({ ...entry, index })) : [];
+      const trace = checkpointed.length >= stepLog.length ? checkpointed : stepLog;
       const message = messageOf(error);
       if (!(error instanceof RunFailure || error instanceof AppError)) {
         logger.error('execution failed unexpectedly', { execution: execution.id, error: String(error) });
@@ -319,6 +322,26 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
       running.delete(execution.id);
       releaseHold(execution.id);
     }
+  }
+
+  /**
+   * A run's hold is its ceiling: once the planner tokens used so far cost more than was held at acceptance, the
+   * run stops (failed, billed the amount held) instead of spending money the wallet was never asked for.
+   */
+  function stopAtSpendingLimit(id: string, steps: ExecutionStep[], controller: AbortController): void {
+    const hold = holds.get(id);
+    if (!hold || controller.signal.aborted) return;
+    const tokensIn = steps.reduce((n, s) => n + s.inputTokens, 0);
+    const tokensOut = steps.reduce((n, s) => n + s.outputTokens, 0);
+    if (hold.covers(tokensIn, tokensOut)) return;
+    controller.abort(
+      new RunFailure(
+        `The run reached its spending limit: its planner used more than the $${hold.dollars.toFixed(4)} held for ` +
+          'it when it was accepted (PRISM_AGENT_MAX_STEPS steps of 8,192 prompt and 1,024 completion tokens at the ' +
+          "planner's prices), and it is billed that amount.",
+        [],
+      ),
+    );
   }
 
   async function failEarly(execution: Execution, error: unknown): Promise<Execution | null> {

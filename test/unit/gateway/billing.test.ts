@@ -80,6 +80,20 @@ describe('biller', () => {
     expect(wallets.ledger).toEqual([['org_1', -5000, 'chat prism-1']]);
   });
 
+  it('debits no more than a cap when one is given (an agent run pays at most what it held), the exact cost below it', async () => {
+    const wallets = fakeWallets({ org_1: 50_000 });
+    const biller = createBiller({ wallets, guestSpend: guestSpend() });
+    const input = { pricing: { prompt: 1, completion: 2 }, usage: { promptTokens: 3000, completionTokens: 1000 } };
+    const capped = await biller.charge(org, { ...input, reason: 'run 1', capMicros: 4000 });
+    expect(capped).toMatchObject({ standardMicros: 5000, costMicros: 4000, balanceMicros: 46_000 });
+    const under = await biller.charge(org, { ...input, reason: 'run 2', capMicros: 9000 });
+    expect(under).toMatchObject({ costMicros: 5000, balanceMicros: 41_000 });
+    expect(wallets.ledger).toEqual([
+      ['org_1', -4000, 'run 1'],
+      ['org_1', -5000, 'run 2'],
+    ]);
+  });
+
   it('refuses with 402 insufficient_credits before any work when the wallet cannot pay the minimum', async () => {
     const biller = createBiller({ wallets: fakeWallets({ org_1: 999 }), guestSpend: guestSpend() });
     await expect(biller.authorize(org)).rejects.toMatchObject({ status: 402, code: 'insufficient_credits' });
