@@ -275,7 +275,8 @@ export async function gatewayBenchmarks(): Promise<string[]> {
             `gateway ${g.p50.toFixed(2)}), added p99 ${(g.p99 - d.p99).toFixed(2)} ms (direct ${d.p99.toFixed(2)}, ` +
             `gateway ${g.p99.toFixed(2)}), throughput ${(g.rps / d.rps).toFixed(2)}x of direct ` +
             `(${g.rps.toFixed(0)} vs ${d.rps.toFixed(0)} req/s); gateway CPU ${(g.cpuMsPerCall * 1000).toFixed(0)} µs ` +
-            `per call; a bare keep-alive proxy: ${(b.rps / d.rps).toFixed(2)}x of direct (${b.rps.toFixed(0)} req/s, ` +
+            `per call (${(g.cpuMsPerCall / b.cpuMsPerCall).toFixed(2)}x the bare proxy's, ` +
+            `+${((g.cpuMsPerCall - b.cpuMsPerCall) * 1000).toFixed(0)} µs); a bare keep-alive proxy: ${(b.rps / d.rps).toFixed(2)}x of direct (${b.rps.toFixed(0)} req/s, ` +
             `added p50 ${(b.p50 - d.p50).toFixed(2)} ms, added p99 ${(b.p99 - d.p99).toFixed(2)} ms, ` +
             `CPU ${(b.cpuMsPerCall * 1000).toFixed(0)} µs per call); gateway GC: ` +
             `${(((gc.promotedBytes / REQUESTS) * 1000) / 1024).toFixed(0)} KB promoted per 1,000 calls, ` +
