@@ -66,3 +66,72 @@ describe('street and town words', () => {
     ).toBe('LOT 88, JALAN KENARI 3, 40000 SHAH ALAM, SELANGOR');
   });
 });
+
+describe('issuer address blocks', () => {
+  it('reads a word the way the same block prints it more often, or as often and longer', () => {
+    expect(
+      extract([
+        'KEDAI MAJU',
+        'L2-07, Cempaka Mall, Jalan Bandar Cempaks,',
+        'Pusat Bandar Cempaka, 53100 Kuala Lumpur',
+        'TOTAL 9.00',
+      ]).address,
+    ).toBe('L2-07, Cempaka Mall, Jalan Bandar Cempaka, Pusat Bandar Cempaka, 53100 Kuala Lumpur');
+    expect(extract(['KEDAI MAJU', 'No 5 Jalan Kenari 4/3', 'Bandar Baru Kenri Jaya', 'TOTAL 9.00']).address).toBe(
+      'No 5 Jalan Kenari 4/3 Bandar Baru Kenari Jaya',
+    );
+  });
+
+  it('leaves words two edits apart, short words and one-off words as printed', () => {
+    expect(
+      extract(['KEDAI MAJU', 'NO.17, JALAN PERAK 1/7,', 'BANDAR BARU PERMAS JAYA, 81750 MASAI', 'TOTAL 9.00']).address,
+    ).toBe('NO.17, JALAN PERAK 1/7, BANDAR BARU PERMAS JAYA, 81750 MASAI');
+    expect(extract(['KEDAI MAJU', 'No 5 Jalan Jaya 2', 'Taman Jaws 47000 Sungai Buloh', 'TOTAL 9.00']).address).toBe(
+      'No 5 Jalan Jaya 2 Taman Jaws 47000 Sungai Buloh',
+    );
+  });
+
+  it('reads a numbered street line printed under the title when none is printed under the name', () => {
+    expect(
+      extract(['PERNIAGAAN SENTOSA', 'TAX INVOICE', 'NO7, JLN MAJU, SHAH ALAM.', '2 x BASIN 21.32', 'TOTAL 22.60'])
+        .address,
+    ).toBe('NO7, JLN MAJU, SHAH ALAM.');
+  });
+
+  it('does not take an address printed under a customer title or a line without a street number', () => {
+    expect(
+      extract(['PERNIAGAAN SENTOSA', 'TAX INVOICE', 'Bill To:', '12, JLN PELANGGAN, SHAH ALAM.', 'TOTAL 22.60'])
+        .address,
+    ).toBeNull();
+    expect(extract(['PERNIAGAAN SENTOSA', 'TAX INVOICE', 'TAMAN MAJU', 'TOTAL 22.60']).address).toBeNull();
+  });
+
+  it('takes the plain lines stacked between the name and a postcode line as the street of the address', () => {
+    expect(
+      extract([
+        [[220, 'RELAIS DU NORD']],
+        [[200, 'ROUTE DES PINS KM 12']],
+        [[230, '15000 VILLENEUVE']],
+        [[230, 'Tel.: 05.22.95.66.66']],
+        'TOTAL 56.00',
+      ]).address,
+    ).toBe('ROUTE DES PINS KM 12 15000 VILLENEUVE');
+  });
+
+  it('does not prepend lines set apart from the postcode line or to an address that opens with its street', () => {
+    expect(
+      extract([[[220, 'RELAIS DU NORD']], [[200, 'ROUTE DES PINS']], '', '', [[230, '15000 VILLENEUVE']], 'TOTAL 5.00'])
+        .address,
+    ).toBe('15000 VILLENEUVE');
+    expect(
+      extract([[[220, 'RELAIS DU NORD']], [[200, 'OPEN DAILY']], [[200, '12 JALAN MAJU']], 'TOTAL 5.00']).address,
+    ).toBe('12 JALAN MAJU');
+  });
+
+  it('opens an address with a unit code and a square (DATARAN) line', () => {
+    expect(
+      extract(['URBAN SOUP SDN BHD', 'A-G-O6, DATARAN CEMPAKA,', 'JALAN SS6/5A, 47301 PETALING JAYA', 'TOTAL 9.00'])
+        .address,
+    ).toBe('A-G-06, DATARAN CEMPAKA, JALAN SS6/5A, 47301 PETALING JAYA');
+  });
+});
