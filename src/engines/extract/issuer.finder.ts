@@ -241,8 +241,9 @@ function nameOf(index: LayoutIndex, rows: Row[]): FoundValue | undefined {
 function agreeWords(lines: string[], fixed: Set<string>): string[] {
   const count = new Map<string, number>();
   for (const line of lines) {
-    for (const w of line.match(/[A-Za-z]{5,}/g) ?? [])
+    for (const w of line.match(/[A-Za-z]{5,}/g) ?? []) {
       count.set(w.toUpperCase(), (count.get(w.toUpperCase()) ?? 0) + 1);
+    }
   }
   const better = (word: string): string | undefined => {
     const upper = word.toUpperCase();
