@@ -1,6 +1,6 @@
 /**
  * Text clean-up for the issuer block: a company line stripped of edge noise and of a trailing registration number
- * (with a misread `SDN BHD` / `S/B` put right), an address line stripped of stray marks, and the legibility test
+ * (with a misread `SDN BHD` / `S/B` put right, also one glued into a single word), an address line stripped of stray marks, and the legibility test
  * (the weakest word's OCR confidence) that decides whether a name or address is reported at all.
  */
 import { unionBox, type Row } from './layout-index';
@@ -26,6 +26,8 @@ export function cleanName(text: string): string {
     /^sdn\.?\s+bhd$/i.test(m) ? m : `SDN${dot}${sp}BHD`,
   );
   t = t.replace(/(?<=\s)[5S]\/[B8D]$/, 'S/B');
+  // `SDN BHD` read as one word with its middle garbled (`SLIBHD`, `SDNBHD`).
+  t = t.replace(/(?<=\s)[S5][A-Z0-9|]{1,2}B[HN]D(\.?)$/, (m: string, dot: string) => `SDN BHD${dot}`);
   // The legal-entity suffix ends the name: marks or a logo fragment read after it are not part of it.
   // A registration number or a short fragment read after it is dropped, and so is a label before such a name.
   const legal = /^(.*?\b(?:SDN\.?\s+BHD|S\/B|BHD|LTD|LLC|LLP|INC|PLC|GMBH|CORP)\.?)\s+(.+)$/i.exec(t);

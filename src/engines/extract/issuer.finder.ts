@@ -43,13 +43,22 @@ function headerEnd(lines: Row[]): number {
   return Math.min(cap, end < 0 ? lines.length : end);
 }
 
+/**
+ * A line that only says what kind of business it is (`BISTRO & CAFE`, `RESTAURANT`): a description printed under
+ * the name, not the name, so it earns no business-word credit.
+ */
+function kindOnly(text: string): boolean {
+  const words = kind.upperTokens(text).filter((t) => !['&', 'AND', 'N'].includes(t));
+  return words.length > 0 && words.every((t) => kind.hasBusinessWord(t));
+}
+
 function scoreName(row: Row, rank: number, afterTitle: boolean, rowHeight: number): number {
   const text = repairName(cleanName(row.text)).text;
   const letters = text.replace(/[^A-Za-z]/g, '');
   const upper = letters.replace(/[^A-Z]/g, '').length / Math.max(1, letters.length);
   let score = 0.6 * row.confidence - 0.25 * rank;
   if (kind.hasLegalSuffix(text)) score += 2;
-  else if (kind.hasBusinessWord(text)) score += 1;
+  else if (kind.hasBusinessWord(text) && !kindOnly(text)) score += 1;
   if (upper >= 0.8) score += 0.3;
   // Businesses print their names capitalised; an all-lower-case line up top is a handwritten or personal note.
   if (letters.length > 0 && letters === letters.toLowerCase()) score -= 1;
@@ -108,6 +117,18 @@ function incomplete(rows: Row[]): boolean {
 }
 const LEGAL_WORDS = new Set(LEGAL_SUFFIXES.flatMap((s) => s.split(' ')));
 
+const ADDRESS_BELOW = 0.8;
+
+/** The first line from `from` that is not a registration number is part of a postal address. */
+function addressBelow(lines: Row[], from: number): boolean {
+  for (let i = from; i < Math.min(lines.length, from + 2); i += 1) {
+    const row = lines[i];
+    if (!row || kind.isRegistration(row.text)) continue;
+    return kind.isAddressLike(row.text) && !kind.isStopLine(row.text) && !kind.isTitleLine(row);
+  }
+  return false;
+}
+
 function pickName(index: LayoutIndex, lines: Row[], end: number): { rows: Row[]; score: number } | undefined {
   let best: { rows: Row[]; score: number } | undefined;
   let rank = 0;
@@ -124,7 +145,12 @@ function pickName(index: LayoutIndex, lines: Row[], end: number): { rows: Row[];
       const head = lines[i - 1];
       if (incomplete(rows) && nameHead(head, first, index.rowHeight)) rows = [head as Row, ...rows];
       const joined = { ...row, text: rows.map((r) => r.text).join(' ') };
-      const score = scoreName(joined, rank, afterTitle, index.rowHeight);
+      let score = scoreName(joined, rank, afterTitle, index.rowHeight);
+      // The issuer's name heads its address: a street line right under a business name (past a registration line)
+      // is evidence for it.
+      const clean = cleanName(joined.text);
+      const named = kind.hasLegalSuffix(clean) || (kind.hasBusinessWord(clean) && !kindOnly(clean));
+      if (named && addressBelow(lines, lines.indexOf(rows[rows.length - 1] as Row) + 1)) score += ADDRESS_BELOW;
       if (!best || score > best.score) best = { rows, score };
       rank += 1;
     }

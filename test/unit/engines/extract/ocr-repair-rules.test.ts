@@ -4,6 +4,7 @@
  * counter-cases, where a word as printed must be left alone. Names and places are invented or generic.
  */
 import { extractFromLayout } from '../../../../src/engines/extract';
+import { cleanName } from '../../../../src/engines/extract/issuer-text';
 import { repairAddress } from '../../../../src/engines/extract/ocr-fixes';
 import { layoutOf, RECEIPT_SCHEMA, type RowSpec } from './layout-builder';
 
@@ -133,5 +134,33 @@ describe('issuer address blocks', () => {
       extract(['URBAN SOUP SDN BHD', 'A-G-O6, DATARAN CEMPAKA,', 'JALAN SS6/5A, 47301 PETALING JAYA', 'TOTAL 9.00'])
         .address,
     ).toBe('A-G-06, DATARAN CEMPAKA, JALAN SS6/5A, 47301 PETALING JAYA');
+  });
+});
+
+describe('issuer names', () => {
+  it('reads SDN BHD glued into one garbled word, and leaves other words ending alike', () => {
+    expect(cleanName('RAPID LINES SLIBHD')).toBe('RAPID LINES SDN BHD');
+    expect(cleanName('MAJU SDNBHD.')).toBe('MAJU SDN BHD.');
+    expect(cleanName('KEDAI SUBHADRA')).toBe('KEDAI SUBHADRA');
+  });
+
+  it('prefers a business name with its street address right under it, even printed under the title', () => {
+    expect(
+      extract(['CITY MART', 'TAX INVOICE', 'URBAN TRANSIT SDN BHD', 'NO.1 JALAN PJU 1A/46', '47301 PETALING JAYA'])
+        .company,
+    ).toBe('URBAN TRANSIT SDN BHD');
+  });
+
+  it('keeps the name over its address when the legal name under the title has none (a customer)', () => {
+    expect(
+      extract(['CITY MART', 'NO.1 JALAN PJU 1A/46', 'TAX INVOICE', 'URBAN TRANSIT SDN BHD', 'Receipt#: CS001']).company,
+    ).toBe('CITY MART');
+  });
+
+  it('does not take a line that only names a kind of business for the name above it', () => {
+    expect(extract(['THREE LANTERNS', 'BISTRO & CAFE', '109, SS21/1A,', 'TOTAL 9.00']).company).toBe('THREE LANTERNS');
+    expect(extract(['GOOD FOOD', 'LANTERN BISTRO & CAFE', '109, SS21/1A,', 'TOTAL 9.00']).company).toBe(
+      'LANTERN BISTRO & CAFE',
+    );
   });
 });
