@@ -164,3 +164,30 @@ describe('issuer names', () => {
     );
   });
 });
+
+describe('a total whose whole part OCR lost', () => {
+  it('reads `.50` after the labelled total as the amount tendered − change proves, within the rounding', () => {
+    expect(
+      extract([
+        'PRINT SHOP SDN BHD',
+        'Total Incl GST 6%: 8.48',
+        'Rounding Adjustment : (0.02)',
+        'Total Payable : .50',
+        'Paid Amount : 100.00',
+        'Change : 91.50',
+      ]).total,
+    ).toBe('8.50');
+  });
+
+  it('does not when the cents disagree or the paid amount is far from the labelled total', () => {
+    const rows = (last: string, change: string): RowSpec[] => [
+      'PRINT SHOP SDN BHD',
+      'Total Incl GST 6%: 8.48',
+      last,
+      'Paid Amount : 100.00',
+      `Change : ${change}`,
+    ];
+    expect(extract(rows('Total Payable : .40', '91.50')).total).not.toBe('8.50');
+    expect(extract(rows('Total Payable : .50', '81.50')).total).not.toBe('18.50');
+  });
+});
