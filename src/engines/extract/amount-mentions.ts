@@ -71,7 +71,7 @@ function classify(row: Row, from: number, to: number): Omit<AmountMention, 'row'
 /**
  * Puts right, without changing the text's length (so offsets still point at the same words), the ways OCR splits or
  * garbles a printed amount: a space after the decimal point (`RM 170. 00`, `RM4.0 0`), a currency misread as
- * `RH` / `RN` / `RIM` before digits, and a hyphen for the decimal point after a currency (`RM 14-10`).
+ * `RH` / `RN` / `RIM` before digits, a `1` after `RM` read as `I` (`RMI11.90`), and a hyphen for the decimal point after a currency (`RM 14-10`).
  */
 export function repairAmountText(text: string): string {
   return text
@@ -79,6 +79,7 @@ export function repairAmountText(text: string): string {
     .replace(/(?<=\d)\.(\d)\s(\d)(?![\d.,])/g, '.$1$2 ')
     .replace(/(?<![A-Za-z])(?:RH|RN)(?=\s?\d)/g, 'RM')
     .replace(/(?<![A-Za-z])RIM(?=\d)/g, 'RM ')
+    .replace(/(?<![A-Za-z])RM[Il|](?=\d)/g, 'RM1')
     .replace(/(?<=\bRM\s?\d+)-(?=\d{2}$)/, '.');
 }
 

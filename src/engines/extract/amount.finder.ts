@@ -3,7 +3,8 @@
  * preferring "final" labels (grand/net/payable/incl. tax). "Cash tendered − change" is the amount actually paid and
  * overrides the labels when they disagree: a total-labelled amount equal to it wins; a total line whose decimal point
  * OCR lost (`212` for 2.12), or an amount after the total whose whole part it lost (`.50` for 8.50), is read with it; else a printed amount equal to it close to the labelled total (rounding)
- * is taken. With no total label at all, the unlabelled amount printed just above the payment lines is the fallback.
+ * is taken. With no total label at all, the unlabelled amount printed just above the payment lines is the fallback,
+ * else the largest amount when it is printed twice.
  * Other summary roles (subtotal, tax, discount, ...) take the last amount of their class before the payment lines.
  */
 import type { AmountClass, AmountMention } from './amount-mentions';
@@ -139,6 +140,8 @@ function chooseTotal(index: LayoutIndex, mentions: AmountMention[]): FoundValue 
   if (best) return toFound(best.m, Math.min(1, 0.35 + best.score / 5));
   const settled = settledAmount(mentions);
   if (settled) return settled;
+  const repeated = repeatedLargest(mentions);
+  if (repeated) return repeated;
   // No total label survived OCR: the unlabelled amount just above the payment lines.
   const before = mentions.filter((m) => m.row.index < payStart && Number.isFinite(payStart));
   const last = before[before.length - 1];
@@ -165,6 +168,21 @@ function settledAmount(mentions: AmountMention[]): FoundValue | undefined {
   const change = mentions.filter((m) => m.cls === 'change' && m.order > first.order);
   if (change.some((c) => c.match.value.value !== 0)) return undefined;
   return toFound(first, 0.5);
+}
+
+/**
+ * With no total label OCR could read and no payment to settle it (`1olal Sales ... RM367.10`, `Nel leta! RM367.10`):
+ * the largest amount on the page when it is printed on two or more rows (a total is repeated: sales incl. tax, net
+ * total), none of them a tender, change or count. A single largest amount could be anything (an item, a tender).
+ */
+function repeatedLargest(mentions: AmountMention[]): FoundValue | undefined {
+  const money = mentions.filter((m) => m.cls !== 'count' && m.match.value.value > 0);
+  const max = Math.max(0, ...money.map((m) => cents(m.match.value.value)));
+  const top = money.filter((m) => cents(m.match.value.value) === max);
+  if (new Set(top.map((m) => m.row.index)).size < 2) return undefined;
+  if (top.some((m) => m.cls === 'tendered' || m.cls === 'change')) return undefined;
+  const last = top[top.length - 1];
+  return last ? toFound(last, 0.4) : undefined;
 }
 
 /** The last amount of a summary class (subtotal, tax, ...) printed before the payment lines. */

@@ -4,6 +4,7 @@
  * counter-cases, where a word as printed must be left alone. Names and places are invented or generic.
  */
 import { extractFromLayout } from '../../../../src/engines/extract';
+import { repairAmountText } from '../../../../src/engines/extract/amount-mentions';
 import { cleanName } from '../../../../src/engines/extract/issuer-text';
 import { repairAddress } from '../../../../src/engines/extract/ocr-fixes';
 import { layoutOf, RECEIPT_SCHEMA, type RowSpec } from './layout-builder';
@@ -189,5 +190,37 @@ describe('a total whose whole part OCR lost', () => {
     ];
     expect(extract(rows('Total Payable : .40', '91.50')).total).not.toBe('8.50');
     expect(extract(rows('Total Payable : .50', '81.50')).total).not.toBe('18.50');
+  });
+});
+
+describe('totals with no readable label, and RM followed by I', () => {
+  it('takes the largest amount when it is printed on two rows and no label or payment says otherwise', () => {
+    expect(
+      extract(['SUPER TEN SDN BHD', 'RICE 10KG 53.50', 'SUGAR 2KG 7.90', '1olal Sales RM61.40', 'Nel leta! RM61.40'])
+        .total,
+    ).toBe('RM61.40');
+  });
+
+  it('does not take a largest amount printed once, or one that is a tender', () => {
+    expect(extract(['SUPER TEN SDN BHD', 'RICE 10KG 53.50', 'SUGAR 2KG 7.90', '1olal Sales RM61.40']).total).toBeNull();
+    expect(
+      extract(['SUPER TEN SDN BHD', 'RICE 10KG 53.50', 'CASH RM100.00', 'CASH RM100.00', 'Change RM46.50']).total,
+    ).not.toBe('RM100.00');
+  });
+
+  it('reads RMI before digits as RM1, keeping the length', () => {
+    expect(repairAmountText('AMT PAID RMI11.90')).toBe('AMT PAID RM111.90');
+    expect(repairAmountText('RMIX 5')).toBe('RMIX 5');
+  });
+});
+
+describe('dates', () => {
+  it('reads a year whose 0 OCR read as 8 (2817) as the year it must be', () => {
+    expect(extract(['BOOK SHOP', 'Dete: 23/04/2817 Time: 10.00', 'TOTAL 9.00']).date).toBe('23/04/2017');
+  });
+
+  it('leaves a date with a possible year, and a longer number, alone', () => {
+    expect(extract(['BOOK SHOP', 'Date: 23/04/2018', 'TOTAL 9.00']).date).toBe('23/04/2018');
+    expect(extract(['BOOK SHOP', 'Ref 23/04/28171', 'TOTAL 9.00']).date).toBeNull();
   });
 });
