@@ -60,7 +60,21 @@ export function cleanAddressLine(text: string): string {
   );
 }
 
-/** Drops barely legible specks at a line's ends (marks, a logo fragment read as `ee`, a stray `i`). */
+/**
+ * A single letter closing a line of words, set apart by more than twice the widest gap between the other words and by
+ * at least half a line's height (`RESTAURANT SIN DU    S`): a mark or logo fragment beside the text, not a word of it.
+ */
+function loneMark(words: Row['words']): boolean {
+  const last = words[words.length - 1];
+  const before = words[words.length - 2];
+  if (!last || !before || words.length < 3 || !/^[A-Za-z]$/.test(last.text)) return false;
+  const gaps = words.slice(1, -1).map((w, i) => w.box.x0 - (words[i]?.box.x1 ?? w.box.x0));
+  const gap = last.box.x0 - before.box.x1;
+  const height = last.box.y1 - last.box.y0;
+  return gap > 2 * Math.max(1, ...gaps) && gap >= 0.5 * height;
+}
+
+/** Drops barely legible specks at a line's ends (marks, a logo fragment read as `ee`, a stray `i`), and a lone mark. */
 export function trimEdges(row: Row): Row {
   const speck = (w: Row['words'][number] | undefined): boolean =>
     !!w && w.confidence < 0.5 && /^[a-z]{0,2}$/.test(w.text.replace(/[^A-Za-z0-9]/g, ''));
@@ -68,6 +82,7 @@ export function trimEdges(row: Row): Row {
   let to = row.words.length;
   while (from < to && speck(row.words[from])) from += 1;
   while (to > from && speck(row.words[to - 1])) to -= 1;
+  if (to === row.words.length && loneMark(row.words)) to -= 1;
   if (from === 0 && to === row.words.length) return row;
   if (from >= to) return { ...row, text: '', words: [] };
   let text = '';

@@ -224,3 +224,27 @@ describe('dates', () => {
     expect(extract(['BOOK SHOP', 'Ref 23/04/28171', 'TOTAL 9.00']).date).toBeNull();
   });
 });
+
+describe('amount paid including tax, and marks beside a name', () => {
+  it('reads an amount paid "including GST" as the total, not a tender', () => {
+    expect(
+      extract([
+        'HOME CARE SDN BHD',
+        'CLEANER 2 x 26.70 53.40',
+        'AMT PAID IncL GST: RM111.90',
+        'Amt Paid excl. GST: RM 105.57',
+        'PAID BY: CARD RM111.90',
+        'TOTAL 105.57 6.33',
+      ]).total,
+    ).toBe('RM111.90');
+  });
+
+  it('still reads a plain amount paid as a tender', () => {
+    expect(extract(['HOME CARE SDN BHD', 'TOTAL 48.00', 'AMOUNT PAID 50.00', 'CHANGE 2.00']).total).toBe('48.00');
+  });
+
+  it('drops a single letter set far apart at the end of a name line, and keeps one printed as a word', () => {
+    expect(extract(['RESTORAN MAJU JAYA      S', '12, JALAN MAJU 3', 'TOTAL 9.00']).company).toBe('RESTORAN MAJU JAYA');
+    expect(extract(['RESTORAN MAJU BLOCK B', '12, JALAN MAJU 3', 'TOTAL 9.00']).company).toBe('RESTORAN MAJU BLOCK B');
+  });
+});
