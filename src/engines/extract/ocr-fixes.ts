@@ -183,6 +183,25 @@ function fixUnitWord(text: string, fixed: Set<string>): string {
   });
 }
 
+/**
+ * `&` read as `8` between two house numbers of one series: `211082111` is `2110&2111` (two numbers of one length, the
+ * second one more than the first) and `19-1819-2` is `19-1&19-2` (the block prefix `19-` repeated). An `8` that does
+ * not split a number into such a series is a digit.
+ */
+function ampersandInSeries(text: string, fixed: Set<string>): string {
+  const mark = (m: string, out: string): string => {
+    if (out !== m) fixed.add(m);
+    return out;
+  };
+  return text
+    .replace(/(?<![\d-])(\d{3,})8(\d{3,})(?![\d-])/g, (m: string, a: string, b: string) =>
+      mark(m, a.length === b.length && Number(b) === Number(a) + 1 ? `${a}&${b}` : m),
+    )
+    .replace(/(?<![\d])(\d+)-([0-9A-Z]{1,2})8(?=\1-[0-9A-Z])/g, (m: string, a: string, b: string) =>
+      mark(m, `${a}-${b}&`),
+    );
+}
+
 /** Repairs an address line. */
 export function repairAddress(text: string): Repaired {
   const fixed = new Set<string>();
@@ -201,6 +220,7 @@ export function repairAddress(text: string): Repaired {
       return digitsFixed;
     })
     .join(' ');
+  out = ampersandInSeries(out, fixed);
   // `SS15/4B`, `SS21/60`: a section code whose second S was read as 5 (`S515/4B`).
   out = out.replace(/(?<![A-Za-z0-9])S5(?=\d{1,2}[A-Z]?\/)/g, (m) => {
     fixed.add(m);

@@ -27,6 +27,19 @@ describe('round glyphs inside numbers', () => {
   });
 });
 
+describe('& read as 8 between house numbers of one series', () => {
+  it('splits a run into two consecutive numbers, or a block prefix repeated', () => {
+    expect(fix('LOT 211082111 JALAN MAJU')).toBe('LOT 2110&2111 JALAN MAJU');
+    expect(fix('NO 19-G&19-1819-2 JALAN TASIK')).toBe('NO 19-G&19-1&19-2 JALAN TASIK');
+  });
+
+  it('leaves an 8 that does not split a series, phone numbers and postcodes alone', () => {
+    expect(fix('LOT 211082115 JALAN MAJU')).toBe('LOT 211082115 JALAN MAJU');
+    expect(fix('NO 19-1820-2 JALAN TASIK')).toBe('NO 19-1820-2 JALAN TASIK');
+    expect(fix('TEL 03-78590861 48300 RAWANG')).toBe('TEL 03-78590861 48300 RAWANG');
+  });
+});
+
 describe('street and town words', () => {
   it('restores JLN after a full stop', () => {
     expect(fix('NO.15 .JIN MAJU 2')).toBe('NO.15 .JLN MAJU 2');
