@@ -1,8 +1,10 @@
 /**
- * Line-level repair of common OCR slips in names and addresses, against the generic vocabulary only: a word one
- * edit away from a known region, street or business word is read as that word (`Koala Lumpur` → `KUALA LUMPUR`,
- * `PERMNIAGAAN` → `PERNIAGAAN`), the street abbreviation `JLN` misread as `JIN`/`JUN`/`3LN` is restored, and `&`
- * glued to digits is read as the `6` it usually is. Each fix reports which words it touched, so callers can trust
+ * Line-level repair of common OCR slips in names and addresses, against the generic vocabulary and glyph classes
+ * only: a word one edit away from a known region, street or business word is read as that word (`Koala Lumpur` →
+ * `KUALA LUMPUR`, `PERMNIAGAAN` → `PERNIAGAAN`; town words only for a substituted letter), the street abbreviation
+ * `JLN` misread as `JIN`/`JUN`/`3LN` is restored, a known word split around a confusable glyph is joined, round
+ * glyphs inside numbers are read as `0`, and `&` misread as `6` or `8` between house numbers is put back. A word
+ * that is itself a known place word is never changed. Each fix reports which words it touched, so callers can trust
  * those words despite their low OCR confidence.
  */
 import { editDistance } from './text-normalize';
