@@ -54,6 +54,8 @@ const CLASS_OF = new Map(CLASS_LABELS.map(([c, p]) => [p, c]));
 const EXCLUDING = /\b(excl|excluding|excluded|exclusive|before|sub|w\/o|without)\b/i;
 const FINAL = /\b(incl|inclusive|including|included|with|after|payable|due|grand|nett?|final)\b/i;
 
+const INCLUDING_TAX = /\b(incl|inclusive|including)\b\.?\s*(of\s+)?(gst|tax|vat|sst)\b/i;
+
 function classify(row: Row, from: number, to: number): Omit<AmountMention, 'row' | 'match' | 'order'> {
   const hits = findLabels(row, PHRASES).filter((h) => h.start >= from && h.end <= to);
   const first = hits[0];
@@ -61,6 +63,10 @@ function classify(row: Row, from: number, to: number): Omit<AmountMention, 'row'
   let cls = CLASS_OF.get(first.phrase) ?? 'none';
   const segment = row.text.slice(first.start, to);
   let strong = false;
+  // An amount paid "including GST" is what the document charges: a tender is never qualified by tax.
+  if (cls === 'tendered' && INCLUDING_TAX.test(segment)) {
+    return { cls: 'total', strong: true, labelStrength: first.strength };
+  }
   if (cls === 'total') {
     if (EXCLUDING.test(segment)) cls = 'subtotal';
     else strong = FINAL.test(segment) || first.phrase !== 'total';
@@ -71,7 +77,7 @@ function classify(row: Row, from: number, to: number): Omit<AmountMention, 'row'
 /**
  * Puts right, without changing the text's length (so offsets still point at the same words), the ways OCR splits or
  * garbles a printed amount: a space after the decimal point (`RM 170. 00`, `RM4.0 0`), a currency misread as
- * `RH` / `RN` / `RIM` before digits, and a hyphen for the decimal point after a currency (`RM 14-10`).
+ * `RH` / `RN` / `RIM` before digits, a `1` after `RM` read as `I` (`RMI11.90`), and a hyphen for the decimal point after a currency (`RM 14-10`).
  */
 export function repairAmountText(text: string): string {
   return text
@@ -79,6 +85,7 @@ export function repairAmountText(text: string): string {
     .replace(/(?<=\d)\.(\d)\s(\d)(?![\d.,])/g, '.$1$2 ')
     .replace(/(?<![A-Za-z])(?:RH|RN)(?=\s?\d)/g, 'RM')
     .replace(/(?<![A-Za-z])RIM(?=\d)/g, 'RM ')
+    .replace(/(?<![A-Za-z])RM[Il|](?=\d)/g, 'RM1')
     .replace(/(?<=\bRM\s?\d+)-(?=\d{2}$)/, '.');
 }
 

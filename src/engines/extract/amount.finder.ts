@@ -2,8 +2,9 @@
  * Chooses the amount for money fields. The final total is the last total-labelled amount before the payment lines,
  * preferring "final" labels (grand/net/payable/incl. tax). "Cash tendered − change" is the amount actually paid and
  * overrides the labels when they disagree: a total-labelled amount equal to it wins; a total line whose decimal point
- * OCR lost (`212` for 2.12) is read with it; else a printed amount equal to it close to the labelled total (rounding)
- * is taken. With no total label at all, the unlabelled amount printed just above the payment lines is the fallback.
+ * OCR lost (`212` for 2.12), or an amount after the total whose whole part it lost (`.50` for 8.50), is read with it; else a printed amount equal to it close to the labelled total (rounding)
+ * is taken. With no total label at all, the unlabelled amount printed just above the payment lines is the fallback,
+ * else the largest amount when it is printed twice.
  * Other summary roles (subtotal, tax, discount, ...) take the last amount of their class before the payment lines.
  */
 import type { AmountClass, AmountMention } from './amount-mentions';
@@ -72,6 +73,29 @@ function undottedTotal(index: LayoutIndex, paid: Set<number>, payStart: number):
   return undefined;
 }
 
+/**
+ * An amount whose whole part OCR lost (`Total Payable : .50`), printed after the labelled total and before the payment
+ * lines, read as the paid amount (tendered − change) when that amount ends in the same cents and is within a rounding
+ * adjustment of the labelled total (`8.48` + rounding `0.02` = `8.50`).
+ */
+function truncatedTotal(
+  index: LayoutIndex,
+  paid: Set<number>,
+  after: number,
+  payStart: number,
+  near: number,
+): FoundValue | undefined {
+  for (const row of index.rows.slice(after + 1, Number.isFinite(payStart) ? payStart : after + 4)) {
+    for (const m of row.text.matchAll(/(?<=[\s:])\.(\d{2})(?![\d.,])/g)) {
+      const hit = [...paid].find((p) => p % 100 === Number(m[1]) && Math.abs(p - near) <= Math.max(10, near * 0.02));
+      if (hit === undefined) continue;
+      const value = hit / 100;
+      return foundIn(row, m.index, m.index + m[0].length, value.toFixed(2), 0.55, value);
+    }
+  }
+  return undefined;
+}
+
 /** A total far above the subtotal printed before it (more than any tax) is a misread, e.g. a digit too many. */
 function implausible(found: FoundValue | undefined, mentions: AmountMention[]): boolean {
   const subtotal = mentions.filter((m) => m.cls === 'subtotal' && m.match.value.value > 0).pop();
@@ -100,6 +124,8 @@ function chooseTotal(index: LayoutIndex, mentions: AmountMention[]): FoundValue 
     if (undotted) return undotted;
     const labelledBefore = ranked.find((r) => r.m.row.index < payStart);
     const near = labelledBefore ? cents(labelledBefore.m.match.value.value) : undefined;
+    const truncated = labelledBefore && truncatedTotal(index, paid, labelledBefore.m.row.index, payStart, near ?? 0);
+    if (truncated) return truncated;
     const agreeing = mentions.filter(
       (m) =>
         paid.has(cents(m.match.value.value)) &&
@@ -114,6 +140,8 @@ function chooseTotal(index: LayoutIndex, mentions: AmountMention[]): FoundValue 
   if (best) return toFound(best.m, Math.min(1, 0.35 + best.score / 5));
   const settled = settledAmount(mentions);
   if (settled) return settled;
+  const repeated = repeatedLargest(mentions);
+  if (repeated) return repeated;
   // No total label survived OCR: the unlabelled amount just above the payment lines.
   const before = mentions.filter((m) => m.row.index < payStart && Number.isFinite(payStart));
   const last = before[before.length - 1];
@@ -140,6 +168,21 @@ function settledAmount(mentions: AmountMention[]): FoundValue | undefined {
   const change = mentions.filter((m) => m.cls === 'change' && m.order > first.order);
   if (change.some((c) => c.match.value.value !== 0)) return undefined;
   return toFound(first, 0.5);
+}
+
+/**
+ * With no total label OCR could read and no payment to settle it (`1olal Sales ... RM367.10`, `Nel leta! RM367.10`):
+ * the largest amount on the page when it is printed on two or more rows (a total is repeated: sales incl. tax, net
+ * total), none of them a tender, change or count. A single largest amount could be anything (an item, a tender).
+ */
+function repeatedLargest(mentions: AmountMention[]): FoundValue | undefined {
+  const money = mentions.filter((m) => m.cls !== 'count' && m.match.value.value > 0);
+  const max = Math.max(0, ...money.map((m) => cents(m.match.value.value)));
+  const top = money.filter((m) => cents(m.match.value.value) === max);
+  if (new Set(top.map((m) => m.row.index)).size < 2) return undefined;
+  if (top.some((m) => m.cls === 'tendered' || m.cls === 'change')) return undefined;
+  const last = top[top.length - 1];
+  return last ? toFound(last, 0.4) : undefined;
 }
 
 /** The last amount of a summary class (subtotal, tax, ...) printed before the payment lines. */

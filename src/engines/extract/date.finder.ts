@@ -1,5 +1,5 @@
 /**
- * Finds the date a field asks for. Every well-formed date on the page is a candidate; a matching label on its row (or
+ * Finds the date a field asks for. Every well-formed date on the page is a candidate (OCR slips in its digits repaired); a matching label on its row (or
  * the row above), a time printed next to it (transaction stamps) and an early position raise it, and labels of other
  * kinds of date (expiry, due, birth...) that the field did not ask for lower it. A field qualified by a word such as
  * `due` or `expiry` must find that word near the date, or it stays null.
@@ -23,7 +23,12 @@ export function findDate(index: LayoutIndex, field: FieldSemantics): FoundValue 
   let rank = 0;
   for (const original of index.rows) {
     // Letter/digit slips inside a date-like token (`1O/O5/2O18`) are repaired; lengths, hence offsets, are kept.
-    const text = original.text.split(' ').map(repairNumeric).join(' ');
+    // A year's `0` read as `8` (`23/04/2817`) makes a year no document carries: it is read back as `0`.
+    const text = original.text
+      .split(' ')
+      .map(repairNumeric)
+      .join(' ')
+      .replace(/(?<=\b\d{1,2}[/.-]\d{1,2}[/.-]2)8(?=\d{2}\b)/g, '0');
     const row = text === original.text ? original : { ...original, text };
     for (const d of findDates(row.text)) {
       const before = { ...row, text: row.text.slice(0, d.start) };

@@ -1,6 +1,6 @@
 /**
  * Text clean-up for the issuer block: a company line stripped of edge noise and of a trailing registration number
- * (with a misread `SDN BHD` / `S/B` put right), an address line stripped of stray marks, and the legibility test
+ * (with a misread `SDN BHD` / `S/B` put right, also one glued into a single word), an address line stripped of stray marks, and the legibility test
  * (the weakest word's OCR confidence) that decides whether a name or address is reported at all.
  */
 import { unionBox, type Row } from './layout-index';
@@ -26,6 +26,8 @@ export function cleanName(text: string): string {
     /^sdn\.?\s+bhd$/i.test(m) ? m : `SDN${dot}${sp}BHD`,
   );
   t = t.replace(/(?<=\s)[5S]\/[B8D]$/, 'S/B');
+  // `SDN BHD` read as one word with its middle garbled (`SLIBHD`, `SDNBHD`).
+  t = t.replace(/(?<=\s)[S5][A-Z0-9|]{1,2}B[HN]D(\.?)$/, (m: string, dot: string) => `SDN BHD${dot}`);
   // The legal-entity suffix ends the name: marks or a logo fragment read after it are not part of it.
   // A registration number or a short fragment read after it is dropped, and so is a label before such a name.
   const legal = /^(.*?\b(?:SDN\.?\s+BHD|S\/B|BHD|LTD|LLC|LLP|INC|PLC|GMBH|CORP)\.?)\s+(.+)$/i.exec(t);
@@ -58,7 +60,21 @@ export function cleanAddressLine(text: string): string {
   );
 }
 
-/** Drops barely legible specks at a line's ends (marks, a logo fragment read as `ee`, a stray `i`). */
+/**
+ * A single letter closing a line of words, set apart by more than twice the widest gap between the other words and by
+ * at least half a line's height (`RESTAURANT SIN DU    S`): a mark or logo fragment beside the text, not a word of it.
+ */
+function loneMark(words: Row['words']): boolean {
+  const last = words[words.length - 1];
+  const before = words[words.length - 2];
+  if (!last || !before || words.length < 3 || !/^[A-Za-z]$/.test(last.text)) return false;
+  const gaps = words.slice(1, -1).map((w, i) => w.box.x0 - (words[i]?.box.x1 ?? w.box.x0));
+  const gap = last.box.x0 - before.box.x1;
+  const height = last.box.y1 - last.box.y0;
+  return gap > 2 * Math.max(1, ...gaps) && gap >= 0.5 * height;
+}
+
+/** Drops barely legible specks at a line's ends (marks, a logo fragment read as `ee`, a stray `i`), and a lone mark. */
 export function trimEdges(row: Row): Row {
   const speck = (w: Row['words'][number] | undefined): boolean =>
     !!w && w.confidence < 0.5 && /^[a-z]{0,2}$/.test(w.text.replace(/[^A-Za-z0-9]/g, ''));
@@ -66,6 +82,7 @@ export function trimEdges(row: Row): Row {
   let to = row.words.length;
   while (from < to && speck(row.words[from])) from += 1;
   while (to > from && speck(row.words[to - 1])) to -= 1;
+  if (to === row.words.length && loneMark(row.words)) to -= 1;
   if (from === 0 && to === row.words.length) return row;
   if (from >= to) return { ...row, text: '', words: [] };
   let text = '';

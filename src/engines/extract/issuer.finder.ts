@@ -8,7 +8,7 @@ import { foundInRows, type FoundValue } from './found-value';
 import type { LayoutIndex, Row } from './layout-index';
 import { findAmounts } from './value-patterns';
 import { cleanAddressLine, cleanName, MIN_WORD_CONFIDENCE, trimEdges, weakestWord } from './issuer-text';
-import { alnumUpper, similarity } from './text-normalize';
+import { alnumUpper, editDistance, similarity } from './text-normalize';
 import * as kind from './line-kinds';
 import { LEGAL_SUFFIXES } from './vocabulary';
 import { repairAddress, repairName } from './ocr-fixes';
@@ -43,13 +43,22 @@ function headerEnd(lines: Row[]): number {
   return Math.min(cap, end < 0 ? lines.length : end);
 }
 
+/**
+ * A line that only says what kind of business it is (`BISTRO & CAFE`, `RESTAURANT`): a description printed under
+ * the name, not the name, so it earns no business-word credit.
+ */
+function kindOnly(text: string): boolean {
+  const words = kind.upperTokens(text).filter((t) => !['&', 'AND', 'N'].includes(t));
+  return words.length > 0 && words.every((t) => kind.hasBusinessWord(t));
+}
+
 function scoreName(row: Row, rank: number, afterTitle: boolean, rowHeight: number): number {
   const text = repairName(cleanName(row.text)).text;
   const letters = text.replace(/[^A-Za-z]/g, '');
   const upper = letters.replace(/[^A-Z]/g, '').length / Math.max(1, letters.length);
   let score = 0.6 * row.confidence - 0.25 * rank;
   if (kind.hasLegalSuffix(text)) score += 2;
-  else if (kind.hasBusinessWord(text)) score += 1;
+  else if (kind.hasBusinessWord(text) && !kindOnly(text)) score += 1;
   if (upper >= 0.8) score += 0.3;
   // Businesses print their names capitalised; an all-lower-case line up top is a handwritten or personal note.
   if (letters.length > 0 && letters === letters.toLowerCase()) score -= 1;
@@ -108,6 +117,18 @@ function incomplete(rows: Row[]): boolean {
 }
 const LEGAL_WORDS = new Set(LEGAL_SUFFIXES.flatMap((s) => s.split(' ')));
 
+const ADDRESS_BELOW = 0.8;
+
+/** The first line from `from` that is not a registration number is part of a postal address. */
+function addressBelow(lines: Row[], from: number): boolean {
+  for (let i = from; i < Math.min(lines.length, from + 2); i += 1) {
+    const row = lines[i];
+    if (!row || kind.isRegistration(row.text)) continue;
+    return kind.isAddressLike(row.text) && !kind.isStopLine(row.text) && !kind.isTitleLine(row);
+  }
+  return false;
+}
+
 function pickName(index: LayoutIndex, lines: Row[], end: number): { rows: Row[]; score: number } | undefined {
   let best: { rows: Row[]; score: number } | undefined;
   let rank = 0;
@@ -124,7 +145,12 @@ function pickName(index: LayoutIndex, lines: Row[], end: number): { rows: Row[];
       const head = lines[i - 1];
       if (incomplete(rows) && nameHead(head, first, index.rowHeight)) rows = [head as Row, ...rows];
       const joined = { ...row, text: rows.map((r) => r.text).join(' ') };
-      const score = scoreName(joined, rank, afterTitle, index.rowHeight);
+      let score = scoreName(joined, rank, afterTitle, index.rowHeight);
+      // The issuer's name heads its address: a street line right under a business name (past a registration line)
+      // is evidence for it.
+      const clean = cleanName(joined.text);
+      const named = kind.hasLegalSuffix(clean) || (kind.hasBusinessWord(clean) && !kindOnly(clean));
+      if (named && addressBelow(lines, lines.indexOf(rows[rows.length - 1] as Row) + 1)) score += ADDRESS_BELOW;
       if (!best || score > best.score) best = { rows, score };
       rank += 1;
     }
@@ -161,6 +187,27 @@ function outletName(row: Row, next: Row | undefined, nameWords: Set<string>): bo
   return kind.upperTokens(row.text.replace(/['’`]/g, '')).some((t) => nameWords.has(t));
 }
 
+/** A title that opens another party's block (`Bill to`, `Customer`): an address after it is not the issuer's. */
+const PARTY_TITLE = /\b(bill(ed)?\s*to|sold\s*to|ship(ped)?\s*to|deliver(ed|y)?\s*to|customer|client|buyer)\b/i;
+
+/** A numbered street line (`NO7, JLN ...`, `12 Main Street`): what an address printed under the title must be. */
+const streetLine = (text: string): boolean =>
+  /\d/.test(text) && !kind.hasPostcode(text) && kind.isAddressLike(text.replace(/\b\d{5}\b/g, ''));
+
+/**
+ * An address cannot open with its postcode (`15000 KHEMISSET`): the plain lines stacked right above it, under the
+ * name (`AUTOROUTE RABAT MEKNES`), are its street lines even without a street word the vocabulary knows.
+ */
+function postcodeHead(plain: Row[], row: Row, nameRow: Row): Row[] {
+  if (!/^\W*\d{5}\b/.test(row.text) || plain.length === 0 || plain.length > 2) return [];
+  const chain = [nameRow, ...plain, row];
+  const rowHeight = Math.min(...chain.map((r) => r.box.y1 - r.box.y0));
+  for (let k = 1; k < chain.length; k += 1) {
+    if (!stacked(chain[k - 1] as Row, chain[k] as Row, rowHeight * 1.5, true)) return [];
+  }
+  return plain.every((r) => r.confidence >= 0.6 && /[A-Za-z]{3}/.test(r.text) && !kind.isCourtesy(r.text)) ? plain : [];
+}
+
 function pickAddress(lines: Row[], from: number, nameRow: Row, name: Row[]): Row[] {
   const nameWords = new Set(
     kind
@@ -170,24 +217,30 @@ function pickAddress(lines: Row[], from: number, nameRow: Row, name: Row[]): Row
   const out: Row[] = [];
   let skipped = 0;
   let postcodeSeen = false;
+  let afterTitle = false;
+  // Plain lines between the name and the first address line, in case that line turns out to be a postcode line.
+  let plain: Row[] = [];
   for (let i = from; i < lines.length && out.length < 6; i += 1) {
     const row = lines[i];
     if (!row || row.page !== nameRow.page || !sameColumn(row, nameRow)) continue;
     const text = row.text;
     if (out.length === 0) {
       if (outletName(row, lines[i + 1], nameWords)) continue;
-      if (kind.isAddressLike(text) && !kind.isStopLine(text) && !kind.isTitleLine(row) && !kind.isRegistration(text)) {
-        out.push(row);
+      const other = kind.isStopLine(text) || kind.isTitleLine(row) || kind.isRegistration(text);
+      if (kind.isAddressLike(text) && !other && (!afterTitle || streetLine(text))) {
+        out.push(...postcodeHead(plain, row, nameRow), row);
         postcodeSeen = kind.hasPostcode(text);
-      } else if (++skipped > 4 || kind.isTitleLine(row)) break;
+      } else if (++skipped > 4 || (kind.isTitleLine(row) && (afterTitle || PARTY_TITLE.test(text)))) break;
+      else if (kind.isTitleLine(row)) afterTitle = true;
+      plain = other || afterTitle ? [] : [...plain, row];
       continue;
     }
     if (kind.isStopLine(text) || kind.isTitleLine(row) || kind.isRegistration(text) || kind.isLabelledField(text)) {
       break;
     }
-    // After the postcode only region or street lines continue it, or any line when the one before ends in a comma.
+    // After the postcode (or under the title) only region or street lines continue it, or any line after a comma.
     const open = /,\s*$/.test(out[out.length - 1]?.text ?? '');
-    if (postcodeSeen && !open && !kind.hasRegion(text) && !kind.isAddressLike(text)) break;
+    if ((postcodeSeen || afterTitle) && !open && !kind.hasRegion(text) && !kind.isAddressLike(text)) break;
     out.push(row);
     postcodeSeen ||= kind.hasPostcode(text);
   }
@@ -205,13 +258,49 @@ function nameOf(index: LayoutIndex, rows: Row[]): FoundValue | undefined {
   return foundInRows(rows, text, strength);
 }
 
+/**
+ * An address names its street and area more than once (`Jalan Melawati ... Pusat Bandar Melawati`, `Jalan Permas ...
+ * Bandar Baru Permas Jaya`): a word of five letters or more printed one edit away from another word of the same block
+ * is a misread of it when the other is printed more often, or as often and longer (OCR drops letters more often than it
+ * invents them). Words as different as two edits, or short, are left as printed.
+ */
+function agreeWords(lines: string[], fixed: Set<string>): string[] {
+  const count = new Map<string, number>();
+  for (const line of lines) {
+    for (const w of line.match(/[A-Za-z]{5,}/g) ?? []) {
+      count.set(w.toUpperCase(), (count.get(w.toUpperCase()) ?? 0) + 1);
+    }
+  }
+  const better = (word: string): string | undefined => {
+    const upper = word.toUpperCase();
+    const n = count.get(upper) ?? 0;
+    for (const [other, m] of count) {
+      if (other === upper || other[0] !== upper[0] || editDistance(upper, other, 1) > 1) continue;
+      if (m > n || (m === n && other.length > upper.length)) return other;
+    }
+    return undefined;
+  };
+  return lines.map((line) =>
+    line.replace(/(?<![A-Za-z])[A-Za-z]{5,}(?![A-Za-z])/g, (word: string) => {
+      const other = better(word);
+      if (!other) return word;
+      fixed.add(word);
+      if (word === word.toUpperCase()) return other;
+      return word === word.toLowerCase() ? other.toLowerCase() : other[0] + other.slice(1).toLowerCase();
+    }),
+  );
+}
+
 function addressOf(rows: Row[]): FoundValue | undefined {
   const fixed = new Set<string>();
-  const lines = rows.map((r) => {
-    const repaired = repairAddress(cleanAddressLine(r.text));
-    for (const w of repaired.fixed) fixed.add(w);
-    return repaired.text;
-  });
+  const lines = agreeWords(
+    rows.map((r) => {
+      const repaired = repairAddress(cleanAddressLine(r.text));
+      for (const w of repaired.fixed) fixed.add(w);
+      return repaired.text;
+    }),
+    fixed,
+  );
   if (rows.length === 0 || weakestWord(rows, fixed) < MIN_WORD_CONFIDENCE) return undefined;
   return foundInRows(rows, lines.join(' '), 0.85, lines);
 }

@@ -1,12 +1,14 @@
 /**
- * Line-level repair of common OCR slips in names and addresses, against the generic vocabulary only: a word one
- * edit away from a known region, street or business word is read as that word (`Koala Lumpur` → `KUALA LUMPUR`,
- * `PERMNIAGAAN` → `PERNIAGAAN`), the street abbreviation `JLN` misread as `JIN`/`JUN`/`3LN` is restored, and `&`
- * glued to digits is read as the `6` it usually is. Each fix reports which words it touched, so callers can trust
+ * Line-level repair of common OCR slips in names and addresses, against the generic vocabulary and glyph classes
+ * only: a word one edit away from a known region, street or business word is read as that word (`Koala Lumpur` →
+ * `KUALA LUMPUR`, `PERMNIAGAAN` → `PERNIAGAAN`; town words only for a substituted letter), the street abbreviation
+ * `JLN` misread as `JIN`/`JUN`/`3LN` is restored, a known word split around a confusable glyph is joined, round
+ * glyphs inside numbers are read as `0`, and `&` misread as `6` or `8` between house numbers is put back. A word
+ * that is itself a known place word is never changed. Each fix reports which words it touched, so callers can trust
  * those words despite their low OCR confidence.
  */
 import { editDistance } from './text-normalize';
-import { ADDRESS_WORDS, BUSINESS_WORDS, REGION_WORDS } from './vocabulary';
+import { ADDRESS_WORDS, BUSINESS_WORDS, CITY_WORDS, REGION_WORDS } from './vocabulary';
 
 /** Repaired text and the original words that were changed. */
 export interface Repaired {
@@ -14,8 +16,15 @@ export interface Repaired {
   fixed: Set<string>;
 }
 
+const PLACE_WORDS = [...REGION_WORDS, ...CITY_WORDS];
 const REGION_PHRASES = REGION_WORDS.map((p) => p.split(' ')).filter((p) => p.every((w) => w.length >= 4));
+/** Town names are repaired only in their long words (`SUBANG JASA` is a street, not `SUBANG JAYA`). */
+const CITY_PHRASES = CITY_WORDS.map((p) => p.split(' ')).filter((p) => p.every((w) => w.length >= 4));
+/** Every single word of the place and street vocabulary: a word printed as one of these is never "repaired". */
+const KNOWN_WORDS = new Set([...PLACE_WORDS, ...ADDRESS_WORDS].flatMap((p) => p.split(' ')));
 const LONG_ADDRESS = ADDRESS_WORDS.filter((w) => w.length >= 5 && /^[A-Z]+$/.test(w));
+/** Long town words, repaired only for a substituted letter (`FETALING`): `KANTAN` is a word, not `KUANTAN`. */
+const LONG_CITY = [...new Set(CITY_WORDS.flatMap((p) => p.split(' ')))].filter((w) => w.length >= 7);
 const LONG_BUSINESS = BUSINESS_WORDS.filter((w) => w.length >= 6);
 
 function close(word: string, target: string): boolean {
@@ -27,7 +36,7 @@ function close(word: string, target: string): boolean {
 
 /** Replaces the letters of `token` with `canonical` in the token's case, keeping surrounding punctuation. */
 function swap(token: string, canonical: string): string {
-  const core = /[A-Za-z0-9]+/.exec(token)?.[0] ?? '';
+  const core = token.replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
   const cased =
     core === core.toUpperCase()
       ? canonical
@@ -37,7 +46,7 @@ function swap(token: string, canonical: string): string {
   return token.replace(core, cased);
 }
 
-function fixWords(text: string, vocabulary: readonly string[], fixed: Set<string>): string {
+function fixWords(text: string, vocabulary: readonly string[], fixed: Set<string>, sameLength = false): string {
   const tokens = text.split(' ');
   return tokens
     .map((token) => {
@@ -49,7 +58,7 @@ function fixWords(text: string, vocabulary: readonly string[], fixed: Set<string
       const upper = core.toUpperCase();
       const plural = (v: string): boolean =>
         `${v}S` === upper || `${upper}S` === v || (upper.endsWith('S') && upper.slice(0, -1) === v.slice(0, -1));
-      const hit = vocabulary.find((v) => close(core, v) && !plural(v));
+      const hit = vocabulary.find((v) => close(core, v) && !plural(v) && (!sameLength || v.length === core.length));
       if (!hit) return token;
       fixed.add(token);
       return swap(token, hit);
@@ -57,13 +66,19 @@ function fixWords(text: string, vocabulary: readonly string[], fixed: Set<string
     .join(' ');
 }
 
-function fixRegions(text: string, fixed: Set<string>): string {
+function fixRegions(text: string, fixed: Set<string>, phrases: string[][], minLength = 0): string {
   const tokens = text.split(' ');
-  for (const phrase of REGION_PHRASES) {
+  for (const phrase of phrases) {
     for (let i = 0; i + phrase.length <= tokens.length; i += 1) {
       const cores = tokens.slice(i, i + phrase.length).map((t) => t.replace(/[^A-Za-z]/g, ''));
       if (!cores.every((c, k) => close(c, phrase[k] ?? '') || c.toUpperCase() === phrase[k])) continue;
       if (cores.every((c, k) => c.toUpperCase() === phrase[k])) continue;
+      // A word that is itself a place word (`Jalan Pinang`, not `PENANG`) is as printed.
+      if (cores.some((c, k) => c.toUpperCase() !== phrase[k] && KNOWN_WORDS.has(c.toUpperCase()))) continue;
+      // Town words (`minLength`): long ones only, and only a substituted letter.
+      const odd = (c: string, k: number): boolean =>
+        c.toUpperCase() !== phrase[k] && (c.length < minLength || (minLength > 0 && c.length !== phrase[k]?.length));
+      if (cores.some(odd)) continue;
       for (let k = 0; k < phrase.length; k += 1) {
         const token = tokens[i + k] ?? '';
         if (cores[k]?.toUpperCase() === phrase[k]) continue;
@@ -106,7 +121,8 @@ export function fixDigitsInWords(text: string, fixed: Set<string>): string {
 
 /**
  * `5` opening a word of letters is an `S` (`5ubang`, `5ELANGOR`); `O` among the digits of a number is a `0`
- * (`400OO`, `8110O`, postcodes).
+ * (`400OO`, `8110O`, postcodes), and so is a `C` or `D` between digits of a long number (`500C0`: the round glyphs
+ * PP-OCR confuses); an `O` next to a digit in a hyphenated unit code is a `0` (`A-G-O6`).
  */
 export function fixLettersAndNumbers(text: string, fixed: Set<string>): string {
   return text
@@ -116,17 +132,83 @@ export function fixLettersAndNumbers(text: string, fixed: Set<string>): string {
       if (/^\d[\dOo]*\d?[Oo][\dOo]*\W*$/.test(out) && (out.match(/\d/g) ?? []).length >= 3) {
         out = out.replace(/[Oo]/g, '0');
       }
+      if (/^\d+[CD]\d+\W*$/.test(out) && (out.match(/\d/g) ?? []).length >= 4) out = out.replace(/[CD]/, '0');
+      if (/^[A-Z0-9]{1,3}(-[A-Z0-9]{1,3})+\W*$/.test(out) && /\d/.test(out)) {
+        out = out.replace(/(?<=-)O(?=\d)|(?<=-\d)O(?=\W|-|$)/g, '0');
+      }
       if (out !== token) fixed.add(token);
       return out;
     })
     .join(' ');
 }
 
+/** Glyphs OCR mistakes for one another, each mapped to one representative. */
+const CONFUSABLE: Record<string, string> = { I: 'L', '1': 'L', '|': 'L', '0': 'O', '5': 'S', '8': 'B' };
+const confusableForm = (word: string): string => [...word.toUpperCase()].map((c) => CONFUSABLE[c] ?? c).join('');
+const KNOWN_BY_FORM = new Map(
+  [...KNOWN_WORDS].filter((w) => w.length >= 4 && /^[A-Z]+$/.test(w)).map((w) => [confusableForm(w), w]),
+);
+
+/**
+ * A place or street word OCR split in two with a confusable glyph in it (`SHAH AI AM` → `SHAH ALAM`): two adjacent
+ * pieces of letters, neither a known word, that joined read as a known word once I/l/1, O/0, S/5 and B/8 are taken
+ * as the same glyph.
+ */
+function joinSplitWords(text: string, fixed: Set<string>): string {
+  const tokens = text.split(' ');
+  const core = (t: string): string => t.replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
+  for (let i = 0; i + 1 < tokens.length; i += 1) {
+    const a = tokens[i] ?? '';
+    const b = tokens[i + 1] ?? '';
+    // The second piece may run on past a mark (`AM.SEL.`): only its first run of letters joins.
+    const lead = /^[A-Za-z0-9|]+/.exec(b)?.[0] ?? '';
+    if (!/^[A-Za-z0-9|]+$/.test(a) || !lead) continue;
+    const ca = core(a);
+    if (!/[A-Za-z]/.test(ca) || !/[A-Za-z]/.test(lead)) continue;
+    if (KNOWN_WORDS.has(ca.toUpperCase()) || KNOWN_WORDS.has(lead.toUpperCase())) continue;
+    const known = KNOWN_BY_FORM.get(confusableForm(ca + lead));
+    if (!known) continue;
+    fixed.add(a);
+    fixed.add(b);
+    tokens.splice(i, 2, swap(ca + lead, known) + b.slice(lead.length));
+  }
+  return tokens.join(' ');
+}
+
+/** `LUT 1504`: a three-letter street word before a number, with `U` read for its `O` (`LOT`). */
+function fixUnitWord(text: string, fixed: Set<string>): string {
+  return text.replace(/(?<![A-Za-z0-9])([A-Za-z])[Uu]([A-Za-z])(?=\.?\s*\d)/g, (m: string, a: string, b: string) => {
+    const word = `${a}O${b}`.toUpperCase();
+    if (!ADDRESS_WORDS.includes(word) || KNOWN_WORDS.has(m.toUpperCase())) return m;
+    fixed.add(m);
+    return m === m.toUpperCase() ? word : `${a}${m[1] === 'u' ? 'o' : 'O'}${b}`;
+  });
+}
+
+/**
+ * `&` read as `8` between two house numbers of one series: `211082111` is `2110&2111` (two numbers of one length, the
+ * second one more than the first) and `19-1819-2` is `19-1&19-2` (the block prefix `19-` repeated). An `8` that does
+ * not split a number into such a series is a digit.
+ */
+function ampersandInSeries(text: string, fixed: Set<string>): string {
+  const mark = (m: string, out: string): string => {
+    if (out !== m) fixed.add(m);
+    return out;
+  };
+  return text
+    .replace(/(?<![\d-])(\d{3,})8(\d{3,})(?![\d-])/g, (m: string, a: string, b: string) =>
+      mark(m, a.length === b.length && Number(b) === Number(a) + 1 ? `${a}&${b}` : m),
+    )
+    .replace(/(?<![\d])(\d+)-([0-9A-Z]{1,2})8(?=\1-[0-9A-Z])/g, (m: string, a: string, b: string) =>
+      mark(m, `${a}-${b}&`),
+    );
+}
+
 /** Repairs an address line. */
 export function repairAddress(text: string): Repaired {
   const fixed = new Set<string>();
   let out = fixLettersAndNumbers(fixDigitsInWords(text, fixed), fixed).replace(
-    /(?<=^|[\s,])[J3][LIUli1|][NMnm](?=\.?(\s|,|$))/g,
+    /(?<=^|[\s,.])[J3][LIUli1|][NMnm](?=\.?(\s|,|$))/g,
     (m) => {
       fixed.add(m);
       return m === m.toUpperCase() ? 'JLN' : 'Jln';
@@ -140,13 +222,17 @@ export function repairAddress(text: string): Repaired {
       return digitsFixed;
     })
     .join(' ');
+  out = ampersandInSeries(out, fixed);
   // `SS15/4B`, `SS21/60`: a section code whose second S was read as 5 (`S515/4B`).
   out = out.replace(/(?<![A-Za-z0-9])S5(?=\d{1,2}[A-Z]?\/)/g, (m) => {
     fixed.add(m);
     return 'SS';
   });
-  out = fixRegions(out, fixed);
+  out = fixUnitWord(joinSplitWords(out, fixed), fixed);
+  out = fixRegions(out, fixed, REGION_PHRASES);
+  out = fixRegions(out, fixed, CITY_PHRASES, 6);
   out = fixWords(out, LONG_ADDRESS, fixed);
+  out = fixWords(out, LONG_CITY, fixed, true);
   return { text: out, fixed };
 }
 
