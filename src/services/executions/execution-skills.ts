@@ -89,3 +89,8 @@ export async function resolveSkills(
   }
   return skills;
 }
+
+/** What the agent loop tells the planner about each skill of a run: its name, description and instructions. */
+export function skillBriefs(skills: ParsedSkill[]): SkillBrief[] {
+  return skills.map((s) => ({ name: s.record.name, description: s.record.description, instructions: s.instructions }));
+}

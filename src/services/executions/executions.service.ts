@@ -253,11 +253,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
       const result = await deps.runtime.run({
         executionId: execution.id,
         task,
-        skills: skills.map((s) => ({
-          name: s.record.name,
-          description: s.record.description,
-          instructions: s.instructions,
-        })),
+        skills: skillBriefs(skills),
         tools,
         planner: resolved.planner,
         context,

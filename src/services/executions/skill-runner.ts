@@ -26,7 +26,7 @@ import type { SkillRunHold, SkillRunJob, SkillRunner } from '../predictions/skil
 import { AGENT_MODEL_ID, SkillRunInterrupted } from '../predictions/skill-runner';
 import type { ToolContextFactory } from '../tool-context';
 import { DEFAULT_AGENT_MODEL, toolsetsOf, type PlannerDirectory, type ResolvedPlanner } from './executions.service';
-import { resolveSkills } from './execution-skills';
+import { resolveSkills, skillBriefs } from './execution-skills';
 import { elementsOf, type ExecutionBilling, type ExecutionCost, type ExecutionHold } from './execution-usage';
 import { recordProgram, runProgramMode } from './program-mode';
 
@@ -219,11 +219,7 @@ export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
           const result = await deps.runtime.run({
             executionId: job.predictionId,
             task,
-            skills: skills.map((s) => ({
-              name: s.record.name,
-              description: s.record.description,
-              instructions: s.instructions,
-            })),
+            skills: skillBriefs(skills),
             tools,
             planner: resolved.planner,
             context,

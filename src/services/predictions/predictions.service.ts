@@ -226,18 +226,25 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
       // A shutdown stopped the run: the record stays `running` and the next start runs it again.
       if (error instanceof SkillRunInterrupted) return running;
       failure = error instanceof Error ? error : new Error(String(error));
-      const message = error instanceof AppError ? error.message : 'Internal error while running the prediction.';
-      if (!(error instanceof AppError)) {
-        logger.error('prediction failed on the agent runtime', { prediction: running.id, error: String(error) });
-      }
-      finished = await store.transition(running.id, ['running'], 'failed', {
-        response: null,
-        usage: { ...EMPTY_USAGE, credits_used: 0, message },
-        errorMessage: message,
-        completedAt: new Date(),
-      });
+      finished = await recordFailure(running, error, 'prediction failed on the agent runtime');
     }
-    const final = finished ?? running;
+    return conclude(finished ?? running, failure);
+  }
+
+  /** Stores a run that threw as failed: an AppError's own message, otherwise a generic one (and the error logged). */
+  function recordFailure(running: Prediction, error: unknown, logMessage: string): Promise<Prediction | null> {
+    const message = error instanceof AppError ? error.message : 'Internal error while running the prediction.';
+    if (!(error instanceof AppError)) logger.error(logMessage, { prediction: running.id, error: String(error) });
+    return store.transition(running.id, ['running'], 'failed', {
+      response: null,
+      usage: { ...EMPTY_USAGE, credits_used: 0, message },
+      errorMessage: message,
+      completedAt: new Date(),
+    });
+  }
+
+  /** Announces a finished record (webhooks, waiters), then returns it, or throws the failure that ended it. */
+  function conclude(final: Prediction, failure: Error | null): Prediction {
     if (isTerminal(final.status)) deps.onFinished(final);
     if (failure) throw failure;
     return final;
@@ -297,21 +304,9 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
     } catch (error) {
       hold?.release();
       failure = error instanceof Error ? error : new Error(String(error));
-      const message = error instanceof AppError ? error.message : 'Internal error while running the prediction.';
-      if (!(error instanceof AppError)) {
-        logger.error('prediction failed', { prediction: running.id, error: String(error) });
-      }
-      finished = await store.transition(running.id, ['running'], 'failed', {
-        response: null,
-        usage: { ...EMPTY_USAGE, credits_used: 0, message },
-        errorMessage: message,
-        completedAt: new Date(),
-      });
+      finished = await recordFailure(running, error, 'prediction failed');
     }
-    const final = finished ?? running;
-    if (isTerminal(final.status)) deps.onFinished(final);
-    if (failure) throw failure;
-    return final;
+    return conclude(finished ?? running, failure);
   }
 
   /** Runs a record on the runtime when its request says so, else on the extraction engine. */
