@@ -281,6 +281,40 @@ export function constantNode(output: string, tensor: FloatTensorValue): OnnxNode
   return { opType: 'Constant', name: '', domain: '', inputs: [], outputs: [output], attributes: [attribute], rest: [] };
 }
 
+/** An AttributeProto holding integers (`ints`, type INTS = 7), e.g. ReduceMax's `axes`. */
+export function intsAttribute(name: string, values: readonly number[]): Uint8Array {
+  return encodeMessage([
+    stringField(1, name),
+    ...values.map((v): WireField => ({ no: 8, wire: 0, value: BigInt(v) })),
+    { no: 20, wire: 0, value: 7n },
+  ]);
+}
+
+/** An AttributeProto holding one integer (`i`, type INT = 2), e.g. ArgMax's `axis`. */
+export function intAttribute(name: string, value: number): Uint8Array {
+  return encodeMessage([
+    stringField(1, name),
+    { no: 3, wire: 0, value: BigInt(value) },
+    { no: 20, wire: 0, value: 2n },
+  ]);
+}
+
+/** TensorProto element types used here. */
+export const ELEM = { float: 1, int32: 6, int64: 7 } as const;
+
+/** A graph input/output (ValueInfoProto) of a tensor of `elemType`, shape left open. */
+export function tensorValueInfo(name: string, elemType: number): Uint8Array {
+  const tensorType = encodeMessage([{ no: 1, wire: 0, value: BigInt(elemType) }]);
+  const type = encodeMessage([bytesField(1, tensorType)]);
+  return encodeMessage([stringField(1, name), bytesField(2, type)]);
+}
+
+/** Name of a ValueInfoProto. */
+export function valueInfoName(bytes: Uint8Array): string {
+  const f = decodeMessage(bytes).find((x) => x.no === 1 && x.wire === 2);
+  return f ? utf8.decode(asBytes(f)) : '';
+}
+
 /** Name and values of an AttributeProto that is a tensor (`t`), or undefined. */
 export function attributeTensor(attribute: Uint8Array): { name: string; tensor: Uint8Array } | undefined {
   let name = '';

@@ -17,8 +17,13 @@ import {
   attributeTensor,
   constantNode,
   decodeFullFloatTensor,
+  ELEM,
   floatAttribute,
+  intAttribute,
+  intsAttribute,
   scalarConstants,
+  tensorValueInfo,
+  valueInfoName,
   type FloatTensorValue,
   type OnnxModel,
   type OnnxNode,
@@ -302,4 +307,49 @@ function foldAffineBeforeConv(model: OnnxModel, scalars: Map<string, number>): n
   }
   model.nodes = model.nodes.filter((n) => !drop.has(n));
   return folded;
+}
+
+/** Names of the outputs `compactCtcOutput` gives the recognition network. */
+export const CTC_OUTPUTS = { best: 'ctc_best', bestP: 'ctc_best_p', space: 'ctc_space' } as const;
+
+/**
+ * Replaces the recognition network's output — the full class distribution per time step, N × T × 6625 floats
+ * (46 MB for a receipt's ~1,750 steps, copied out of onnxruntime and scanned in JavaScript) — by what greedy CTC
+ * decoding reads: the winning class (`ArgMax`, first of equals like the JavaScript loop), its probability
+ * (`ReduceMax`) and the probability of the space class, the last one (`Slice`). Returns false when the graph does not
+ * end in one Softmax output.
+ */
+export function compactCtcOutput(model: OnnxModel): boolean {
+  const outputs = model.graphRest.filter((f) => f.no === 12);
+  if (outputs.length !== 1) return false;
+  const probs = valueInfoName(outputs[0]!.value as Uint8Array);
+  const softmax = model.nodes.find((n) => n.outputs[0] === probs);
+  if (!softmax || softmax.opType !== 'Softmax') return false;
+  const attr = (op: string, inputs: string[], output: string, attributes: Uint8Array[]): OnnxNode => ({
+    opType: op,
+    name: '',
+    domain: '',
+    inputs,
+    outputs: [output],
+    attributes,
+    rest: [],
+  });
+  model.nodes.push(
+    attr('ArgMax', [probs], 'ctc_best_i64', [intAttribute('axis', 2), intAttribute('keepdims', 0)]),
+    attr('Cast', ['ctc_best_i64'], CTC_OUTPUTS.best, [intAttribute('to', ELEM.int32)]),
+    attr('ReduceMax', [probs], CTC_OUTPUTS.bestP, [intsAttribute('axes', [2]), intAttribute('keepdims', 0)]),
+    attr('Slice', [probs], CTC_OUTPUTS.space, [
+      intsAttribute('starts', [-1]),
+      intsAttribute('ends', [2 ** 31 - 1]),
+      intsAttribute('axes', [2]),
+    ]),
+  );
+  const infos = [
+    tensorValueInfo(CTC_OUTPUTS.best, ELEM.int32),
+    tensorValueInfo(CTC_OUTPUTS.bestP, ELEM.float),
+    tensorValueInfo(CTC_OUTPUTS.space, ELEM.float),
+  ];
+  const at = model.graphRest.indexOf(outputs[0]!);
+  model.graphRest.splice(at, 1, ...infos.map((value) => ({ no: 12, wire: 2 as const, value })));
+  return true;
 }

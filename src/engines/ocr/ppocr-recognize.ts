@@ -5,7 +5,7 @@
  * came from.
  */
 import type { Box, LayoutWord } from '../types';
-import type { FloatTensor } from './ppocr-models';
+import { ctcStepsFromProbabilities, type CtcSteps, type FloatTensor } from './ppocr-models';
 
 export const REC_HEIGHT = 48;
 
@@ -76,28 +76,23 @@ export function recognitionBatch(image: RgbImage, boxes: Box[], widths: number[]
  * under 0.03).
  */
 export function decodeCtc(output: FloatTensor, alphabet: readonly string[], spaceThreshold = 0.1): CtcReading[] {
-  const [n = 0, steps = 0, classes = 0] = output.dims;
-  const space = alphabet.lastIndexOf(' ');
+  return decodeCtcSteps(ctcStepsFromProbabilities(output, alphabet.lastIndexOf(' ')), alphabet, spaceThreshold);
+}
+
+/** `decodeCtc` on what the rewritten network outputs: per step the winner, its probability and the space's. */
+export function decodeCtcSteps(out: CtcSteps, alphabet: readonly string[], spaceThreshold = 0.1): CtcReading[] {
   const readings: CtcReading[] = [];
-  for (let i = 0; i < n; i += 1) {
+  for (let i = 0; i < out.n; i += 1) {
     let text = '';
     let sum = 0;
     let kept = 0;
     let previous = -1;
     let gapSpace = 0;
     const at: number[] = [];
-    for (let t = 0; t < steps; t += 1) {
-      const offset = (i * steps + t) * classes;
-      if (space > 0) gapSpace = Math.max(gapSpace, output.data[offset + space] as number);
-      let best = 0;
-      let bestP = -1;
-      for (let c = 0; c < classes; c += 1) {
-        const p = output.data[offset + c] as number;
-        if (p > bestP) {
-          bestP = p;
-          best = c;
-        }
-      }
+    for (let t = 0; t < out.steps; t += 1) {
+      const s = i * out.steps + t;
+      gapSpace = Math.max(gapSpace, out.space[s] as number);
+      const best = out.best[s] as number;
       if (best !== 0 && best !== previous) {
         const ch = alphabet[best] ?? '';
         if (gapSpace >= spaceThreshold && text !== '' && !text.endsWith(' ') && ch !== ' ') {
@@ -107,7 +102,7 @@ export function decodeCtc(output: FloatTensor, alphabet: readonly string[], spac
         gapSpace = 0;
         text += ch;
         for (let k = 0; k < ch.length; k += 1) at.push(t);
-        sum += bestP;
+        sum += out.bestP[s] as number;
         kept += 1;
       }
       previous = best;

@@ -16,7 +16,7 @@ import type { Box } from '../types';
 import type { OcrEngine } from './ocr-engine.types';
 import { boxesFromProbabilityMap, detectionSize, detectionTensor, type DetectOptions } from './ppocr-detect';
 import { loadPpOcrModels, type PpOcrModels } from './ppocr-models';
-import { decodeCtc, recognitionBatch, recognitionWidth, wordsFromReading, type RgbImage } from './ppocr-recognize';
+import { decodeCtcSteps, recognitionBatch, recognitionWidth, wordsFromReading, type RgbImage } from './ppocr-recognize';
 import { groupIntoRows, type Segment } from './row-grouping';
 import { currentTenant } from '../../lib/work-tenant';
 import { createWorkerPool } from './worker-pool';
@@ -104,8 +104,8 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
           width,
         ),
       );
-      const steps = out.dims[1] ?? 1;
-      decodeCtc(out, models.alphabet).forEach((reading, k) => {
+      const steps = out.steps || 1;
+      decodeCtcSteps(out, models.alphabet).forEach((reading, k) => {
         if (reading.confidence < dropScore || reading.text.trim() === '') return;
         const item = batch[k] as (typeof batch)[number];
         const words = wordsFromReading(reading, item.box, item.width, width / steps);

@@ -11,8 +11,8 @@ import {
   type OnnxNode,
   type WireField,
 } from '../../../src/engines/ocr/onnx-graph';
-import { rewritePpOcrGraph } from '../../../src/engines/ocr/ppocr-graph-rewrite';
-import { defaultPpOcrModelDir } from '../../../src/engines/ocr/ppocr-models';
+import { compactCtcOutput, CTC_OUTPUTS, rewritePpOcrGraph } from '../../../src/engines/ocr/ppocr-graph-rewrite';
+import { ctcStepsFromProbabilities, defaultPpOcrModelDir } from '../../../src/engines/ocr/ppocr-models';
 
 const text = (no: number, s: string): WireField => ({ no, wire: 2, value: new TextEncoder().encode(s) });
 const msg = (no: number, fields: WireField[]): WireField => ({ no, wire: 2, value: encodeMessage(fields) });
@@ -97,18 +97,26 @@ function exportedBlock(second: 1 | 3): OnnxModel {
   };
 }
 
-async function run(model: Uint8Array | string, input: Float32Array, dims: number[]): Promise<Float32Array> {
+async function runAll(
+  model: Uint8Array | string,
+  input: Float32Array,
+  dims: number[],
+): Promise<Record<string, ort.Tensor>> {
   const options = { graphOptimizationLevel: 'disabled' } as const;
   const session =
     typeof model === 'string'
       ? await ort.InferenceSession.create(model, options)
       : await ort.InferenceSession.create(model, options);
   try {
-    const out = await session.run({ [session.inputNames[0]!]: new ort.Tensor('float32', input, dims) });
-    return out[session.outputNames[0]!]!.data as Float32Array;
+    return await session.run({ [session.inputNames[0]!]: new ort.Tensor('float32', input, dims) });
   } finally {
     await session.release();
   }
+}
+
+async function run(model: Uint8Array | string, input: Float32Array, dims: number[]): Promise<Float32Array> {
+  const out = await runAll(model, input, dims);
+  return Object.values(out)[0]!.data as Float32Array;
 }
 
 const maxDiff = (a: Float32Array, b: Float32Array): number =>
@@ -153,5 +161,20 @@ describe('PP-OCR graph rewrites (exact, in memory)', () => {
     const after = await run(encodeModel(model), crop, [1, 3, 48, 160]);
     expect(after).toHaveLength(before.length);
     expect(maxDiff(before, after)).toBeLessThan(1e-4);
+  }, 60_000);
+
+  it('gives the recognition network the three outputs greedy CTC decoding reads, equal to the full distribution', async () => {
+    const file = path.join(defaultPpOcrModelDir(), 'ch_PP-OCRv4_rec_infer.onnx');
+    const model = decodeModel(fs.readFileSync(file));
+    expect(compactCtcOutput(model)).toBe(true);
+    const crops = seeded(2 * 3 * 48 * 96, 5);
+    const dims = [2, 3, 48, 96];
+    const full = Object.values(await runAll(file, crops, dims))[0]!;
+    const expected = ctcStepsFromProbabilities({ data: full.data as Float32Array, dims: full.dims }, full.dims[2]! - 1);
+    const out = await runAll(encodeModel(model), crops, dims);
+    expect(out[CTC_OUTPUTS.best]!.dims).toEqual([2, full.dims[1]]);
+    expect(Array.from(out[CTC_OUTPUTS.best]!.data as Int32Array)).toEqual(Array.from(expected.best));
+    expect(maxDiff(out[CTC_OUTPUTS.bestP]!.data as Float32Array, expected.bestP)).toBeLessThan(1e-6);
+    expect(maxDiff(out[CTC_OUTPUTS.space]!.data as Float32Array, expected.space)).toBeLessThan(1e-6);
   }, 60_000);
 });
