@@ -35,6 +35,8 @@ export interface PpOcrEngineOptions {
   batchWidthRatio?: number;
   /** Let onnxruntime's worker threads spin while waiting for work (default false: spinning burns CPU). */
   spinning?: boolean;
+  /** Share of the detector's unclip margin kept at both ends of a text segment (default 1; see ppocr-detect.ts). */
+  unclipHorizontal?: number;
   /** Apply the exact graph rewrites of ppocr-graph-rewrite.ts when loading (default true; false for comparison). */
   rewrite?: boolean;
   /** Readings under this mean character probability are dropped (default 0.5, PaddleOCR's `drop_score`). */
@@ -53,6 +55,10 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
   const batchSize = Math.max(1, options.batchSize ?? 8);
   const widthRatio = Math.max(1, options.batchWidthRatio ?? 1.1);
   const dropScore = options.dropScore ?? 0.5;
+  const detectOptions: DetectOptions = {
+    ...options.detect,
+    ...(options.unclipHorizontal === undefined ? {} : { unclipHorizontal: options.unclipHorizontal }),
+  };
   const pool = createWorkerPool<PpOcrModels>({
     size: 1,
     create: () =>
@@ -73,7 +79,7 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
       .raw()
       .toBuffer();
     const prob = await models.detect(detectionTensor(resized, size.width, size.height));
-    const detected = boxesFromProbabilityMap(prob.data, size.width, size.height, options.detect);
+    const detected = boxesFromProbabilityMap(prob.data, size.width, size.height, detectOptions);
     const sx = page.width / size.width;
     const sy = page.height / size.height;
     const boxes: Box[] = detected.map(({ box }) => ({
