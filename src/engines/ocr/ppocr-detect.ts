@@ -39,10 +39,18 @@ export function detectionSize(width: number, height: number, scale: number): { w
   return { width: round32(width), height: round32(height) };
 }
 
-/** Interleaved RGB bytes → the detector's normalised NCHW tensor. */
-export function detectionTensor(rgb: Uint8Array, width: number, height: number): FloatTensor {
+/**
+ * Interleaved RGB bytes → the detector's normalised NCHW tensor, written into `into` (see ScratchFloats) when given:
+ * a fresh 14 MB array costs ~60 ms of page faults on a page, more than filling it.
+ */
+export function detectionTensor(
+  rgb: Uint8Array,
+  width: number,
+  height: number,
+  into?: (length: number) => Float32Array,
+): FloatTensor {
   const plane = width * height;
-  const data = new Float32Array(3 * plane);
+  const data = into ? into(3 * plane) : new Float32Array(3 * plane);
   for (let i = 0; i < plane; i += 1) {
     for (let c = 0; c < 3; c += 1) {
       data[c * plane + i] = ((rgb[i * 3 + c] as number) / 255 - (MEAN[c] as number)) / (STD[c] as number);

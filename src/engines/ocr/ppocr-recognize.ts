@@ -31,12 +31,33 @@ export function recognitionWidth(box: Box, maxWidth: number): number {
 }
 
 /**
- * Crops `boxes` from `image` into one NCHW tensor of `width` columns: each crop scaled (bilinear) to 48 × its own
- * width (`widths[i]`), normalised to [-1, 1], the rest of the row padded with zeros as PaddleOCR does.
+ * A reusable Float32Array: `take(n)` hands out the first n values of one buffer that grows when needed, so the
+ * tensors of each call do not each allocate (and page-fault in) fresh memory. Whoever takes must finish with the
+ * values before the next `take`; the PP-OCR engine serves one call at a time per model pair.
  */
-export function recognitionBatch(image: RgbImage, boxes: Box[], widths: number[], width: number): FloatTensor {
+export class ScratchFloats {
+  private buffer = new Float32Array(0);
+
+  take = (length: number): Float32Array => {
+    if (this.buffer.length < length) this.buffer = new Float32Array(Math.ceil(length * 1.25));
+    return this.buffer.subarray(0, length);
+  };
+}
+
+/**
+ * Crops `boxes` from `image` into one NCHW tensor of `width` columns: each crop scaled (bilinear) to 48 × its own
+ * width (`widths[i]`), normalised to [-1, 1], the rest of the row padded with zeros as PaddleOCR does. `into`
+ * (ScratchFloats.take) supplies the memory; it need not be zeroed.
+ */
+export function recognitionBatch(
+  image: RgbImage,
+  boxes: Box[],
+  widths: number[],
+  width: number,
+  into?: (length: number) => Float32Array,
+): FloatTensor {
   const plane = REC_HEIGHT * width;
-  const data = new Float32Array(boxes.length * 3 * plane);
+  const data = into ? into(boxes.length * 3 * plane) : new Float32Array(boxes.length * 3 * plane);
   boxes.forEach((box, n) => {
     const cropW = widths[n] as number;
     const sx = (box.x1 - box.x0) / cropW;
@@ -61,6 +82,12 @@ export function recognitionBatch(image: RgbImage, boxes: Box[], widths: number[]
           const bottom = (image.data[c + ch] as number) * (1 - wx) + (image.data[d + ch] as number) * wx;
           const v = top * (1 - wy) + bottom * wy;
           data[base + ch * plane + y * width + x] = v / 127.5 - 1;
+        }
+      }
+      if (cropW < width) {
+        for (let ch = 0; ch < 3; ch += 1) {
+          const row = base + ch * plane + y * width;
+          data.fill(0, row + cropW, row + width);
         }
       }
     }

@@ -16,7 +16,14 @@ import type { Box } from '../types';
 import type { OcrEngine } from './ocr-engine.types';
 import { boxesFromProbabilityMap, detectionSize, detectionTensor, type DetectOptions } from './ppocr-detect';
 import { loadPpOcrModels, type PpOcrModels } from './ppocr-models';
-import { decodeCtcSteps, recognitionBatch, recognitionWidth, wordsFromReading, type RgbImage } from './ppocr-recognize';
+import {
+  decodeCtcSteps,
+  recognitionBatch,
+  recognitionWidth,
+  ScratchFloats,
+  wordsFromReading,
+  type RgbImage,
+} from './ppocr-recognize';
 import { groupIntoRows, type Segment } from './row-grouping';
 import { currentTenant } from '../../lib/work-tenant';
 import { createWorkerPool } from './worker-pool';
@@ -71,6 +78,9 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
     destroy: (models) => models.close(),
   });
 
+  // One call at a time reaches the models (a pool of one), so one scratch buffer per tensor kind is safe.
+  const detScratch = new ScratchFloats();
+  const recScratch = new ScratchFloats();
   const readPage = async (models: PpOcrModels, page: RgbImage): Promise<Segment[]> => {
     const scale = Math.min(1, detectionMaxSide / Math.max(page.width, page.height));
     const size = detectionSize(page.width, page.height, scale);
@@ -78,7 +88,7 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
       .resize(size.width, size.height, { fit: 'fill' })
       .raw()
       .toBuffer();
-    const prob = await models.detect(detectionTensor(resized, size.width, size.height));
+    const prob = await models.detect(detectionTensor(resized, size.width, size.height, detScratch.take));
     const detected = boxesFromProbabilityMap(prob.data, size.width, size.height, detectOptions);
     const sx = page.width / size.width;
     const sy = page.height / size.height;
@@ -108,6 +118,7 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
           batch.map((b) => b.box),
           widths,
           width,
+          recScratch.take,
         ),
       );
       const steps = out.steps || 1;
