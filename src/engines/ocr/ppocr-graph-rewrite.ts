@@ -63,9 +63,17 @@ export function rewritePpOcrGraph(model: OnnxModel): RewriteReport {
   return report;
 }
 
-function consumersOf(nodes: readonly OnnxNode[]): Map<string, OnnxNode[]> {
+/**
+ * Who reads each value. A graph output counts as one more reader (under its own name), so a value the caller sees is
+ * never folded away.
+ */
+function consumersOf(model: OnnxModel): Map<string, OnnxNode[]> {
   const out = new Map<string, OnnxNode[]>();
-  for (const n of nodes) {
+  const graphReader: OnnxNode = { opType: '', name: '', domain: '', inputs: [], outputs: [], attributes: [], rest: [] };
+  for (const f of model.graphRest) {
+    if (f.no === 12 && f.wire === 2) out.set(valueInfoName(f.value as Uint8Array), [graphReader]);
+  }
+  for (const n of model.nodes) {
     for (const i of n.inputs) {
       const list = out.get(i);
       if (list) list.push(n);
@@ -98,7 +106,7 @@ function clipBounds(node: OnnxNode, scalars: Map<string, number>): { min?: numbe
  * name kept. Only fused when each intermediate value has that one consumer.
  */
 function fuseHardSwish(model: OnnxModel, scalars: Map<string, number>): number {
-  const consumers = consumersOf(model.nodes);
+  const consumers = consumersOf(model);
   const only = (value: string): OnnxNode | undefined => {
     const list = consumers.get(value);
     return list && list.length === 1 ? list[0] : undefined;
@@ -183,7 +191,7 @@ function scalarOperand(
  * shift apply to every output element alike.
  */
 function foldAffineAfterConv(model: OnnxModel, scalars: Map<string, number>): number {
-  const consumers = consumersOf(model.nodes);
+  const consumers = consumersOf(model);
   const only = (value: string): OnnxNode | undefined => {
     const list = consumers.get(value);
     return list && list.length === 1 ? list[0] : undefined;
@@ -250,7 +258,7 @@ function isPointwiseUnpadded(conv: OnnxNode, weight: FloatTensorValue): boolean 
  * output reads only real input positions (padding would read zeros the shift never reached).
  */
 function foldAffineBeforeConv(model: OnnxModel, scalars: Map<string, number>): number {
-  const consumers = consumersOf(model.nodes);
+  const consumers = consumersOf(model);
   const producers = new Map<string, OnnxNode>();
   for (const n of model.nodes) for (const o of n.outputs) producers.set(o, n);
   const tensors = constantTensors(model);

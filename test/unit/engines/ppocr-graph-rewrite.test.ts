@@ -150,6 +150,15 @@ describe('PP-OCR graph rewrites (exact, in memory)', () => {
     expect(maxDiff(before, after)).toBeLessThan(1e-5);
   });
 
+  it('never folds away a value the graph outputs', () => {
+    const model = exportedBlock(1);
+    model.graphRest.push(valueInfo(12, 'conv1'), valueInfo(12, 'a3'));
+    const report = rewritePpOcrGraph(model);
+    expect(report).toMatchObject({ hardSwish: 0, foldedAfter: 0 });
+    const produced = new Set(model.nodes.flatMap((n) => n.outputs));
+    expect(produced.has('conv1') && produced.has('a3') && produced.has('y')).toBe(true);
+  });
+
   it('rewrites the shipped recognition network without changing what it reads', async () => {
     const file = path.join(defaultPpOcrModelDir(), 'ch_PP-OCRv4_rec_infer.onnx');
     const model = decodeModel(fs.readFileSync(file));
