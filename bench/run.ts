@@ -17,6 +17,8 @@ import { skillsBenchmarks } from './skills.bench';
 
 interface Group {
   cases: BenchCase[];
+  /** Figures that are not a ratio against a baseline (CPU times, scores), printed after the table. */
+  notes?: () => Promise<string[]>;
   close: () => Promise<void>;
 }
 
@@ -40,6 +42,7 @@ async function main(): Promise<void> {
     const group = await (GROUPS[name] as () => Promise<Group>)();
     try {
       for (const bench of group.cases) results.push(await runCase(bench));
+      if (group.notes) notes.push(...(await group.notes()));
       if (name === 'predictions' && 'memory' in group) {
         const memory = await (group as Awaited<ReturnType<typeof predictionBenchmarks>>).memory();
         notes.push(

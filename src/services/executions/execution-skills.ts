@@ -7,6 +7,7 @@ import type { Principal } from '../../domain/account';
 import { BadRequestError } from '../../domain/errors';
 import type { ExecutionSkillRef } from '../../domain/execution';
 import type { ParsedSkill, SkillResolver } from '../../domain/skill';
+import type { SkillBrief } from '../../agents/agent-runtime';
 import type { ArtifactsService } from '../artifacts.service';
 
 /** A skill entry as clients send it (spec "Skill entry" plus the SDKs' deprecated aliases). */

@@ -35,7 +35,7 @@ import type { ArtifactsService } from '../artifacts.service';
 import type { FilesService } from '../files.service';
 import type { ToolContextFactory } from '../tool-context';
 import { normaliseInputs, plannerInputs } from './execution-inputs';
-import { resolveSkills, skillRefsOf, type SkillEntryWire } from './execution-skills';
+import { resolveSkills, skillBriefs, skillRefsOf, type SkillEntryWire } from './execution-skills';
 import { buildUsage, type ExecutionBilling, type ExecutionHold, type PlannerPricing } from './execution-usage';
 import { runProgramMode, recordProgram } from './program-mode';
 
