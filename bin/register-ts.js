@@ -17,12 +17,13 @@
  */
 'use strict';
 
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
-const esbuild = require('esbuild');
 
-const tsconfig = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'tsconfig.json'), 'utf8'));
+const ROOT = path.join(__dirname, '..');
+const tsconfig = JSON.parse(fs.readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8'));
 const options = {
   loader: 'ts',
   format: 'cjs',
@@ -33,10 +34,40 @@ const options = {
   tsconfigRaw: { compilerOptions: tsconfig.compilerOptions },
 };
 
+/**
+ * Compiled files are kept under node_modules/.cache (by a hash of the compiler's version, these options, the path
+ * and the source), so a start after the first compiles only what changed and does not load esbuild at all: the
+ * `prism` command starts ~1 s sooner. A cache that cannot be written is simply not used. Entries of files since
+ * changed are never read again; deleting the folder is always safe.
+ */
+const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'prism-register-ts');
+let esbuild = null;
+let salt = null;
+
+function compile(source, filename) {
+  salt ??= JSON.stringify([require('esbuild/package.json').version, options]);
+  const key = crypto.createHash('sha256').update(salt).update('\0').update(filename).update('\0').update(source);
+  const cached = path.join(CACHE_DIR, `${key.digest('hex')}.js`);
+  try {
+    return fs.readFileSync(cached, 'utf8');
+  } catch {
+    // not compiled yet
+  }
+  esbuild ??= require('esbuild');
+  const { code } = esbuild.transformSync(source, { ...options, sourcefile: filename });
+  try {
+    fs.mkdirSync(CACHE_DIR, { recursive: true });
+    const partial = `${cached}.${process.pid}.tmp`;
+    fs.writeFileSync(partial, code);
+    fs.renameSync(partial, cached);
+  } catch {
+    // read-only or full: run without the cache
+  }
+  return code;
+}
+
 process.setSourceMapsEnabled(true);
 
 Module._extensions['.ts'] = function compileTypeScript(module, filename) {
-  const source = fs.readFileSync(filename, 'utf8');
-  const { code } = esbuild.transformSync(source, { ...options, sourcefile: filename });
-  module._compile(code, filename);
+  module._compile(compile(fs.readFileSync(filename, 'utf8'), filename), filename);
 };

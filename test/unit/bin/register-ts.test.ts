@@ -50,6 +50,19 @@ describe('bin/register-ts.js', () => {
     expect(out.trim()).toBe('next false 2');
   });
 
+  it('keeps what it compiled in node_modules/.cache, where the next start reads it instead of compiling again', () => {
+    const marker = `cache-marker-${process.pid}-${Date.now()}`;
+    const source = `const marker: string = '${marker}';\nconsole.log(marker);`;
+    expect(runTs(source).trim()).toBe(marker);
+    const cacheDir = path.join(ROOT, 'node_modules', '.cache', 'prism-register-ts');
+    const entries = fs.readdirSync(cacheDir).filter((name) => name.endsWith('.js'));
+    const hit = entries.find((name) => fs.readFileSync(path.join(cacheDir, name), 'utf8').includes(marker));
+    expect(hit).toBeDefined();
+    expect(fs.readFileSync(path.join(cacheDir, hit as string), 'utf8')).not.toContain(': string');
+    expect(runTs(source).trim()).toBe(marker);
+    fs.rmSync(path.join(cacheDir, hit as string));
+  });
+
   it('reports errors at their TypeScript line', () => {
     const out = runTs(
       [
