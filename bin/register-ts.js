@@ -4,7 +4,8 @@
  *
  * Measured under the gateway benchmark's load with two servers side by side (same code, same load, same moment):
  * through tsx a chat call cost ~30-40% more gateway CPU (e.g. 469 vs 331 us) and promoted ~3 MB per 1,000 calls to
- * V8's old generation against ~30 KB here, which brings full collections into the tail. Part of it is esbuild's
+ * V8's old generation in every run against ~30 KB here in most runs (about one process in four still enters that
+ * state without tsx; see the README's gateway figures), which brings full collections into the tail. Part of it is esbuild's
  * `keepNames`, which tsx always sets: every named closure is wrapped in `__name(fn, "name")`, an
  * `Object.defineProperty` per closure created, and the request path creates several per call (~70 us of the gap
  * when this loader turns it on). The rest comes with tsx's runtime itself; its promotion was the same through
