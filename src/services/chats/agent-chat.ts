@@ -26,7 +26,7 @@ import type { FilesService } from '../files.service';
 import type { ToolContextFactory } from '../tool-context';
 import { normaliseInputsIn } from '../executions/execution-inputs';
 import type { PlannerDirectory } from '../executions/executions.service';
-import { elementsOf } from '../executions/execution-usage';
+import { elementsOf, plannerTokens } from '../executions/execution-usage';
 import { resolveSkills, skillRefsOf, type SkillEntryWire } from '../executions/execution-skills';
 import type { ChatsService, OpenedThread, TurnMessage } from './chats.service';
 
@@ -196,10 +196,8 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
           ): AgentChatReply {
             const steps = trace.map((entry, index) => ({ ...entry, index }));
             const elements = elementsOf(steps);
-            const counted = {
-              prompt: trace.reduce((n, s) => n + s.inputTokens, 0),
-              completion: trace.reduce((n, s) => n + s.outputTokens, 0),
-            };
+            const used = plannerTokens(trace);
+            const counted = { prompt: used.inputTokens, completion: used.outputTokens };
             const words = [...(t.chat?.history ?? []).map((h) => h.content), t.prompt ?? ''].join('\n');
             return {
               content: text,

@@ -81,6 +81,20 @@ const ELEMENT_OF: Record<
   probe_audio: { type: 'audio', count: () => 1 },
 };
 
+/** The planner tokens a run's steps used, summed (what its bill and its spending limit are priced from). */
+export function plannerTokens(steps: readonly Pick<ExecutionStep, 'inputTokens' | 'outputTokens'>[]): {
+  inputTokens: number;
+  outputTokens: number;
+} {
+  let inputTokens = 0;
+  let outputTokens = 0;
+  for (const step of steps) {
+    inputTokens += step.inputTokens;
+    outputTokens += step.outputTokens;
+  }
+  return { inputTokens, outputTokens };
+}
+
 /** Elements read by the run's tools (the first kind read names the element type). */
 export function elementsOf(steps: ExecutionStep[]): Pick<ExecutionUsage, 'elements_processed' | 'element_type'> {
   let count = 0;

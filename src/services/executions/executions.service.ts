@@ -36,7 +36,13 @@ import type { FilesService } from '../files.service';
 import type { ToolContextFactory } from '../tool-context';
 import { normaliseInputs, plannerInputs } from './execution-inputs';
 import { resolveSkills, skillBriefs, skillRefsOf, type SkillEntryWire } from './execution-skills';
-import { buildUsage, type ExecutionBilling, type ExecutionHold, type PlannerPricing } from './execution-usage';
+import {
+  buildUsage,
+  plannerTokens,
+  type ExecutionBilling,
+  type ExecutionHold,
+  type PlannerPricing,
+} from './execution-usage';
 import { runProgramMode, recordProgram } from './program-mode';
 
 /** A resumed run that keeps dying is given up after this many starts. */
@@ -169,8 +175,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
       resolved: ResolvedPlanner;
     },
   ): Promise<Execution | null> {
-    const tokensIn = outcome.steps.reduce((n, s) => n + s.inputTokens, 0);
-    const tokensOut = outcome.steps.reduce((n, s) => n + s.outputTokens, 0);
+    const { inputTokens: tokensIn, outputTokens: tokensOut } = plannerTokens(outcome.steps);
     // A failed run is billed only for the model tokens it used.
     const bill = outcome.status === 'completed' || tokensIn + tokensOut > 0;
     const tier = execution.request.serviceTier;
@@ -327,9 +332,8 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
   function stopAtSpendingLimit(id: string, steps: ExecutionStep[], controller: AbortController): void {
     const hold = holds.get(id);
     if (!hold || controller.signal.aborted) return;
-    const tokensIn = steps.reduce((n, s) => n + s.inputTokens, 0);
-    const tokensOut = steps.reduce((n, s) => n + s.outputTokens, 0);
-    if (hold.covers(tokensIn, tokensOut)) return;
+    const { inputTokens, outputTokens } = plannerTokens(steps);
+    if (hold.covers(inputTokens, outputTokens)) return;
     controller.abort(
       new RunFailure(
         `The run reached its spending limit: its planner used more than the $${hold.dollars.toFixed(4)} held for ` +

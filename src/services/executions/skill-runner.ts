@@ -27,7 +27,13 @@ import { AGENT_MODEL_ID, SkillRunInterrupted } from '../predictions/skill-runner
 import type { ToolContextFactory } from '../tool-context';
 import { DEFAULT_AGENT_MODEL, toolsetsOf, type PlannerDirectory, type ResolvedPlanner } from './executions.service';
 import { resolveSkills, skillBriefs } from './execution-skills';
-import { elementsOf, type ExecutionBilling, type ExecutionCost, type ExecutionHold } from './execution-usage';
+import {
+  elementsOf,
+  plannerTokens,
+  type ExecutionBilling,
+  type ExecutionCost,
+  type ExecutionHold,
+} from './execution-usage';
 import { recordProgram, runProgramMode } from './program-mode';
 
 export interface SkillRunnerDeps {
@@ -79,8 +85,7 @@ export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
     completed: boolean,
     hold: ExecutionHold | null,
   ): Promise<ExecutionCost | null> {
-    const inputTokens = steps.reduce((n, s) => n + s.inputTokens, 0);
-    const outputTokens = steps.reduce((n, s) => n + s.outputTokens, 0);
+    const { inputTokens, outputTokens } = plannerTokens(steps);
     try {
       if (!completed && inputTokens + outputTokens === 0) return null;
       const charge = {

@@ -184,16 +184,8 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
     agent: NonNullable<Prediction['request']['agent']>,
     hold: SkillRunHold | null,
   ): Promise<Prediction> {
-    const running = await store
-      .transition(prediction.id, ['pending', 'enqueued'], 'running', { attempts: prediction.attempts + 1 })
-      .catch((error: unknown) => {
-        hold?.release();
-        throw error;
-      });
-    if (!running) {
-      hold?.release();
-      return (await store.getById(prediction.id)) ?? prediction;
-    }
+    const running = await claim(prediction, hold);
+    if (!running) return (await store.getById(prediction.id)) ?? prediction;
     let finished: Prediction | null;
     let failure: Error | null = null;
     try {
@@ -231,6 +223,21 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
     return conclude(finished ?? running, failure);
   }
 
+  /**
+   * Moves a pending or enqueued record to running. Null when it was no longer waiting (another worker or a cancel
+   * got there first); the hold is given back then, and when the move itself fails.
+   */
+  async function claim(prediction: Prediction, hold: { release(): void } | null): Promise<Prediction | null> {
+    const running = await store
+      .transition(prediction.id, ['pending', 'enqueued'], 'running', { attempts: prediction.attempts + 1 })
+      .catch((error: unknown) => {
+        hold?.release();
+        throw error;
+      });
+    if (!running) hold?.release();
+    return running;
+  }
+
   /** Stores a run that threw as failed: an AppError's own message, otherwise a generic one (and the error logged). */
   function recordFailure(running: Prediction, error: unknown, logMessage: string): Promise<Prediction | null> {
     const message = error instanceof AppError ? error.message : 'Internal error while running the prediction.';
@@ -256,18 +263,8 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
     hold: ExtractionHold | null,
     onProgress?: (done: number, total: number) => void,
   ): Promise<Prediction> {
-    const running = await store
-      .transition(prediction.id, ['pending', 'enqueued'], 'running', {
-        attempts: prediction.attempts + 1,
-      })
-      .catch((error: unknown) => {
-        hold?.release();
-        throw error;
-      });
-    if (!running) {
-      hold?.release();
-      return (await store.getById(prediction.id)) ?? prediction;
-    }
+    const running = await claim(prediction, hold);
+    if (!running) return (await store.getById(prediction.id)) ?? prediction;
     let finished: Prediction | null;
     let failure: Error | null = null;
     try {
