@@ -5,10 +5,9 @@
  */
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { startCallbackReceiver } from '../helpers/callback-receiver';
 import { renderReceiptImage } from '../helpers/media-fixtures';
 import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
 import { call, startTestApp, uploadFile } from '../helpers/test-app';
@@ -33,20 +32,8 @@ async function until<T>(probe: () => Promise<T | null>, what: string): Promise<T
 describe('batch executions', () => {
   it('return enqueued at once, complete through the queue and call back signed', async () => {
     const app = await startTestApp({ PRISM_ALLOW_PRIVATE_URLS: '1', PRISM_WEBHOOK_SECRET: 'agent-hook-secret-123' });
-    const received: { body: string; signature: string; event: string }[] = [];
-    const receiver = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        received.push({
-          body,
-          signature: String(req.headers['x-prism-signature']),
-          event: String(req.headers['x-prism-event']),
-        });
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiver = await startCallbackReceiver();
+    const { received } = receiver;
     try {
       const key = await app.createKey('batch-org');
       await app.container.services.accounts.addCredits('batch-org', 1);
@@ -55,7 +42,7 @@ describe('batch executions', () => {
         key,
         json: {
           batch: true,
-          callback_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+          callback_url: receiver.url,
           inputs: { receipt: `data:image/png;base64,${png.toString('base64')}` },
           config: { json_schema: { type: 'object', properties: { total: { type: ['string', 'number', 'null'] } } } },
         },
@@ -82,7 +69,7 @@ describe('batch executions', () => {
       });
       expect(bad.status).toBe(400);
     } finally {
-      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+      await receiver.close();
       await app.close();
     }
   });

@@ -9,11 +9,10 @@
  */
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { VlmRun } from 'vlmrun';
+import { startCallbackReceiver, type CallbackReceiver } from '../helpers/callback-receiver';
 import { craftZip } from '../helpers/crafted-zip';
 import { makeVideo } from '../helpers/media-clips';
 import { makeTextPdf, RECEIPT_LINES, renderReceiptImage } from '../helpers/media-fixtures';
@@ -75,8 +74,7 @@ describe('generate with skills on the agent runtime (deterministic planner)', ()
   let workDir: string;
   let pdfId: string;
   let imageUrl: string;
-  const received: { body: string; signature: string; event: string }[] = [];
-  let receiver: http.Server;
+  let receiver: CallbackReceiver;
 
   beforeAll(async () => {
     app = await startTestApp({ PRISM_ALLOW_PRIVATE_URLS: '1', PRISM_WEBHOOK_SECRET: 'generate-hook-secret-1' });
@@ -99,22 +97,10 @@ describe('generate with skills on the agent runtime (deterministic planner)', ()
       const fileId = ((await upload.json()) as { id: string }).id;
       expect((await call(`${app.url}/v1/skills/create`, { key, json: { file_id: fileId } })).status).toBe(201);
     }
-    receiver = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        received.push({
-          body,
-          signature: String(req.headers['x-prism-signature']),
-          event: String(req.headers['x-prism-event']),
-        });
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiver = await startCallbackReceiver();
   }, 120_000);
   afterAll(async () => {
-    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    await receiver.close();
     await app.close();
     fs.rmSync(workDir, { recursive: true, force: true });
   });
@@ -224,7 +210,7 @@ describe('generate with skills on the agent runtime (deterministic planner)', ()
       const res = await generate('document', {
         file_id: pdfId,
         batch: true,
-        callback_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+        callback_url: receiver.url,
         config: { skills: skill('receipt-tools') },
       });
       expect(res.status).toBe(201);
@@ -236,7 +222,7 @@ describe('generate with skills on the agent runtime (deterministic planner)', ()
       expect(done.usage.message).toContain('agent runtime');
       expect(seen).toEqual(['enqueued', 'running', 'completed']);
       await app.container.webhooks.idle();
-      const hook = received.find((r) => (JSON.parse(r.body) as { id: string }).id === accepted.id);
+      const hook = receiver.received.find((r) => (JSON.parse(r.body) as { id: string }).id === accepted.id);
       expect(hook?.event).toBe('prediction.completed');
       const expected = `sha256=${createHmac('sha256', 'generate-hook-secret-1')
         .update(hook?.body ?? '')
