@@ -3,7 +3,8 @@
  * with 50 concurrent clients, non-streaming and streaming, against two upstreams: one that answers at once (the
  * hop's CPU cost is all there is to measure) and one that takes UPSTREAM_SERVICE_MS before its first chunk, as a
  * fast real model would. Also the CPU each call costs the gateway process (from /proc, so it does not depend on
- * how the three processes share the cores) next to a bare keep-alive proxy, and the per-request cost of rate-limit
+ * how the processes share the cores) next to two bare keep-alive proxies (on node:http and on undici, the gateway's
+ * client), and the per-request cost of rate-limit
  * and billing bookkeeping with 10,000 distinct callers. The gateway runs with `--trace-gc-nvp`, so each case also
  * reports what its calls promoted to V8's old generation and how many full collections that caused: promoted
  * garbage is what makes young pauses long and full collections (the p99's worst stalls) frequent, and one stray
@@ -167,7 +168,7 @@ async function startChild(
 
 export async function gatewayBenchmarks(): Promise<string[]> {
   const upstreamChild = await startChild(
-    ['--import', 'tsx', 'bench/upstream-child.ts', String(UPSTREAM_SERVICE_MS)],
+    ['-r', './bin/register-ts.js', 'bench/upstream-child.ts', String(UPSTREAM_SERVICE_MS)],
     process.env,
     /^http/,
   );
@@ -204,12 +205,19 @@ export async function gatewayBenchmarks(): Promise<string[]> {
   );
   const gatewayUrl = /listening on (\S+)/.exec(gatewayChild.line)?.[1] ?? '';
   const gatewayGc = watchGc(gatewayChild.child.stdout as NodeJS.ReadableStream);
+  // Every child loads TypeScript as `npm start` does (tsx alone made a call ~30-40% dearer), so they compare fairly.
   const proxyChild = await startChild(
-    ['--import', 'tsx', 'bench/bare-proxy-child.ts', upstream.baseUrl],
+    ['-r', './bin/register-ts.js', 'bench/bare-proxy-child.ts', upstream.baseUrl, 'http'],
     process.env,
     /^http/,
   );
   const proxyUrl = proxyChild.line.trim();
+  const undiciProxyChild = await startChild(
+    ['-r', './bin/register-ts.js', 'bench/bare-proxy-child.ts', upstream.baseUrl, 'undici'],
+    process.env,
+    /^http/,
+  );
+  const undiciProxyUrl = undiciProxyChild.line.trim();
   const config = loadConfig({ ...gatewayEnv, PRISM_DATA_DIR: path.join(dir, 'bookkeeping') });
   const running = await startServer(config, { announce: () => undefined });
   const key = fs.readFileSync(path.join(dir, 'data', 'owner.key'), 'utf8').trim();
@@ -257,6 +265,7 @@ export async function gatewayBenchmarks(): Promise<string[]> {
         const direct = post(`${upstream.baseUrl}/chat/completions`, scenario.upstreamModel);
         const gateway = post(`${gatewayUrl}/v1/compat/chat/completions`, scenario.gatewayModel);
         const bare = post(`${proxyUrl}/chat/completions`, scenario.gatewayModel);
+        const bareUndici = post(`${undiciProxyUrl}/chat/completions`, scenario.gatewayModel);
         const d = await load(direct, { warmup: WARMUP_REQUESTS });
         const g = await load(gateway, {
           warmup: WARMUP_REQUESTS,
@@ -267,6 +276,7 @@ export async function gatewayBenchmarks(): Promise<string[]> {
         await new Promise((resolve) => setTimeout(resolve, 200));
         const gc = gatewayGc.close();
         const b = await load(bare, { warmup: WARMUP_REQUESTS, watchedPid: proxyChild.child.pid });
+        const u = await load(bareUndici, { warmup: WARMUP_REQUESTS, watchedPid: undiciProxyChild.child.pid });
         const dIdle = await load(direct, { warmup: 0 });
         const gIdle = await load(gateway, { warmup: 0 });
         lines.push(
@@ -275,10 +285,15 @@ export async function gatewayBenchmarks(): Promise<string[]> {
             `gateway ${g.p50.toFixed(2)}), added p99 ${(g.p99 - d.p99).toFixed(2)} ms (direct ${d.p99.toFixed(2)}, ` +
             `gateway ${g.p99.toFixed(2)}), throughput ${(g.rps / d.rps).toFixed(2)}x of direct ` +
             `(${g.rps.toFixed(0)} vs ${d.rps.toFixed(0)} req/s); gateway CPU ${(g.cpuMsPerCall * 1000).toFixed(0)} µs ` +
-            `per call (${(g.cpuMsPerCall / b.cpuMsPerCall).toFixed(2)}x the bare proxy's, ` +
-            `+${((g.cpuMsPerCall - b.cpuMsPerCall) * 1000).toFixed(0)} µs); a bare keep-alive proxy: ${(b.rps / d.rps).toFixed(2)}x of direct (${b.rps.toFixed(0)} req/s, ` +
+            `per call (${(g.cpuMsPerCall / b.cpuMsPerCall).toFixed(2)}x a bare node:http proxy's, ` +
+            `+${((g.cpuMsPerCall - b.cpuMsPerCall) * 1000).toFixed(0)} µs; ` +
+            `${(g.cpuMsPerCall / u.cpuMsPerCall).toFixed(2)}x a bare undici proxy's, ` +
+            `+${((g.cpuMsPerCall - u.cpuMsPerCall) * 1000).toFixed(0)} µs); ` +
+            `bare proxies: node:http ${(b.rps / d.rps).toFixed(2)}x of direct (${b.rps.toFixed(0)} req/s, ` +
             `added p50 ${(b.p50 - d.p50).toFixed(2)} ms, added p99 ${(b.p99 - d.p99).toFixed(2)} ms, ` +
-            `CPU ${(b.cpuMsPerCall * 1000).toFixed(0)} µs per call); gateway GC: ` +
+            `CPU ${(b.cpuMsPerCall * 1000).toFixed(0)} µs per call), undici ${(u.rps / d.rps).toFixed(2)}x of direct ` +
+            `(added p50 ${(u.p50 - d.p50).toFixed(2)} ms, added p99 ${(u.p99 - d.p99).toFixed(2)} ms, ` +
+            `CPU ${(u.cpuMsPerCall * 1000).toFixed(0)} µs per call); gateway GC: ` +
             `${(((gc.promotedBytes / REQUESTS) * 1000) / 1024).toFixed(0)} KB promoted per 1,000 calls, ` +
             `${gc.youngCollections} young and ${gc.fullCollections} full collections; from idle ` +
             `(the ${CONCURRENCY} clients starting together): added p50 ${(gIdle.p50 - dIdle.p50).toFixed(2)} ms, ` +
@@ -309,7 +324,7 @@ export async function gatewayBenchmarks(): Promise<string[]> {
     );
   } finally {
     await running.close();
-    for (const child of [proxyChild.child, gatewayChild.child, upstreamChild.child]) {
+    for (const child of [proxyChild.child, undiciProxyChild.child, gatewayChild.child, upstreamChild.child]) {
       child.kill('SIGTERM');
       await once(child, 'exit');
     }

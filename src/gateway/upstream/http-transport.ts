@@ -1,34 +1,37 @@
 /**
- * The upstream client's transport: one request over node:http(s) with keep-alive agents, answered in node's own
- * terms (status, IncomingHttpHeaders, a Buffer or the IncomingMessage itself).
+ * The upstream client's transport: one request over undici's dispatcher (keep-alive connection pools per origin),
+ * answered as status, lower-cased headers, and a Buffer or a Readable of the body.
  *
- * Why not `fetch`: on the 2-core dev box with 50 concurrent clients, a bare proxy built on undici's `fetch` reached
- * 0.57–0.73× of calling the upstream directly, the same proxy on `http.request` with a keep-alive agent 0.84–0.88×.
- * The first version of this module still dressed node:http up as a `fetch` (Headers, `new Response(Buffer)`,
- * `Readable.toWeb`, `res.text()`); a CPU profile under load then showed that WHATWG Response/Headers/web-stream
- * layer at ~6% of the gateway's busy time, so it was removed (gateway CPU per call in bench/gateway.bench.ts then
- * fell from 325–565 µs to 280–470 µs across its four cases, two runs each). Unary replies are read whole into a
- * Buffer (capped, 64 MiB by default); `text/event-stream` answers below 300 are handed over as the response stream.
+ * Why undici's dispatcher and not node:http or `fetch`: the gateway's CPU per call is mostly this hop, and each
+ * layer around the bytes costs. `fetch` (WHATWG Request/Response/Headers and web streams) made a bare proxy reach
+ * only 0.57–0.73× of calling the upstream directly on the 2-core dev box, against 0.84–0.88× on `http.request`.
+ * `http.request` in turn builds a ClientRequest, an IncomingMessage and an agent queue entry per call; measured
+ * under the gateway bench's load (50 clients, instant upstream, processes pinned to cores), the gateway spent
+ * ~211 µs of CPU per call on it and ~170 µs on this module, and a bare proxy 176 µs against 130 µs. The handler
+ * below receives undici's parser events directly: a unary reply is collected into a Buffer (capped, 64 MiB by
+ * default) with no stream object at all, and only a 2xx `text/event-stream` answer gets a Readable, fed with
+ * backpressure. Timeouts are off here: the caller's deadlines (CallScope) are the only ones.
  */
-import http from 'node:http';
-import https from 'node:https';
-import { urlToHttpOptions } from 'node:url';
+import { Readable } from 'node:stream';
+import { Agent, type Dispatcher } from 'undici';
 import type { CancelSignal } from '../../lib/cancel';
-import { extend } from '../../lib/extend';
+
+/** Response headers, names lower-cased; a repeated header is an array. */
+export type UpstreamHeaders = Record<string, string | string[] | undefined>;
 
 export interface UpstreamRequest {
   method: string;
   /** Sent as given and never modified, so callers may share one object between calls; Content-Length is added. */
-  headers: http.OutgoingHttpHeaders;
+  headers: Record<string, string>;
   body: string;
-  /** Aborting destroys the request, and the response stream if it has started. */
+  /** Aborting cancels the request, and the response stream if it has started. */
   signal?: CancelSignal;
 }
 
 /** A whole reply (any status), or an event stream (status < 300 and `content-type: text/event-stream`). */
 export type UpstreamResponse =
-  | { status: number; headers: http.IncomingHttpHeaders; body: Buffer; stream?: undefined }
-  | { status: number; headers: http.IncomingHttpHeaders; body?: undefined; stream: http.IncomingMessage };
+  | { status: number; headers: UpstreamHeaders; body: Buffer; stream?: undefined }
+  | { status: number; headers: UpstreamHeaders; body?: undefined; stream: Readable };
 
 /** Sends one request; rejects on connection failures, aborts and replies over the size cap. */
 export type Transport = (url: URL, init: UpstreamRequest) => Promise<UpstreamResponse>;
@@ -42,7 +45,7 @@ export class ResponseTooLargeError extends Error {
 }
 
 export interface HttpTransportOptions {
-  /** Sockets kept per upstream host (default 256). */
+  /** Connections kept per upstream origin (default 256). */
   maxSockets?: number;
   /** Largest reply read whole, in bytes (default 64 MiB); event streams are not capped. */
   maxBodyBytes?: number;
@@ -51,89 +54,135 @@ export interface HttpTransportOptions {
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 const EVENT_STREAM = /text\/event-stream/i;
-const ONCE = { once: true } as const;
-
-/** What `http.request` needs for one URL, worked out once per URL object. */
-interface Route {
-  client: typeof http | typeof https;
-  options: http.RequestOptions;
-}
 
 export function createHttpTransport(options: HttpTransportOptions = {}): Transport {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256, scheduling: 'lifo' as const };
-  const httpAgent = new http.Agent(agentOptions);
-  const httpsAgent = new https.Agent(agentOptions);
-  const routes = new WeakMap<URL, Route>();
-
-  const routeFor = (url: URL): Route => {
-    let route = routes.get(url);
-    if (route === undefined) {
-      const secure = url.protocol === 'https:';
-      const options = { ...urlToHttpOptions(url), agent: secure ? httpsAgent : httpAgent };
-      route = { client: secure ? https : http, options };
-      routes.set(url, route);
-    }
-    return route;
-  };
+  const dispatcher = new Agent({ connections: options.maxSockets ?? 256, headersTimeout: 0, bodyTimeout: 0 });
+  /** Origin and path of each URL, worked out once per URL object (callers reuse theirs). */
+  const targets = new WeakMap<URL, { origin: string; path: string }>();
 
   return (url, init) =>
     new Promise<UpstreamResponse>((resolve, reject) => {
-      const { signal } = init;
-      if (signal?.aborted) {
+      if (init.signal?.aborted) {
         reject(abortError());
         return;
       }
-      const route = routeFor(url);
-      let response: http.IncomingMessage | undefined;
-      const req = route.client.request(extend(route.options, { method: init.method, headers: init.headers }), (res) => {
-        response = res;
-        const status = res.statusCode ?? 502;
-        const { headers } = res;
-        if (status < 300 && EVENT_STREAM.test(headers['content-type'] ?? '')) {
-          // Its reader sees errors through the stream's state; this keeps one raised before reading (or while
-          // draining) from being an uncaught 'error' event.
-          res.on('error', ignore);
-          resolve({ status, headers, stream: res });
-          return;
-        }
-        res.on('error', reject);
-        const declared = Number(headers['content-length']);
-        if (declared > maxBodyBytes) {
-          tooLarge();
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxBodyBytes) tooLarge();
-          else chunks.push(chunk);
-        });
-        res.on('end', () => {
-          const only = chunks.length === 1 ? chunks[0] : undefined;
-          resolve({ status, headers, body: only ?? Buffer.concat(chunks, size) });
-        });
-      });
-      const tooLarge = (): void => {
-        const error = new ResponseTooLargeError(maxBodyBytes);
-        reject(error);
-        response?.destroy(error);
-        req.destroy(error);
-      };
-      if (signal) {
-        const onAbort = (): void => {
-          const error = abortError();
-          reject(error);
-          response?.destroy(error);
-          req.destroy(error);
-        };
-        signal.addEventListener('abort', onAbort, ONCE);
-        req.once('close', () => signal.removeEventListener('abort', onAbort));
+      let target = targets.get(url);
+      if (target === undefined) {
+        target = { origin: url.origin, path: url.pathname + url.search };
+        targets.set(url, target);
       }
-      req.on('error', reject);
-      req.end(init.body);
+      const exchange = new Exchange(resolve, reject, maxBodyBytes, init.signal);
+      dispatcher.dispatch(
+        { origin: target.origin, path: target.path, method: init.method, headers: init.headers, body: init.body },
+        exchange,
+      );
     });
+}
+
+/**
+ * One request's answer, built from undici's events: settles the transport's promise once, collects a unary body,
+ * or feeds an event stream's Readable (pausing the connection while the reader is behind).
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | null = null;
+  private finished = false;
+  private status = 0;
+  private headers: UpstreamHeaders = {};
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private stream: Readable | null = null;
+  private readonly onAbort = (): void => this.abort(abortError());
+
+  constructor(
+    private readonly resolve: (response: UpstreamResponse) => void,
+    private readonly reject: (error: Error) => void,
+    private readonly maxBodyBytes: number,
+    private readonly signal: CancelSignal | undefined,
+  ) {
+    signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Aborted while waiting for a connection: the promise has already failed; do not send.
+    if (this.finished) controller.abort(abortError());
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: Record<string, string | string[]>,
+  ): void {
+    if (status < 200) return; // an informational answer; the real one follows
+    this.status = status;
+    this.headers = headers;
+    const type = headers['content-type'];
+    if (status < 300 && typeof type === 'string' && EVENT_STREAM.test(type)) {
+      this.stream = new Readable({
+        read: () => controller.resume(),
+        destroy: (error, callback) => {
+          // The reader stopped before the end: cancel the request (the connection cannot be reused).
+          if (!this.finished) this.abort(error ?? abortError());
+          callback(error);
+        },
+      });
+      // Its reader sees errors through the stream's state; this keeps one raised before reading (or while
+      // draining) from being an uncaught 'error' event.
+      this.stream.on('error', ignore);
+      this.resolve({ status, headers, stream: this.stream });
+      return;
+    }
+    if (Number(headers['content-length']) > this.maxBodyBytes) this.abort(new ResponseTooLargeError(this.maxBodyBytes));
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.finished) return;
+    if (this.stream !== null) {
+      if (!this.stream.push(chunk)) controller.pause();
+      return;
+    }
+    this.size += chunk.length;
+    if (this.size > this.maxBodyBytes) this.abort(new ResponseTooLargeError(this.maxBodyBytes));
+    else this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.finished) return;
+    this.finish();
+    if (this.stream !== null) {
+      this.stream.push(null);
+      return;
+    }
+    const body = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.size);
+    this.resolve({ status: this.status, headers: this.headers, body });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.fail(error);
+  }
+
+  /** Cancels the request (closing its connection) and fails the call, or the stream it has become, with `error`. */
+  private abort(error: Error): void {
+    if (this.finished) return;
+    this.fail(error);
+    this.controller?.abort(error);
+  }
+
+  private fail(error: Error): void {
+    if (this.finished) return;
+    this.finish();
+    if (this.stream !== null) {
+      this.stream.destroy(error);
+      return;
+    }
+    this.reject(error);
+  }
+
+  private finish(): void {
+    this.finished = true;
+    this.signal?.removeEventListener('abort', this.onAbort);
+  }
 }
 
 function ignore(): void {}

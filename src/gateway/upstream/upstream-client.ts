@@ -9,10 +9,9 @@
  * - The caller's cancel signal (client disconnect) cancels the upstream request (499 `client_disconnected`).
  * - Connection failures and 502/503/504 answers are retried (`retries`, default 1) while nothing has been
  *   received and the total deadline allows; nothing is retried once a chunk has arrived.
- * Sends through the node:http transport of http-transport.ts (injectable for tests), not `fetch` and never the
+ * Sends through the undici transport of http-transport.ts (injectable for tests), not `fetch` and never the
  * openai SDK; per-target URLs and request headers are built once and reused.
  */
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { AppError } from '../../domain/errors';
 import type { CancelSignal } from '../../lib/cancel';
@@ -51,7 +50,7 @@ export interface UpstreamClient {
 }
 
 export interface UpstreamClientOptions {
-  /** How requests are sent (default: `createHttpTransport()`, keep-alive node:http(s) agents). */
+  /** How requests are sent (default: `createHttpTransport()`, undici's keep-alive pools). */
   transport?: Transport;
   /** Extra attempts after a connection failure or a 502/503/504, before anything was received. */
   retries?: number;
@@ -74,7 +73,7 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
     scope: CallScope,
     url: URL,
     body: UpstreamJson,
-    headers: OutgoingHttpHeaders,
+    headers: Record<string, string>,
   ): Promise<UpstreamResponse> => {
     const { target } = scope;
     const init = { method: 'POST', headers, body: JSON.stringify(body), signal: scope.controller.signal };
@@ -84,7 +83,7 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
         const res = await transport(url, init);
         if (res.status >= 200 && res.status < 300) return res;
         const text = res.body === undefined ? '' : utf8(res.body);
-        failure = mapUpstreamStatus(target.provider, res.status, text, res.headers['retry-after'] ?? null);
+        failure = mapUpstreamStatus(target.provider, res.status, text, firstValue(res.headers['retry-after']));
         if (res.status !== 502 && res.status !== 503 && res.status !== 504) throw failure;
       } catch (thrown) {
         const error = thrown instanceof ResponseTooLargeError ? tooLarge(target.provider, thrown) : thrown;
@@ -273,13 +272,13 @@ class UrlCache {
 
 /** Request headers per API key, shared between calls (the transport never modifies them). */
 class HeaderCache {
-  private readonly byKey = new Map<string, OutgoingHttpHeaders>();
+  private readonly byKey = new Map<string, Record<string, string>>();
   constructor(
     private readonly accept: string,
     private readonly userAgent: string,
   ) {}
 
-  get(apiKey: string | null): OutgoingHttpHeaders {
+  get(apiKey: string | null): Record<string, string> {
     const key = apiKey ?? '';
     let headers = this.byKey.get(key);
     if (headers === undefined) {
@@ -296,6 +295,11 @@ class HeaderCache {
 function tooLarge(provider: string, error: ResponseTooLargeError): AppError {
   const mib = Math.round((error.limitBytes / 2 ** 20) * 10) / 10;
   return new UpstreamError(provider, `The upstream sent a reply larger than ${mib} MiB`);
+}
+
+/** A header's value (the first, if it was sent more than once), or null. */
+function firstValue(value: string | string[] | undefined): string | null {
+  return (Array.isArray(value) ? value[0] : value) ?? null;
 }
 
 /** UTF-8 text of a reply; a leading byte order mark is dropped (as `Response.text()` did). */
