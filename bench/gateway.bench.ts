@@ -198,8 +198,10 @@ export async function gatewayBenchmarks(): Promise<string[]> {
   // PRISM_BENCH_PROFILE_DIR=<dir> writes a CPU profile of the gateway process there (for finding where time goes).
   const profileDir = process.env.PRISM_BENCH_PROFILE_DIR;
   const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  // PRISM_BENCH_GATEWAY_NODE_FLAGS="--flag …" adds node/V8 flags to the gateway process (for trying GC settings).
+  const extraFlags = (process.env.PRISM_BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const gatewayChild = await startChild(
-    [...profileArgs, '--trace-gc-nvp', '-r', './bin/register-ts.js', 'server.ts'],
+    [...profileArgs, ...extraFlags, '--trace-gc-nvp', '-r', './bin/register-ts.js', 'server.ts'],
     { ...process.env, ...gatewayEnv },
     /listening on/,
   );

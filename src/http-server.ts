@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createRequestListener, createUpgradeListener } from './app';
 import type { Config } from './config/config';
 import { createContainer, type Container, type ContainerOptions } from './container';
+import { settleHeap } from './lib/settle-heap';
 
 export interface RunningServer {
   url: string;
@@ -20,6 +21,11 @@ export interface RunningServer {
 export interface StartOptions extends ContainerOptions {
   /** Where the one-time owner-key notice goes; stdout by default. */
   announce?: (text: string) => void;
+  /**
+   * Collect start-up's garbage once before listening (see lib/settle-heap.ts). For the long-running server
+   * process; tests that start many servers in one process leave it off.
+   */
+  settleHeap?: boolean;
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -34,6 +40,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         `Created the owner organisation. Owner API key (shown once, also saved to ${config.data.ownerKeyPath}):\n${ownerKey.key}\n`,
       );
     }
+    if (options.settleHeap) settleHeap();
     server = http.createServer(createRequestListener(container));
     server.keepAliveTimeout = 65_000;
     server.on('upgrade', (req, socket, head) => upgrades.handle(req, socket, head));
