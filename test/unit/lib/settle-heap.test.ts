@@ -12,7 +12,7 @@ describe('settleHeap', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     observer.disconnect();
     expect(ms).toBeGreaterThanOrEqual(0);
-    const kinds = seen.map((entry) => (entry.detail as { kind?: number } | undefined)?.kind);
+    const kinds = seen.map((entry) => ((entry as { detail?: unknown }).detail as { kind?: number } | undefined)?.kind);
     expect(kinds).toContain(constants.NODE_PERFORMANCE_GC_MAJOR);
     // The global scope is left as it was: only the throwaway context saw `gc`.
     expect((globalThis as { gc?: unknown }).gc).toBe(globalGcBefore);
