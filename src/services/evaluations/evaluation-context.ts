@@ -9,6 +9,7 @@ import type { EvaluationConfig, EvaluationSourceType, EvaluatorName, SourceItem 
 import type { Logger } from '../../lib/logger';
 import type { AgentStore } from '../../stores/execution-store';
 import type { EvaluationStore } from '../../stores/evaluation-store';
+import { isUuid } from '../../lib/uuid';
 import type { HubService } from '../hub/hub.service';
 import type { SkillsService } from '../skills/skills.service';
 import { judgeItem } from './judge';
@@ -51,8 +52,6 @@ export interface ItemDetail {
   judge: ItemScore['judge'];
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export const round = (n: number): number => Math.round(n * 10_000) / 10_000;
 
 /** llm_judge needs an upstream chat model: without one it is a 400 before anything is stored. */
@@ -81,7 +80,7 @@ export async function checkSource(
     return { sourceId, label: sourceId, version: null };
   }
   if (type === 'skill') {
-    const record = await ctx.skills.lookup(principal, UUID.test(sourceId) ? { id: sourceId } : { name: sourceId });
+    const record = await ctx.skills.lookup(principal, isUuid(sourceId) ? { id: sourceId } : { name: sourceId });
     return { sourceId: record.name, label: record.name, version: null };
   }
   const at = sourceId.lastIndexOf(':');
