@@ -14,7 +14,7 @@ import type { HubService } from '../hub/hub.service';
 import type { SkillsService } from '../skills/skills.service';
 import { judgeItem } from './judge';
 import { EVALUATION_MODEL_SETTING, type EvaluationModel } from './model';
-import type { Reprocess } from './reprocess';
+import type { Reprocess, ReprocessExecution } from './reprocess';
 import type { FieldVerdict, ItemScore, ScoreOptions } from './scoring';
 
 export interface EvaluationsServiceDeps {
@@ -25,6 +25,8 @@ export interface EvaluationsServiceDeps {
   /** The upstream chat model for llm_judge, inferring corrections and rewriting instructions; null without one. */
   model: EvaluationModel | null;
   reprocess: Reprocess;
+  /** Re-runs a stored agent execution with another skill, for `rerun`. */
+  reprocessExecution: ReprocessExecution;
   orgIdFor: (principal: Principal) => Promise<string>;
   enqueue: (id: string) => void;
   /** Most items one run reads (newest first). */
