@@ -104,6 +104,8 @@ describe('evaluation reruns over agent executions', () => {
 
   const post = (path: string, json: unknown, k = key) => call(`${app.url}/v1/evaluations${path}`, { key: k, json });
   const get = (path: string, k = key) => call(`${app.url}/v1/evaluations${path}`, { key: k });
+  const artifactCount = (): number =>
+    (app.container.db.prepare('SELECT COUNT(*) AS n FROM artifacts').get() as { n: number }).n;
   const executionCount = async (): Promise<number> => {
     const listed = (await (await call(`${app.url}/v1/agent/executions?limit=100`, { key })).json()) as unknown[];
     return listed.length;
@@ -124,6 +126,8 @@ describe('evaluation reruns over agent executions', () => {
     const balanceMicros = async (): Promise<number> =>
       Math.round((await app.container.services.accounts.addCredits('exec-evaluators', 0.000001)).balanceUsd * 1e6) - 1;
     const walletBefore = await balanceMicros();
+    const artifactsBefore = artifactCount();
+    expect(artifactsBefore).toBeGreaterThan(0); // the stored executions' read_document layouts
 
     const started = await post('/rerun', { evaluation_id: run.id, skill_id: skill.id });
     expect(started.status).toBe(200);
@@ -150,9 +154,10 @@ describe('evaluation reruns over agent executions', () => {
     expect(first?.after.predicted).toMatchObject({ payment_status: 'PAID', shipping: 'EXPRESS' });
     expect(first?.after.scores['equals_expected']).toBe(1);
 
-    // Nothing new was stored as an execution or billed, and the stored executions kept their responses.
+    // Nothing new was stored as an execution or an artifact, nothing was billed, and the stored executions kept their responses.
     expect(await executionCount()).toBe(executionsBefore);
     expect(await balanceMicros()).toBe(walletBefore + 1);
+    expect(artifactCount()).toBe(artifactsBefore);
     const stored = (await (await call(`${app.url}/v1/agent/executions/${executionIds[0]}`, { key })).json()) as {
       response: Json;
     };

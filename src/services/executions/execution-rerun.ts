@@ -3,8 +3,9 @@
  * files, artifacts, URLs), model, tools and toolsets, on the same runtime `/v1/agent/execute` uses, but with the
  * given skill in place of the execution's own skills (its instructions, `prism.yaml` toolsets and graph states, and
  * its schema.json when it has one). Nothing is stored as an execution and nothing is billed: the run has a fresh
- * thread id whose checkpoints are discarded afterwards, program mode is not used (a new skill version has no
- * compiled program, and compiling one would store it), and the response only feeds the rerun's scores.
+ * thread id whose checkpoints are discarded afterwards, what its tools write as artifacts stays in memory
+ * (scratch-artifacts.ts), program mode is not used (a new skill version has no compiled program, and compiling one
+ * would store it), and the response only feeds the rerun's scores.
  * An execution whose input can no longer be read (file deleted) or whose agent was deleted is refused with an
  * Error whose message names why; the caller lists it as skipped.
  */
@@ -22,6 +23,7 @@ import type { ToolContextFactory } from '../tool-context';
 import { toolsetsOf, type PlannerDirectory } from './executions.service';
 import { plannerInputs } from './execution-inputs';
 import { skillBriefs } from './execution-skills';
+import { scratchArtifacts } from './scratch-artifacts';
 
 export interface ExecutionRerunDeps {
   store: Pick<ExecutionStore, 'get'>;
@@ -75,8 +77,9 @@ export function createExecutionRerun(deps: ExecutionRerunDeps): ExecutionRerun {
       const principal = orgPrincipal(orgId);
       const runId = randomUUID();
       const skills = [skill];
+      const scratch = scratchArtifacts();
       const context = (signal?: ToolContext['signal']): ToolContext =>
-        deps.toolContext.create(principal, { executionId: runId, skills, ...(signal ? { signal } : {}) });
+        scratch(deps.toolContext.create(principal, { executionId: runId, skills, ...(signal ? { signal } : {}) }));
       const media = context().media;
       for (const { slot, source } of storedSources(request.inputs)) {
         try {
