@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../domain/account';
 import type { ExecutionInput } from '../../domain/execution';
 import type { ParsedSkill } from '../../domain/skill';
+import { runForTenant } from '../../lib/work-tenant';
 import type { AgentRuntime } from '../../agents/agent-runtime';
 import { RunFailure } from '../../agents/agent-runtime';
 import type { ToolContext } from '../../agents/sdk';
@@ -66,66 +67,69 @@ export function createExecutionRerun(deps: ExecutionRerunDeps): ExecutionRerun {
   const running = new Set<AbortController>();
   let shuttingDown = false;
 
-  return {
-    async rerun(orgId, executionId, skill) {
-      const execution = await deps.store.get(orgId, executionId);
-      if (!execution) throw new Error(`execution ${executionId} no longer exists`);
-      if (execution.agentId && !(await deps.agents.get(orgId, execution.agentId))) {
-        throw new Error(`the agent '${execution.name}' that ran execution ${executionId} no longer exists`);
-      }
-      const { request } = execution;
-      const principal = orgPrincipal(orgId);
-      const runId = randomUUID();
-      const skills = [skill];
-      const scratch = scratchArtifacts();
-      const context = (signal?: ToolContext['signal']): ToolContext =>
-        scratch(deps.toolContext.create(principal, { executionId: runId, skills, ...(signal ? { signal } : {}) }));
-      const media = context().media;
-      for (const { slot, source } of storedSources(request.inputs)) {
-        try {
-          await media.load(source);
-        } catch (error) {
-          throw new Error(
-            `the input '${slot}' of execution ${executionId} (${source}) can no longer be read: ${(error as Error).message}`,
-            { cause: error },
-          );
-        }
-      }
-      const inputs = await plannerInputs(request.inputs, async (source) => (await media.load(source)).family);
-      const resolved = deps.planners.resolve(request.model);
-      const tools = selectRunTools(deps.tools, request.tools, toolsetsOf(request.toolsets, skills));
-      const controller = new AbortController();
-      running.add(controller);
-      if (shuttingDown) controller.abort();
+  async function rerun(orgId: string, executionId: string, skill: ParsedSkill): Promise<Record<string, unknown>> {
+    const execution = await deps.store.get(orgId, executionId);
+    if (!execution) throw new Error(`execution ${executionId} no longer exists`);
+    if (execution.agentId && !(await deps.agents.get(orgId, execution.agentId))) {
+      throw new Error(`the agent '${execution.name}' that ran execution ${executionId} no longer exists`);
+    }
+    const { request } = execution;
+    const principal = orgPrincipal(orgId);
+    const runId = randomUUID();
+    const skills = [skill];
+    const scratch = scratchArtifacts();
+    const context = (signal?: ToolContext['signal']): ToolContext =>
+      scratch(deps.toolContext.create(principal, { executionId: runId, skills, ...(signal ? { signal } : {}) }));
+    const media = context().media;
+    for (const { slot, source } of storedSources(request.inputs)) {
       try {
-        const result = await deps.runtime.run({
-          executionId: runId,
-          task: {
-            prompt: request.prompt,
-            inputs,
-            responseSchema: skill.schema ?? request.jsonSchema,
-            goals: skill.config?.graphStates ?? [],
-          },
-          skills: skillBriefs(skills),
-          tools,
-          planner: resolved.planner,
-          context,
-          maxSteps: deps.limits.maxSteps,
-          deadlineMs: deps.limits.deadlineMs,
-          signal: controller.signal,
-          resume: false,
-        });
-        return result.response;
+        await media.load(source);
       } catch (error) {
-        if (error instanceof RunFailure) {
-          throw new Error(`the re-run of execution ${executionId} failed: ${error.message}`, { cause: error });
-        }
-        throw error;
-      } finally {
-        running.delete(controller);
-        await deps.runtime.discard(runId).catch(() => undefined);
+        throw new Error(
+          `the input '${slot}' of execution ${executionId} (${source}) can no longer be read: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
-    },
+    }
+    const inputs = await plannerInputs(request.inputs, async (source) => (await media.load(source)).family);
+    const resolved = deps.planners.resolve(request.model);
+    const tools = selectRunTools(deps.tools, request.tools, toolsetsOf(request.toolsets, skills));
+    const controller = new AbortController();
+    running.add(controller);
+    if (shuttingDown) controller.abort();
+    try {
+      const result = await deps.runtime.run({
+        executionId: runId,
+        task: {
+          prompt: request.prompt,
+          inputs,
+          responseSchema: skill.schema ?? request.jsonSchema,
+          goals: skill.config?.graphStates ?? [],
+        },
+        skills: skillBriefs(skills),
+        tools,
+        planner: resolved.planner,
+        context,
+        maxSteps: deps.limits.maxSteps,
+        deadlineMs: deps.limits.deadlineMs,
+        signal: controller.signal,
+        resume: false,
+      });
+      return result.response;
+    } catch (error) {
+      if (error instanceof RunFailure) {
+        throw new Error(`the re-run of execution ${executionId} failed: ${error.message}`, { cause: error });
+      }
+      throw error;
+    } finally {
+      running.delete(controller);
+      await deps.runtime.discard(runId).catch(() => undefined);
+    }
+  }
+
+  return {
+    // The run's tool reads take turns with other organisations' in the shared OCR pool, as an execution's do.
+    rerun: (orgId, executionId, skill) => runForTenant(orgId, () => rerun(orgId, executionId, skill)),
 
     cancelAll() {
       shuttingDown = true;
