@@ -58,6 +58,7 @@ describe('evaluation reruns over agent executions', () => {
   const executionIds: string[] = [];
   const fileIds: string[] = [];
   let run: Run;
+  let optimizedSkillId: string;
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -118,6 +119,7 @@ describe('evaluation reruns over agent executions', () => {
     const optimized = await post('/optimize', { evaluation_id: run.id });
     expect(optimized.status).toBe(200);
     const { skill } = (await optimized.json()) as { skill: { id: string } };
+    optimizedSkillId = skill.id;
 
     // The last invoice's file is deleted: its execution can no longer be re-run.
     const deleted = await call(`${app.url}/v1/files/${fileIds[3]}`, { key, method: 'DELETE' });
@@ -162,6 +164,47 @@ describe('evaluation reruns over agent executions', () => {
       response: Json;
     };
     expect(stored.response['payment_status']).toBe(first?.before.predicted?.['payment_status']);
+  }, 120_000);
+
+  it("re-runs a named agent's executions with the skill's schema in place of the agent's", async () => {
+    const created = await call(`${app.url}/v1/agent/create`, {
+      key,
+      json: { name: 'invoice-reader', version: '1', config: { prompt: 'Read the invoice.', json_schema: SCHEMA } },
+    });
+    expect(created.status).toBe(200);
+    const ids: string[] = [];
+    for (const doc of DOCUMENTS.slice(0, 2)) {
+      const pdf = await makeTextPdf([doc.lines]);
+      const file = (await (await uploadFile(app.url, key, pdf, { filename: 'invoice.pdf' })).json()) as { id: string };
+      const executed = await call(`${app.url}/v1/agent/execute`, {
+        key,
+        json: { name: 'invoice-reader:1', inputs: { invoice: { type: 'input_file', file_id: file.id } } },
+      });
+      const execution = (await executed.json()) as ExecutionWire;
+      expect(execution.status).toBe('completed');
+      ids.push(execution.id);
+      const feedback = await call(`${app.url}/v1/feedback/submit`, {
+        key,
+        json: { agent_execution_id: execution.id, response: doc.expected },
+      });
+      expect(feedback.status).toBe(200);
+    }
+    const evaluated = await post('/run', { source_type: 'agent', source_id: 'invoice-reader:1' });
+    expect(evaluated.status).toBe(200);
+    const agentRun = await waitFor(app, key, ((await evaluated.json()) as Run).id);
+    expect(agentRun).toMatchObject({ total_items: 2 });
+    expect(agentRun.accuracy).toBeLessThan(1);
+
+    // An agent source is not optimized automatically: the skill is named.
+    const started = await post('/rerun', { evaluation_id: agentRun.id, skill_id: optimizedSkillId });
+    expect(started.status).toBe(200);
+    const done = await waitFor(app, key, ((await started.json()) as Run).id);
+    expect(done.status).toBe('completed');
+    expect(done.results.items_reprocessed).toBe(2);
+    expect(done.accuracy).toBe(1);
+    const items = (await (await get(`/${done.id}/results`)).json()) as { items: RerunItem[] };
+    expect(items.items.map((i) => i.entity_id).sort()).toEqual([...ids].sort());
+    expect(items.items.every((i) => i.entity_type === 'agent_execution')).toBe(true);
   }, 120_000);
 
   it("keeps another organisation out of the run's rerun", async () => {
