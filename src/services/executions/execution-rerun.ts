@@ -16,7 +16,7 @@ import type { ParsedSkill } from '../../domain/skill';
 import { runForTenant } from '../../lib/work-tenant';
 import type { AgentRuntime } from '../../agents/agent-runtime';
 import { RunFailure } from '../../agents/agent-runtime';
-import type { ToolContext } from '../../agents/sdk';
+import type { LoadedMedia, ToolContext } from '../../agents/sdk';
 import type { ToolRegistry } from '../../agents/tool-registry';
 import { selectRunTools } from '../../agents/toolsets';
 import type { AgentStore, ExecutionStore } from '../../stores/execution-store';
@@ -81,9 +81,11 @@ export function createExecutionRerun(deps: ExecutionRerunDeps): ExecutionRerun {
     const context = (signal?: ToolContext['signal']): ToolContext =>
       scratch(deps.toolContext.create(principal, { executionId: runId, skills, ...(signal ? { signal } : {}) }));
     const media = context().media;
+    // Each stored input is read once up front: a deleted file is named here, and its family is kept for the task.
+    const families = new Map<string, LoadedMedia['family']>();
     for (const { slot, source } of storedSources(request.inputs)) {
       try {
-        await media.load(source);
+        families.set(source, (await media.load(source)).family);
       } catch (error) {
         throw new Error(
           `the input '${slot}' of execution ${executionId} (${source}) can no longer be read: ${(error as Error).message}`,
@@ -91,7 +93,10 @@ export function createExecutionRerun(deps: ExecutionRerunDeps): ExecutionRerun {
         );
       }
     }
-    const inputs = await plannerInputs(request.inputs, async (source) => (await media.load(source)).family);
+    const inputs = await plannerInputs(
+      request.inputs,
+      async (source) => families.get(source) ?? (await media.load(source)).family,
+    );
     const resolved = deps.planners.resolve(request.model);
     const tools = selectRunTools(deps.tools, request.tools, toolsetsOf(request.toolsets, skills));
     const controller = new AbortController();
