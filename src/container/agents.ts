@@ -2,8 +2,8 @@
  * The agent part of the composition root: the tool registry, the per-call ToolContext factory (the SDK's ports
  * bound to the services), the runtime with its SQLite checkpoints (LangGraph's SqliteSaver tables on the app's
  * own database file, written by the lean saver), the planner directory (an agent model id → an upstream chat model with tool calling through the
- * gateway, or the deterministic planner), the agents and executions services, and the skill runner the generate
- * endpoints use for skills that call for the runtime. MCP and the HTTP routes take what this returns.
+ * gateway, or the deterministic planner), the agents and executions services, the skill runner the generate
+ * endpoints use for skills that call for the runtime, and the re-run of stored executions for evaluation reruns. MCP and the HTTP routes take what this returns.
  */
 import { createAgentRuntime, type AgentRuntime } from '../agents/agent-runtime';
 import { createDeterministicPlanner } from '../agents/planners/deterministic.planner';
@@ -33,6 +33,7 @@ import {
 import type { FilesService } from '../services/files.service';
 import type { HubService } from '../services/hub/hub.service';
 import type { InputResolverDeps } from '../services/inputs/resolve-input';
+import { createExecutionRerun, type ExecutionRerun } from '../services/executions/execution-rerun';
 import { createSkillRunner } from '../services/executions/skill-runner';
 import type { SkillRunner } from '../services/predictions/skill-runner';
 import { createToolContextFactory, type ToolContextFactory } from '../services/tool-context';
@@ -52,6 +53,8 @@ export interface AgentsModule {
   executions: ExecutionsService;
   /** Runs generate requests whose skills call for the runtime (the predictions service's port). */
   skillRunner: SkillRunner;
+  /** Re-runs a stored execution with another skill for evaluation reruns (nothing stored, nothing billed). */
+  executionRerun: ExecutionRerun;
 }
 
 export interface AgentsModuleDeps {
@@ -171,5 +174,14 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     limits: deps.limits,
     logger: deps.logger,
   });
-  return { tools, toolContext, runtime, planners, agents, executions, skillRunner };
+  const executionRerun = createExecutionRerun({
+    store: deps.stores.executions,
+    agents: deps.stores.agents,
+    tools,
+    runtime,
+    toolContext,
+    planners,
+    limits: deps.limits,
+  });
+  return { tools, toolContext, runtime, planners, agents, executions, skillRunner, executionRerun };
 }

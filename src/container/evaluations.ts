@@ -1,7 +1,8 @@
 /**
  * The evaluations part of the composition root: the SQLite evaluation store, the upstream chat model evaluations
  * may use (PRISM_EVAL_MODEL, else the first serving upstream chat model of the models file, else none), the
- * re-processing of stored predictions for reruns, and the evaluations service.
+ * re-processing of stored predictions (and, through the agents module, of executions) for reruns, and the
+ * evaluations service.
  */
 import type { BlobStore } from '../blobs/types';
 import type { ExtractionEngine } from '../engines/extraction-engine';
@@ -11,7 +12,7 @@ import type { Principal } from '../domain/account';
 import type { Logger } from '../lib/logger';
 import { createEvaluationsService, type EvaluationsService } from '../services/evaluations/evaluations.service';
 import { EVALUATION_MODEL_SETTING, type EvaluationModel } from '../services/evaluations/model';
-import { createReprocess } from '../services/evaluations/reprocess';
+import { createReprocess, type ReprocessExecution } from '../services/evaluations/reprocess';
 import type { HubService } from '../services/hub/hub.service';
 import type { SkillsService } from '../services/skills/skills.service';
 import type { AgentStore } from '../stores/execution-store';
@@ -37,6 +38,8 @@ export function createEvaluationsModule(deps: {
   skills: SkillsService;
   catalogue: ModelCatalogue;
   upstream: UpstreamClient;
+  /** Re-runs a stored execution with another skill (the agents module's execution re-run). */
+  reprocessExecution: ReprocessExecution;
   config: { model: string | undefined; maxItems: number };
   orgIdFor: (principal: Principal) => Promise<string>;
   enqueue: (id: string) => void;
@@ -56,6 +59,7 @@ export function createEvaluationsModule(deps: {
       engine: deps.engine,
       hub: deps.hub,
     }),
+    reprocessExecution: deps.reprocessExecution,
     orgIdFor: deps.orgIdFor,
     enqueue: deps.enqueue,
     maxItems: deps.config.maxItems,

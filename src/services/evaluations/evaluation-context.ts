@@ -9,11 +9,12 @@ import type { EvaluationConfig, EvaluationSourceType, EvaluatorName, SourceItem 
 import type { Logger } from '../../lib/logger';
 import type { AgentStore } from '../../stores/execution-store';
 import type { EvaluationStore } from '../../stores/evaluation-store';
+import { isUuid } from '../../lib/uuid';
 import type { HubService } from '../hub/hub.service';
 import type { SkillsService } from '../skills/skills.service';
 import { judgeItem } from './judge';
 import { EVALUATION_MODEL_SETTING, type EvaluationModel } from './model';
-import type { Reprocess } from './reprocess';
+import type { Reprocess, ReprocessExecution } from './reprocess';
 import type { FieldVerdict, ItemScore, ScoreOptions } from './scoring';
 
 export interface EvaluationsServiceDeps {
@@ -24,6 +25,8 @@ export interface EvaluationsServiceDeps {
   /** The upstream chat model for llm_judge, inferring corrections and rewriting instructions; null without one. */
   model: EvaluationModel | null;
   reprocess: Reprocess;
+  /** Re-runs a stored agent execution with another skill, for `rerun`. */
+  reprocessExecution: ReprocessExecution;
   orgIdFor: (principal: Principal) => Promise<string>;
   enqueue: (id: string) => void;
   /** Most items one run reads (newest first). */
@@ -50,8 +53,6 @@ export interface ItemDetail {
   fields: FieldVerdict[];
   judge: ItemScore['judge'];
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const round = (n: number): number => Math.round(n * 10_000) / 10_000;
 
@@ -81,7 +82,7 @@ export async function checkSource(
     return { sourceId, label: sourceId, version: null };
   }
   if (type === 'skill') {
-    const record = await ctx.skills.lookup(principal, UUID.test(sourceId) ? { id: sourceId } : { name: sourceId });
+    const record = await ctx.skills.lookup(principal, isUuid(sourceId) ? { id: sourceId } : { name: sourceId });
     return { sourceId: record.name, label: record.name, version: null };
   }
   const at = sourceId.lastIndexOf(':');

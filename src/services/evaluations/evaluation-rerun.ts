@@ -1,7 +1,8 @@
 /**
  * `rerun`: the items of a completed run re-processed with another skill (named, or the source skill optimised from
  * the run's feedback first), scored again, before and after side by side. `startRerun` stores the record in
- * `running` and queues it; `rescore` (the job) re-processes each scored prediction and stores the comparison.
+ * `running` and queues it; `rescore` (the job) re-processes each scored item — a stored prediction through the extraction engine, an agent
+ * execution through the executions runtime — and stores the comparison.
  */
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../domain/account';
@@ -102,7 +103,7 @@ export async function startRerun(
   return { run, parent, skill, optimised };
 }
 
-/** The job of a rerun: re-processes the parent's scored predictions with the skill and stores before and after. */
+/** The job of a rerun: re-processes the parent's scored items with the skill and stores before and after. */
 export async function rescore(ctx: EvaluationContext, run: EvaluationRun): Promise<EvaluationRun | null> {
   const { store } = ctx;
   const parent = run.parentId ? await store.getById(run.parentId) : null;
@@ -128,17 +129,12 @@ export async function rescore(ctx: EvaluationContext, run: EvaluationRun): Promi
   for (const item of parentItems) {
     const detail = item.detail as unknown as ItemDetail;
     if (!detail.expected) continue;
-    if (item.entityType !== 'request') {
-      skipped.push({
-        entity_type: item.entityType,
-        entity_id: item.entityId,
-        reason: 'agent executions are not re-processed by rerun (only stored predictions are)',
-      });
-      continue;
-    }
     let predicted: unknown;
     try {
-      predicted = await ctx.reprocess(run.orgId, item.entityId, skill);
+      predicted =
+        item.entityType === 'request'
+          ? await ctx.reprocess(run.orgId, item.entityId, skill)
+          : await ctx.reprocessExecution(run.orgId, item.entityId, skill);
     } catch (error) {
       skipped.push({ entity_type: item.entityType, entity_id: item.entityId, reason: (error as Error).message });
       continue;
@@ -200,7 +196,7 @@ export async function rescore(ctx: EvaluationContext, run: EvaluationRun): Promi
         evaluators: afterSummary,
         items_reprocessed: out.length,
         skipped,
-        notes: ['Re-processed responses are scored only; no prediction is stored or billed.'],
+        notes: ['Re-processed responses are scored only; no prediction or execution is stored or billed.'],
       },
       errorMessage: null,
       completedAt: ctx.now(),

@@ -14,6 +14,7 @@ import { BadRequestError, NotFoundError } from '../../domain/errors';
 import type { EvaluationSourceType } from '../../domain/evaluation';
 import type { SkillRecord } from '../../domain/skill';
 import type { Logger } from '../../lib/logger';
+import { isUuid } from '../../lib/uuid';
 import type { HubService } from '../hub/hub.service';
 import { zipFiles, type PackedFile } from '../skills/skill-pack';
 import { checkSkillName } from '../skills/skill-view';
@@ -44,7 +45,6 @@ export interface OptimiseResult {
 }
 
 const SECTION_HEADING = '## Corrections from reviewed feedback';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface Base {
   name: string;
@@ -68,7 +68,7 @@ export function createSkillOptimiser(deps: {
     if (request.skillId) {
       const record = await deps.skills.lookup(
         principal,
-        UUID.test(request.skillId) ? { id: request.skillId } : { name: request.skillId },
+        isUuid(request.skillId) ? { id: request.skillId } : { name: request.skillId },
       );
       return { name: record.name, record };
     }

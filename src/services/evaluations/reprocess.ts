@@ -13,6 +13,12 @@ import type { HubService } from '../hub/hub.service';
 
 export type Reprocess = (orgId: string, predictionId: string, skill: ParsedSkill) => Promise<unknown>;
 
+/**
+ * The same for a stored agent execution: its inputs run again on the executions runtime with the skill (built by the
+ * agents module, services/executions/execution-rerun.ts). Throws an Error naming why when it can no longer run.
+ */
+export type ReprocessExecution = (orgId: string, executionId: string, skill: ParsedSkill) => Promise<unknown>;
+
 export function createReprocess(deps: {
   predictions: PredictionStore;
   blobs: BlobStore;

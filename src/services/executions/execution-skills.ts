@@ -8,6 +8,7 @@ import { BadRequestError } from '../../domain/errors';
 import type { ExecutionSkillRef } from '../../domain/execution';
 import type { ParsedSkill, SkillResolver } from '../../domain/skill';
 import type { SkillBrief } from '../../agents/agent-runtime';
+import { isUuid } from '../../lib/uuid';
 import type { ArtifactsService } from '../artifacts.service';
 
 /** A skill entry as clients send it (spec "Skill entry" plus the SDKs' deprecated aliases). */
@@ -23,8 +24,6 @@ export interface SkillEntryWire {
   data?: string | null | undefined;
   bundle?: string | null | undefined;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function skillRefsOf(
   artifacts: Pick<ArtifactsService, 'write'>,
@@ -62,7 +61,7 @@ export async function skillRefsOf(
     const version = String(entry.skill_version ?? entry.version ?? 'latest');
     const idOrName = entry.skill_id ?? entry.skill_name ?? entry.name;
     if (!idOrName) throw new BadRequestError('A skill reference needs skill_id (or a name).', 'missing_input', param);
-    refs.push(UUID.test(idOrName) ? { kind: 'id', id: idOrName, version } : { kind: 'name', name: idOrName, version });
+    refs.push(isUuid(idOrName) ? { kind: 'id', id: idOrName, version } : { kind: 'name', name: idOrName, version });
   }
   return refs;
 }

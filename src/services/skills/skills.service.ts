@@ -20,6 +20,7 @@ import type { BlobStore } from '../../blobs/types';
 import type { KeyedMutex } from '../../lib/keyed-mutex';
 import type { UrlSigner } from '../../lib/url-signer';
 import type { SkillListQuery, SkillScope, SkillSource, SkillStore } from '../../stores/types';
+import { isUuid } from '../../lib/uuid';
 import type { BundleLimits } from './skill-bundle';
 import { draftFiles, type SkillAuthor } from './skill-authoring';
 import { zipFiles } from './skill-pack';
@@ -115,8 +116,6 @@ const md5Hex = (data: Buffer): string => createHash('md5').update(data).digest('
 
 export const downloadContentPath = (skillId: string): string => `/v1/skills/${encodeURIComponent(skillId)}/content`;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The read scope of a caller: their organisation plus public skills; guests see public ones only. */
 export const scopeOf = (principal: Principal): SkillScope => ({
   orgId: principal.kind === 'user' ? principal.orgId : null,
@@ -171,7 +170,7 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
   }
 
   async function visible(principal: Principal, skillId: string): Promise<SkillRecord> {
-    const record = UUID.test(skillId) ? await store.get(scopeOf(principal), skillId) : null;
+    const record = isUuid(skillId) ? await store.get(scopeOf(principal), skillId) : null;
     if (!record) throw new NotFoundError('skill', skillId);
     return record;
   }
@@ -285,7 +284,7 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
     async openSignedDownload(skillId, signed) {
       const valid = signer.verify('GET', downloadContentPath(skillId), signed, Math.floor(now().getTime() / 1000));
       // The signature is the credential: the record is read across organisations only once it checks out.
-      const record = valid && UUID.test(skillId) ? await store.getBySignedId(skillId) : null;
+      const record = valid && isUuid(skillId) ? await store.getBySignedId(skillId) : null;
       if (!record) throw new NotFoundError('skill', skillId);
       return { record, zip: await readZip(record) };
     },
@@ -294,7 +293,7 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
       switch (reference.kind) {
         case 'id':
           return view(
-            UUID.test(reference.id)
+            isUuid(reference.id)
               ? await visible(principal, reference.id)
               : await byName(principal, reference.id, reference.version),
           );

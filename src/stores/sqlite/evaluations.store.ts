@@ -176,8 +176,9 @@ export function createSqliteEvaluationStore(db: SqliteDatabase): EvaluationStore
      ) ORDER BY created_at DESC, id LIMIT @limit`,
   );
   const byAgent = db.prepare<Record<string, unknown>, SourceRow>(
-    `SELECT ${EXECUTION_COLUMNS} FROM executions e LEFT JOIN agents a ON a.id = e.agent_id
-      WHERE e.org_id = @org AND e.name = @name AND (@version IS NULL OR a.version = @version) AND ${RANGE('e')}
+    // An execution of a named agent is stored as `<name>:<version>`: the agent row says which agent ran it.
+    `SELECT ${EXECUTION_COLUMNS} FROM executions e JOIN agents a ON a.id = e.agent_id AND a.org_id = e.org_id
+      WHERE e.org_id = @org AND a.name = @name AND (@version IS NULL OR a.version = @version) AND ${RANGE('e')}
       ORDER BY e.created_at DESC, e.rowid DESC LIMIT @limit`,
   );
 
