@@ -23,7 +23,7 @@ import type { AgentStore, ExecutionStore } from '../../stores/execution-store';
 import type { ToolContextFactory } from '../tool-context';
 import { toolsetsOf, type PlannerDirectory } from './executions.service';
 import { plannerInputs } from './execution-inputs';
-import { skillBriefs } from './execution-skills';
+import { loopRunSpec } from './execution-skills';
 import { scratchArtifacts } from './scratch-artifacts';
 
 export interface ExecutionRerunDeps {
@@ -103,23 +103,22 @@ export function createExecutionRerun(deps: ExecutionRerunDeps): ExecutionRerun {
     running.add(controller);
     if (shuttingDown) controller.abort();
     try {
-      const result = await deps.runtime.run({
-        executionId: runId,
-        task: {
-          prompt: request.prompt,
-          inputs,
-          responseSchema: skill.schema ?? request.jsonSchema,
-          goals: skill.config?.graphStates ?? [],
-        },
-        skills: skillBriefs(skills),
-        tools,
-        planner: resolved.planner,
-        context,
-        maxSteps: deps.limits.maxSteps,
-        deadlineMs: deps.limits.deadlineMs,
-        signal: controller.signal,
-        resume: false,
-      });
+      const result = await deps.runtime.run(
+        loopRunSpec(skills, deps.limits, {
+          executionId: runId,
+          task: {
+            prompt: request.prompt,
+            inputs,
+            responseSchema: skill.schema ?? request.jsonSchema,
+            goals: skill.config?.graphStates ?? [],
+          },
+          tools,
+          planner: resolved.planner,
+          context,
+          signal: controller.signal,
+          resume: false,
+        }),
+      );
       return result.response;
     } catch (error) {
       if (error instanceof RunFailure) {

@@ -7,7 +7,7 @@ import type { Principal } from '../../domain/account';
 import { BadRequestError } from '../../domain/errors';
 import type { ExecutionSkillRef } from '../../domain/execution';
 import type { ParsedSkill, SkillResolver } from '../../domain/skill';
-import type { SkillBrief } from '../../agents/agent-runtime';
+import type { RunSpec, SkillBrief } from '../../agents/agent-runtime';
 import { isUuid } from '../../lib/uuid';
 import type { ArtifactsService } from '../artifacts.service';
 
@@ -91,6 +91,24 @@ export async function resolveSkills(
 }
 
 /** What the agent loop tells the planner about each skill of a run: its name, description and instructions. */
-export function skillBriefs(skills: ParsedSkill[]): SkillBrief[] {
+/** The agent loop's limits, as the executions module is configured with them. */
+export interface LoopLimits {
+  maxSteps: number;
+  deadlineMs: number;
+}
+
+/**
+ * What executions, generate-with-skills and evaluation re-runs all hand the runtime besides their own task: the
+ * skills' briefs and the configured limits, built in one place so a new limit or skill field reaches all three.
+ */
+export function loopRunSpec(
+  skills: ParsedSkill[],
+  limits: LoopLimits,
+  run: Omit<RunSpec, 'skills' | 'maxSteps' | 'deadlineMs'>,
+): RunSpec {
+  return { ...run, skills: skillBriefs(skills), maxSteps: limits.maxSteps, deadlineMs: limits.deadlineMs };
+}
+
+function skillBriefs(skills: ParsedSkill[]): SkillBrief[] {
   return skills.map((s) => ({ name: s.record.name, description: s.record.description, instructions: s.instructions }));
 }

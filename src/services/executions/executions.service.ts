@@ -35,7 +35,7 @@ import type { ArtifactsService } from '../artifacts.service';
 import type { FilesService } from '../files.service';
 import type { ToolContextFactory } from '../tool-context';
 import { normaliseInputs, plannerInputs } from './execution-inputs';
-import { resolveSkills, skillBriefs, skillRefsOf, type SkillEntryWire } from './execution-skills';
+import { loopRunSpec, resolveSkills, skillRefsOf, type SkillEntryWire } from './execution-skills';
 import {
   buildUsage,
   plannerTokens,
@@ -255,29 +255,28 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
         logger.info('program mode fell back to agent mode', { execution: execution.id, reason: replay.reason });
       }
 
-      const result = await deps.runtime.run({
-        executionId: execution.id,
-        task,
-        skills: skillBriefs(skills),
-        tools,
-        planner: resolved.planner,
-        context,
-        maxSteps: deps.limits.maxSteps,
-        deadlineMs: deps.limits.deadlineMs,
-        signal: controller.signal,
-        resume,
-        onTrace(entries) {
-          for (const entry of entries) {
-            const step = { ...entry, index: stepLog.length };
-            stepLog.push(step);
-            follow.onStep?.(step, stepLog.length);
-          }
-          stopAtSpendingLimit(execution.id, stepLog, controller);
-          void store
-            .saveProgress(execution.id, { steps: stepLog })
-            .catch((error: unknown) => logger.warn('could not save execution progress', { error: String(error) }));
-        },
-      });
+      const result = await deps.runtime.run(
+        loopRunSpec(skills, deps.limits, {
+          executionId: execution.id,
+          task,
+          tools,
+          planner: resolved.planner,
+          context,
+          signal: controller.signal,
+          resume,
+          onTrace(entries) {
+            for (const entry of entries) {
+              const step = { ...entry, index: stepLog.length };
+              stepLog.push(step);
+              follow.onStep?.(step, stepLog.length);
+            }
+            stopAtSpendingLimit(execution.id, stepLog, controller);
+            void store
+              .saveProgress(execution.id, { steps: stepLog })
+              .catch((error: unknown) => logger.warn('could not save execution progress', { error: String(error) }));
+          },
+        }),
+      );
       const steps = result.trace.map((entry, index) => ({ ...entry, index }));
       const notes: string[] = [];
       if (resolved.planner.kind === 'deterministic') notes.push(DETERMINISTIC_MESSAGE);

@@ -26,7 +26,7 @@ import type { SkillRunHold, SkillRunJob, SkillRunner } from '../predictions/skil
 import { AGENT_MODEL_ID, SkillRunInterrupted } from '../predictions/skill-runner';
 import type { ToolContextFactory } from '../tool-context';
 import { DEFAULT_AGENT_MODEL, toolsetsOf, type PlannerDirectory, type ResolvedPlanner } from './executions.service';
-import { resolveSkills, skillBriefs } from './execution-skills';
+import { loopRunSpec, resolveSkills } from './execution-skills';
 import {
   elementsOf,
   plannerTokens,
@@ -221,18 +221,17 @@ export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
           }
         }
         if (response === null) {
-          const result = await deps.runtime.run({
-            executionId: job.predictionId,
-            task,
-            skills: skillBriefs(skills),
-            tools,
-            planner: resolved.planner,
-            context,
-            maxSteps: deps.limits.maxSteps,
-            deadlineMs: deps.limits.deadlineMs,
-            signal: controller.signal,
-            resume: false,
-          });
+          const result = await deps.runtime.run(
+            loopRunSpec(skills, deps.limits, {
+              executionId: job.predictionId,
+              task,
+              tools,
+              planner: resolved.planner,
+              context,
+              signal: controller.signal,
+              resume: false,
+            }),
+          );
           steps = result.trace.map((entry, index) => ({ ...entry, index }));
           response = result.response;
           if (result.schemaErrors.length > 0) {
