@@ -46,6 +46,14 @@ export type Principal =
 /** A principal with an organisation to own what it creates. */
 export type OrgPrincipal = Extract<Principal, { kind: 'user' }>;
 
+/**
+ * The principal for work done on an organisation's behalf outside a request (batch jobs, resumed runs, evaluation
+ * re-runs): scoped to that organisation, no key, no superuser rights. `actor` names the part of Prism doing it.
+ */
+export function orgWorkPrincipal(orgId: string, actor: string): OrgPrincipal {
+  return { kind: 'user', orgId, userId: actor, keyId: null, tier: 'free', isSuperuser: false };
+}
+
 /** Tiers allowed to delete stored files (spec: "only for Pro and Enterprise users"). */
 export function tierMayDeleteFiles(tier: Tier): boolean {
   return tier === 'pro' || tier === 'enterprise';

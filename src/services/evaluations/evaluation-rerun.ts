@@ -5,7 +5,7 @@
  * execution through the executions runtime — and stores the comparison.
  */
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../../domain/account';
+import { orgWorkPrincipal, type Principal } from '../../domain/account';
 import { AppError, BadRequestError, NotFoundError } from '../../domain/errors';
 import type { EvaluationItem, EvaluationRun, EvaluatorName } from '../../domain/evaluation';
 import type { ParsedSkill, SkillRecord } from '../../domain/skill';
@@ -28,15 +28,7 @@ export interface RerunStarted {
   optimised: OptimiseResult | null;
 }
 
-/** The job runner acts for the run's organisation: the skill scope needs nothing else. */
-const orgPrincipal = (orgId: string): Principal => ({
-  kind: 'user',
-  orgId,
-  userId: 'evaluations',
-  keyId: null,
-  tier: 'free',
-  isSuperuser: false,
-});
+const orgPrincipal = (orgId: string): Principal => orgWorkPrincipal(orgId, 'evaluations');
 
 async function resolveTarget(ctx: EvaluationContext, principal: Principal, input: RerunInput): Promise<SkillRecord> {
   if (input.skillId) return ctx.skills.lookup(principal, { id: input.skillId });

@@ -10,7 +10,7 @@
  * Error whose message names why; the caller lists it as skipped.
  */
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../../domain/account';
+import { orgWorkPrincipal, type Principal } from '../../domain/account';
 import type { ExecutionInput } from '../../domain/execution';
 import type { ParsedSkill } from '../../domain/skill';
 import { runForTenant } from '../../lib/work-tenant';
@@ -43,14 +43,7 @@ export interface ExecutionRerun {
   cancelAll(): void;
 }
 
-const orgPrincipal = (orgId: string): Principal => ({
-  kind: 'user',
-  orgId,
-  userId: 'evaluations',
-  keyId: null,
-  tier: 'free',
-  isSuperuser: false,
-});
+const orgPrincipal = (orgId: string): Principal => orgWorkPrincipal(orgId, 'evaluations');
 
 /** Every stored (non-URL) media source of the inputs, with the slot it sits in. */
 function storedSources(inputs: Record<string, ExecutionInput>): Array<{ slot: string; source: string }> {

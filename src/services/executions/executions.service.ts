@@ -8,7 +8,7 @@
  * with a message; none is left `running`.
  */
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../../domain/account';
+import { orgWorkPrincipal, type Principal } from '../../domain/account';
 import { AppError, BadRequestError, NotFoundError } from '../../domain/errors';
 import {
   emptyExecutionUsage,
@@ -137,15 +137,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     holds.delete(id);
   };
 
-  /** A principal for work done on an organisation's behalf outside a request (batch jobs, resumed runs). */
-  const orgPrincipal = (orgId: string): Principal => ({
-    kind: 'user',
-    orgId,
-    userId: 'agent-runtime',
-    keyId: null,
-    tier: 'free',
-    isSuperuser: false,
-  });
+  const orgPrincipal = (orgId: string): Principal => orgWorkPrincipal(orgId, 'agent-runtime');
 
   async function buildTask(
     execution: Execution,

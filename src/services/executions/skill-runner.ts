@@ -8,7 +8,7 @@
  * `GET /v1/artifacts?execution_id=<prediction id>` shows what ran; the prediction usage (five fields, per spec)
  * counts the steps and names them in `message`.
  */
-import type { Principal } from '../../domain/account';
+import { orgWorkPrincipal, type Principal } from '../../domain/account';
 import { AppError, BadRequestError } from '../../domain/errors';
 import { TIER_MULTIPLIER, type ExecutionStep } from '../../domain/execution';
 import type { ArtifactKind } from '../../domain/artifact';
@@ -68,14 +68,7 @@ export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
   /** Cancel handles of the runs in progress, by prediction id; a shutdown aborts them all. */
   const running = new Map<string, AbortController>();
   let shuttingDown = false;
-  const orgPrincipal = (orgId: string): Principal => ({
-    kind: 'user',
-    orgId,
-    userId: 'agent-runtime',
-    keyId: null,
-    tier: 'free',
-    isSuperuser: false,
-  });
+  const orgPrincipal = (orgId: string): Principal => orgWorkPrincipal(orgId, 'agent-runtime');
 
   /** Debits the run (its hold, or directly after a restart); a failed run pays only for model tokens it used. */
   async function settle(
