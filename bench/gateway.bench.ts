@@ -9,7 +9,9 @@
  * reports what its calls promoted to V8's old generation and how many full collections that caused: promoted
  * garbage is what makes young pauses long and full collections (the p99's worst stalls) frequent, and one stray
  * getter, AbortSignal or key-adding spread per call is enough to bring it back. Latencies are those of the steady
- * state: the measured calls follow the warm-up without the clients stopping. A second run from idle reports what
+ * state: the measured calls follow the warm-up without the clients stopping. The direct calls, the gateway and the
+ * two proxies are measured in interleaved rounds, so the host's drifting load falls on all of them alike, and the
+ * "added" figures compare like with like. A second run from idle reports what
  * the 50 clients' synchronised first calls add (each of the first ~50 calls waits for the ones ahead of it in the
  * gateway). The upstream, the gateway and the bare proxy each run in their own process (as in a deployment); this
  * process only generates load. On a 2-core machine the processes share the cores, which the proxied runs pay for
@@ -40,6 +42,10 @@ const loadAgent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 const REQUESTS = 10_000;
 /** Calls before the measured ones (JIT, connection pools, the clients' synchronised start), not measured. */
 const WARMUP_REQUESTS = 2_000;
+/** The measured calls of each target are split into this many rounds, interleaved with the other targets'. */
+const ROUNDS = 5;
+/** Calls before each later round's measured ones: enough for the clients' synchronised first calls to spread out. */
+const ROUND_WARMUP_REQUESTS = 300;
 /** Linux reports process CPU time in ticks of 1/100 s. */
 const CLOCK_TICKS_PER_S = 100;
 
@@ -53,6 +59,13 @@ interface LoadResult {
   rps: number;
   /** CPU milliseconds the watched process spent per request; NaN where /proc is not available. */
   cpuMsPerCall: number;
+}
+
+/** What one run of `load` saw, kept raw so the rounds of an interleaved measurement can be pooled. */
+interface LoadSample {
+  latencies: number[];
+  seconds: number;
+  cpuMs: number;
 }
 
 /** User + system CPU time of a process in ms, from /proc/<pid>/stat (NaN elsewhere). */
@@ -114,7 +127,7 @@ interface LoadOptions {
  * warm-up without the clients stopping, so they see the load in its steady state: clients that start together
  * send their first calls in one burst, which the warm-up absorbs. `warmup: 0` measures from idle, burst included.
  */
-async function load(send: () => Promise<void>, options: LoadOptions): Promise<LoadResult> {
+async function load(send: () => Promise<void>, options: LoadOptions): Promise<LoadSample> {
   const { warmup, measured = REQUESTS, watchedPid } = options;
   const latencies: number[] = [];
   let issued = 0;
@@ -135,14 +148,56 @@ async function load(send: () => Promise<void>, options: LoadOptions): Promise<Lo
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
+  return {
+    latencies,
+    seconds: (performance.now() - started) / 1000,
+    cpuMs: processCpuMs(watchedPid) - cpuBefore,
+  };
+}
+
+/** Percentiles, throughput and CPU per call over the pooled calls of one or more samples. */
+function summarise(samples: LoadSample[]): LoadResult {
+  const latencies = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const seconds = samples.reduce((sum, s) => sum + s.seconds, 0);
+  const cpuMs = samples.reduce((sum, s) => sum + s.cpuMs, 0);
   return {
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
-    rps: measured / seconds,
-    cpuMsPerCall: (processCpuMs(watchedPid) - cpuBefore) / measured,
+    rps: latencies.length / seconds,
+    cpuMsPerCall: cpuMs / latencies.length,
   };
+}
+
+interface Target {
+  send: () => Promise<void>;
+  watchedPid?: number | undefined;
+  /** Called around each of the target's measured runs. */
+  onMeasureStart?: () => void;
+  onMeasureEnd?: () => Promise<void>;
+}
+
+/**
+ * Measures the targets in ROUNDS rounds, each running every target in turn for REQUESTS / ROUNDS calls, and pools
+ * each target's calls. The host's load drifts within minutes (neighbours on a shared machine moved every figure by
+ * ~2× within an hour), and measuring the targets one after the other for several seconds each let that drift fall
+ * on one and not another; interleaved, it falls on all of them alike. Each round's run starts with a short warm-up
+ * (the first round's is longer) so the 50 clients' synchronised first calls after a switch are not measured.
+ */
+async function interleaved(targets: Target[]): Promise<LoadResult[]> {
+  const samples: LoadSample[][] = targets.map(() => []);
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const [i, target] of targets.entries()) {
+      const sample = await load(target.send, {
+        warmup: round === 0 ? WARMUP_REQUESTS : ROUND_WARMUP_REQUESTS,
+        measured: REQUESTS / ROUNDS,
+        watchedPid: target.watchedPid,
+        ...(target.onMeasureStart ? { onMeasureStart: target.onMeasureStart } : {}),
+      });
+      await target.onMeasureEnd?.();
+      samples[i]?.push(sample);
+    }
+  }
+  return samples.map(summarise);
 }
 
 /** Starts a child process and resolves with the first line it prints. */
@@ -268,19 +323,28 @@ export async function gatewayBenchmarks(): Promise<string[]> {
         const gateway = post(`${gatewayUrl}/v1/compat/chat/completions`, scenario.gatewayModel);
         const bare = post(`${proxyUrl}/chat/completions`, scenario.gatewayModel);
         const bareUndici = post(`${undiciProxyUrl}/chat/completions`, scenario.gatewayModel);
-        const d = await load(direct, { warmup: WARMUP_REQUESTS });
-        const g = await load(gateway, {
-          warmup: WARMUP_REQUESTS,
-          watchedPid: gatewayChild.child.pid,
-          onMeasureStart: () => gatewayGc.open(),
-        });
-        // The GC lines of the run's last moments are still in the pipe; let them arrive before closing the tally.
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        const gc = gatewayGc.close();
-        const b = await load(bare, { warmup: WARMUP_REQUESTS, watchedPid: proxyChild.child.pid });
-        const u = await load(bareUndici, { warmup: WARMUP_REQUESTS, watchedPid: undiciProxyChild.child.pid });
-        const dIdle = await load(direct, { warmup: 0 });
-        const gIdle = await load(gateway, { warmup: 0 });
+        const gc: GcTally = { promotedBytes: 0, youngCollections: 0, fullCollections: 0 };
+        const [d, g, b, u] = await interleaved([
+          { send: direct },
+          {
+            send: gateway,
+            watchedPid: gatewayChild.child.pid,
+            onMeasureStart: () => gatewayGc.open(),
+            async onMeasureEnd() {
+              // The GC lines of the run's last moments are still in the pipe; let them arrive before closing.
+              await new Promise((resolve) => setTimeout(resolve, 200));
+              const closed = gatewayGc.close();
+              gc.promotedBytes += closed.promotedBytes;
+              gc.youngCollections += closed.youngCollections;
+              gc.fullCollections += closed.fullCollections;
+            },
+          },
+          { send: bare, watchedPid: proxyChild.child.pid },
+          { send: bareUndici, watchedPid: undiciProxyChild.child.pid },
+        ]);
+        if (!d || !g || !b || !u) throw new Error('interleaved() returns one result per target');
+        const dIdle = summarise([await load(direct, { warmup: 0 })]);
+        const gIdle = summarise([await load(gateway, { warmup: 0 })]);
         lines.push(
           `gateway ${stream ? 'streaming' : 'non-streaming'}, ${scenario.label}, ${CONCURRENCY} clients, ` +
             `${REQUESTS} requests: added p50 ${(g.p50 - d.p50).toFixed(2)} ms (direct ${d.p50.toFixed(2)}, ` +
