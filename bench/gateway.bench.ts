@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { once } from 'node:events';
 import readline from 'node:readline';
@@ -277,6 +277,17 @@ export async function gatewayBenchmarks(): Promise<string[]> {
   const undiciProxyUrl = undiciProxyChild.line.trim();
   const config = loadConfig({ ...gatewayEnv, PRISM_DATA_DIR: path.join(dir, 'bookkeeping') });
   const running = await startServer(config, { announce: () => undefined });
+  // PRISM_BENCH_PIN=1 puts the measured processes (gateway, proxies; one runs at a time) on core 0 and the upstream
+  // and this load generator on core 1, with `taskset` (Linux): their CPU per call then stops depending on how the
+  // scheduler spreads four busy processes over two cores, and comes out within a few per cent from run to run.
+  if (process.env.PRISM_BENCH_PIN === '1') {
+    const pin = (pid: number | undefined, core: number): void => {
+      execFileSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
+    };
+    for (const child of [gatewayChild, proxyChild, undiciProxyChild]) pin(child.child.pid, 0);
+    pin(upstreamChild.child.pid, 1);
+    pin(process.pid, 1);
+  }
   const key = fs.readFileSync(path.join(dir, 'data', 'owner.key'), 'utf8').trim();
   const lines: string[] = [];
   try {
