@@ -279,7 +279,7 @@ export async function gatewayBenchmarks(): Promise<string[]> {
   const running = await startServer(config, { announce: () => undefined });
   // PRISM_BENCH_PIN=1 puts the measured processes (gateway, proxies; one runs at a time) on core 0 and the upstream
   // and this load generator on core 1, with `taskset` (Linux): their CPU per call then stops depending on how the
-  // scheduler spreads four busy processes over two cores, and comes out within a few per cent from run to run.
+  // scheduler spreads four busy processes over two cores (the host's neighbours still move it).
   if (process.env.PRISM_BENCH_PIN === '1') {
     const pin = (pid: number | undefined, core: number): void => {
       execFileSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
