@@ -2,12 +2,14 @@
  * Re-processes one stored prediction with another skill, for `rerun`: the same input bytes (from the blob store),
  * the same model and request options, but the skill's schema and instructions — exactly what a new generate request
  * naming that skill would run. Nothing new is stored as a prediction and nothing is billed: the response only feeds
- * the rerun's scores.
+ * the rerun's scores. The engine work runs as the organisation's (`runForTenant`), so a rerun of hundreds of items
+ * takes its turn in the shared OCR pool like that organisation's own requests instead of queueing ahead of others.
  */
 import type { BlobStore } from '../../blobs/types';
 import type { ParsedSkill } from '../../domain/skill';
 import type { ExtractionEngine } from '../../engines/extraction-engine';
 import { sniffMediaType } from '../../lib/media-type';
+import { runForTenant } from '../../lib/work-tenant';
 import type { PredictionStore } from '../../stores/types';
 import type { HubService } from '../hub/hub.service';
 
@@ -37,26 +39,28 @@ export function createReprocess(deps: {
     const schema = skill.schema ?? (domain ? (deps.hub.find(domain)?.jsonSchema ?? null) : null);
     if (!schema) throw new Error(`skill '${skill.record.name}' has no schema.json and the item has no domain`);
     const instructions = `## Skill: ${skill.record.name}\n\n${skill.instructions}`.trim();
-    const output = await deps.engine.run({
-      kind: prediction.kind === 'image_schema' ? 'image' : prediction.kind,
-      model: prediction.model,
-      domain,
-      schema,
-      prompt: instructions,
-      request: {
-        ...prediction.request,
-        jsonSchema: schema,
-        proposeSchema: false,
-        instructions,
-        skills: [{ id: skill.record.id, name: skill.record.name, skillVersion: skill.record.skillVersion }],
-      },
-      input: {
-        bytes,
-        mimeType: ref.contentType,
-        family: sniffed.family === 'unknown' ? 'image' : sniffed.family,
-        filename: ref.filename,
-      },
-    });
+    const output = await runForTenant(orgId, () =>
+      deps.engine.run({
+        kind: prediction.kind === 'image_schema' ? 'image' : prediction.kind,
+        model: prediction.model,
+        domain,
+        schema,
+        prompt: instructions,
+        request: {
+          ...prediction.request,
+          jsonSchema: schema,
+          proposeSchema: false,
+          instructions,
+          skills: [{ id: skill.record.id, name: skill.record.name, skillVersion: skill.record.skillVersion }],
+        },
+        input: {
+          bytes,
+          mimeType: ref.contentType,
+          family: sniffed.family === 'unknown' ? 'image' : sniffed.family,
+          filename: ref.filename,
+        },
+      }),
+    );
     return output.response;
   };
 }
