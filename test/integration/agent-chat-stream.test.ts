@@ -316,3 +316,41 @@ describe('agent chat streams the final answer as the planner writes it', () => {
     expect(pieces.join('')).toBe(OPENING + MIDDLE + CLOSING);
   });
 });
+
+describe('a streamed agent turn that misses its deadline after the first text', () => {
+  let lab: UpstreamApp;
+
+  beforeAll(async () => {
+    lab = await startUpstreamApp(
+      [{ id: 'prism-orion-1', upstreamModel: 'planner-llm', pricing: { prompt: 2.0, completion: 4.0 } }],
+      { provider: 'vLLM', env: { PRISM_AGENT_DEADLINE_S: '2' } },
+    );
+  });
+  afterAll(() => lab.close());
+
+  it('ends with the error frame naming the deadline; the upstream call is cut and nothing is billed', async () => {
+    const { app, upstream } = lab;
+    const key = await app.createKey('deadline-org');
+    const { orgId } = await app.container.services.accounts.addCredits('deadline-org', 1);
+    const before = await app.container.stores.wallets.balance(orgId);
+    // The planner shows its first text, then never finishes its answer.
+    upstream.next({ kind: 'stream', chunks: [OPENING, { content: MIDDLE, waitFor: new Promise(() => undefined) }] });
+    const client = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1/openai`, maxRetries: 0 });
+    const stream = await client.chat.completions.create({
+      model: 'prism-orion-1',
+      stream: true,
+      messages: [{ role: 'user', content: 'Tell me about invoices.' }],
+    });
+    const received: string[] = [];
+    await expect(
+      (async () => {
+        for await (const chunk of stream) received.push(chunk.choices[0]?.delta.content ?? '');
+      })(),
+    ).rejects.toMatchObject({ error: { code: 'upstream_error', message: expect.stringContaining('deadline') } });
+    expect(received.join('')).toBe(OPENING);
+    const planning = upstream.requests.at(-1);
+    await planning?.closed;
+    expect(planning?.closedEarly).toBe(true);
+    expect(await app.container.stores.wallets.balance(orgId)).toBe(before);
+  });
+});
