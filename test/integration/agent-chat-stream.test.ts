@@ -342,11 +342,14 @@ describe('a streamed agent turn that misses its deadline after the first text', 
       messages: [{ role: 'user', content: 'Tell me about invoices.' }],
     });
     const received: string[] = [];
-    await expect(
-      (async () => {
-        for await (const chunk of stream) received.push(chunk.choices[0]?.delta.content ?? '');
-      })(),
-    ).rejects.toMatchObject({ error: { code: 'upstream_error', message: expect.stringContaining('deadline') } });
+    let failure: unknown = null;
+    try {
+      for await (const chunk of stream) received.push(chunk.choices[0]?.delta.content ?? '');
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure).toMatchObject({ error: { code: 'upstream_error' } });
+    expect((failure as { error: { message: string } }).error.message).toContain('deadline');
     expect(received.join('')).toBe(OPENING);
     const planning = upstream.requests.at(-1);
     await planning?.closed;
