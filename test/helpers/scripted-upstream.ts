@@ -67,6 +67,8 @@ export type UpstreamScript =
       failAfter?: number;
       failWith?: 'disconnect' | 'error-event';
       usage?: ScriptedUsage;
+      /** Send no usage chunk even when the request asks for one (as some servers do). */
+      omitUsage?: boolean;
       /** Send `data: [DONE]` at the end (default true). */
       done?: boolean;
     }
@@ -240,7 +242,7 @@ async function stream(
   }
   if (script.failAfter !== undefined && script.failAfter >= script.chunks.length) return fail(res, script.failWith);
   frame({}, calledTools ? 'tool_calls' : 'stop');
-  if (includeUsage) {
+  if (includeUsage && script.omitUsage !== true) {
     const usage = withTotal(script.usage ?? { prompt_tokens: 1, completion_tokens: script.chunks.length });
     res.write(
       `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage })}\n\n`,

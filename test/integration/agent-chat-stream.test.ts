@@ -3,7 +3,8 @@
  * official `openai` SDK and LangChain's ChatOpenAI, against a scripted planner upstream: the text reaches the client
  * while the upstream is still writing it (the upstream waits for the test to have seen the first chunk), the stored
  * history equals what was streamed byte for byte, a JSON reply is sent whole after the schema check, and failures
- * before and after the first text, and a client that leaves, bill nothing and give the hold back.
+ * before and after the first text (the upstream cut, the run's deadline), and a client that leaves, bill nothing and
+ * give the hold back; a planner stream without usage is counted from its characters.
  */
 import { ChatOpenAI } from '@langchain/openai';
 import OpenAI from 'openai';
@@ -296,6 +297,23 @@ describe('agent chat streams the final answer as the planner writes it', () => {
     expect(reply.choices[0]?.message.content).toBe('Short.');
     // Only the second call was billed: $0.001, the minimum.
     expect(before - (await balanceOf('stream-tight'))).toBe(1000);
+  });
+
+  it('an upstream stream without usage is counted from the characters, as gateway streams are', async () => {
+    upstream.next({ kind: 'stream', chunks: [OPENING, MIDDLE, CLOSING], omitUsage: true });
+    const stream = await client.chat.completions.create({
+      model: 'prism-orion-1',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'What does the invoice domain read?' }],
+    });
+    const chunks: Chunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const usage = chunks.at(-1)?.usage;
+    expect(usage?.completion_tokens).toBe(Math.ceil((OPENING + MIDDLE + CLOSING).length / 4));
+    // The transcript the planner was sent (system prompt, task), four characters to a token.
+    const sent = upstream.requests.at(-1)?.body.messages as { content: string }[];
+    expect(usage?.prompt_tokens).toBe(Math.ceil(sent.map((m) => m.content).join('\n').length / 4));
   });
 
   it('LangChain ChatOpenAI.stream gets the answer in pieces', async () => {
