@@ -15,7 +15,9 @@
  *   shown stays shown and stays part of the reply: the next round's text follows it after a blank line.
  * Why not hold a round back until it is known to be final: that is the end of the round, so nothing would stream.
  * Why not forward everything at once: then every preamble becomes part of the reply. 120 characters cover a
- * one-sentence preamble and are about 30 tokens, a fraction of a second of decoding, before the first byte.
+ * one-sentence preamble and are about 30 tokens: the first byte waits for them, 0.3 s at 100 tokens/s, 1 s at 30
+ * (measured: 0.95 s at 140 characters/s from a scripted upstream, against 2 s for the whole answer).
+ * Why not the first newline: preambles often end with one ("I'll read the receipt.\n\n") right before the call.
  *
  * `sent` is every character passed on, so the stored reply is exactly what the client read: the final round's text
  * when nothing else was shown, else the shown text of earlier rounds, the separators and the final round's text.
