@@ -316,6 +316,20 @@ describe('agent chat streams the final answer as the planner writes it', () => {
     expect(usage?.prompt_tokens).toBe(Math.ceil(sent.map((m) => m.content).join('\n').length / 4));
   });
 
+  it('the deterministic planner (prism-orion-2 has no upstream here) answers whole at the end of the run', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'prism-orion-2',
+      stream: true,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    const chunks: Chunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const streamed = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+    expect(streamed).toContain('deterministic planner');
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
+    expect(await storedReplies(chunks[0]?.session_id ?? '')).toEqual([streamed]);
+  });
+
   it('LangChain ChatOpenAI.stream gets the answer in pieces', async () => {
     upstream.next({
       kind: 'stream',
