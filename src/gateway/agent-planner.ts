@@ -156,7 +156,7 @@ async function streamedAnswer(
 
 /**
  * Adds one `tool_calls` delta to the calls so far: by its `index` (an upstream that sends none is read by id, a new
- * id opening a new call); the id and type come once, argument fragments are appended, and so are name fragments
+ * id opening a new call); the first id is kept, argument fragments are appended, and so are name fragments
  * (a name repeated whole in every delta, as some servers send it, is kept once).
  */
 function mergeToolCallDelta(parts: ToolCallParts[], raw: unknown): void {
