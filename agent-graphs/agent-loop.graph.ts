@@ -4,7 +4,8 @@
  * The `plan` node asks the PlannerModel port for the next step; `tools` runs the calls it chose through the tool
  * registry (via `runTool`, so the same code serves MCP). When a skill declares a graph, its states are the loop's
  * sub-goals in order: a planner answer without tool calls closes the current state and opens the next one, and the
- * last answer is the run's response. State is plain JSON (media travel as ids), so the SQLite checkpoints the
+ * last answer is the run's response. When the runtime streams the answer, each round that may be the last one gets
+ * a reply round (`replyRound`) its planner writes its text into as it comes. State is plain JSON (media travel as ids), so the SQLite checkpoints the
  * compiled graph writes after every step stay small, and a run interrupted by a restart resumes from the last one.
  */
 import { Annotation, Command, END, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
@@ -51,6 +52,12 @@ export interface AgentLoopDeps {
   checkFinal?(content: string | null): string | null;
   /** Called after each node with the entries it added (progress saving, logs). */
   onTrace?(entries: LoopTraceEntry[]): void;
+  /**
+   * Set when the answer is streamed (the runtime's reply gate): opened for each planner round whose answer, if it
+   * calls no tools, ends the run (no sub-goal after the current one); the round's content deltas go to `onText`,
+   * then `end` says whether it called tools.
+   */
+  replyRound?(): { onText(delta: string): void; end(calledTools: boolean): void };
 }
 
 /** Thrown when the planner used its step budget without answering. */
@@ -88,6 +95,8 @@ export function buildAgentLoopGraph(deps: AgentLoopDeps) {
     if (state.planSteps >= deps.maxSteps) throw new StepLimitError(deps.maxSteps);
     const goal = goalOf(state);
     const started = performance.now();
+    // Only a round under the last sub-goal (or with none) can answer last; earlier states' answers are hand-offs.
+    const round = state.goalIndex + 1 >= state.task.goals.length ? deps.replyRound?.() : undefined;
     const step = await deps.planner.plan({
       task: state.task,
       messages: state.messages,
@@ -95,7 +104,9 @@ export function buildAgentLoopGraph(deps: AgentLoopDeps) {
       responseSchema: state.task.responseSchema,
       goal,
       signal: deps.signal,
+      ...(round ? { onText: (delta: string) => round.onText(delta) } : {}),
     });
+    round?.end(step.toolCalls.length > 0);
     const entry: LoopTraceEntry = {
       kind: 'plan',
       goal,

@@ -2,7 +2,8 @@
  * The agent runtime: runs one execution through the LangGraph loop (agent-graphs/agent-loop.graph.ts) with its
  * planner, tools, step limit, total deadline and cancellation, checkpointed in SQLite under the execution id so a
  * run interrupted by a restart can resume from its last step. It knows ports only: the planner, a ToolContext
- * factory and the tool registry; services decide what an execution is and what it costs.
+ * factory and the tool registry; services decide what an execution is and what it costs. A chat turn's answer can
+ * be streamed as the planner writes it (`onText`, through the reply gate of reply-stream.ts).
  */
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import {
@@ -15,6 +16,7 @@ import { AppError } from '../domain/errors';
 import type { CancelSignal } from '../lib/cancel';
 import type { Logger } from '../lib/logger';
 import { finalAnswer, finalProblem, type FinalAnswer } from './final-answer';
+import { createReplyStream } from './reply-stream';
 import {
   PlannerRefusal,
   type AnyToolDefinition,
@@ -49,12 +51,19 @@ export interface RunSpec {
   /** Continue from the last checkpoint instead of starting over. */
   resume: boolean;
   onTrace?(entries: LoopTraceEntry[]): void;
+  /**
+   * Streams the answer as the planner writes it: chat tasks without a response schema only (a JSON answer must
+   * pass `checkFinal` first); which text is passed on is reply-stream.ts's rule. Ignored otherwise.
+   */
+  onText?: (delta: string) => void;
 }
 
 export interface RunResult extends FinalAnswer {
   trace: LoopTraceEntry[];
   /** The planner's final text as written (a chat reply is this text, not the JSON object made of it). */
   final: string | null;
+  /** The text passed to `onText`, exactly ('' when nothing was streamed): the reply a streamed chat stores. */
+  streamed: string;
 }
 
 /** A run that ended without an answer; the message is safe to show the caller. */
@@ -93,6 +102,8 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       };
       spec.signal?.addEventListener('abort', onOuterAbort);
       const ctx = spec.context(controller.signal);
+      const reply =
+        spec.onText && spec.task.chat && spec.task.responseSchema === null ? createReplyStream(spec.onText) : null;
       const graph = buildAgentLoopGraph({
         planner: spec.planner,
         tools: deps.tools.specs(spec.tools),
@@ -103,6 +114,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
           ? { checkFinal: (content: string | null) => finalProblem(content, spec.task.responseSchema) }
           : {}),
         onTrace: (entries) => spec.onTrace?.(entries),
+        ...(reply ? { replyRound: () => reply.round() } : {}),
         async runTool(call) {
           if (!spec.tools.some((t) => t.name === call.name)) {
             return { output: null, error: `Tool '${call.name}' is not available in this run.` };
@@ -137,7 +149,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         spec.signal?.removeEventListener('abort', onOuterAbort);
       }
       const answer = finalAnswer(state.final, spec.task.responseSchema);
-      return { ...answer, trace: state.trace, final: state.final };
+      return { ...answer, trace: state.trace, final: state.final, streamed: reply?.sent ?? '' };
     },
 
     async hasCheckpoint(executionId) {

@@ -285,6 +285,13 @@ export interface PlanRequest {
   /** The current sub-goal when a skill graph is followed (a state name), else null. */
   goal: string | null;
   signal: CancelSignal;
+  /**
+   * Set when this round's text may be shown to the user as it is written (a chat reply that is not JSON): a
+   * language-model planner streams its upstream call and passes each content delta here, in order, until the first
+   * tool-call delta, and (if the round ends without tool calls after all) the rest of its content, so for a round
+   * that calls no tools the deltas join to exactly `PlanStep.content`. A planner that answers whole ignores it.
+   */
+  onText?: (delta: string) => void;
 }
 
 /** One planning decision: call these tools, or answer with `content` (JSON text when a schema was asked). */

@@ -6,17 +6,34 @@
  * before the work, the planner's tokens at the agent model's prices (at least the minimum) after it. Every reply
  * names its thread: `session_id` in the body and in each chunk, and the `X-Session-Id` header.
  *
- * The agent runtime answers whole, so a stream carries the finished reply in pieces; its first byte leaves once the
- * run is over, so a failed run is still a JSON error with its status.
+ * Streaming (`stream: true`): the reply's text is streamed as the planner writes it, through a bounded queue
+ * (lib/text-queue.ts: the runtime's callback never waits for a slow client, and what waits is at most the reply's
+ * text) to the SSE writer. What streams is the runtime's rule (agents/reply-stream.ts): a chat reply that is not
+ * JSON, from the planner rounds that may be the final answer; a JSON reply (`response_format`) must pass the schema
+ * check first and is sent whole at the end, as is the deterministic planner's answer. Status and headers are
+ * committed when the first text arrives or when the run ends, whichever comes first, so a run that fails before
+ * any text is still a JSON error with its status. Then: the role chunk, the text chunks as they come, and once the
+ * run is over, billed (hold → settle) and stored (`turn.commit`), any text not yet sent, the `stop` chunk and the
+ * usage chunk. A failure after the first text (the upstream dies, the run's deadline) ends the stream with the SSE
+ * writer's error frame, the same `data: {"error": …}` then `[DONE]` every gateway stream ends with: the hold is
+ * released, nothing is billed, and the thread records nothing of the turn (as for any failed turn: the partial text
+ * is not a finished answer, and a retry sends the same user message again). The client leaving cancels the run
+ * and releases the hold, for streams and JSON calls alike.
  */
 import type { Principal } from '../domain/account';
 import { BadRequestError } from '../domain/errors';
 import { randomHex } from '../lib/random-id';
-import type { CancelSignal } from '../lib/cancel';
+import { CancelController, type CancelSignal } from '../lib/cancel';
+import { TextQueue } from '../lib/text-queue';
 import type { AgentChat, AgentChatReply, AgentChatRequest } from '../services/chats/agent-chat';
 import type { SkillEntryWire } from '../services/executions/execution-skills';
 import { maxCallMicros, microsToDollars, type Biller, type ChargeResult, type Payer } from './billing';
-import { CapabilityViolationError, ModelNotServingError, UpstreamError } from './gateway-errors';
+import {
+  CapabilityViolationError,
+  ClientDisconnectedError,
+  ModelNotServingError,
+  UpstreamError,
+} from './gateway-errors';
 import { countTokens, mediaParts, textOf, type ChatMessage } from './message-inputs';
 import { plannerModelFor } from './agent-planner';
 import type { ModelCatalogue } from './catalogue/model-catalogue';
@@ -109,52 +126,76 @@ export function createAgentCompletions(deps: AgentCompletionsDeps) {
       const turn = await deps.agentChat.open(principal, request);
       const headers = { [SESSION_HEADER]: turn.sessionId };
       const hold = await biller.reserve(context.payer, reservation(model, body));
-      let reply: AgentChatReply;
-      let billed: ChargeResult;
-      try {
-        const lane = catalogue.upstreamTarget(model) ? 'upstream' : 'local';
-        reply = await queue.run(lane, () => turn.run(context.signal), context.signal);
-        if (reply.failure !== null) throw new UpstreamError(catalogue.provider(model), reply.failure);
-        const reasoning = REASONING_TOKENS[String(body.reasoning_effort)] ?? 0;
-        reply = { ...reply, completionTokens: reply.completionTokens + reasoning, reasoningTokens: reasoning };
-        billed = await hold.settle({
-          pricing: model.pricing,
-          usage: { promptTokens: reply.promptTokens, completionTokens: reply.completionTokens },
-          reason: `chat.completions ${name} ${context.requestId}`,
-        });
-      } catch (error) {
-        hold.release();
-        throw error;
-      }
-      const usage = usageOf(reply, billed);
-      await turn.commit(reply, usage);
+      const lane = catalogue.upstreamTarget(model) ? 'upstream' : 'local';
+      const provider = catalogue.provider(model);
+      // Cancels the run when the client goes away, or when the stream is closed before the run is over.
+      const cancel = new CancelController();
+      if (context.signal.aborted) cancel.abort();
+      else context.signal.addEventListener('abort', () => cancel.abort(), { once: true });
+      const text = body.stream === true ? new TextQueue() : null;
+
+      /** Runs, bills and stores the turn; a failure (or the client leaving) releases the hold and stores nothing. */
+      const finished = (async (): Promise<{ reply: AgentChatReply; usage: Json }> => {
+        let reply: AgentChatReply;
+        let billed: ChargeResult;
+        try {
+          try {
+            const onText = text ? (delta: string) => text.push(delta) : undefined;
+            reply = await queue.run(lane, () => turn.run(cancel.signal, onText), cancel.signal);
+          } finally {
+            text?.close();
+          }
+          if (cancel.signal.aborted) throw new ClientDisconnectedError();
+          if (reply.failure !== null) throw new UpstreamError(provider, reply.failure);
+          // The turn stores its content; a stream must have shown exactly its beginning (agent-chat makes it so).
+          if (text && !reply.content.startsWith(text.text)) throw new Error('The streamed text is not the reply');
+          const reasoning = REASONING_TOKENS[String(body.reasoning_effort)] ?? 0;
+          reply = { ...reply, completionTokens: reply.completionTokens + reasoning, reasoningTokens: reasoning };
+          billed = await hold.settle({
+            pricing: model.pricing,
+            usage: { promptTokens: reply.promptTokens, completionTokens: reply.completionTokens },
+            reason: `chat.completions ${name} ${context.requestId}`,
+          });
+        } catch (error) {
+          hold.release();
+          throw error;
+        }
+        const usage = usageOf(reply, billed);
+        await turn.commit(reply, usage);
+        return { reply, usage };
+      })();
       const id = completionId();
       const created = Math.floor(Date.now() / 1000);
-      if (body.stream === true) {
-        const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true;
-        const base = { id, object: 'chat.completion.chunk', created, model: name, session_id: turn.sessionId };
-        return { stream: true, batches: chunksOf(base, reply.content, includeUsage ? usage : null), headers };
+      if (text === null) {
+        const { reply, usage } = await finished;
+        return {
+          stream: false,
+          headers,
+          body: {
+            id,
+            object: 'chat.completion',
+            created,
+            model: name,
+            session_id: turn.sessionId,
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content: reply.content },
+                finish_reason: 'stop',
+                logprobs: null,
+              },
+            ],
+            usage,
+          },
+        };
       }
-      return {
-        stream: false,
-        headers,
-        body: {
-          id,
-          object: 'chat.completion',
-          created,
-          model: name,
-          session_id: turn.sessionId,
-          choices: [
-            {
-              index: 0,
-              message: { role: 'assistant', content: reply.content },
-              finish_reason: 'stop',
-              logprobs: null,
-            },
-          ],
-          usage,
-        },
-      };
+      // Nothing is committed to the client until the first text or the end of the run: a run that fails before
+      // any text is still a JSON error with its status.
+      finished.catch(() => undefined);
+      await Promise.race([text.firstText(), finished]);
+      const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true;
+      const base = { id, object: 'chat.completion.chunk', created, model: name, session_id: turn.sessionId };
+      return { stream: true, headers, batches: chunksOf(base, text, finished, includeUsage, cancel) };
     },
   };
 }
@@ -200,14 +241,45 @@ function usageOf(reply: AgentChatReply, charge: ChargeResult): Json {
   };
 }
 
-async function* chunksOf(base: Json, content: string, usage: Json | null): AsyncIterable<Json[]> {
-  const chunks: Json[] = [
-    { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
-  ];
-  for (const piece of content.match(/[^\n]*\n?/g)?.filter(Boolean) ?? []) {
-    chunks.push({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
+/**
+ * The SSE chunks of a streamed turn: the role chunk, each batch of text as the runtime passes it on (everything
+ * waiting goes in one batch), then, once the turn is billed and stored, any text not streamed (all of it when the
+ * planner answered whole), the finish chunk and the usage chunk. A failed turn throws here, which the SSE writer
+ * turns into its error frame. Closed early (the client left), it cancels the run.
+ */
+async function* chunksOf(
+  base: Json,
+  text: TextQueue,
+  finished: Promise<{ reply: AgentChatReply; usage: Json }>,
+  includeUsage: boolean,
+  cancel: CancelController,
+): AsyncIterable<Json[]> {
+  const delta = (content: string): Json => ({
+    ...base,
+    choices: [{ index: 0, delta: { content }, finish_reason: null }],
+  });
+  let started = false;
+  const head = (): Json[] => {
+    if (started) return [];
+    started = true;
+    return [{ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }];
+  };
+  let done = false;
+  try {
+    for (;;) {
+      const pieces = text.take();
+      if (pieces.length > 0) yield [...head(), ...pieces.map(delta)];
+      else if (text.isClosed) break;
+      else await text.ready();
+    }
+    const { reply, usage } = await finished;
+    done = true;
+    const rest = reply.content.slice(text.text.length);
+    const chunks = [...head(), ...(rest.match(/[^\n]*\n?/g)?.filter(Boolean) ?? []).map(delta)];
+    chunks.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    if (includeUsage) chunks.push({ ...base, choices: [], usage });
+    yield chunks;
+  } finally {
+    if (!done) cancel.abort();
   }
-  chunks.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-  if (usage) chunks.push({ ...base, choices: [], usage });
-  yield chunks;
 }

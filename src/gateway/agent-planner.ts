@@ -3,6 +3,10 @@
  * OpenAI chat-completions request (tools as functions), sent through the gateway's upstream client under the
  * model's deadlines, and the reply's tool calls and token usage come back priced at the model's rates.
  *
+ * When the loop asks for the round's text as it is written (`PlanRequest.onText`, a streamed chat reply), the call
+ * is made with `stream: true` and `stream_options.include_usage` and the same PlanStep is assembled from the chunks
+ * (see `streamedAnswer`); otherwise the call is not streamed.
+ *
  * Which upstream plans an agent model is the models file's business: `prism-orion-1` and `prism-orion-2` (and any
  * `:auto`, `:fast`, `:pro` variant defined there) resolve through the catalogue like any chat model.
  */
@@ -10,7 +14,8 @@ import type { PlannerMessage, PlannerModel, PlannerToolCall, PlanRequest, PlanSt
 import { randomHex } from '../lib/random-id';
 import { priceCall } from './billing';
 import type { ModelCatalogue } from './catalogue/model-catalogue';
-import type { CatalogueModel } from './catalogue/model.types';
+import type { CatalogueModel, UpstreamTarget } from './catalogue/model.types';
+import { countTokens } from './message-inputs';
 import type { UpstreamClient, UpstreamJson } from './upstream/upstream-client';
 
 export interface UpstreamPlannerDeps {
@@ -49,25 +54,129 @@ export function createUpstreamPlanner(deps: UpstreamPlannerDeps, model: Catalogu
         }));
         body.tool_choice = 'auto';
       }
-      const reply = await deps.upstream.chat(target, body, { signal: request.signal });
-      const choice = (reply.choices as { message?: Record<string, unknown> }[] | undefined)?.[0]?.message ?? {};
-      const usage = (reply.usage ?? {}) as { prompt_tokens?: number; completion_tokens?: number };
-      const inputTokens = usage.prompt_tokens ?? 0;
-      const outputTokens = usage.completion_tokens ?? 0;
+      const answer = request.onText
+        ? await streamedAnswer(deps.upstream, target, body, request, request.onText)
+        : wholeAnswer(await deps.upstream.chat(target, body, { signal: request.signal }));
       const cost = priceCall(
         model.pricing,
-        { promptTokens: inputTokens, completionTokens: outputTokens },
-        {
-          minimumMicros: 0,
-        },
+        { promptTokens: answer.inputTokens, completionTokens: answer.outputTokens },
+        { minimumMicros: 0 },
       );
       return {
-        content: typeof choice.content === 'string' ? choice.content : null,
-        toolCalls: parseToolCalls(choice.tool_calls),
-        usage: { inputTokens, outputTokens, costMicros: cost.standardMicros },
+        content: answer.content,
+        toolCalls: answer.toolCalls,
+        usage: { inputTokens: answer.inputTokens, outputTokens: answer.outputTokens, costMicros: cost.standardMicros },
       };
     },
   };
+}
+
+/** One planner answer before pricing. */
+interface UpstreamAnswer {
+  content: string | null;
+  toolCalls: PlannerToolCall[];
+  inputTokens: number;
+  outputTokens: number;
+}
+
+type TokenUsage = { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
+
+/** A non-streamed reply; missing usage counts as 0 tokens. */
+function wholeAnswer(reply: UpstreamJson): UpstreamAnswer {
+  const choice = (reply.choices as { message?: Record<string, unknown> }[] | undefined)?.[0]?.message ?? {};
+  const usage = reply.usage as TokenUsage;
+  return {
+    content: typeof choice.content === 'string' ? choice.content : null,
+    toolCalls: parseToolCalls(choice.tool_calls),
+    inputTokens: typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : 0,
+    outputTokens: typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : 0,
+  };
+}
+
+/** A tool call assembled from its indexed deltas. */
+interface ToolCallParts {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * The same answer as {@link wholeAnswer}, streamed: content deltas go to `onText` until the first tool-call delta,
+ * tool calls are assembled from their indexed deltas (the id and the name's and arguments' fragments), usage is the
+ * last chunk's. A round that ends without a parsed tool call forwards the content it held back after a tool-call
+ * delta, so its deltas join to its content. Without usage from the upstream the tokens are counted as the
+ * gateway's own streams count them (chat.service): the prompt's text and the answer's characters, four to a token.
+ */
+async function streamedAnswer(
+  upstream: UpstreamClient,
+  target: UpstreamTarget,
+  body: UpstreamJson,
+  request: PlanRequest,
+  onText: (delta: string) => void,
+): Promise<UpstreamAnswer> {
+  const stream = await upstream.streamChat(target, body, { signal: request.signal, includeUsage: true });
+  let content: string | null = null;
+  let forwarded = 0;
+  let toolsStarted = false;
+  const parts: ToolCallParts[] = [];
+  let usage: TokenUsage;
+  for await (const batch of stream) {
+    for (const chunk of batch) {
+      if (chunk.usage && typeof chunk.usage === 'object') usage = chunk.usage;
+      const choices = Array.isArray(chunk.choices) ? (chunk.choices as { index?: unknown; delta?: unknown }[]) : [];
+      const delta = choices.find((c) => (c.index ?? 0) === 0)?.delta as Record<string, unknown> | undefined;
+      if (!delta) continue;
+      if (typeof delta.content === 'string') {
+        content = (content ?? '') + delta.content;
+        if (!toolsStarted && delta.content !== '') {
+          forwarded = content.length;
+          onText(delta.content);
+        }
+      }
+      if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) {
+        toolsStarted = true;
+        for (const raw of delta.tool_calls as unknown[]) mergeToolCallDelta(parts, raw);
+      }
+    }
+  }
+  const named = parts.filter((p) => p.name !== '');
+  const toolCalls = parseToolCalls(
+    named.map((p) => ({ id: p.id, function: { name: p.name, arguments: p.arguments } })),
+  );
+  if (toolCalls.length === 0 && content !== null && forwarded < content.length) onText(content.slice(forwarded));
+  const written = (content ?? '').length + parts.reduce((n, p) => n + p.name.length + p.arguments.length, 0);
+  const prompt = request.messages.map((m) => m.content ?? '').join('\n');
+  return {
+    content,
+    toolCalls,
+    inputTokens: typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : countTokens(prompt),
+    outputTokens: typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : Math.ceil(written / 4),
+  };
+}
+
+/**
+ * Adds one `tool_calls` delta to the calls so far: by its `index` (an upstream that sends none is read by id, a new
+ * id opening a new call); the first id is kept, argument fragments are appended, and so are name fragments
+ * (a name repeated whole in every delta, as some servers send it, is kept once).
+ */
+function mergeToolCallDelta(parts: ToolCallParts[], raw: unknown): void {
+  if (!raw || typeof raw !== 'object') return;
+  const delta = raw as { index?: unknown; id?: unknown; function?: { name?: unknown; arguments?: unknown } };
+  const id = typeof delta.id === 'string' ? delta.id : '';
+  let at: number;
+  if (typeof delta.index === 'number' && Number.isInteger(delta.index) && delta.index >= 0 && delta.index < 128) {
+    at = delta.index;
+  } else {
+    const known = id === '' ? -1 : parts.findIndex((p) => p.id === id);
+    at = known >= 0 ? known : id !== '' || parts.length === 0 ? parts.length : parts.length - 1;
+  }
+  while (parts.length <= at) parts.push({ id: '', name: '', arguments: '' });
+  const call = parts[at] as ToolCallParts;
+  if (id !== '' && call.id === '') call.id = id;
+  const name = delta.function?.name;
+  if (typeof name === 'string' && name !== '' && name !== call.name) call.name += name;
+  const args = delta.function?.arguments;
+  if (typeof args === 'string') call.arguments += args;
 }
 
 function toOpenAiMessage(message: PlannerMessage): UpstreamJson {

@@ -4,8 +4,9 @@
  * Each request takes the next queued script (`next`), else its model's script (`forModel`), else a default (a
  * short reply, or deterministic embeddings). Scripts cover fixed replies, streams with delays (before the first
  * chunk and between chunks), keep-alive comments, failures mid-stream (dropped connection or an error event), HTTP
- * errors, tool calls, embeddings and a server that never answers. Every request is recorded, including whether the
- * client hung up before the reply finished, so tests can assert that deadlines and disconnects reach the upstream.
+ * errors, tool calls (whole, or streamed in fragments), chunks held until the test releases them, embeddings and a
+ * server that never answers. Every request is recorded, including whether the client hung up before the reply
+ * finished, so tests can assert that deadlines and disconnects reach the upstream.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,8 +22,26 @@ export interface ScriptedUsage {
   completion_tokens: number;
 }
 
+/** A raw `tool_calls` delta: a fragment of the call at `index` (its id and name, or a piece of its arguments). */
+export interface ScriptedToolCallDelta {
+  index: number;
+  id?: string;
+  name?: string;
+  arguments?: string;
+}
+
 /** One streamed piece: text, a tool call, and how long to wait before sending it. */
-export type ScriptedChunk = string | { content?: string; toolCalls?: ScriptedToolCall[]; delayMs?: number };
+export type ScriptedChunk =
+  | string
+  | {
+      content?: string;
+      toolCalls?: ScriptedToolCall[];
+      /** Tool calls sent in fragments, as real servers stream them (joined by index in a non-streamed reply). */
+      toolCallDeltas?: ScriptedToolCallDelta[];
+      delayMs?: number;
+      /** Streams only: wait for this (a promise the test settles) before sending the chunk, unless the client leaves. */
+      waitFor?: Promise<unknown>;
+    };
 
 export type UpstreamScript =
   /** A whole answer; streamed as role + content + finish chunks when the request asks for a stream. */
@@ -48,6 +67,8 @@ export type UpstreamScript =
       failAfter?: number;
       failWith?: 'disconnect' | 'error-event';
       usage?: ScriptedUsage;
+      /** Send no usage chunk even when the request asks for one (as some servers do). */
+      omitUsage?: boolean;
       /** Send `data: [DONE]` at the end (default true). */
       done?: boolean;
     }
@@ -206,18 +227,22 @@ async function stream(
   } else if (!(await pause(firstDelay, res))) return;
 
   let toolIndex = 0;
+  let calledTools = false;
   for (const [i, raw] of script.chunks.entries()) {
-    const chunk = typeof raw === 'string' ? { content: raw } : raw;
+    const chunk: Exclude<ScriptedChunk, string> = typeof raw === 'string' ? { content: raw } : raw;
     if (i > 0 && !(await pause(chunk.delayMs ?? script.chunkDelayMs ?? 0, res))) return;
+    if (chunk.waitFor && !(await released(chunk.waitFor, res))) return;
     if (script.failAfter === i) return fail(res, script.failWith);
     const delta: Record<string, unknown> = i === 0 ? { role: 'assistant' } : {};
     if (chunk.content !== undefined) delta.content = chunk.content;
     if (chunk.toolCalls) delta.tool_calls = chunk.toolCalls.map((t) => toolCall(t, toolIndex++));
+    if (chunk.toolCallDeltas) delta.tool_calls = chunk.toolCallDeltas.map(toolCallDelta);
+    calledTools ||= delta.tool_calls !== undefined;
     frame(delta, null);
   }
   if (script.failAfter !== undefined && script.failAfter >= script.chunks.length) return fail(res, script.failWith);
-  frame({}, toolIndex > 0 ? 'tool_calls' : 'stop');
-  if (includeUsage) {
+  frame({}, calledTools ? 'tool_calls' : 'stop');
+  if (includeUsage && script.omitUsage !== true) {
     const usage = withTotal(script.usage ?? { prompt_tokens: 1, completion_tokens: script.chunks.length });
     res.write(
       `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage })}\n\n`,
@@ -245,7 +270,14 @@ function completion(
   finishReason: string | undefined,
 ) {
   const parts = chunks.map((c) => (typeof c === 'string' ? { content: c } : c));
-  const toolCalls = parts.flatMap((p) => p.toolCalls ?? []);
+  const joined: ScriptedToolCall[] = [];
+  for (const d of parts.flatMap((p) => p.toolCallDeltas ?? [])) {
+    const call = (joined[d.index] ??= { name: '', arguments: '' });
+    if (d.id !== undefined) call.id = d.id;
+    call.name += d.name ?? '';
+    call.arguments += d.arguments ?? '';
+  }
+  const toolCalls = [...parts.flatMap((p) => p.toolCalls ?? []), ...joined.filter(Boolean)];
   const message: Record<string, unknown> = { role: 'assistant', content: parts.map((p) => p.content ?? '').join('') };
   if (toolCalls.length > 0) message.tool_calls = toolCalls.map((t, i) => toolCall(t, i));
   return {
@@ -260,6 +292,13 @@ function completion(
 
 function toolCall(t: ScriptedToolCall, index: number) {
   return { index, id: t.id ?? `call_${index}`, type: 'function', function: { name: t.name, arguments: t.arguments } };
+}
+
+function toolCallDelta(d: ScriptedToolCallDelta) {
+  const fn: Record<string, string> = {};
+  if (d.name !== undefined) fn.name = d.name;
+  if (d.arguments !== undefined) fn.arguments = d.arguments;
+  return { index: d.index, ...(d.id !== undefined && { id: d.id, type: 'function' }), function: fn };
 }
 
 function withTotal(u: ScriptedUsage) {
@@ -285,5 +324,21 @@ function pause(ms: number, res: http.ServerResponse): Promise<boolean> {
       resolve(false);
     };
     res.once('close', onClose);
+  });
+}
+
+/** Waits for `gate`, or less if the client goes away; resolves false when it did. */
+function released(gate: Promise<unknown>, res: http.ServerResponse): Promise<boolean> {
+  if (res.destroyed || res.writableEnded) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onClose = () => resolve(false);
+    res.once('close', onClose);
+    void gate.then(
+      () => {
+        res.off('close', onClose);
+        resolve(!res.destroyed);
+      },
+      () => undefined,
+    );
   });
 }

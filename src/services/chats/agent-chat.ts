@@ -4,7 +4,8 @@
  * user message as the request, every attachment of the thread as a named input the tools read), the skills named
  * in the call's top-level `skills` key are resolved as for executions, and the runtime's loop runs with every tool
  * under the agent limits. The gateway bills the turn like any chat completion and then commits it, so a turn that
- * failed or could not be paid for leaves the thread as it was.
+ * failed or could not be paid for leaves the thread as it was. A streamed turn (`run` with `onText`) stores exactly
+ * the text the client was sent, so the stream and the history agree byte for byte.
  *
  * Which of the caller's messages are new: on a new thread, all of them; on a stored one, those after the last
  * assistant message of the request (clients that resend the whole conversation and clients that send only the new
@@ -86,8 +87,12 @@ export interface AgentChatReply {
 
 export interface AgentChatTurn {
   sessionId: string;
-  /** Runs the turn; nothing is stored yet. */
-  run(signal: ToolContext['signal']): Promise<AgentChatReply>;
+  /**
+   * Runs the turn; nothing is stored yet. With `onText`, a reply that is not JSON is passed on as the planner writes
+   * it (the runtime's reply gate decides which text); the reply's `content` is then exactly the text passed on, or
+   * (when nothing was, e.g. the deterministic planner answered whole) the whole answer.
+   */
+  run(signal: ToolContext['signal'], onText?: (delta: string) => void): Promise<AgentChatReply>;
   /** Stores the caller's new messages and the reply (with its billed usage) in the thread. */
   commit(reply: AgentChatReply, usage: Record<string, unknown>): Promise<void>;
 }
@@ -136,7 +141,7 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
       return {
         sessionId: opened.sessionId,
 
-        async run(signal) {
+        async run(signal, onText) {
           const turnId = `chat-${randomUUID()}`;
           const skills = await resolveSkills(
             deps.skills,
@@ -149,6 +154,8 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
           const familyOf = async (source: string): Promise<string> => (await ctxFor(signal).media.load(source)).family;
           stored = await storedForm(deps, principal, opened.sessionId, fresh, familyOf);
           const task = chatTask(opened, stored, request, skills);
+          // A JSON reply must pass the schema check before it is shown, so it is never streamed.
+          const streamText = onText && !request.jsonReply && task.responseSchema === null ? onText : null;
           try {
             const result = await deps.runtime.run({
               executionId: turnId,
@@ -165,9 +172,11 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
               deadlineMs: deps.limits.deadlineMs,
               signal,
               resume: false,
+              ...(streamText ? { onText: streamText } : {}),
             });
-            const content =
-              task.responseSchema || result.final === null ? JSON.stringify(result.response) : result.final;
+            const whole = task.responseSchema || result.final === null ? JSON.stringify(result.response) : result.final;
+            // What the client read is what the thread keeps (text an earlier round showed included).
+            const content = result.streamed !== '' ? result.streamed : whole;
             const notes: string[] = [];
             if (deterministic) notes.push(DETERMINISTIC_MESSAGE);
             if (result.schemaErrors.length > 0) {
