@@ -5,8 +5,9 @@
  * registry (via `runTool`, so the same code serves MCP). When a skill declares a graph, its states are the loop's
  * sub-goals in order: a planner answer without tool calls closes the current state and opens the next one, and the
  * last answer is the run's response. When the runtime streams the answer, each round that may be the last one gets
- * a reply round (`replyRound`) its planner writes its text into as it comes. State is plain JSON (media travel as ids), so the SQLite checkpoints the
- * compiled graph writes after every step stay small, and a run interrupted by a restart resumes from the last one.
+ * a reply round (`replyRound`) its planner writes its text into as it comes. State is plain JSON (media travel as
+ * ids), so the SQLite checkpoints the compiled graph writes after every step stay small, and a run interrupted by a
+ * restart resumes from the last one.
  */
 import { Annotation, Command, END, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
 import type {
