@@ -25,6 +25,14 @@ export interface LabModel {
   more?: Record<string, unknown>;
 }
 
+/** The agent chat model planned by an upstream with tool calling and streaming (the agent-chat suites' model). */
+export const CHAT_PLANNER: LabModel = {
+  id: 'prism-orion-1',
+  upstreamModel: 'planner-llm',
+  parameters: ['tools', 'tool_choice', 'temperature', 'stream', 'stream_options', 'max_tokens'],
+  pricing: { prompt: 2.0, completion: 4.0 },
+};
+
 export interface LabUpstream {
   /** The upstream's `provider` label (none: the file names none). */
   provider?: string;

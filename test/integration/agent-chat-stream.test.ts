@@ -10,9 +10,19 @@ import { ChatOpenAI } from '@langchain/openai';
 import OpenAI from 'openai';
 import type { ScriptedUpstream } from '../helpers/scripted-upstream';
 import { call, type TestApp } from '../helpers/test-app';
-import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
+import { CHAT_PLANNER, startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 type Chunk = OpenAI.ChatCompletionChunk & { session_id?: string };
+
+/** Every chunk of a stream, in order. */
+async function collect(stream: AsyncIterable<Chunk>): Promise<Chunk[]> {
+  const chunks: Chunk[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return chunks;
+}
+
+/** The text the chunks carry, joined. */
+const textOf = (chunks: Chunk[]): string => chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
 
 /** Longer than the reply gate's hold-back (120 characters), so it is shown as soon as it arrives. */
 const OPENING =
@@ -29,17 +39,7 @@ describe('agent chat streams the final answer as the planner writes it', () => {
   let client: OpenAI;
 
   beforeAll(async () => {
-    lab = await startUpstreamApp(
-      [
-        {
-          id: 'prism-orion-1',
-          upstreamModel: 'planner-llm',
-          parameters: ['tools', 'tool_choice', 'temperature', 'stream', 'stream_options', 'max_tokens'],
-          pricing: { prompt: 2.0, completion: 4.0 },
-        },
-      ],
-      { provider: 'vLLM' },
-    );
+    lab = await startUpstreamApp([CHAT_PLANNER], { provider: 'vLLM' });
     ({ app, upstream } = lab);
     key = await app.createKey('stream-org');
     await app.container.services.accounts.addCredits('stream-org', 5);
@@ -142,9 +142,8 @@ describe('agent chat streams the final answer as the planner writes it', () => {
       stream: true,
       messages: [{ role: 'user', content: 'And the invoice domain?' }],
     });
-    const chunks: Chunk[] = [];
-    for await (const chunk of stream) chunks.push(chunk);
-    const streamed = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+    const chunks = await collect(stream);
+    const streamed = textOf(chunks);
     expect(streamed).toBe(`${preamble}\n\n${MIDDLE}${CLOSING}`);
     expect(await storedReplies(chunks[0]?.session_id ?? '')).toEqual([streamed]);
   });
@@ -187,8 +186,7 @@ describe('agent chat streams the final answer as the planner writes it', () => {
         },
       },
     });
-    const chunks: Chunk[] = [];
-    for await (const chunk of stream) chunks.push(chunk);
+    const chunks = await collect(stream);
     const texts = chunks.map((c) => c.choices[0]?.delta.content ?? '').filter((t) => t !== '');
     expect(texts).toEqual(['{"total":26.22}']);
     // The first answer was not JSON: the schema check sent the planner back, and none of it was streamed.
@@ -307,8 +305,7 @@ describe('agent chat streams the final answer as the planner writes it', () => {
       stream_options: { include_usage: true },
       messages: [{ role: 'user', content: 'What does the invoice domain read?' }],
     });
-    const chunks: Chunk[] = [];
-    for await (const chunk of stream) chunks.push(chunk);
+    const chunks = await collect(stream);
     const usage = chunks.at(-1)?.usage;
     expect(usage?.completion_tokens).toBe(Math.ceil((OPENING + MIDDLE + CLOSING).length / 4));
     // The transcript the planner was sent (system prompt, task), four characters to a token.
@@ -322,9 +319,8 @@ describe('agent chat streams the final answer as the planner writes it', () => {
       stream: true,
       messages: [{ role: 'user', content: 'Hello' }],
     });
-    const chunks: Chunk[] = [];
-    for await (const chunk of stream) chunks.push(chunk);
-    const streamed = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+    const chunks = await collect(stream);
+    const streamed = textOf(chunks);
     expect(streamed).toContain('deterministic planner');
     expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
     expect(await storedReplies(chunks[0]?.session_id ?? '')).toEqual([streamed]);

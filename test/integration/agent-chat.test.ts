@@ -10,7 +10,7 @@ import OpenAI from 'openai';
 import { renderReceiptImage } from '../helpers/media-fixtures';
 import type { ScriptedUpstream } from '../helpers/scripted-upstream';
 import { call, uploadFile, type TestApp } from '../helpers/test-app';
-import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
+import { CHAT_PLANNER, startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 interface ThreadWire {
   session_id: string;
@@ -39,17 +39,7 @@ describe('agent chat on the OpenAI-compatible routes', () => {
   let receiptId: string;
 
   beforeAll(async () => {
-    lab = await startUpstreamApp(
-      [
-        {
-          id: 'prism-orion-1',
-          upstreamModel: 'planner-llm',
-          parameters: ['tools', 'tool_choice', 'temperature', 'stream', 'stream_options', 'max_tokens'],
-          pricing: { prompt: 2.0, completion: 4.0 },
-        },
-      ],
-      { provider: 'vLLM' },
-    );
+    lab = await startUpstreamApp([CHAT_PLANNER], { provider: 'vLLM' });
     ({ app, upstream } = lab);
     key = await app.createKey('chat-org');
     sameOrgKey = await app.createKey('chat-org');
