@@ -1,0 +1,132 @@
+/**
+ * Embedded-engine work stops when nobody wants its result: a gateway chat call on a local model whose client
+ * aborts, and a waiting MCP extraction the client cancels, stop starting pages in the shared OCR pool (one worker
+ * here, so pages queue). Observed without timing: the pool's counters (`Container.ocrStats()`: reads run, reads
+ * dropped, reads pending), read once the pool has drained, against the number of pages in the document.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import OpenAI, { APIUserAbortError } from 'openai';
+import { makeScannedPdf, renderReceiptImage } from '../helpers/media-fixtures';
+import { connectMcp, toolOutput } from '../helpers/mcp-client';
+import { call, startTestApp, type TestApp } from '../helpers/test-app';
+
+// OCR runs on the embedded engine with one worker; on a shared, loaded machine a page can take seconds.
+jest.setTimeout(180_000);
+
+const PAGES = 8;
+
+/** Polls `check` every 20 ms until it holds; fails (rather than asserting on time) after a generous bound. */
+async function until(what: string, check: () => boolean | Promise<boolean>, bound = 6000): Promise<void> {
+  for (let i = 0; i < bound; i += 1) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+describe('cancelled work stops reading pages', () => {
+  let app: TestApp;
+  let pdf: Buffer;
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      PRISM_OCR_WORKERS: '1',
+      PRISM_EXTRACTION_USD_PER_PAGE: '0.002',
+      PRISM_RATE_LIMIT_PER_MINUTE: '1000',
+    });
+    pdf = await makeScannedPdf(Array.from({ length: PAGES }, () => renderReceiptImage()));
+  });
+  afterAll(() => app.close());
+
+  const stats = () => app.container.ocrStats();
+
+  it('a chat call on prism-1 whose client aborts mid-document leaves the remaining pages unread', async () => {
+    const key = await app.createKey('chat-leaver', 'pro');
+    await app.container.services.accounts.addCredits('chat-leaver', 5);
+    const client = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1/compat`, maxRetries: 0 });
+    const before = stats();
+    const controller = new AbortController();
+    const url = `data:application/pdf;base64,${pdf.toString('base64')}`;
+    const reply = client.chat.completions
+      .create(
+        {
+          model: 'prism-1',
+          messages: [{ role: 'user', content: [{ type: 'document_url', document_url: { url } }] }],
+          method: 'ocr',
+        } as never,
+        { signal: controller.signal },
+      )
+      .then(
+        () => 'answered',
+        (error: unknown) => error,
+      );
+    // The first page is on the worker: the client leaves.
+    await until('a page of the document is read', () => stats().reads > before.reads);
+    controller.abort();
+    expect(await reply).toBeInstanceOf(APIUserAbortError);
+
+    await until('the pool has nothing pending', () => stats().pending === 0);
+    const after = stats();
+    // The page waiting for the worker when the client left was dropped, and most pages were never read.
+    expect(after.cancelled - before.cancelled).toBeGreaterThanOrEqual(1);
+    expect(after.reads - before.reads).toBeLessThan(PAGES);
+
+    // The pool still serves the next caller.
+    const image = `data:image/png;base64,${renderReceiptImage().toString('base64')}`;
+    const next = await client.chat.completions.create({
+      model: 'prism-1',
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: image } }] }],
+      method: 'ocr',
+    } as never);
+    expect((next as OpenAI.ChatCompletion).choices[0]?.message.content).toMatch(/TOTAL\s+26\.22/);
+  });
+
+  it('a waiting extract_document the client cancels stops reading, ends failed saying so, and bills nothing', async () => {
+    const key = await app.createKey('mcp-canceller', 'pro');
+    const { orgId } = await app.container.services.accounts.addCredits('mcp-canceller', 5);
+    const balance = () => app.container.stores.wallets.balance(orgId);
+    const credits = await balance();
+    const client = await connectMcp(app.url, `Bearer ${key}`);
+    try {
+      const before = stats();
+      const controller = new AbortController();
+      const pending = client.callTool(
+        { name: 'extract_document', arguments: { domain: 'document.invoice', data: pdf.toString('base64') } },
+        undefined,
+        // The first page's progress arrives: the client cancels the call.
+        { signal: controller.signal, onprogress: () => controller.abort('enough') },
+      );
+      await expect(pending).rejects.toThrow();
+
+      // The prediction the call created, read back through REST (newest first), then through get_prediction.
+      const listed = (await (await call(`${app.url}/v1/predictions?limit=1`, { key })).json()) as { id: string }[];
+      const id = listed[0]?.id;
+      expect(id).toEqual(expect.any(String));
+      let prediction: Record<string, unknown> = {};
+      await until('the prediction ends', async () => {
+        const result = (await client.callTool({ name: 'get_prediction', arguments: { id } })) as CallToolResult;
+        prediction = toolOutput(result);
+        return prediction.status !== 'running';
+      });
+      expect(prediction).toMatchObject({
+        id,
+        status: 'failed',
+        response: null,
+        usage: { credits_used: 0, message: expect.stringMatching(/client cancelled the call/) as unknown },
+      });
+      const rest = (await (await call(`${app.url}/v1/predictions/${String(id)}`, { key })).json()) as Record<
+        string,
+        unknown
+      >;
+      expect(rest).toMatchObject({ status: 'failed', usage: { credits_used: 0 } });
+      expect(await balance()).toBe(credits);
+
+      await until('the pool has nothing pending', () => stats().pending === 0);
+      const after = stats();
+      expect(after.cancelled - before.cancelled).toBeGreaterThanOrEqual(1);
+      expect(after.reads - before.reads).toBeLessThan(PAGES);
+    } finally {
+      await client.close();
+    }
+  });
+});
