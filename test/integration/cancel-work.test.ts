@@ -1,11 +1,15 @@
 /**
  * Embedded-engine work stops when nobody wants its result: a gateway chat call on a local model whose client
- * aborts, and a waiting MCP extraction the client cancels, stop starting pages in the shared OCR pool (one worker
+ * aborts or whose deadline answers first (504), and a waiting MCP extraction the client cancels, stop starting pages
+ * in the shared OCR pool (one worker
  * here, so pages queue). Observed without timing: the pool's counters (`Container.ocrStats()`: reads run, reads
  * dropped, reads pending), read once the pool has drained, against the number of pages in the document.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import OpenAI, { APIUserAbortError } from 'openai';
+import OpenAI, { APIError, APIUserAbortError } from 'openai';
 import { makeScannedPdf, renderReceiptImage } from '../helpers/media-fixtures';
 import { connectMcp, toolOutput } from '../helpers/mcp-client';
 import { call, startTestApp, type TestApp } from '../helpers/test-app';
@@ -128,5 +132,49 @@ describe('cancelled work stops reading pages', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('a local chat call past its deadline', () => {
+  let app: TestApp;
+  let dir: string;
+
+  beforeAll(async () => {
+    // prism-1 with a deadline far shorter than reading the whole document takes on one worker.
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-deadline-'));
+    const models = path.join(dir, 'models.yaml');
+    fs.writeFileSync(models, 'models:\n  - id: "prism-1"\n    ttft_timeout_s: 1\n    total_timeout_s: 2.5\n');
+    app = await startTestApp({ PRISM_OCR_WORKERS: '1', PRISM_MODELS_FILE: models });
+  });
+  afterAll(async () => {
+    await app.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers the 504 as before and leaves the remaining pages unread', async () => {
+    const key = await app.createKey('slow-reader', 'pro');
+    await app.container.services.accounts.addCredits('slow-reader', 5);
+    const client = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1/compat`, maxRetries: 0 });
+    const pdf = await makeScannedPdf(Array.from({ length: PAGES }, () => renderReceiptImage()));
+    const url = `data:application/pdf;base64,${pdf.toString('base64')}`;
+    const before = app.container.ocrStats();
+    const error = await client.chat.completions
+      .create({
+        model: 'prism-1',
+        messages: [{ role: 'user', content: [{ type: 'document_url', document_url: { url } }] }],
+        method: 'ocr',
+      } as never)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).status).toBe(504);
+    expect((error as APIError).message).toMatch(/did not finish within 2\.5 s \(total_timeout_s\)/);
+
+    await until('the pool has nothing pending', () => app.container.ocrStats().pending === 0);
+    const after = app.container.ocrStats();
+    expect(after.cancelled - before.cancelled).toBeGreaterThanOrEqual(1);
+    expect(after.reads - before.reads).toBeLessThan(PAGES);
   });
 });
