@@ -3,13 +3,16 @@
  * aborts or whose deadline answers first (504), and a waiting MCP extraction the client cancels, stop starting pages
  * in the shared OCR pool (one worker
  * here, so pages queue). Observed without timing: the pool's counters (`Container.ocrStats()`: reads run, reads
- * dropped, reads pending), read once the pool has drained, against the number of pages in the document.
+ * dropped, reads pending), read once the cancelled document has ended (its `pdf read cancelled` log line, written
+ * after the pages already on a worker settled; the pool's `pending` alone can touch 0 between two pages), against
+ * the number of pages in the document.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import OpenAI, { APIError, APIUserAbortError } from 'openai';
+import { createLogger, type Logger } from '../../src/lib/logger';
 import { makeScannedPdf, renderReceiptImage } from '../helpers/media-fixtures';
 import { connectMcp, toolOutput } from '../helpers/mcp-client';
 import { call, startTestApp, type TestApp } from '../helpers/test-app';
@@ -20,6 +23,16 @@ jest.setTimeout(180_000);
 const PAGES = 8;
 
 /** Polls `check` every 20 ms until it holds; fails (rather than asserting on time) after a generous bound. */
+/** A logger that keeps the messages of what the app logs at info and above. */
+function collectingLogger(): { logger: Logger; messages: string[] } {
+  const messages: string[] = [];
+  const logger = createLogger('info', (line) => void messages.push((JSON.parse(line) as { message: string }).message));
+  return { logger, messages };
+}
+
+/** How many documents ended cancelled so far. */
+const cancelledDocuments = (messages: string[]): number => messages.filter((m) => m === 'pdf read cancelled').length;
+
 async function until(what: string, check: () => boolean | Promise<boolean>, bound = 6000): Promise<void> {
   for (let i = 0; i < bound; i += 1) {
     if (await check()) return;
@@ -31,13 +44,14 @@ async function until(what: string, check: () => boolean | Promise<boolean>, boun
 describe('cancelled work stops reading pages', () => {
   let app: TestApp;
   let pdf: Buffer;
+  const logs = collectingLogger();
 
   beforeAll(async () => {
-    app = await startTestApp({
-      PRISM_OCR_WORKERS: '1',
-      PRISM_EXTRACTION_USD_PER_PAGE: '0.002',
-      PRISM_RATE_LIMIT_PER_MINUTE: '1000',
-    });
+    app = await startTestApp(
+      { PRISM_OCR_WORKERS: '1', PRISM_EXTRACTION_USD_PER_PAGE: '0.002', PRISM_RATE_LIMIT_PER_MINUTE: '1000' },
+      undefined,
+      { logger: logs.logger },
+    );
     pdf = await makeScannedPdf(Array.from({ length: PAGES }, () => renderReceiptImage()));
   });
   afterAll(() => app.close());
@@ -49,6 +63,7 @@ describe('cancelled work stops reading pages', () => {
     await app.container.services.accounts.addCredits('chat-leaver', 5);
     const client = new OpenAI({ apiKey: key, baseURL: `${app.url}/v1/compat`, maxRetries: 0 });
     const before = stats();
+    const ended = cancelledDocuments(logs.messages);
     const controller = new AbortController();
     const url = `data:application/pdf;base64,${pdf.toString('base64')}`;
     const reply = client.chat.completions
@@ -69,8 +84,9 @@ describe('cancelled work stops reading pages', () => {
     controller.abort();
     expect(await reply).toBeInstanceOf(APIUserAbortError);
 
-    await until('the pool has nothing pending', () => stats().pending === 0);
+    await until('the document ends cancelled', () => cancelledDocuments(logs.messages) > ended);
     const after = stats();
+    expect(after.pending).toBe(0);
     // The page waiting for the worker when the client left was dropped, and most pages were never read.
     expect(after.cancelled - before.cancelled).toBeGreaterThanOrEqual(1);
     expect(after.reads - before.reads).toBeLessThan(PAGES);
@@ -125,8 +141,8 @@ describe('cancelled work stops reading pages', () => {
       expect(rest).toMatchObject({ status: 'failed', usage: { credits_used: 0 } });
       expect(await balance()).toBe(credits);
 
-      await until('the pool has nothing pending', () => stats().pending === 0);
       const after = stats();
+      expect(after.pending).toBe(0);
       expect(after.cancelled - before.cancelled).toBeGreaterThanOrEqual(1);
       expect(after.reads - before.reads).toBeLessThan(PAGES);
     } finally {
@@ -138,13 +154,16 @@ describe('cancelled work stops reading pages', () => {
 describe('a local chat call past its deadline', () => {
   let app: TestApp;
   let dir: string;
+  const logs = collectingLogger();
 
   beforeAll(async () => {
     // prism-1 with a deadline far shorter than reading the whole document takes on one worker.
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-deadline-'));
     const models = path.join(dir, 'models.yaml');
     fs.writeFileSync(models, 'models:\n  - id: "prism-1"\n    ttft_timeout_s: 1\n    total_timeout_s: 2.5\n');
-    app = await startTestApp({ PRISM_OCR_WORKERS: '1', PRISM_MODELS_FILE: models });
+    app = await startTestApp({ PRISM_OCR_WORKERS: '1', PRISM_MODELS_FILE: models }, undefined, {
+      logger: logs.logger,
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -172,8 +191,9 @@ describe('a local chat call past its deadline', () => {
     expect((error as APIError).status).toBe(504);
     expect((error as APIError).message).toMatch(/did not finish within 2\.5 s \(total_timeout_s\)/);
 
-    await until('the pool has nothing pending', () => app.container.ocrStats().pending === 0);
+    await until('the document ends cancelled', () => cancelledDocuments(logs.messages) > 0);
     const after = app.container.ocrStats();
+    expect(after.pending).toBe(0);
     expect(after.cancelled - before.cancelled).toBeGreaterThanOrEqual(1);
     expect(after.reads - before.reads).toBeLessThan(PAGES);
   });
