@@ -60,6 +60,8 @@ export function createWorkerPool<W>(options: WorkerPoolOptions<W>): WorkerPool<W
   const waiting = new Map<string, Waiter<W>[]>();
   let waiters = 0;
   const inFlight = new Set<Promise<unknown>>();
+  /** Workers being created (a cancelled waiter's creation outlives its task, and `close` must wait for it too). */
+  const creating = new Set<Promise<void>>();
   const destroying: Promise<void>[] = [];
   let live = 0;
   let ran = 0;
@@ -101,7 +103,7 @@ export function createWorkerPool<W>(options: WorkerPoolOptions<W>): WorkerPool<W
         live += 1;
         const waiter = nextWaiter();
         if (waiter) waiter.state = 'creating';
-        options.create().then(
+        const creation = options.create().then(
           (created) => {
             // A waiter cancelled while its worker was being created has been answered: the worker joins the pool.
             if (waiter?.state === 'creating') grant(waiter, created);
@@ -117,6 +119,9 @@ export function createWorkerPool<W>(options: WorkerPoolOptions<W>): WorkerPool<W
             pump();
           },
         );
+        creating.add(creation);
+        const settled = (): void => void creating.delete(creation);
+        creation.then(settled, settled);
       } else {
         return;
       }
@@ -212,7 +217,7 @@ export function createWorkerPool<W>(options: WorkerPoolOptions<W>): WorkerPool<W
     close(): Promise<void> {
       closed = true;
       closing ??= (async () => {
-        while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+        while (inFlight.size > 0 || creating.size > 0) await Promise.allSettled([...inFlight, ...creating]);
         for (const worker of idle.splice(0)) destroy(worker);
         await Promise.all(destroying);
       })();

@@ -303,6 +303,27 @@ describe('worker pool', () => {
       expect(pool.live).toBe(0);
     });
 
+    it('waits on close for a worker still being created for a cancelled task, then destroys it', async () => {
+      const creating = deferred<FakeWorker>();
+      const destroyed: number[] = [];
+      const pool = createWorkerPool<FakeWorker>({
+        size: 1,
+        create: () => creating.promise,
+        destroy: async (worker) => void destroyed.push(worker.id),
+      });
+      const cancel = new CancelController();
+      const doomed = pool.run(async () => 'doomed', 'a', cancel.signal);
+      await flush();
+      cancel.abort();
+      await expect(doomed).rejects.toBeInstanceOf(WorkCancelledError);
+      expect(pool.pending).toBe(0);
+      const closing = pool.close();
+      creating.resolve({ id: 9 });
+      await closing;
+      expect(destroyed).toEqual([9]);
+      expect(pool.live).toBe(0);
+    });
+
     it('gives a worker created for a cancelled task to the task waiting behind it', async () => {
       const creating = deferred<FakeWorker>();
       const pool = createWorkerPool<FakeWorker>({
