@@ -9,7 +9,7 @@
 import type { Config } from '../config/config';
 import { defaultPredictionRequest, type PredictionRequest } from '../domain/prediction';
 import type { ExtractionEngine } from '../engines/extraction-engine';
-import { createLocalEngineKit, type LocalEngineToolkit } from '../engines/local/build-extraction-engine';
+import { createLocalEngineKit, type LocalEngineKit } from '../engines/local/build-extraction-engine';
 import type { DocumentLayout, LayoutPage } from '../engines/types';
 import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
@@ -20,7 +20,7 @@ import type { Logger } from '../lib/logger';
 export interface ExtractionPart {
   engine: ExtractionEngine;
   /** The embedded engines: `prism-1` itself and the toolkit the agent tools call. */
-  kit: { engine: ExtractionEngine; toolkit: LocalEngineToolkit };
+  kit: LocalEngineKit;
   /** The layout of a document or an image, read with defaults only. */
   readText: (bytes: Buffer, family: 'image' | 'document') => Promise<DocumentLayout>;
   /** The text of each page of a PDF. */

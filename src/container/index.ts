@@ -43,6 +43,7 @@ import { createFeedbackService, type FeedbackService } from '../services/feedbac
 import { createFilesService, type FilesService } from '../services/files.service';
 import { createHubService, type HubService } from '../services/hub/hub.service';
 import type { ExtractionEngine } from '../engines/extraction-engine';
+import type { OcrStats } from '../engines/ocr/ocr-engine.types';
 import { createPredictionsService, type PredictionsService } from '../services/predictions/predictions.service';
 import { createWebhookSender, type WebhookSender } from '../services/webhooks.service';
 import { seedBuiltinSkills } from '../services/skills/builtin-skills';
@@ -67,6 +68,8 @@ export interface Container {
     embeddings: EmbeddingsService;
     decisions: DecisionsService;
   };
+  /** The embedded OCR pool's counters (reads run, reads cancelled) and reads pending now, for operators and tests. */
+  ocrStats(): OcrStats;
   jobs: JobQueue;
   webhooks: WebhookSender;
   executionWebhooks: WebhookSender<Execution>;
@@ -333,6 +336,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     stores,
     blobs,
     engine,
+    ocrStats: () => kit.ocrStats(),
     gateway: { catalogue, limiter, chat, embeddings, decisions },
     jobs,
     webhooks,

@@ -13,11 +13,11 @@ import type { Logger } from '../lib/logger';
 import { randomHex } from '../lib/random-id';
 import type { ExtractionEngine } from '../engines/extraction-engine';
 import { resolveSingleInput, type InputResolverDeps } from '../services/inputs/resolve-input';
-import type { CancelSignal } from '../lib/cancel';
+import { CancelController, WorkCancelledError, type CancelSignal } from '../lib/cancel';
 import { extend } from '../lib/extend';
 import { maxCallMicros, microsToDollars, type Biller, type ChargeResult, type Hold, type Payer } from './billing';
 import { checkChatCapabilities } from './capabilities';
-import { CapabilityViolationError, DeadlineExceededError } from './gateway-errors';
+import { CapabilityViolationError, ClientDisconnectedError, DeadlineExceededError } from './gateway-errors';
 import { answerLocally, effectiveMethod } from './local-chat';
 import { readMethodParams } from './method-params';
 import { countTokens, mediaParts, textOf, type ChatMessage } from './message-inputs';
@@ -134,13 +134,19 @@ function responseSchema(format: unknown): { schema: Json | null; jsonObject: boo
   return { schema: nested && typeof nested === 'object' ? (nested as Json) : null, jsonObject: true };
 }
 
-async function withDeadline<T>(work: Promise<T>, model: CatalogueModel, provider: string): Promise<T> {
+/** Rejects with the model's 504 when `work` outlives its total timeout; `onExpired` then cancels the work. */
+async function withDeadline<T>(
+  work: Promise<T>,
+  model: CatalogueModel,
+  provider: string,
+  onExpired?: () => void,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new DeadlineExceededError(provider, model.totalTimeoutS)),
-      model.totalTimeoutS * 1000,
-    );
+    timer = setTimeout(() => {
+      reject(new DeadlineExceededError(provider, model.totalTimeoutS));
+      onExpired?.();
+    }, model.totalTimeoutS * 1000);
   });
   try {
     return await Promise.race([work, deadline]);
@@ -172,7 +178,14 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     });
   }
 
-  async function local(principal: Principal, model: CatalogueModel, body: Json, context: ChatContext, hold: Hold) {
+  async function local(
+    principal: Principal,
+    model: CatalogueModel,
+    body: Json,
+    context: ChatContext,
+    hold: Hold,
+    cancel: CancelController,
+  ) {
     const messages = body.messages as ChatMessage[];
     const text = textOf(messages);
     const [media] = mediaParts(messages);
@@ -197,6 +210,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       }),
       model,
       'prism',
+      () => cancel.abort(),
     );
     const promptTokens = countTokens(text) + (input ? 85 : 0);
     // The local engines do not reason; the budget the caller chose is still accounted as the spec defines it.
@@ -337,11 +351,22 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       const created = Math.floor(Date.now() / 1000);
       // Embedded-engine work takes turns per organisation (or guest address) in the shared OCR pool.
       const tenant = principal.kind === 'user' ? principal.orgId : `guest:${principal.clientIp}`;
-      const produce = queue.run(
-        'local',
-        () => runForTenant(tenant, () => local(principal, model, body, context, hold)),
-        context.signal,
-      );
+      // Nothing is stored for a chat call: once the client leaves or the deadline answers, nobody wants the rest,
+      // so the engines stop starting pages and frames (pages already on an OCR worker finish).
+      const cancel = new CancelController();
+      const onDisconnect = (): void => cancel.abort();
+      context.signal.addEventListener('abort', onDisconnect, { once: true });
+      const produce = queue
+        .run(
+          'local',
+          () => runForTenant(tenant, () => local(principal, model, body, context, hold, cancel), cancel.signal),
+          context.signal,
+        )
+        .catch((error: unknown) => {
+          // Stopped because the client left: the same 499 as a client that leaves while queued.
+          throw error instanceof WorkCancelledError && context.signal.aborted ? new ClientDisconnectedError() : error;
+        })
+        .finally(() => context.signal.removeEventListener('abort', onDisconnect));
       produce.catch(() => hold.release());
       if (stream) return { stream: true, batches: localStream(id, model, created, produce, includeUsage) };
       const { content, usage } = await produce;

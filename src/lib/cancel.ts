@@ -58,3 +58,22 @@ export class CancelController {
     this.light.fire();
   }
 }
+
+/**
+ * Work stopped because nobody wants its result any more (the client left, cancelled the call, or its deadline
+ * answered first). Deliberately not an AppError: it carries no HTTP status because it never has a client to answer
+ * (whoever cancelled has already been answered or is gone). The embedded engines throw it instead of retrying or
+ * reporting a failed page, and the services that start cancellable work recognise it. Should one ever escape to the
+ * HTTP layer by mistake, it is an ordinary error there: a generic 500 with no detail, and logged, so it is seen.
+ */
+export class WorkCancelledError extends Error {
+  constructor(message = 'The work was cancelled: nobody is waiting for its result.') {
+    super(message);
+    this.name = 'WorkCancelledError';
+  }
+}
+
+/** Throws {@link WorkCancelledError} when `signal` is aborted (a check between units of work). */
+export function throwIfCancelled(signal: CancelSignal | undefined): void {
+  if (signal?.aborted) throw new WorkCancelledError();
+}

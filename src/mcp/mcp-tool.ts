@@ -219,7 +219,8 @@ function progressReporter(extra: ToolExtra): { report: McpCallContext['progress'
 
 /**
  * Resolves with the tool's result, or rejects as soon as the call is cancelled. The SDK sends nothing for a
- * cancelled request; work the service already committed (a stored prediction) finishes and stays readable by id.
+ * cancelled request. Tools that pass `ctx.signal` on stop their work (a waiting extraction: its prediction ends
+ * `failed`, readable by id); work a tool committed without it finishes.
  */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(new ClientDisconnectedError());

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config/config';
 import type { Container } from '../../src/container';
 import type { Tier } from '../../src/domain/account';
+import type { Logger } from '../../src/lib/logger';
 import { startServer } from '../../src/http-server';
 
 export interface TestApp {
@@ -22,7 +23,12 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}, existingDataDir?: string): Promise<TestApp> {
+/** `logger` replaces the silent one (a test that reads what the app logs passes a collecting logger). */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  existingDataDir?: string,
+  options: { logger?: Logger } = {},
+): Promise<TestApp> {
   const dataDir = existingDataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'prism-test-'));
   const config = loadConfig({
     PRISM_DATA_DIR: dataDir,
@@ -31,7 +37,10 @@ export async function startTestApp(env: Record<string, string> = {}, existingDat
     PRISM_LOG_LEVEL: 'silent',
     ...env,
   });
-  const running = await startServer(config, { announce: () => undefined });
+  const running = await startServer(config, {
+    announce: () => undefined,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   const ownerKey = fs.readFileSync(config.data.ownerKeyPath, 'utf8').trim();
   return {
     url: running.url,

@@ -11,6 +11,7 @@ import type { AudioAnalysis, SampledVideo } from '../media/types';
 import { extractFromLayout, proposeSchema } from '../extract';
 import { createLocalEngines } from './document-engines';
 import type { OcrEngineKind } from '../ocr/ocr.engine';
+import type { OcrStats } from '../ocr/ocr-engine.types';
 import { createLocalExtraction, type LocalEngineSet } from './extraction.engine';
 import { createAudioEngine, createVideoEngine, resolveMediaTools } from '../media';
 
@@ -55,11 +56,16 @@ export function createLocalExtractionEngine(options: LocalExtractionOptions): Ex
   return createLocalEngineKit(options).engine;
 }
 
-/** `prism-1` plus the toolkit over the same engine instances (one OCR pool, one VAD session). */
-export function createLocalEngineKit(options: LocalExtractionOptions): {
+/** The embedded engines as the composition root holds them. */
+export interface LocalEngineKit {
   engine: ExtractionEngine;
   toolkit: LocalEngineToolkit;
-} {
+  /** The shared OCR pool's counters (reads run, reads cancelled) and reads pending now. */
+  ocrStats(): OcrStats;
+}
+
+/** `prism-1` plus the toolkit over the same engine instances (one OCR pool, one VAD session). */
+export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngineKit {
   const { logger } = options;
   const local = createLocalEngines({
     logger,
@@ -148,5 +154,5 @@ export function createLocalEngineKit(options: LocalExtractionOptions): {
       return { data: result.data, confidence: result.confidence };
     },
   };
-  return { engine: createLocalExtraction(set, logger), toolkit };
+  return { engine: createLocalExtraction(set, logger), toolkit, ocrStats: () => local.ocr.stats() };
 }

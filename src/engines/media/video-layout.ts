@@ -4,7 +4,12 @@
  * A slide or a caption usually stays on screen for many samples; feeding each copy to field extraction would repeat
  * every value. So a frame whose recognised text equals the previous kept frame's is dropped, and each kept page keeps
  * the time (`timeS`) at which its text first appeared.
+ *
+ * Frames are read one after another; once the work signal (lib/work-tenant.ts) aborts, no further frame is started
+ * and the call rejects with `WorkCancelledError` (a cancelled frame is not an error page).
  */
+import { WorkCancelledError } from '../../lib/cancel';
+import { currentWorkSignal } from '../../lib/work-tenant';
 import type { LayoutPage } from '../types';
 import type { FrameRecognizer, VideoFrame } from './types';
 
@@ -13,11 +18,14 @@ import type { FrameRecognizer, VideoFrame } from './types';
 export async function framesToLayout(frames: readonly VideoFrame[], ocr: FrameRecognizer): Promise<LayoutPage[]> {
   const pages: LayoutPage[] = [];
   let previousText: string | null = null;
+  const signal = currentWorkSignal();
   for (const frame of frames) {
+    if (signal?.aborted) throw new WorkCancelledError();
     let page: LayoutPage;
     try {
       page = await ocr.recognize(frame.png);
-    } catch {
+    } catch (error) {
+      if (error instanceof WorkCancelledError || signal?.aborted) throw new WorkCancelledError();
       pages.push(errorPage(frame, pages.length));
       continue;
     }

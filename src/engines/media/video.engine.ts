@@ -5,6 +5,8 @@
  * as PNGs to stdout, the other scored for scene changes; named `showinfo` filters report each branch's timestamps on
  * stderr. Rates and counts are clamped so a request cannot ask for unbounded work.
  */
+import { throwIfCancelled } from '../../lib/cancel';
+import { currentWorkSignal } from '../../lib/work-tenant';
 import { framesToLayout } from './video-layout';
 import { splitPngStream, showinfoTime } from './ffmpeg-output';
 import { invalidMedia, toMediaError } from './media-errors';
@@ -121,6 +123,8 @@ export function createVideoEngine(opts: VideoEngineOptions = {}): VideoEngine {
     sampleFrames,
     async videoLayout(bytes, options, ocr) {
       const sampled = await sampleFrames(bytes, options);
+      // Cancelled while ffmpeg sampled (it runs to its end): read no frame; framesToLayout checks between frames.
+      throwIfCancelled(currentWorkSignal());
       const pages = await framesToLayout(sampled.frames, ocr);
       return {
         pages,

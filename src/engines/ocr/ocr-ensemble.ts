@@ -44,6 +44,10 @@ export function mergeReadings(primary: LayoutLine[], secondary: LayoutLine[]): L
 export function createEnsembleEngine(ppocr: OcrEngine, tesseract: OcrEngine): OcrEngine {
   return {
     workers: tesseract.workers,
+    stats() {
+      const [a, b] = [ppocr.stats(), tesseract.stats()];
+      return { pending: a.pending + b.pending, reads: a.reads + b.reads, cancelled: a.cancelled + b.cancelled };
+    },
     async recognize(image, opts = {}) {
       const [primary, secondary]: [LayoutPage, LayoutPage] = await Promise.all([
         ppocr.recognize(image, opts),

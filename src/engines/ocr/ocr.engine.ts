@@ -35,7 +35,7 @@ import { createPpOcrEngine, type PpOcrEngineOptions } from './ppocr.engine';
 import { preprocessForOcr, type PreprocessedImage } from './ocr-preprocess';
 import { linesFromTesseract } from './tesseract-layout';
 import { createTesseractWorker, defaultLangPath, type PageSegMode, type TesseractWorker } from './tesseract-worker';
-import { currentTenant } from '../../lib/work-tenant';
+import { currentTenant, currentWorkSignal } from '../../lib/work-tenant';
 import { createWorkerPool } from './worker-pool';
 import type { OcrEngine } from './ocr-engine.types';
 
@@ -106,15 +106,19 @@ export function createTesseractEngine(options: OcrEngineOptions): OcrEngine {
    * a bad image is returned, not thrown, so it does not cost the worker its place in the pool.
    */
   const read = async (image: Buffer, scale: number): Promise<Reading> => {
-    const outcome = await pool.run(async (worker) => {
-      let pre: PreprocessedImage;
-      try {
-        pre = await preprocessForOcr(image, { maxDimension, scale });
-      } catch (error) {
-        return { error };
-      }
-      return { pre, page: await worker.read(pre.pgm) };
-    }, currentTenant());
+    const outcome = await pool.run(
+      async (worker) => {
+        let pre: PreprocessedImage;
+        try {
+          pre = await preprocessForOcr(image, { maxDimension, scale });
+        } catch (error) {
+          return { error };
+        }
+        return { pre, page: await worker.read(pre.pgm) };
+      },
+      currentTenant(),
+      currentWorkSignal(),
+    );
     if ('error' in outcome) throw outcome.error;
     const { pre, page } = outcome;
     const lines = linesFromTesseract(page, pre.scale);
@@ -123,6 +127,7 @@ export function createTesseractEngine(options: OcrEngineOptions): OcrEngine {
 
   return {
     workers: size,
+    stats: () => ({ pending: pool.pending, reads: pool.ran, cancelled: pool.cancelled }),
     async recognize(image, opts = {}) {
       let result = await read(image, 1);
       const height = medianWordHeight(result.lines) * result.scale;

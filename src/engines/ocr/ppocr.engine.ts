@@ -25,7 +25,7 @@ import {
   type RgbImage,
 } from './ppocr-recognize';
 import { groupIntoRows, type Segment } from './row-grouping';
-import { currentTenant } from '../../lib/work-tenant';
+import { currentTenant, currentWorkSignal } from '../../lib/work-tenant';
 import { createWorkerPool } from './worker-pool';
 
 export interface PpOcrEngineOptions {
@@ -134,16 +134,21 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
 
   return {
     workers: 1,
+    stats: () => ({ pending: pool.pending, reads: pool.ran, cancelled: pool.cancelled }),
     async recognize(image, opts = {}) {
-      const outcome = await pool.run(async (models) => {
-        let page: RgbImage & { scale: number; origWidth: number; origHeight: number };
-        try {
-          page = await decodePage(image, maxDimension);
-        } catch (error) {
-          return { error };
-        }
-        return { page, segments: await readPage(models, page) };
-      }, currentTenant());
+      const outcome = await pool.run(
+        async (models) => {
+          let page: RgbImage & { scale: number; origWidth: number; origHeight: number };
+          try {
+            page = await decodePage(image, maxDimension);
+          } catch (error) {
+            return { error };
+          }
+          return { page, segments: await readPage(models, page) };
+        },
+        currentTenant(),
+        currentWorkSignal(),
+      );
       if ('error' in outcome) throw outcome.error;
       const { page, segments } = outcome;
       const back = 1 / page.scale;

@@ -7,7 +7,13 @@
  * task per busy worker and tenant ahead of it. A worker whose task failed is destroyed rather than reused (it may be in a bad
  * state) and a fresh one is created on demand. `close()` stops accepting tasks, lets accepted ones finish, then
  * destroys every worker. Generic so it can be tested with fake workers.
+ *
+ * A task may come with a cancel signal (its request's client left, or its deadline answered first). Until the task
+ * has a worker, an abort takes it out of its tenant's line and rejects it at once with `WorkCancelledError`; it never
+ * runs and the worker goes to the next waiter. If its worker was being created, the new worker joins the pool for
+ * the next waiter rather than leaking. Once a task runs it finishes: tesseract and onnxruntime cannot be interrupted.
  */
+import { WorkCancelledError, type CancelSignal } from '../../lib/cancel';
 
 export interface WorkerPoolOptions<W> {
   /** Maximum number of live workers (≥ 1). */
@@ -20,12 +26,18 @@ export interface WorkerPool<W> {
   /**
    * Runs `task` on a free worker, waiting for one if all are busy. Rejects once the pool is closed.
    * @param tenant whose task it is; waiting tasks of different tenants take turns (default: one shared tenant).
+   * @param signal aborting it before the task has a worker rejects the task with `WorkCancelledError` (it never
+   *   runs); a task already running finishes.
    */
-  run<T>(task: (worker: W) => Promise<T>, tenant?: string): Promise<T>;
+  run<T>(task: (worker: W) => Promise<T>, tenant?: string, signal?: CancelSignal): Promise<T>;
   /** Live workers plus those being created. */
   readonly live: number;
   /** Tasks accepted and not yet finished (running or queued). */
   readonly pending: number;
+  /** Tasks that got a worker and ran (finished or failed), since the pool was built. */
+  readonly ran: number;
+  /** Tasks rejected by their cancel signal before they got a worker, since the pool was built. */
+  readonly cancelled: number;
   /** Drains accepted tasks, then destroys every worker. Idempotent. */
   close(): Promise<void>;
 }
@@ -33,6 +45,11 @@ export interface WorkerPool<W> {
 interface Waiter<W> {
   resolve: (worker: W) => void;
   reject: (error: unknown) => void;
+  tenant: string;
+  signal: CancelSignal | undefined;
+  /** In its tenant's line (`waiting`), having a worker created for it (`creating`), or answered (`done`). */
+  state: 'waiting' | 'creating' | 'done';
+  onAbort: (() => void) | null;
 }
 
 /** Builds an empty pool; no worker exists until the first task. */
@@ -43,8 +60,12 @@ export function createWorkerPool<W>(options: WorkerPoolOptions<W>): WorkerPool<W
   const waiting = new Map<string, Waiter<W>[]>();
   let waiters = 0;
   const inFlight = new Set<Promise<unknown>>();
+  /** Workers being created (a cancelled waiter's creation outlives its task, and `close` must wait for it too). */
+  const creating = new Set<Promise<void>>();
   const destroying: Promise<void>[] = [];
   let live = 0;
+  let ran = 0;
+  let cancelled = 0;
   let closed = false;
   let closing: Promise<void> | null = null;
 
@@ -65,35 +86,77 @@ export function createWorkerPool<W>(options: WorkerPoolOptions<W>): WorkerPool<W
     return waiter;
   };
 
+  /** Hands `worker` to `waiter`, which stops listening for its abort. */
+  const grant = (waiter: Waiter<W>, worker: W): void => {
+    waiter.state = 'done';
+    if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+    waiter.resolve(worker);
+  };
+
   const pump = (): void => {
     while (waiters > 0) {
       const worker = idle.pop();
       if (worker !== undefined) {
-        nextWaiter()?.resolve(worker);
+        const waiter = nextWaiter();
+        if (waiter) grant(waiter, worker);
       } else if (live < size) {
         live += 1;
         const waiter = nextWaiter();
-        options.create().then(
-          (created) => waiter?.resolve(created),
+        if (waiter) waiter.state = 'creating';
+        const creation = options.create().then(
+          (created) => {
+            // A waiter cancelled while its worker was being created has been answered: the worker joins the pool.
+            if (waiter?.state === 'creating') grant(waiter, created);
+            else release(created);
+          },
           (error: unknown) => {
             live -= 1;
-            waiter?.reject(error);
+            if (waiter?.state === 'creating') {
+              waiter.state = 'done';
+              if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+              waiter.reject(error);
+            }
             pump();
           },
         );
+        creating.add(creation);
+        const settled = (): void => void creating.delete(creation);
+        creation.then(settled, settled);
       } else {
         return;
       }
     }
   };
 
-  const acquire = (tenant: string): Promise<W> =>
+  /** Takes a cancelled waiter out of its tenant's line (or away from the worker being created) and rejects it. */
+  const cancel = (waiter: Waiter<W>): void => {
+    if (waiter.state === 'done') return;
+    if (waiter.state === 'waiting') {
+      const line = waiting.get(waiter.tenant);
+      const at = line?.indexOf(waiter) ?? -1;
+      if (line && at >= 0) {
+        line.splice(at, 1);
+        waiters -= 1;
+        if (line.length === 0) waiting.delete(waiter.tenant);
+      }
+    }
+    waiter.state = 'done';
+    cancelled += 1;
+    waiter.reject(new WorkCancelledError());
+  };
+
+  const acquire = (tenant: string, signal: CancelSignal | undefined): Promise<W> =>
     new Promise<W>((resolve, reject) => {
+      const waiter: Waiter<W> = { resolve, reject, tenant, signal, state: 'waiting', onAbort: null };
       const line = waiting.get(tenant);
-      if (line) line.push({ resolve, reject });
-      else waiting.set(tenant, [{ resolve, reject }]);
+      if (line) line.push(waiter);
+      else waiting.set(tenant, [waiter]);
       waiters += 1;
       pump();
+      if (signal && waiter.state !== 'done') {
+        waiter.onAbort = () => cancel(waiter);
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
     });
 
   const release = (worker: W): void => {
@@ -101,8 +164,19 @@ export function createWorkerPool<W>(options: WorkerPoolOptions<W>): WorkerPool<W
     pump();
   };
 
-  const execute = async <T>(task: (worker: W) => Promise<T>, tenant: string): Promise<T> => {
-    const worker = await acquire(tenant);
+  const execute = async <T>(
+    task: (worker: W) => Promise<T>,
+    tenant: string,
+    signal: CancelSignal | undefined,
+  ): Promise<T> => {
+    const worker = await acquire(tenant, signal);
+    if (signal?.aborted) {
+      // Aborted between getting the worker and starting: the task still has not run, so it does not.
+      cancelled += 1;
+      release(worker);
+      throw new WorkCancelledError();
+    }
+    ran += 1;
     let result: T;
     try {
       result = await task(worker);
@@ -116,9 +190,13 @@ export function createWorkerPool<W>(options: WorkerPoolOptions<W>): WorkerPool<W
   };
 
   return {
-    run<T>(task: (worker: W) => Promise<T>, tenant = ''): Promise<T> {
+    run<T>(task: (worker: W) => Promise<T>, tenant = '', signal?: CancelSignal): Promise<T> {
       if (closed) return Promise.reject(new Error('The worker pool is closed'));
-      const job = execute(task, tenant);
+      if (signal?.aborted) {
+        cancelled += 1;
+        return Promise.reject(new WorkCancelledError());
+      }
+      const job = execute(task, tenant, signal);
       inFlight.add(job);
       const forget = (): void => void inFlight.delete(job);
       job.then(forget, forget);
@@ -130,10 +208,16 @@ export function createWorkerPool<W>(options: WorkerPoolOptions<W>): WorkerPool<W
     get pending() {
       return inFlight.size;
     },
+    get ran() {
+      return ran;
+    },
+    get cancelled() {
+      return cancelled;
+    },
     close(): Promise<void> {
       closed = true;
       closing ??= (async () => {
-        while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+        while (inFlight.size > 0 || creating.size > 0) await Promise.allSettled([...inFlight, ...creating]);
         for (const worker of idle.splice(0)) destroy(worker);
         await Promise.all(destroying);
       })();

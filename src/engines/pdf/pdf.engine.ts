@@ -6,6 +6,10 @@
  * message, and the other pages are still returned — deciding what a partly failed document means (e.g. 502 when
  * every page failed) is the service's job. An unreadable file is a 400 `invalid_document` before any page is read.
  *
+ * Work that nobody wants any more (its work signal, lib/work-tenant.ts, aborted: the client left or its deadline
+ * answered first) stops starting pages: pages already being read finish, the others are not read, and `layout`
+ * rejects with `WorkCancelledError`. A cancelled page is not retried and not reported as a failed page.
+ *
  * Scanned pages are rendered at 150 dpi by default. Measured on a US-Letter page of invoice text (8, 10 and 12 pt)
  * rendered at 300 dpi, blurred, rotated 1° and JPEG-compressed at q40, then embedded as a scan: CER at 100 dpi
  * 0.5–0.65 % (and 8 pt text needs the OCR engine's enlarged second read, 1.5 s), at 150 dpi 0–0.16 %, at 200 dpi
@@ -14,7 +18,9 @@
  */
 import type { PDFDocumentProxy } from 'pdfjs-dist';
 import { AppError, BadRequestError } from '../../domain/errors';
+import { WorkCancelledError, type CancelSignal } from '../../lib/cancel';
 import type { Logger } from '../../lib/logger';
+import { currentWorkSignal } from '../../lib/work-tenant';
 import type { OcrEngine } from '../ocr/ocr.engine';
 import type { DocumentLayout, LayoutPage } from '../types';
 import { renderPage, type RenderedPage } from './page-render';
@@ -70,7 +76,10 @@ export interface PdfDocument {
   readonly pageCount: number;
   /** Reads one page (0-based) once, throwing on failure; `layout` adds the retries. */
   readPage(index: number, opts?: { dpi?: number }): Promise<LayoutPage>;
-  /** Reads pages (up to `maxPages`) with retries; failed pages have `status: 'error'`. */
+  /**
+   * Reads pages (up to `maxPages`) with retries; failed pages have `status: 'error'`.
+   * @throws WorkCancelledError when the work signal aborts before every page was started.
+   */
   layout(opts?: PdfReadOptions): Promise<PdfLayout>;
   /** Renders one page (0-based) to PNG at `dpi` (lowered for very large pages); a bad index is a 400. */
   render(index: number, dpi: number): Promise<RenderedPage>;
@@ -129,12 +138,14 @@ export function createPdfEngine(deps: PdfEngineDeps, options: PdfEngineOptions =
       }
     };
 
-    const readWithRetries = async (index: number, dpi: number): Promise<LayoutPage> => {
+    const readWithRetries = async (index: number, dpi: number, signal?: CancelSignal): Promise<LayoutPage> => {
       let last: unknown;
       for (let attempt = 1; attempt <= defaults.attempts; attempt += 1) {
         try {
           return await readPage(index, { dpi });
         } catch (error) {
+          // Cancelled work is neither transient nor a failed page: it stops here.
+          if (error instanceof WorkCancelledError || signal?.aborted) throw new WorkCancelledError();
           last = error;
           deps.logger.warn('pdf page failed', { page: index, attempt, error: describe(error) });
           if (error instanceof DeterministicPageError || isBrokenStructure(error)) break;
@@ -162,18 +173,27 @@ export function createPdfEngine(deps: PdfEngineDeps, options: PdfEngineOptions =
           : Array.from({ length: doc.numPages }, (_, i) => i);
         const indices = wanted.slice(0, limit);
         const dpi = opts.dpi ?? defaults.dpi;
+        const signal = currentWorkSignal();
         let done = 0;
-        const pages = await mapLimit(indices.length, defaults.concurrency, async (i) => {
-          const index = indices[i] as number;
-          const page =
-            opts.deadlineMs !== undefined && Date.now() > opts.deadlineMs
-              ? await timedOutPage(index)
-              : await readWithRetries(index, dpi);
-          done += 1;
-          opts.onProgress?.(done, indices.length);
-          return page;
-        });
-        return { pageCount: doc.numPages, pages };
+        try {
+          const pages = await mapLimit(indices.length, defaults.concurrency, async (i) => {
+            if (signal?.aborted) throw new WorkCancelledError();
+            const index = indices[i] as number;
+            const page =
+              opts.deadlineMs !== undefined && Date.now() > opts.deadlineMs
+                ? await timedOutPage(index)
+                : await readWithRetries(index, dpi, signal);
+            done += 1;
+            opts.onProgress?.(done, indices.length);
+            return page;
+          });
+          return { pageCount: doc.numPages, pages };
+        } catch (error) {
+          if (error instanceof WorkCancelledError) {
+            deps.logger.info('pdf read cancelled', { pagesRead: done, pages: indices.length });
+          }
+          throw error;
+        }
       },
       async render(index, dpi) {
         if (!Number.isInteger(index) || index < 0 || index >= doc.numPages) {
@@ -220,18 +240,28 @@ export function createPdfEngine(deps: PdfEngineDeps, options: PdfEngineOptions =
   return engine;
 }
 
-/** Runs `fn` for 0..count-1 with at most `limit` at once; results keep their index order. */
+/**
+ * Runs `fn` for 0..count-1 with at most `limit` at once; results keep their index order. The first failure stops
+ * every lane from starting more, and is thrown once the calls already running have settled (so nothing of the
+ * document is still being read when the caller closes it).
+ */
 async function mapLimit<T>(count: number, limit: number, fn: (index: number) => Promise<T>): Promise<T[]> {
   const results = new Array<T>(count);
   let next = 0;
+  let failure: { error: unknown } | null = null;
   const lane = async (): Promise<void> => {
-    while (next < count) {
+    while (next < count && failure === null) {
       const i = next;
       next += 1;
-      results[i] = await fn(i);
+      try {
+        results[i] = await fn(i);
+      } catch (error) {
+        failure ??= { error };
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, count) }, lane));
+  if (failure !== null) throw (failure as { error: unknown }).error;
   return results;
 }
 

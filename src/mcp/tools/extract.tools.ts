@@ -2,7 +2,8 @@
  * Extraction tools: one per input kind, each the MCP face of `POST /v1/{kind}/generate`. The caller names a hub
  * domain or sends a JSON schema; the input is a URL, a stored file id, or base64 (or a data URL) in the arguments.
  * Calls wait for the result by default (with page and frame progress); `batch: true` returns the enqueued
- * prediction at once, to poll with `get_prediction`.
+ * prediction at once, to poll with `get_prediction`. A waiting call the client cancels stops its work (no further
+ * page or frame is read) and its prediction ends `failed`, saying so, billed nothing.
  */
 import { z } from 'zod';
 import type { PredictionKind } from '../../domain/prediction';
@@ -80,6 +81,7 @@ function extractTool(kind: GenerateKind, predictions: PredictionsService): McpTo
       });
       const prediction = await predictions.create(ctx.principal, command, {
         onProgress: (done, total) => ctx.progress(done, total, `${done} of ${total}`),
+        signal: ctx.signal,
       });
       return toPredictionWire(prediction);
     },

@@ -4,6 +4,11 @@
  * its statuses, validates the output against the schema, and hands finished records to the webhook sender.
  * Requests whose skills call for the agent runtime (skill-runner.ts says when) run through the SkillRunner port
  * instead of the extraction engine, with the same record, statuses, job queue and webhooks.
+ *
+ * A synchronous request may pass a cancel signal (the MCP extraction tools pass their call's): once it aborts, the
+ * engines stop starting pages and frames, and the record ends `failed` saying the client cancelled, billed nothing.
+ * `POST /v1/{kind}/generate` passes none: over HTTP a prediction is a resource that completes whether or not the
+ * client waits for the response (it can be fetched by id later).
  */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -22,6 +27,7 @@ import { sniffMediaType } from '../../lib/media-type';
 import type { KeyedMutex } from '../../lib/keyed-mutex';
 import type { Logger } from '../../lib/logger';
 import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
+import { WorkCancelledError, type CancelSignal } from '../../lib/cancel';
 import { runForTenant } from '../../lib/work-tenant';
 import type { PredictionStore, StoredBytes } from '../../stores/types';
 import type { HubService } from '../hub/hub.service';
@@ -45,6 +51,10 @@ export type { GenerateCommand };
 /** A resumed job that keeps dying (e.g. it crashes the process) is given up after this many starts. */
 const MAX_ATTEMPTS = 3;
 
+/** The error message of a synchronous prediction whose caller cancelled it before it finished. */
+export const CANCELLED_MESSAGE =
+  'The client cancelled the call before the prediction finished; the remaining work was not done and nothing was billed.';
+
 export interface PredictionsServiceDeps {
   store: PredictionStore;
   blobs: BlobStore;
@@ -65,11 +75,15 @@ export interface PredictionsServiceDeps {
 }
 
 export interface PredictionsService {
-  /** `onProgress` reports pages or frames done on long synchronous inputs (the CLI prints it). */
+  /**
+   * `onProgress` reports pages or frames done on long synchronous inputs (the CLI prints it). `signal` (synchronous
+   * requests only; a batch request ignores it) cancels the work: the record ends `failed`, billed nothing, and
+   * the call rejects with `WorkCancelledError`.
+   */
   create(
     principal: Principal,
     command: GenerateCommand,
-    options?: { onProgress?: (done: number, total: number) => void },
+    options?: { onProgress?: (done: number, total: number) => void; signal?: CancelSignal },
   ): Promise<Prediction>;
   get(principal: Principal, id: string): Promise<Prediction>;
   list(principal: Principal, page: { skip: number; limit: number }): Promise<Prediction[]>;
@@ -257,11 +271,25 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
     return final;
   }
 
-  /** Runs a record that is pending or enqueued; returns the final record. Throws the engine's AppError. */
+  /** Stores a run its caller cancelled as failed, with nothing billed; not an error worth logging. */
+  function recordCancelled(running: Prediction): Promise<Prediction | null> {
+    return store.transition(running.id, ['running'], 'failed', {
+      response: null,
+      usage: { ...EMPTY_USAGE, credits_used: 0, message: CANCELLED_MESSAGE },
+      errorMessage: CANCELLED_MESSAGE,
+      completedAt: new Date(),
+    });
+  }
+
+  /**
+   * Runs a record that is pending or enqueued; returns the final record. Throws the engine's AppError, or
+   * `WorkCancelledError` when `signal` aborted before the work finished.
+   */
   async function execute(
     prediction: Prediction,
     hold: ExtractionHold | null,
     onProgress?: (done: number, total: number) => void,
+    signal?: CancelSignal,
   ): Promise<Prediction> {
     const running = await claim(prediction, hold);
     if (!running) return (await store.getById(prediction.id)) ?? prediction;
@@ -271,18 +299,24 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
       const input = await loadInput(running);
       const { schema, prompt } = schemaFor(running);
       // The organisation's pages take turns with other organisations' in the shared OCR pool.
-      const output = await runForTenant(running.orgId, () =>
-        engine.run({
-          kind: running.kind,
-          model: running.model,
-          domain: running.domain,
-          schema,
-          prompt,
-          request: running.request,
-          input,
-          ...(onProgress ? { onProgress } : {}),
-        }),
+      // With a signal, the engines stop starting pages and frames once the caller cancels.
+      const output = await runForTenant(
+        running.orgId,
+        () =>
+          engine.run({
+            kind: running.kind,
+            model: running.model,
+            domain: running.domain,
+            schema,
+            prompt,
+            request: running.request,
+            input,
+            ...(onProgress ? { onProgress } : {}),
+          }),
+        signal,
       );
+      // Cancelled while its last page was on a worker: nobody takes the result, so it is neither kept nor billed.
+      if (signal?.aborted) throw new WorkCancelledError();
       const notes: string[] = running.request.runtimeNote ? [running.request.runtimeNote] : [];
       if (schema && output.response && typeof output.response === 'object') {
         const check = checkAgainstSchema(schema, stripMetadata(output.response));
@@ -301,7 +335,10 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
     } catch (error) {
       hold?.release();
       failure = error instanceof Error ? error : new Error(String(error));
-      finished = await recordFailure(running, error, 'prediction failed');
+      finished =
+        error instanceof WorkCancelledError
+          ? await recordCancelled(running)
+          : await recordFailure(running, error, 'prediction failed');
     }
     return conclude(finished ?? running, failure);
   }
@@ -312,9 +349,10 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
     hold: ExtractionHold | null,
     runHold: SkillRunHold | null,
     onProgress?: (done: number, total: number) => void,
+    signal?: CancelSignal,
   ): Promise<Prediction> {
     const agent = prediction.request.agent;
-    if (!agent) return execute(prediction, hold, onProgress);
+    if (!agent) return execute(prediction, hold, onProgress, signal);
     if (!skillRunner) {
       runHold?.release();
       throw new Error(`prediction ${prediction.id} needs the agent runtime, which is not wired`);
@@ -401,7 +439,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
         deps.enqueue(prediction.id);
         return prediction;
       }
-      return run(prediction, hold, runHold, options.onProgress);
+      return run(prediction, hold, runHold, options.onProgress, options.signal);
     },
 
     async get(principal, id) {

@@ -2,7 +2,9 @@ import { createOcrEngine, type OcrEngine } from '../../../src/engines/ocr/ocr.en
 import { createPdfEngine } from '../../../src/engines/pdf/pdf.engine';
 import { groupIntoLines, placeWords, type PdfTextItem } from '../../../src/engines/pdf/text-layer';
 import type { Box, LayoutPage } from '../../../src/engines/types';
+import { CancelController, WorkCancelledError } from '../../../src/lib/cancel';
 import { createLogger } from '../../../src/lib/logger';
+import { runForTenant } from '../../../src/lib/work-tenant';
 import { failure } from '../../helpers/app-error';
 import { makePdf, makeScannedPdf, makeTextPdf, renderReceiptImage } from '../../helpers/media-fixtures';
 
@@ -168,6 +170,69 @@ describe('PDF engine: scanned pages and per-page failures', () => {
     expect(layout.pages[0]).toMatchObject({ status: 'ok', source: 'ocr', width: 480, height: 672 });
     expect(texts(layout.pages[0])).toEqual(['scanned']);
     await pdf.close();
+  });
+
+  describe('cancelled work (the work signal aborts)', () => {
+    it('stops starting pages: the pages already being read finish, the rest are never read, layout rejects', async () => {
+      const cancel = new CancelController();
+      const ocr = scriptedOcr(0);
+      const recognize = ocr.recognize.bind(ocr);
+      // The first page read cancels the work, as a client leaving mid-document would.
+      ocr.recognize = async (image, opts) => {
+        if (ocr.calls === 0) cancel.abort();
+        return recognize(image, opts);
+      };
+      const logs: string[] = [];
+      const pdf = createPdfEngine({ ocr, logger: createLogger('info', (line) => void logs.push(line)) });
+      const bytes = await makeScannedPdf(Array.from({ length: 6 }, () => renderReceiptImage()));
+      const progress: number[] = [];
+      const error = await runForTenant(
+        'org',
+        () => pdf.layout(bytes, { dpi: 36, onProgress: (done) => progress.push(done) }),
+        cancel.signal,
+      ).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WorkCancelledError);
+      // Two lanes: at most the two pages started before the abort were read; four of six never were.
+      expect(ocr.calls).toBeLessThanOrEqual(2);
+      expect(progress.length).toBeLessThanOrEqual(2);
+      expect(logs.some((l) => l.includes('pdf read cancelled'))).toBe(true);
+      await pdf.close();
+    });
+
+    it('does not retry a page whose read was cancelled, nor report it as a failed page', async () => {
+      const cancel = new CancelController();
+      let calls = 0;
+      const warnings: string[] = [];
+      const ocr = {
+        // What the OCR pool does for a read whose signal aborted while it waited for a worker.
+        async recognize(): Promise<LayoutPage> {
+          calls += 1;
+          cancel.abort();
+          throw new WorkCancelledError();
+        },
+      };
+      const pdf = createPdfEngine({ ocr, logger: createLogger('warn', (line) => void warnings.push(line)) });
+      const bytes = await makeScannedPdf(renderReceiptImage());
+      await expect(runForTenant('org', () => pdf.layout(bytes, { dpi: 36 }), cancel.signal)).rejects.toBeInstanceOf(
+        WorkCancelledError,
+      );
+      expect(calls).toBe(1);
+      expect(warnings).toEqual([]);
+      await pdf.close();
+    });
+
+    it('reads nothing when the work was cancelled before it started', async () => {
+      const cancel = new CancelController();
+      cancel.abort();
+      const ocr = scriptedOcr(0);
+      const pdf = createPdfEngine({ ocr, logger: silent });
+      const bytes = await makeScannedPdf(renderReceiptImage());
+      await expect(runForTenant('org', () => pdf.layout(bytes), cancel.signal)).rejects.toBeInstanceOf(
+        WorkCancelledError,
+      );
+      expect(ocr.calls).toBe(0);
+      await pdf.close();
+    });
   });
 
   describe('with the real OCR engine', () => {

@@ -1,4 +1,5 @@
 import { createWorkerPool } from '../../../src/engines/ocr/worker-pool';
+import { CancelController, WorkCancelledError } from '../../../src/lib/cancel';
 
 interface FakeWorker {
   id: number;
@@ -184,6 +185,182 @@ describe('worker pool', () => {
       const order: number[] = [];
       await Promise.all([0, 1, 2].map((i) => pool.run(async () => void order.push(i))));
       expect(order).toEqual([0, 1, 2]);
+      await pool.close();
+    });
+  });
+
+  describe('cancel signals (work nobody wants any more)', () => {
+    it('rejects a waiting task whose signal aborts at once; it never runs and the next tenant gets the worker', async () => {
+      const { pool, created } = fakePool(1);
+      const gate = deferred();
+      const started: string[] = [];
+      const running = pool.run(async () => {
+        started.push('a0');
+        await gate.promise;
+        return 'a0';
+      }, 'a');
+      const cancel = new CancelController();
+      const doomed = pool.run(async () => void started.push('a1'), 'a', cancel.signal);
+      const other = pool.run(async () => {
+        started.push('b0');
+        return 'b0';
+      }, 'b');
+      await flush();
+      expect(pool.pending).toBe(3);
+      cancel.abort();
+      await expect(doomed).rejects.toBeInstanceOf(WorkCancelledError);
+      expect(pool.pending).toBe(2);
+      expect(pool.cancelled).toBe(1);
+      gate.resolve();
+      await expect(running).resolves.toBe('a0');
+      await expect(other).resolves.toBe('b0');
+      expect(started).toEqual(['a0', 'b0']);
+      expect(pool.ran).toBe(2);
+      expect(created).toHaveLength(1);
+      await pool.close();
+    });
+
+    it('removes a cancelled task from the middle of its line; the tasks around it keep their order', async () => {
+      const { pool } = fakePool(1);
+      const gate = deferred();
+      const order: number[] = [];
+      const first = pool.run(async () => {
+        await gate.promise;
+        order.push(0);
+      });
+      const cancel = new CancelController();
+      const rest = [1, 2, 3].map((i) =>
+        pool.run(async () => void order.push(i), '', i === 2 ? cancel.signal : undefined),
+      );
+      await flush();
+      cancel.abort();
+      gate.resolve();
+      await first;
+      const settled = await Promise.allSettled(rest);
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(order).toEqual([0, 1, 3]);
+      await pool.close();
+    });
+
+    it('rejects a task whose signal is already aborted without queueing it or creating a worker', async () => {
+      const { pool, created } = fakePool(1);
+      const cancel = new CancelController();
+      cancel.abort();
+      let ran = false;
+      await expect(pool.run(async () => void (ran = true), 't', cancel.signal)).rejects.toBeInstanceOf(
+        WorkCancelledError,
+      );
+      expect(ran).toBe(false);
+      expect(pool.pending).toBe(0);
+      expect(pool.live).toBe(0);
+      expect(created).toHaveLength(0);
+      await pool.close();
+    });
+
+    it('accepts a real AbortSignal', async () => {
+      const { pool } = fakePool(1);
+      const gate = deferred();
+      const running = pool.run(async () => gate.promise);
+      const controller = new AbortController();
+      const waiting = pool.run(async () => 1, '', controller.signal);
+      await flush();
+      controller.abort();
+      await expect(waiting).rejects.toBeInstanceOf(WorkCancelledError);
+      gate.resolve();
+      await running;
+      await pool.close();
+    });
+
+    it('gives a worker created for a task cancelled meanwhile back to the pool (no leak), for the next task', async () => {
+      const creating = deferred<FakeWorker>();
+      const destroyed: number[] = [];
+      let creations = 0;
+      const pool = createWorkerPool<FakeWorker>({
+        size: 1,
+        create: () => {
+          creations += 1;
+          return creating.promise;
+        },
+        destroy: async (worker) => void destroyed.push(worker.id),
+      });
+      const cancel = new CancelController();
+      let ran = false;
+      const doomed = pool.run(async () => void (ran = true), 'a', cancel.signal);
+      await flush();
+      expect(pool.live).toBe(1); // being created
+      cancel.abort();
+      await expect(doomed).rejects.toBeInstanceOf(WorkCancelledError);
+      creating.resolve({ id: 7 });
+      await flush();
+      expect(ran).toBe(false);
+      expect(pool.live).toBe(1);
+      expect(pool.pending).toBe(0);
+      // The worker is idle in the pool: the next task gets it without another creation.
+      await expect(pool.run(async (w) => w.id, 'b')).resolves.toBe(7);
+      expect(creations).toBe(1);
+      await pool.close();
+      expect(destroyed).toEqual([7]);
+      expect(pool.live).toBe(0);
+    });
+
+    it('waits on close for a worker still being created for a cancelled task, then destroys it', async () => {
+      const creating = deferred<FakeWorker>();
+      const destroyed: number[] = [];
+      const pool = createWorkerPool<FakeWorker>({
+        size: 1,
+        create: () => creating.promise,
+        destroy: async (worker) => void destroyed.push(worker.id),
+      });
+      const cancel = new CancelController();
+      const doomed = pool.run(async () => 'doomed', 'a', cancel.signal);
+      await flush();
+      cancel.abort();
+      await expect(doomed).rejects.toBeInstanceOf(WorkCancelledError);
+      expect(pool.pending).toBe(0);
+      const closing = pool.close();
+      creating.resolve({ id: 9 });
+      await closing;
+      expect(destroyed).toEqual([9]);
+      expect(pool.live).toBe(0);
+    });
+
+    it('gives a worker created for a cancelled task to the task waiting behind it', async () => {
+      const creating = deferred<FakeWorker>();
+      const pool = createWorkerPool<FakeWorker>({
+        size: 1,
+        create: () => creating.promise,
+        destroy: async () => undefined,
+      });
+      const cancel = new CancelController();
+      const doomed = pool.run(async () => 'doomed', 'a', cancel.signal);
+      const next = pool.run(async (w) => w.id, 'b');
+      await flush();
+      cancel.abort();
+      await expect(doomed).rejects.toBeInstanceOf(WorkCancelledError);
+      creating.resolve({ id: 3 });
+      await expect(next).resolves.toBe(3);
+      expect(pool.live).toBe(1);
+      await pool.close();
+    });
+
+    it('lets a running task finish when its signal aborts', async () => {
+      const { pool } = fakePool(1);
+      const gate = deferred();
+      const cancel = new CancelController();
+      const running = pool.run(
+        async (w) => {
+          await gate.promise;
+          return w.id;
+        },
+        't',
+        cancel.signal,
+      );
+      await flush();
+      cancel.abort();
+      gate.resolve();
+      await expect(running).resolves.toBe(1);
+      expect(pool.cancelled).toBe(0);
+      expect(pool.ran).toBe(1);
       await pool.close();
     });
   });

@@ -4,6 +4,8 @@
 import type { LayoutPage } from '../../../../src/engines/types';
 import { framesToLayout, normalisedText } from '../../../../src/engines/media/video-layout';
 import type { FrameRecognizer, VideoFrame } from '../../../../src/engines/media/types';
+import { CancelController, WorkCancelledError } from '../../../../src/lib/cancel';
+import { runForTenant } from '../../../../src/lib/work-tenant';
 
 /** Frames whose PNG bytes are just the text the fake OCR should "read" ('!' makes it throw). */
 const frames = (texts: string[]): VideoFrame[] =>
@@ -55,5 +57,26 @@ describe('framesToLayout', () => {
 
   it('returns no pages for no frames', async () => {
     expect(await framesToLayout([], fakeOcr)).toEqual([]);
+  });
+
+  it('starts no frame once the work signal aborts, and a cancelled read is not an error page', async () => {
+    const cancel = new CancelController();
+    const read: string[] = [];
+    const ocr: FrameRecognizer = {
+      async recognize(png) {
+        read.push(png.toString());
+        if (read.length === 2) cancel.abort();
+        return page(png.toString());
+      },
+    };
+    const run = runForTenant('org', () => framesToLayout(frames(['A', 'B', 'C', 'D']), ocr), cancel.signal);
+    await expect(run).rejects.toBeInstanceOf(WorkCancelledError);
+    expect(read).toEqual(['A', 'B']);
+
+    // What the OCR pool throws for a frame whose read was cancelled while it waited for a worker.
+    const dropped: FrameRecognizer = {
+      recognize: () => Promise.reject(new WorkCancelledError()),
+    };
+    await expect(framesToLayout(frames(['A']), dropped)).rejects.toBeInstanceOf(WorkCancelledError);
   });
 });
