@@ -30,15 +30,12 @@ import { startScriptedUpstream } from '../test/helpers/scripted-upstream';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
-async function replayVersusAgent(runs: number): Promise<string> {
+/** The real app on a data folder of its own, its one model planned by a scripted upstream. */
+async function startPlannerApp(prefix: string, modelYaml: string) {
   const upstream = await startScriptedUpstream();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-bench-agents-'));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const models = path.join(dataDir, 'models.yaml');
-  fs.writeFileSync(
-    models,
-    `upstreams:\n  - name: lab\n    base_url: ${upstream.baseUrl}\nmodels:\n  - id: prism-orion-2\n` +
-      `    engine: { kind: upstream, upstream: lab, model: planner }\n    capabilities: { supported_input_types: [text] }\n`,
-  );
+  fs.writeFileSync(models, `upstreams:\n  - name: lab\n    base_url: ${upstream.baseUrl}\nmodels:\n${modelYaml}`);
   const config = loadConfig({
     PRISM_DATA_DIR: dataDir,
     PORT: '0',
@@ -47,9 +44,28 @@ async function replayVersusAgent(runs: number): Promise<string> {
   });
   const running = await startServer(config, { announce: () => undefined });
   const key = fs.readFileSync(config.data.ownerKeyPath, 'utf8').trim();
+  return {
+    upstream,
+    url: running.url,
+    key,
+    async close(): Promise<void> {
+      await running.close();
+      await upstream.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function replayVersusAgent(runs: number): Promise<string> {
+  const app = await startPlannerApp(
+    'prism-bench-agents-',
+    '  - id: prism-orion-2\n    engine: { kind: upstream, upstream: lab, model: planner }\n' +
+      '    capabilities: { supported_input_types: [text] }\n',
+  );
+  const { upstream, key } = app;
   const headers = { authorization: `Bearer ${key}` };
   const post = async (route: string, body: unknown) =>
-    (await fetch(`${running.url}${route}`, {
+    (await fetch(`${app.url}${route}`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -57,7 +73,7 @@ async function replayVersusAgent(runs: number): Promise<string> {
   const upload = async (bytes: Buffer, name: string) => {
     const form = new FormData();
     form.append('file', new Blob([bytes]), name);
-    const res = await fetch(`${running.url}/v1/files`, { method: 'POST', headers, body: form });
+    const res = await fetch(`${app.url}/v1/files`, { method: 'POST', headers, body: form });
     return ((await res.json()) as { id: string }).id;
   };
   try {
@@ -110,9 +126,7 @@ async function replayVersusAgent(runs: number): Promise<string> {
       `(${runs} runs each, upstream 200 ms per call): replay ${ratio.toFixed(1)}x faster (target >= 20x)`
     );
   } finally {
-    await running.close();
-    await upstream.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await app.close();
   }
 }
 
@@ -182,24 +196,14 @@ async function loopOverhead(runs: number, steps: number): Promise<string> {
 }
 
 async function streamedChatFirstText(runs: number): Promise<string> {
-  const upstream = await startScriptedUpstream();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-bench-chat-'));
-  const models = path.join(dataDir, 'models.yaml');
-  fs.writeFileSync(
-    models,
-    `upstreams:\n  - name: lab\n    base_url: ${upstream.baseUrl}\nmodels:\n  - id: prism-orion-1\n` +
-      `    engine: { kind: upstream, upstream: lab, model: planner }\n    capabilities: { supported_input_types: [text] }\n` +
-      `    supported_parameters: [tools, tool_choice, temperature, stream, stream_options, max_tokens]\n`,
+  const app = await startPlannerApp(
+    'prism-bench-chat-',
+    '  - id: prism-orion-1\n    engine: { kind: upstream, upstream: lab, model: planner }\n' +
+      '    capabilities: { supported_input_types: [text] }\n' +
+      '    supported_parameters: [tools, tool_choice, temperature, stream, stream_options, max_tokens]\n',
   );
-  const config = loadConfig({
-    PRISM_DATA_DIR: dataDir,
-    PORT: '0',
-    PRISM_LOG_LEVEL: 'silent',
-    PRISM_MODELS_FILE: models,
-  });
-  const running = await startServer(config, { announce: () => undefined });
-  const key = fs.readFileSync(config.data.ownerKeyPath, 'utf8').trim();
-  const client = new OpenAI({ apiKey: key, baseURL: `${running.url}/v1/openai`, maxRetries: 0 });
+  const { upstream } = app;
+  const client = new OpenAI({ apiKey: app.key, baseURL: `${app.url}/v1/openai`, maxRetries: 0 });
   const usage = { prompt_tokens: 400, completion_tokens: 100 };
   const script = (): void =>
     upstream.next(
@@ -255,9 +259,7 @@ async function streamedChatFirstText(runs: number): Promise<string> {
       `sooner (${runs} runs each; the first 120 characters are held back to drop tool preambles)`
     );
   } finally {
-    await running.close();
-    await upstream.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await app.close();
   }
 }
 
