@@ -130,8 +130,7 @@ export function createAgentCompletions(deps: AgentCompletionsDeps) {
       const provider = catalogue.provider(model);
       // Cancels the run when the client goes away, or when the stream is closed before the run is over.
       const cancel = new CancelController();
-      if (context.signal.aborted) cancel.abort();
-      else context.signal.addEventListener('abort', () => cancel.abort(), { once: true });
+      cancel.follow(context.signal);
       const text = body.stream === true ? new TextQueue() : null;
 
       /** Runs, bills and stores the turn; a failure (or the client leaving) releases the hold and stores nothing. */

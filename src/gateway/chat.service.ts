@@ -354,8 +354,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       // Nothing is stored for a chat call: once the client leaves or the deadline answers, nobody wants the rest,
       // so the engines stop starting pages and frames (pages already on an OCR worker finish).
       const cancel = new CancelController();
-      const onDisconnect = (): void => cancel.abort();
-      context.signal.addEventListener('abort', onDisconnect, { once: true });
+      const unfollow = cancel.follow(context.signal);
       const produce = queue
         .run(
           'local',
@@ -366,7 +365,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
           // Stopped because the client left: the same 499 as a client that leaves while queued.
           throw error instanceof WorkCancelledError && context.signal.aborted ? new ClientDisconnectedError() : error;
         })
-        .finally(() => context.signal.removeEventListener('abort', onDisconnect));
+        .finally(unfollow);
       produce.catch(() => hold.release());
       if (stream) return { stream: true, batches: localStream(id, model, created, produce, includeUsage) };
       const { content, usage } = await produce;

@@ -57,6 +57,17 @@ export class CancelController {
   abort(): void {
     this.light.fire();
   }
+
+  /** Aborts this too when `parent` aborts (at once if it has); returns the function that stops following it. */
+  follow(parent: CancelSignal): () => void {
+    if (parent.aborted) {
+      this.abort();
+      return () => undefined;
+    }
+    const onAbort = (): void => this.abort();
+    parent.addEventListener('abort', onAbort, { once: true });
+    return () => parent.removeEventListener('abort', onAbort);
+  }
 }
 
 /**
@@ -76,4 +87,12 @@ export class WorkCancelledError extends Error {
 /** Throws {@link WorkCancelledError} when `signal` is aborted (a check between units of work). */
 export function throwIfCancelled(signal: CancelSignal | undefined): void {
   if (signal?.aborted) throw new WorkCancelledError();
+}
+
+/**
+ * Whether a unit of work that failed was cancelled rather than failed: it threw the cancellation itself, or its
+ * signal aborted meanwhile (so whatever it threw is moot). Such a failure is not retried nor reported as an error.
+ */
+export function isCancellation(error: unknown, signal: CancelSignal | undefined): boolean {
+  return error instanceof WorkCancelledError || signal?.aborted === true;
 }

@@ -8,7 +8,7 @@
  * Frames are read one after another; once the work signal (lib/work-tenant.ts) aborts, no further frame is started
  * and the call rejects with `WorkCancelledError` (a cancelled frame is not an error page).
  */
-import { WorkCancelledError } from '../../lib/cancel';
+import { isCancellation, throwIfCancelled, WorkCancelledError } from '../../lib/cancel';
 import { currentWorkSignal } from '../../lib/work-tenant';
 import type { LayoutPage } from '../types';
 import type { FrameRecognizer, VideoFrame } from './types';
@@ -20,12 +20,12 @@ export async function framesToLayout(frames: readonly VideoFrame[], ocr: FrameRe
   let previousText: string | null = null;
   const signal = currentWorkSignal();
   for (const frame of frames) {
-    if (signal?.aborted) throw new WorkCancelledError();
+    throwIfCancelled(signal);
     let page: LayoutPage;
     try {
       page = await ocr.recognize(frame.png);
     } catch (error) {
-      if (error instanceof WorkCancelledError || signal?.aborted) throw new WorkCancelledError();
+      if (isCancellation(error, signal)) throw new WorkCancelledError();
       pages.push(errorPage(frame, pages.length));
       continue;
     }

@@ -18,7 +18,7 @@
  */
 import type { PDFDocumentProxy } from 'pdfjs-dist';
 import { AppError, BadRequestError } from '../../domain/errors';
-import { WorkCancelledError, type CancelSignal } from '../../lib/cancel';
+import { isCancellation, throwIfCancelled, WorkCancelledError, type CancelSignal } from '../../lib/cancel';
 import type { Logger } from '../../lib/logger';
 import { currentWorkSignal } from '../../lib/work-tenant';
 import type { OcrEngine } from '../ocr/ocr.engine';
@@ -145,7 +145,7 @@ export function createPdfEngine(deps: PdfEngineDeps, options: PdfEngineOptions =
           return await readPage(index, { dpi });
         } catch (error) {
           // Cancelled work is neither transient nor a failed page: it stops here.
-          if (error instanceof WorkCancelledError || signal?.aborted) throw new WorkCancelledError();
+          if (isCancellation(error, signal)) throw new WorkCancelledError();
           last = error;
           deps.logger.warn('pdf page failed', { page: index, attempt, error: describe(error) });
           if (error instanceof DeterministicPageError || isBrokenStructure(error)) break;
@@ -177,7 +177,7 @@ export function createPdfEngine(deps: PdfEngineDeps, options: PdfEngineOptions =
         let done = 0;
         try {
           const pages = await mapLimit(indices.length, defaults.concurrency, async (i) => {
-            if (signal?.aborted) throw new WorkCancelledError();
+            throwIfCancelled(signal);
             const index = indices[i] as number;
             const page =
               opts.deadlineMs !== undefined && Date.now() > opts.deadlineMs

@@ -27,7 +27,7 @@ import { sniffMediaType } from '../../lib/media-type';
 import type { KeyedMutex } from '../../lib/keyed-mutex';
 import type { Logger } from '../../lib/logger';
 import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
-import { WorkCancelledError, type CancelSignal } from '../../lib/cancel';
+import { throwIfCancelled, WorkCancelledError, type CancelSignal } from '../../lib/cancel';
 import { runForTenant } from '../../lib/work-tenant';
 import type { PredictionStore, StoredBytes } from '../../stores/types';
 import type { HubService } from '../hub/hub.service';
@@ -316,7 +316,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
         signal,
       );
       // Cancelled while its last page was on a worker: nobody takes the result, so it is neither kept nor billed.
-      if (signal?.aborted) throw new WorkCancelledError();
+      throwIfCancelled(signal);
       const notes: string[] = running.request.runtimeNote ? [running.request.runtimeNote] : [];
       if (schema && output.response && typeof output.response === 'object') {
         const check = checkAgainstSchema(schema, stripMetadata(output.response));

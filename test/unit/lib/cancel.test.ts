@@ -1,5 +1,5 @@
 import { createRequestQueue } from '../../../src/gateway/request-queue';
-import { CancelController } from '../../../src/lib/cancel';
+import { CancelController, isCancellation, WorkCancelledError } from '../../../src/lib/cancel';
 
 describe('CancelController', () => {
   it('calls each listener once, in order, when aborted, and reports aborted', () => {
@@ -39,5 +39,33 @@ describe('CancelController', () => {
     expect(queue.waiting).toBe(0);
     release();
     expect(queue.inFlight()).toBe(0);
+  });
+
+  it('follows a parent signal until unlinked, and aborts at once when the parent already has', () => {
+    const parent = new CancelController();
+    const child = new CancelController();
+    const unfollow = child.follow(parent.signal);
+    parent.abort();
+    expect(child.signal.aborted).toBe(true);
+
+    const other = new CancelController();
+    const unlinked = new CancelController();
+    unlinked.follow(other.signal)();
+    other.abort();
+    expect(unlinked.signal.aborted).toBe(false);
+
+    const late = new CancelController();
+    late.follow(parent.signal);
+    expect(late.signal.aborted).toBe(true);
+    unfollow();
+  });
+
+  it('tells a cancelled unit of work from a failed one', () => {
+    const live = new CancelController();
+    expect(isCancellation(new Error('boom'), live.signal)).toBe(false);
+    expect(isCancellation(new Error('boom'), undefined)).toBe(false);
+    expect(isCancellation(new WorkCancelledError(), undefined)).toBe(true);
+    live.abort();
+    expect(isCancellation(new Error('boom'), live.signal)).toBe(true);
   });
 });
