@@ -15,7 +15,7 @@ import { randomHex } from '../lib/random-id';
 import { priceCall } from './billing';
 import type { ModelCatalogue } from './catalogue/model-catalogue';
 import type { CatalogueModel, UpstreamTarget } from './catalogue/model.types';
-import { countTokens } from './message-inputs';
+import { countTokens, tokensForChars } from './message-inputs';
 import type { UpstreamClient, UpstreamJson } from './upstream/upstream-client';
 
 export interface UpstreamPlannerDeps {
@@ -150,7 +150,7 @@ async function streamedAnswer(
     content,
     toolCalls,
     inputTokens: typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : countTokens(prompt),
-    outputTokens: typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : Math.ceil(written / 4),
+    outputTokens: typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : tokensForChars(written),
   };
 }
 

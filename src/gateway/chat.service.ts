@@ -20,7 +20,7 @@ import { checkChatCapabilities } from './capabilities';
 import { CapabilityViolationError, ClientDisconnectedError, DeadlineExceededError } from './gateway-errors';
 import { answerLocally, effectiveMethod } from './local-chat';
 import { readMethodParams } from './method-params';
-import { countTokens, mediaParts, textOf, type ChatMessage } from './message-inputs';
+import { countTokens, mediaParts, textOf, tokensForChars, type ChatMessage } from './message-inputs';
 import type { ModelCatalogue } from './catalogue/model-catalogue';
 import type { CatalogueModel } from './catalogue/model.types';
 import type { ReleaseSlot, RequestQueue } from './request-queue';
@@ -288,7 +288,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     }
     const prompt = typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : promptEstimate;
     const completion =
-      typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : Math.ceil(completionChars / 4);
+      typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : tokensForChars(completionChars);
     const billed = await charge(hold, model, prompt, completion, context.requestId);
     if (includeUsage) {
       yield [

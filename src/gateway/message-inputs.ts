@@ -88,5 +88,8 @@ export function textOf(messages: readonly ChatMessage[]): string {
   return pieces.join('\n');
 }
 
-/** A rough token count (about four characters per token, as OpenAI documents for English). */
-export const countTokens = (text: string): number => (text.length === 0 ? 0 : Math.ceil(text.length / 4));
+/** Tokens for a number of characters: about four characters per token, as OpenAI documents for English. */
+export const tokensForChars = (chars: number): number => Math.ceil(chars / 4);
+
+/** A rough token count of a text (see {@link tokensForChars}). */
+export const countTokens = (text: string): number => tokensForChars(text.length);
