@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { parseS3BlobUrl, type S3Location } from '../blobs/s3-location';
 
 const MIB = 1024 * 1024;
 
@@ -41,6 +42,29 @@ const envSchema = z.object({
   PRISM_FETCH_MAX_BYTES: positiveInt(100 * MIB),
   PRISM_FETCH_TIMEOUT_S: positiveInt(30),
   PRISM_JOB_CONCURRENCY: positiveInt(1),
+  PRISM_JOB_LEASE_S: z.coerce.number().min(0.2).max(3600).default(30),
+  PRISM_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/./, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  PRISM_REDIS_PREFIX: z
+    .string()
+    .regex(/^[\w:.-]{1,64}$/, 'must be 1-64 letters, digits, or _ : . -')
+    .default('prism:'),
+  PRISM_BLOB_URL: z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        parseS3BlobUrl(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    })
+    .optional(),
+  AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  AWS_SESSION_TOKEN: z.string().min(1).optional(),
+  AWS_REGION: z.string().min(1).optional(),
   PRISM_OCR_WORKERS: z.coerce.number().int().min(0).default(0),
   PRISM_OCR_ENGINE: z.enum(['tesseract', 'ppocr', 'ensemble']).default('ppocr'),
   PRISM_OCR_THREADS: z.coerce.number().int().min(0).default(0),
@@ -151,7 +175,29 @@ export interface Config {
   };
   /** Fetching caller-supplied URLs (inputs) and calling callback URLs. */
   fetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number };
-  jobs: { concurrency: number };
+  jobs: {
+    concurrency: number;
+    /**
+     * With Redis: how long a replica's claim on a job lasts without renewal; a job whose replica died runs again
+     * elsewhere after about one to two leases.
+     */
+    leaseMs: number;
+  };
+  /** Redis (`PRISM_REDIS_URL`): shared rate limits, guest spend, cancellation signals and the job queue. */
+  redis: {
+    url: string | undefined;
+    /** Prefix of every key and channel, so several installs (or test runs) can share one Redis. */
+    prefix: string;
+  };
+  /** Where bytes live: the local folder (`data.blobDir`, default) or an S3-compatible bucket. */
+  blobs: {
+    s3:
+      | (S3Location & {
+          /** Static credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; unset: the SDK's default chain. */
+          credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string | undefined } | undefined;
+        })
+      | undefined;
+  };
   /** Agent executions: most planner steps per run, and the total deadline of one run. */
   agents: { maxSteps: number; deadlineMs: number };
   engines: {
@@ -274,7 +320,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxBytes: e.PRISM_FETCH_MAX_BYTES,
       timeoutMs: e.PRISM_FETCH_TIMEOUT_S * 1000,
     },
-    jobs: { concurrency: e.PRISM_JOB_CONCURRENCY },
+    jobs: { concurrency: e.PRISM_JOB_CONCURRENCY, leaseMs: Math.round(e.PRISM_JOB_LEASE_S * 1000) },
+    redis: { url: e.PRISM_REDIS_URL, prefix: e.PRISM_REDIS_PREFIX },
+    blobs: { s3: e.PRISM_BLOB_URL ? s3Config(e) : undefined },
     agents: { maxSteps: e.PRISM_AGENT_MAX_STEPS, deadlineMs: e.PRISM_AGENT_DEADLINE_S * 1000 },
     engines: {
       ocrWorkers: e.PRISM_OCR_WORKERS,
@@ -304,6 +352,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     evaluations: { model: e.PRISM_EVAL_MODEL, maxItems: e.PRISM_EVAL_MAX_ITEMS },
     log: { level: e.PRISM_LOG_LEVEL },
   };
+}
+
+function s3Config(e: z.infer<typeof envSchema>): NonNullable<Config['blobs']['s3']> {
+  const location = parseS3BlobUrl(e.PRISM_BLOB_URL ?? '', e.AWS_REGION);
+  const credentials =
+    e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY
+      ? {
+          accessKeyId: e.AWS_ACCESS_KEY_ID,
+          secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
+          sessionToken: e.AWS_SESSION_TOKEN,
+        }
+      : undefined;
+  return { ...location, credentials };
 }
 
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];

@@ -6,7 +6,9 @@
  * the checkpoint worker stops, the gateway's queued wallet debits are written, then the database closes.
  */
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { createFsBlobStore } from '../blobs/fs.blob-store';
+import type * as S3Module from '../blobs/s3.blob-store';
 import type { BlobStore } from '../blobs/types';
 import type { Config } from '../config/config';
 import type { CloseStep } from '../lib/close-all';
@@ -72,7 +74,7 @@ export async function createStoragePart(config: Config, logger: Logger): Promise
     skills: createSqliteSkillStore(db),
     chats: createSqliteChatStore(db),
   };
-  const blobs = createFsBlobStore(config.data.blobDir);
+  const blobs = createBlobStore(config);
 
   return {
     db,
@@ -90,9 +92,19 @@ export async function createStoragePart(config: Config, logger: Logger): Promise
       }
     },
     closers: [
+      { name: 'blob store', run: () => blobs.close() },
       { name: 'database', run: () => (db.open ? db.close() : undefined) },
       { name: 'wallet debits', run: () => (db.open ? wallets.flush() : undefined) },
       { name: 'checkpoints', run: () => checkpoints?.stop() },
     ],
   };
+}
+
+/** The local folder, or the S3-compatible bucket of PRISM_BLOB_URL (the AWS SDK loads only then). */
+function createBlobStore(config: Config): BlobStore {
+  const s3 = config.blobs.s3;
+  if (!s3) return createFsBlobStore(config.data.blobDir);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createS3BlobStore } = require('../blobs/s3.blob-store') as typeof S3Module;
+  return createS3BlobStore({ ...s3, partsDir: path.join(config.data.blobDir, 'tmp') });
 }
