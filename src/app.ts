@@ -99,6 +99,7 @@ export function createApp(container: Container): Express {
       maxJsonDepth: config.limits.maxJsonDepth,
       allowedHosts: config.mcp.allowedHosts,
       publicUrl: config.server.publicUrl,
+      signals: container.signals,
     }),
   );
   // Bodies are read after authentication, so a caller without a valid key gets 401, never a 422 about the body.

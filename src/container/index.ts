@@ -37,7 +37,9 @@ import type { DecisionsService } from '../gateway/decisions.service';
 import { loadModelCatalogue, type ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import type { RateLimiter } from '../gateway/rate-limiter';
 import { createUpstreamClient } from '../gateway/upstream/upstream-client';
-import { createJobQueue, type JobQueue } from '../jobs/job-queue';
+import type { JobQueue } from '../jobs/job-queue';
+import type { SignalBus } from '../signals/signal-bus';
+import { createSharedBackends } from './shared-backends';
 import { createEvaluationsModule, type EvaluationsModule } from './evaluations';
 import { createFeedbackService, type FeedbackService } from '../services/feedback.service';
 import { createFilesService, type FilesService } from '../services/files.service';
@@ -71,6 +73,8 @@ export interface Container {
   /** The embedded OCR pool's counters (reads run, reads cancelled) and reads pending now, for operators and tests. */
   ocrStats(): OcrStats;
   jobs: JobQueue;
+  /** Signals between replicas (MCP cancels): in the process, or Redis pub/sub with PRISM_REDIS_URL. */
+  signals: SignalBus;
   webhooks: WebhookSender;
   executionWebhooks: WebhookSender<Execution>;
   /** The tool registry and the ToolContext factory (shared by the agent runtime and MCP). */
@@ -195,7 +199,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
   });
   // The queue runs every kind of background work; each service registers its handler once it exists.
-  const jobs = createJobQueue({ concurrency: config.jobs.concurrency, logger });
+  const backends = createSharedBackends(config, logger);
+  const { jobs, signals } = backends;
   // Built before the predictions service: priced extraction holds money through the gateway's biller.
   const gateway = createGatewayPart({
     config,
@@ -231,7 +236,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     onFinished: (prediction) => webhooks.deliver(prediction),
     logger,
   });
-  jobs.handle('prediction', (id) => predictions.runJob(id));
+  jobs.handle('prediction', (id, delivery) => predictions.runJob(id, delivery));
   const artifacts = createArtifactsService({
     store: stores.artifacts,
     blobs,
@@ -288,7 +293,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       },
     },
   });
-  jobs.handle('execution', (id) => agents.executions.runJob(id));
+  jobs.handle('execution', (id, delivery) => agents.executions.runJob(id, delivery));
   const evaluations = createEvaluationsModule({
     db,
     predictions: stores.predictions,
@@ -339,6 +344,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     ocrStats: () => kit.ocrStats(),
     gateway: { catalogue, limiter, chat, embeddings, decisions },
     jobs,
+    signals,
     webhooks,
     executionWebhooks,
     agents,
@@ -356,11 +362,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
       guestSweep ??= startGuestFileSweep(files, config.guestUploads.ttlMs, logger);
       await seedBuiltinSkills(skills, config.skills.builtinDir, logger);
       if (resumeJobs) {
-        const jobsAfterRestart = await predictions.resumeUnfinished();
+        // With a shared queue, running records belong to live replicas; the queue's leases hand over a dead one's.
+        const takeOverRunning = !backends.shared;
+        const jobsAfterRestart = await predictions.resumeUnfinished({ takeOverRunning });
         if (jobsAfterRestart.resumed + jobsAfterRestart.failed > 0) {
           logger.info('picked up unfinished predictions', jobsAfterRestart);
         }
-        const runsAfterRestart = await agents.executions.resumeUnfinished();
+        const runsAfterRestart = await agents.executions.resumeUnfinished({ takeOverRunning });
         if (runsAfterRestart.resumed + runsAfterRestart.failed > 0) {
           logger.info('picked up unfinished agent executions', runsAfterRestart);
         }
@@ -369,6 +377,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
           logger.info('picked up unfinished evaluations', evaluationsAfterRestart);
         }
       }
+      jobs.start();
       return { ownerKey };
     },
 
@@ -378,6 +387,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       closeAll(
         [
           ...storage.closers,
+          ...backends.closers,
           ...extraction.closers,
           ...gateway.closers,
           { name: 'execution webhooks', run: () => executionWebhooks.close() },
@@ -386,6 +396,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
           { name: 'executions', run: () => agents.executions.cancelAll() },
           { name: 'prediction runs', run: () => agents.skillRunner.cancelAll() },
           { name: 'evaluation execution re-runs', run: () => agents.executionRerun.cancelAll() },
+          // Before running work is stopped: a shared queue hands the jobs cut short back to the other replicas.
+          { name: 'jobs: stop taking work', run: () => jobs.stopTaking() },
           { name: 'guest file sweep', run: () => guestSweep?.stop() },
         ].reverse(),
       ),

@@ -20,6 +20,7 @@ import { sendJsonRpcError } from './mcp-errors';
 import { mcpHostCheck } from './mcp-host-check';
 import { createInFlightCalls, type InFlightCalls } from './mcp-in-flight';
 import type { McpServerFactory } from './mcp-server';
+import type { SignalBus } from '../signals/signal-bus';
 
 export interface McpRoutesOptions {
   factory: McpServerFactory;
@@ -32,6 +33,8 @@ export interface McpRoutesOptions {
   allowedHosts: readonly string[];
   /** Base URL for links; derived from the request when unset. */
   publicUrl: string | undefined;
+  /** Carries cancels to the replica running the call (Redis with several replicas). */
+  signals?: SignalBus;
 }
 
 const TOO_DEEP = 'entity.too.deep';
@@ -39,7 +42,7 @@ const TOO_DEEP = 'entity.too.deep';
 /** Mounted at `/mcp`, before the API's JSON parser (base64 media needs the larger limit). */
 export function mcpRoutes(options: McpRoutesOptions): Router {
   const { logger } = options;
-  const inFlight = createInFlightCalls();
+  const inFlight = createInFlightCalls(options.signals);
   const router = Router();
   const parseJson = express.json({
     limit: options.maxJsonBytes,

@@ -7,6 +7,7 @@
  * second-generation model is compiled into a program. A restart resumes runs from their checkpoints or fails them
  * with a message; none is left `running`.
  */
+import type { JobDelivery } from '../../jobs/job-queue';
 import { randomUUID } from 'node:crypto';
 import { orgWorkPrincipal, type Principal } from '../../domain/account';
 import { AppError, BadRequestError, NotFoundError } from '../../domain/errors';
@@ -114,10 +115,16 @@ export interface ExecutionsService {
   list(principal: Principal, page: { skip: number; limit: number }): Promise<Execution[]>;
   /** @throws NotFoundError (`execution_not_found`) also for other organisations' executions. */
   get(principal: Principal, id: string): Promise<Execution>;
-  /** Runs a queued execution (the job queue's handler). */
-  runJob(id: string): Promise<void>;
-  /** After a restart: resumes interrupted runs from their checkpoints or fails them with a message. */
-  resumeUnfinished(): Promise<{ resumed: number; failed: number }>;
+  /**
+   * Runs a queued execution (the job queue's handler). A redelivered job whose record says `running` lost its
+   * replica: the run is taken over from its checkpoint.
+   */
+  runJob(id: string, delivery?: JobDelivery): Promise<void>;
+  /**
+   * After a restart: resumes interrupted runs from their checkpoints or fails them with a message. With a shared
+   * queue (`takeOverRunning: false`) runs another replica holds are left to it (the queue's leases hand them over).
+   */
+  resumeUnfinished(options?: { takeOverRunning?: boolean }): Promise<{ resumed: number; failed: number }>;
   /** Stops running executions for a shutdown; they stay `running` and resume after the restart. */
   cancelAll(): void;
 }
@@ -367,6 +374,42 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
 
   const resumable = new Set<string>();
 
+  /**
+   * Makes an interrupted run runnable again (`enqueued`, resumed from its checkpoint when it has one), or fails it
+   * when it never saved a step or has been interrupted too often.
+   * @returns whether it may run.
+   */
+  async function reclaim(execution: Execution): Promise<boolean> {
+    if (execution.attempts >= MAX_ATTEMPTS) {
+      const message = `The run was interrupted by restarts ${execution.attempts} times and was given up.`;
+      const done = await store.transition(execution.id, ['pending', 'enqueued', 'running'], 'failed', {
+        usage: { ...execution.usage, message },
+        errorMessage: message,
+        completedAt: new Date(),
+      });
+      await deps.runtime.discard(execution.id).catch(() => undefined);
+      if (done) deps.onFinished(done);
+      return false;
+    }
+    if (execution.status === 'running') {
+      if (!(await deps.runtime.hasCheckpoint(execution.id))) {
+        const message = 'The run was interrupted by a restart before its first step was saved; send it again.';
+        const done = await store.transition(execution.id, ['running'], 'failed', {
+          usage: { ...execution.usage, message },
+          errorMessage: message,
+          completedAt: new Date(),
+        });
+        if (done) deps.onFinished(done);
+        return false;
+      }
+      resumable.add(execution.id);
+      await store.transition(execution.id, ['running'], 'enqueued');
+    } else if (execution.status === 'pending') {
+      await store.transition(execution.id, ['pending'], 'enqueued');
+    }
+    return true;
+  }
+
   return {
     async execute(principal, command, options = {}) {
       if (command.callbackUrl !== null) {
@@ -482,43 +525,23 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
       return found;
     },
 
-    async runJob(id) {
+    async runJob(id, delivery = { redelivered: false }) {
+      if (delivery.redelivered) {
+        const execution = await store.getById(id);
+        if (execution?.status === 'running' && !(await reclaim(execution))) return releaseHold(id);
+      }
       const resume = resumable.delete(id);
       await start(id, resume);
     },
 
-    async resumeUnfinished() {
+    async resumeUnfinished({ takeOverRunning = true } = {}) {
       let resumed = 0;
       let failed = 0;
       for (const execution of await store.unfinished()) {
-        if (execution.attempts >= MAX_ATTEMPTS) {
-          const message = `The run was interrupted by restarts ${execution.attempts} times and was given up.`;
-          const done = await store.transition(execution.id, ['pending', 'enqueued', 'running'], 'failed', {
-            usage: { ...execution.usage, message },
-            errorMessage: message,
-            completedAt: new Date(),
-          });
-          await deps.runtime.discard(execution.id).catch(() => undefined);
-          if (done) deps.onFinished(done);
+        if (!takeOverRunning && execution.status === 'running') continue;
+        if (!(await reclaim(execution))) {
           failed += 1;
           continue;
-        }
-        if (execution.status === 'running') {
-          if (!(await deps.runtime.hasCheckpoint(execution.id))) {
-            const message = 'The run was interrupted by a restart before its first step was saved; send it again.';
-            const done = await store.transition(execution.id, ['running'], 'failed', {
-              usage: { ...execution.usage, message },
-              errorMessage: message,
-              completedAt: new Date(),
-            });
-            if (done) deps.onFinished(done);
-            failed += 1;
-            continue;
-          }
-          resumable.add(execution.id);
-          await store.transition(execution.id, ['running'], 'enqueued');
-        } else if (execution.status === 'pending') {
-          await store.transition(execution.id, ['pending'], 'enqueued');
         }
         deps.enqueue(execution.id);
         resumed += 1;

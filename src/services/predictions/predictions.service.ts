@@ -22,6 +22,7 @@ import {
   type PredictionUsage,
 } from '../../domain/prediction';
 import type { BlobStore } from '../../blobs/types';
+import type { JobDelivery } from '../../jobs/job-queue';
 import { checkAgainstSchema, compileSchema } from '../../lib/json-schema';
 import { sniffMediaType } from '../../lib/media-type';
 import type { KeyedMutex } from '../../lib/keyed-mutex';
@@ -87,10 +88,17 @@ export interface PredictionsService {
   ): Promise<Prediction>;
   get(principal: Principal, id: string): Promise<Prediction>;
   list(principal: Principal, page: { skip: number; limit: number }): Promise<Prediction[]>;
-  /** Runs one job by id (the job queue's handler). */
-  runJob(id: string): Promise<void>;
-  /** After a restart: re-enqueue unfinished work, give up on work that keeps failing to finish. */
-  resumeUnfinished(): Promise<{ resumed: number; failed: number }>;
+  /**
+   * Runs one job by id (the job queue's handler). A redelivered job whose record says `running` lost its replica:
+   * it is taken over (or given up after too many attempts).
+   */
+  runJob(id: string, delivery?: JobDelivery): Promise<void>;
+  /**
+   * After a restart: re-enqueue unfinished work, give up on work that keeps failing to finish. With a shared queue
+   * (`takeOverRunning: false`) records another replica is running are left to it; the queue's leases hand them
+   * over if that replica died.
+   */
+  resumeUnfinished(options?: { takeOverRunning?: boolean }): Promise<{ resumed: number; failed: number }>;
 }
 
 export function createPredictionsService(deps: PredictionsServiceDeps): PredictionsService {
@@ -111,6 +119,27 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
     }
     if (!wallet) return null;
     return { settle: (credits, reason) => wallet.charge(prediction.orgId, credits, reason), release: () => undefined };
+  }
+
+  /**
+   * Makes an interrupted record runnable again (`enqueued`), or fails it once it has been interrupted too often.
+   * @returns whether it may run.
+   */
+  async function reclaim(prediction: Prediction): Promise<boolean> {
+    if (prediction.attempts >= MAX_ATTEMPTS) {
+      const message = `Gave up after ${prediction.attempts} attempts interrupted by restarts.`;
+      const done = await store.transition(prediction.id, ['pending', 'enqueued', 'running'], 'failed', {
+        usage: { ...EMPTY_USAGE, credits_used: 0, message },
+        errorMessage: message,
+        completedAt: new Date(),
+      });
+      if (done) deps.onFinished(done);
+      return false;
+    }
+    if (prediction.status === 'running' || prediction.status === 'pending') {
+      await store.transition(prediction.id, ['running', 'pending'], 'enqueued');
+    }
+    return true;
   }
 
   /** The schema to fill and the domain's instructions; the same for a new request and for a stored record. */
@@ -452,8 +481,11 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
       return store.list(await deps.orgIdFor(principal), page);
     },
 
-    async runJob(id) {
-      const prediction = await store.getById(id);
+    async runJob(id, delivery = { redelivered: false }) {
+      let prediction = await store.getById(id);
+      if (prediction && delivery.redelivered && prediction.status === 'running') {
+        prediction = (await reclaim(prediction)) ? await store.getById(id) : null;
+      }
       const runHold = queuedRunHolds.get(id) ?? null;
       queuedRunHolds.delete(id);
       if (!prediction || isTerminal(prediction.status)) {
@@ -468,23 +500,14 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
       });
     },
 
-    async resumeUnfinished() {
+    async resumeUnfinished({ takeOverRunning = true } = {}) {
       let resumed = 0;
       let failed = 0;
       for (const prediction of await store.unfinished()) {
-        if (prediction.attempts >= MAX_ATTEMPTS) {
-          const message = `Gave up after ${prediction.attempts} attempts interrupted by restarts.`;
-          const done = await store.transition(prediction.id, ['pending', 'enqueued', 'running'], 'failed', {
-            usage: { ...EMPTY_USAGE, credits_used: 0, message },
-            errorMessage: message,
-            completedAt: new Date(),
-          });
-          if (done) deps.onFinished(done);
+        if (!takeOverRunning && prediction.status === 'running') continue;
+        if (!(await reclaim(prediction))) {
           failed += 1;
           continue;
-        }
-        if (prediction.status === 'running' || prediction.status === 'pending') {
-          await store.transition(prediction.id, ['running', 'pending'], 'enqueued');
         }
         deps.enqueue(prediction.id);
         resumed += 1;
