@@ -15,7 +15,16 @@ import type { BlobStore, StagedBlob } from './types';
 
 const HASH_PATTERN = /^[0-9a-f]{64}$/;
 
-export function createFsBlobStore(dir: string): BlobStore {
+export interface FsBlobStoreOptions {
+  /**
+   * Unreferenced blobs younger than this survive a sweep (default 0: one process owns the folder). With several
+   * replicas on one folder, another may have written a blob whose record it has not written yet.
+   */
+  orphanMinAgeMs?: number;
+}
+
+export function createFsBlobStore(dir: string, options: FsBlobStoreOptions = {}): BlobStore {
+  const orphanMinAgeMs = options.orphanMinAgeMs ?? 0;
   const tmpDir = path.join(dir, 'tmp');
   const blobRoot = path.join(dir, 'sha256');
 
@@ -68,12 +77,15 @@ export function createFsBlobStore(dir: string): BlobStore {
 
   async function sweep(referenced: Set<string>): Promise<{ partsRemoved: number; orphansRemoved: number }> {
     const partsRemoved = await sweepDeadParts(tmpDir);
+    const cutoff = Date.now() - orphanMinAgeMs;
     let orphansRemoved = 0;
     for (const a of await listDir(blobRoot)) {
       for (const b of await listDir(path.join(blobRoot, a))) {
         for (const name of await listDir(path.join(blobRoot, a, b))) {
           if (referenced.has(name)) continue;
-          await fs.rm(path.join(blobRoot, a, b, name), { force: true });
+          const file = path.join(blobRoot, a, b, name);
+          if (orphanMinAgeMs > 0 && (await fs.stat(file)).mtimeMs > cutoff) continue;
+          await fs.rm(file, { force: true });
           orphansRemoved += 1;
         }
       }

@@ -16,10 +16,11 @@ import { toPredictionWire } from '../http/schemas/predictions.schemas';
 import { sniffMediaType } from '../lib/media-type';
 import { serveMcpStdio } from '../mcp/mcp-stdio';
 import { main as serve } from '../../server';
+import { isClusterWorker, missingSharedBackends, runPrimary, workersArgument } from './serve-workers';
 import { skillsList, skillsPack, skillsPush, SKILLS_USAGE, SkillsUsageError } from './skills.commands';
 
 const USAGE = `Usage:
-  prism serve
+  prism serve [--workers N]   (N > 1: one process per core; needs PRISM_DATABASE_URL and PRISM_REDIS_URL)
   prism keys create --org ORG [--tier free|pro|enterprise] [--superuser] [--name NAME]
   prism keys revoke KEY_ID
   prism credits add --org ORG --usd AMOUNT
@@ -35,6 +36,8 @@ export async function run(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   try {
     if (command === 'serve') {
+      const workers = usage(() => workersArgument(argv.slice(1)));
+      if (workers > 1 && !isClusterWorker()) return await serveWorkers(workers);
       await serve();
       return -1;
     }
@@ -62,6 +65,20 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+/** `prism serve --workers N` with N > 1: checks the shared backends, then runs the cluster's primary. */
+async function serveWorkers(workers: number): Promise<number> {
+  const missing = missingSharedBackends(loadConfig());
+  if (missing.length > 0) {
+    console.error(
+      `prism: --workers ${workers} runs ${workers} replicas, which must share their state; set ${missing.join(' and ')}.\n` +
+        'Without them each process would keep its own rate limits, guest spend, wallet holds and job queue. ' +
+        'See docs/deployment.md.',
+    );
+    return 2;
+  }
+  return runPrimary(workers);
 }
 
 async function withContainer(work: (container: Container) => Promise<number>): Promise<number> {

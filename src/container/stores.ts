@@ -103,8 +103,11 @@ export async function createStoragePart(config: Config, logger: Logger): Promise
 /** The local folder, or the S3-compatible bucket of PRISM_BLOB_URL (the AWS SDK loads only then). */
 function createBlobStore(config: Config): BlobStore {
   const s3 = config.blobs.s3;
-  if (!s3) return createFsBlobStore(config.data.blobDir);
+  // With several replicas, another may have stored a blob whose record it has not written yet: the start-up sweep
+  // leaves unreferenced blobs younger than a day.
+  const orphanMinAgeMs = config.redis.url ? 24 * 60 * 60 * 1000 : 0;
+  if (!s3) return createFsBlobStore(config.data.blobDir, { orphanMinAgeMs });
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createS3BlobStore } = require('../blobs/s3.blob-store') as typeof S3Module;
-  return createS3BlobStore({ ...s3, partsDir: path.join(config.data.blobDir, 'tmp') });
+  return createS3BlobStore({ ...s3, partsDir: path.join(config.data.blobDir, 'tmp'), orphanMinAgeMs });
 }
