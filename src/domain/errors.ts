@@ -3,7 +3,7 @@
  *
  * Services throw these; adapters decide how they look on the wire. Each error says what went wrong with the stable
  * fields the spec names (`status`, `type`, `code`, `param`, the seconds to wait, whether an API key would help);
- * the HTTP error handler picks the body shape per surface and the headers (src/http/error-body.ts), MCP
+ * the HTTP error handler picks the body shape per surface and the headers (src/wire/error-body.ts), MCP
  * (src/mcp/mcp-errors.ts) and the WebSocket stream (src/ws/ws-error-event.ts) have translators of their own.
  */
 

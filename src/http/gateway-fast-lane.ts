@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import proxyaddr from 'proxy-addr';
-import type { RateLimiter } from '../gateway/rate-limiter';
+import type { RateLimiter } from '../metering/rate-limiter';
 import type { AuthService } from '../services/auth.service';
 import { jsonBytesTooDeep } from '../lib/json-bounds';
 import { bodyReadError, jsonTooDeepError, type ErrorResponder } from './middleware/error-handler';

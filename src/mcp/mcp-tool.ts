@@ -18,9 +18,9 @@ import {
 import type { z } from 'zod';
 import type { Principal } from '../domain/account';
 import { AppError } from '../domain/errors';
-import { callerKey } from '../gateway/caller-key';
+import { callerKey } from '../metering/caller-key';
 import { ClientDisconnectedError, RateLimitExceededError } from '../gateway/gateway-errors';
-import type { RateLimiter } from '../gateway/rate-limiter';
+import type { RateLimiter } from '../metering/rate-limiter';
 import type { Logger } from '../lib/logger';
 import { toToolError } from './mcp-errors';
 

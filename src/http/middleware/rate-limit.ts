@@ -5,9 +5,9 @@
  */
 import type { RequestHandler } from 'express';
 import type { Principal } from '../../domain/account';
-import { callerKey } from '../../gateway/caller-key';
+import { callerKey } from '../../metering/caller-key';
 import { RateLimitExceededError } from '../../gateway/gateway-errors';
-import { rateLimitHeaders, type RateLimiter } from '../../gateway/rate-limiter';
+import { rateLimitHeaders, type RateLimiter } from '../../metering/rate-limiter';
 import { principalOf } from '../request-context';
 
 /** Count one call of `principal`, put the x-ratelimit headers on `res`, and throw the 429 when over a limit. */
