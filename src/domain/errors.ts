@@ -244,6 +244,17 @@ export class AllPagesFailedError extends AppError {
   }
 }
 
+/** 499 (nginx's "client closed request"): the caller went away; nothing is rendered, work is abandoned. */
+export class ClientDisconnectedError extends AppError {
+  constructor() {
+    super(499, {
+      message: 'The client closed the connection',
+      type: 'invalid_request_error',
+      code: 'client_disconnected',
+    });
+  }
+}
+
 /** 503: a dependency is down; the caller should retry after `retryAfterSeconds`. */
 export class ServiceUnavailableError extends AppError {
   constructor(message: string, code: ErrorCode, retryAfterSeconds: number) {

@@ -17,9 +17,14 @@
 import { extend } from '../lib/extend';
 import { createKeyedMutex } from '../lib/keyed-mutex';
 import type { WalletStore } from '../stores/types';
-import { InsufficientCreditsError } from '../gateway/gateway-errors';
+import { InsufficientCreditsError } from './metering-errors';
 import type { GuestIdentity, GuestSpendGuard } from './guest-spend';
-import type { ModelPricing } from '../gateway/catalogue/model.types';
+
+/** USD per 1M tokens; null = unknown (never the same as free). */
+export interface ModelPricing {
+  prompt: number | null;
+  completion: number | null;
+}
 
 /** The spec's minimum bill: $0.001 per call. */
 export const MINIMUM_CHARGE_MICROS = 1000;

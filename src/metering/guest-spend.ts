@@ -5,7 +5,7 @@
  * memory store drops all of yesterday's counters at the first call of a new day, so it holds at most one day of
  * guests. A shared store (Redis `INCRBY` on `guest:<day>:<key>` with a two-day `EXPIRE`) fits the same interface.
  */
-import { GuestSpendCapReachedError } from '../gateway/gateway-errors';
+import { GuestSpendCapReachedError } from './metering-errors';
 
 /** Per-key micro-dollar counters for one UTC day. */
 export interface GuestSpendStore {

@@ -8,7 +8,8 @@
  * live in the rate limiter. A waiting caller that disconnects leaves the queue without taking a slot.
  */
 import type { CancelSignal } from '../lib/cancel';
-import { ClientDisconnectedError, QueueFullError } from '../gateway/gateway-errors';
+import { QueueFullError } from './metering-errors';
+import { ClientDisconnectedError } from '../domain/errors';
 
 /** Where a call runs: on an upstream server, or on this machine's engines. */
 export type QueueLane = 'upstream' | 'local';

@@ -9,11 +9,19 @@
  * Errors say what went wrong; the shape and the headers are decided here, from the error's status and class, so
  * other adapters (MCP, WebSocket) can render the same error their own way.
  */
+import type { ServerResponse } from 'node:http';
 import { InvalidApiKeyError, type AppError, type ValidationIssue } from '../domain/errors';
 import { clipForEcho } from '../lib/json-bounds';
 
 /** Which family of clients an error is written for: the main API's, or the OpenAI-compatible gateway's. */
 export type ErrorSurface = 'main' | 'gateway';
+
+/**
+ * Writes an error as the spec's response on a plain node response (express's, the gateway fast lane's, or a refused
+ * WebSocket upgrade's), in the body shape of the surface the request arrived on. The HTTP adapter builds it; the
+ * WebSocket adapter is handed one.
+ */
+export type ErrorResponder = (res: ServerResponse, error: unknown, requestId: string, surface: ErrorSurface) => void;
 
 const GATEWAY_PREFIXES = ['/v1/compat', '/v1/openai'];
 

@@ -21,19 +21,14 @@
  * and releases the hold, for streams and JSON calls alike.
  */
 import type { Principal } from '../../domain/account';
-import { BadRequestError } from '../../domain/errors';
+import { BadRequestError, ClientDisconnectedError } from '../../domain/errors';
 import { randomHex } from '../../lib/random-id';
 import { CancelController, type CancelSignal } from '../../lib/cancel';
 import { TextQueue } from '../../lib/text-queue';
 import type { AgentChat, AgentChatReply, AgentChatRequest } from '../../services/chats/agent-chat';
 import type { SkillEntryWire } from '../../services/executions/execution-skills';
 import { maxCallMicros, microsToDollars, type Biller, type ChargeResult, type Payer } from '../../metering/billing';
-import {
-  CapabilityViolationError,
-  ClientDisconnectedError,
-  ModelNotServingError,
-  UpstreamError,
-} from '../gateway-errors';
+import { CapabilityViolationError, ModelNotServingError, UpstreamError } from '../gateway-errors';
 import { countTokens, mediaParts, textOf, type ChatMessage } from '../message-inputs';
 import { plannerModelFor } from './agent-planner';
 import type { ModelCatalogue } from '../catalogue/model-catalogue';

@@ -24,7 +24,8 @@ import {
   type Payer,
 } from '../../metering/billing';
 import { checkChatCapabilities } from '../capabilities';
-import { CapabilityViolationError, ClientDisconnectedError, DeadlineExceededError } from '../gateway-errors';
+import { CapabilityViolationError, DeadlineExceededError } from '../gateway-errors';
+import { ClientDisconnectedError } from '../../domain/errors';
 import { answerLocally, effectiveMethod } from './local-chat';
 import { readMethodParams } from './method-params';
 import { countTokens, mediaParts, textOf, tokensForChars, type ChatMessage } from '../message-inputs';

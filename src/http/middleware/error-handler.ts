@@ -11,11 +11,10 @@
  * error escaping here would make express answer with its HTML page and stack, or take the process down on the
  * gateway fast lane).
  */
-import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, PayloadTooLargeError, RequestValidationError } from '../../domain/errors';
 import type { Logger } from '../../lib/logger';
-import { errorHeaders, renderErrorBody, surfaceOfPath, type ErrorSurface } from '../../wire/error-body';
+import { errorHeaders, renderErrorBody, surfaceOfPath, type ErrorResponder } from '../../wire/error-body';
 import { sendJson, sendLastResort } from '../send-json';
 
 interface BodyParserError {
@@ -26,12 +25,6 @@ interface BodyParserError {
   body?: string;
   message?: string;
 }
-
-/**
- * Writes an error as the spec's response on a plain node response (express's or the gateway fast lane's), in the
- * body shape of the surface the request arrived on.
- */
-export type ErrorResponder = (res: ServerResponse, error: unknown, requestId: string, surface: ErrorSurface) => void;
 
 export function createErrorResponder(logger: Logger, limits: { maxJsonBytes: number }): ErrorResponder {
   return (res, error, requestId, surface) => {
