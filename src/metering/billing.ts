@@ -17,8 +17,10 @@
 import { extend } from '../lib/extend';
 import { createKeyedMutex } from '../lib/keyed-mutex';
 import type { WalletStore } from '../stores/types';
-import { InsufficientCreditsError } from './metering-errors';
 import type { GuestIdentity, GuestSpendGuard } from './guest-spend';
+import { createMemoryHoldStore } from './memory-stores';
+import { InsufficientCreditsError } from './metering-errors';
+import type { HoldStore, PayerLock } from './ports';
 
 /** USD per 1M tokens; null = unknown (never the same as free). */
 export interface ModelPricing {
@@ -118,6 +120,10 @@ export interface BillerDeps {
   now?: () => number;
   /** How long an unsettled hold lives before it lapses (default 15 minutes). */
   holdTtlMs?: number;
+  /** Money held per organisation by calls not yet settled (default: this replica's, in memory). */
+  holds?: HoldStore;
+  /** One reservation or settlement per payer at a time (default: this replica's keyed mutex). */
+  lock?: PayerLock;
 }
 
 /**
@@ -138,9 +144,9 @@ export function createBiller(deps: BillerDeps): Biller {
   const now = deps.now ?? Date.now;
   const holdTtlMs = deps.holdTtlMs ?? 15 * 60_000;
   /** Micro-dollars held per organisation by calls not yet settled. */
-  const heldByOrg = new Map<string, number>();
+  const heldByOrg = deps.holds ?? createMemoryHoldStore();
   /** One reservation or settlement per payer at a time (guests share one lane: they are few and cheap). */
-  const lanes = createKeyedMutex();
+  const lanes = deps.lock ?? createKeyedMutex();
   const laneOf = (payer: Payer): string => (payer.kind === 'org' ? `org:${payer.orgId}` : 'guests');
 
   const charge = async (payer: Payer, input: ChargeInput): Promise<ChargeResult> => {
@@ -166,9 +172,7 @@ export function createBiller(deps: BillerDeps): Biller {
       deps.guestSpend.release(payer, micros);
       return;
     }
-    const left = (heldByOrg.get(payer.orgId) ?? 0) - micros;
-    if (left > 0) heldByOrg.set(payer.orgId, left);
-    else heldByOrg.delete(payer.orgId);
+    heldByOrg.remove([payer.orgId], micros);
   };
 
   return {
@@ -183,9 +187,9 @@ export function createBiller(deps: BillerDeps): Biller {
           await deps.guestSpend.hold(payer, micros, now());
           return;
         }
-        const held = heldByOrg.get(payer.orgId) ?? 0;
+        const [held = 0] = await heldByOrg.held([payer.orgId]);
         if ((await deps.wallets.balance(payer.orgId)) - held < micros) throw new InsufficientCreditsError();
-        heldByOrg.set(payer.orgId, held + micros);
+        await heldByOrg.add([payer.orgId], micros);
       });
       let open = true;
       const lapse = setTimeout(() => release(), holdTtlMs);

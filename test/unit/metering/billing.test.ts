@@ -1,5 +1,6 @@
 import { createBiller, priceCall, type Payer } from '../../../src/metering/billing';
-import { createGuestSpendGuard, createMemoryGuestSpendStore } from '../../../src/metering/guest-spend';
+import { createGuestSpendGuard } from '../../../src/metering/guest-spend';
+import { createMemoryGuestSpendStore, createMemoryHoldStore } from '../../../src/metering/memory-stores';
 import type { WalletStore } from '../../../src/stores/types';
 
 /** A wallet fake with the store's contract: credit adds (or removes) and returns the new balance. */
@@ -129,6 +130,47 @@ describe('biller', () => {
     ).resolves.toBeUndefined();
     now += DAY;
     await expect(biller.authorize(guest)).resolves.toBeUndefined();
+  });
+});
+
+describe('hold store port', () => {
+  const org: Payer = { kind: 'org', orgId: 'org_1' };
+
+  it("lets billers that share a hold store see each other's holds (two replicas on one store), and frees them on settle", async () => {
+    const wallets = fakeWallets({ org_1: 10_000 });
+    const holds = createMemoryHoldStore();
+    const guestSpend = createGuestSpendGuard(createMemoryGuestSpendStore());
+    const a = createBiller({ wallets, guestSpend, holds });
+    const b = createBiller({ wallets, guestSpend, holds });
+    const first = await a.reserve(org, 6000);
+    expect(await holds.held(['org_1'])).toEqual([6000]);
+    await expect(b.reserve(org, 6000)).rejects.toMatchObject({ status: 402, code: 'insufficient_credits' });
+    // Apart, each biller holds only its own: the same second reservation fits.
+    const apart = createBiller({ wallets, guestSpend });
+    (await apart.reserve(org, 6000)).release();
+    await first.settle({
+      pricing: { prompt: 1, completion: 0 },
+      usage: { promptTokens: 2000, completionTokens: 0 },
+      reason: 'r',
+    });
+    expect(holds.size()).toBe(0);
+    const second = await b.reserve(org, 6000);
+    expect(await holds.held(['org_1'])).toEqual([6000]);
+    second.release();
+    expect(await holds.held(['org_1'])).toEqual([0]);
+  });
+
+  it('holds guest spend per counter key in the store it is given', async () => {
+    const holds = createMemoryHoldStore();
+    const guard = createGuestSpendGuard(createMemoryGuestSpendStore(), { capMicros: 10_000, holds });
+    const guest = { clientIp: '203.0.113.7', fingerprint: 'fp-a' };
+    await guard.hold(guest, 7000, T0);
+    expect(await holds.held(['ip:203.0.113.7', 'fp:fp-a'])).toEqual([7000, 7000]);
+    await expect(guard.hold({ clientIp: '198.51.100.1', fingerprint: 'fp-a' }, 7000, T0)).rejects.toMatchObject({
+      code: 'guest_spend_cap',
+    });
+    guard.release(guest, 7000);
+    expect(holds.size()).toBe(0);
   });
 });
 

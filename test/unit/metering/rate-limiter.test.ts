@@ -1,9 +1,5 @@
-import {
-  createMemoryRateLimitStore,
-  createRateLimiter,
-  rateLimitHeaders,
-  type RateLimitDecision,
-} from '../../../src/metering/rate-limiter';
+import { createMemoryRateLimitStore } from '../../../src/metering/memory-stores';
+import { createRateLimiter, rateLimitHeaders, type RateLimitDecision } from '../../../src/metering/rate-limiter';
 
 /** 2026-01-01T00:00:00Z: on a minute and hour boundary, so window arithmetic is easy to read. */
 const T0 = Date.UTC(2026, 0, 1);
