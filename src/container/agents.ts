@@ -6,6 +6,7 @@
  * endpoints use for skills that call for the runtime, and the re-run of stored executions for evaluation reruns. MCP and the HTTP routes take what this returns.
  */
 import { createAgentRuntime, type AgentRuntime } from '../agents/agent-runtime';
+import { BUILTIN_GRAPHS } from '../../agent-graphs';
 import { createDeterministicPlanner } from '../agents/planners/deterministic.planner';
 import type { VisionPort } from '../agents/sdk';
 import { createToolRegistry, type ToolRegistry } from '../agents/tool-registry';
@@ -86,7 +87,12 @@ const AGENT_MODEL = /^prism-orion-[12](:(auto|fast|pro|lite))?$/;
 export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
   const tools = createToolRegistry(BUILTIN_TOOLS);
   const toolContext = createToolContextFactory(deps);
-  const runtime = createAgentRuntime({ tools, checkpointer: new LeanSqliteSaver(deps.db), logger: deps.logger });
+  const runtime = createAgentRuntime({
+    tools,
+    graphs: BUILTIN_GRAPHS,
+    checkpointer: new LeanSqliteSaver(deps.db),
+    logger: deps.logger,
+  });
   const deterministic = createDeterministicPlanner();
 
   const planners: PlannerDirectory = {
