@@ -1,5 +1,5 @@
 /**
- * The one SSE writer (DESIGN.md §3): every streamed response goes through here.
+ * The one SSE writer (docs/architecture.md): every streamed response goes through here.
  *
  * Frames are `data: <json>\n\n` ending with `data: [DONE]\n\n`. `pipe` takes chunks in batches (those of one
  * upstream network read) and reads the FIRST batch before writing anything, so a failure before it (a
