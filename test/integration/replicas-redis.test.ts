@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectMcp, toolOutput } from '../helpers/mcp-client';
 import { deleteKeys, describeWithRedis, uniquePrefix } from '../helpers/redis';
 import { startReplicas, type Replicas } from '../helpers/replicas';
@@ -91,10 +92,8 @@ describeWithRedis('replicas sharing Redis', (redisUrl) => {
     let newest: Record<string, unknown> = {};
     for (let i = 0; i < 200; i += 1) {
       newest = (
-        toolOutput(await reader.callTool({ name: 'list_executions', arguments: { limit: 1 } })).items as Record<
-          string,
-          unknown
-        >[]
+        toolOutput((await reader.callTool({ name: 'list_executions', arguments: { limit: 1 } })) as CallToolResult)
+          .items as Record<string, unknown>[]
       )[0]!;
       if (newest.status === 'failed' || newest.status === 'completed') break;
       await new Promise((resolve) => setTimeout(resolve, 25));
