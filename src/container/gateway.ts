@@ -3,7 +3,8 @@
  * embeddings and decision services on the model catalogue and the upstream client. The embedders and the decision
  * engine read documents and images through the extraction part's engines.
  *
- * Nothing here holds a resource of its own (limits and queues are in memory), so it has no closers yet.
+ * Limits, guest spend and holds live where `metering` says (memory, or Redis shared by the replicas, opened and
+ * closed by shared-backends.ts); nothing here holds a resource of its own, so it has no closers yet.
  */
 import type { Config } from '../config/config';
 import { createDecisionEngine } from '../engines/decision/decision.engine';
@@ -14,7 +15,6 @@ import { createChatService, type ChatService } from '../gateway/chat/chat.servic
 import { createDecisionsService, type DecisionsService } from '../gateway/decisions/decisions.service';
 import { createEmbeddingsService, type EmbeddingsService } from '../gateway/embeddings/embeddings.service';
 import { createGuestSpendGuard } from '../metering/guest-spend';
-import { createMemoryGuestSpendStore, createMemoryRateLimitStore } from '../metering/memory-stores';
 import { createRateLimiter, type RateLimiter } from '../metering/rate-limiter';
 import { createRequestQueue } from '../metering/request-queue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
@@ -25,6 +25,7 @@ import type { InputResolverDeps } from '../services/inputs/resolve-input';
 import type { DraftingModel } from '../services/skills/skill-authoring';
 import type { WalletStore } from '../stores/types';
 import { EMPTY_PAGE, type ExtractionPart } from './extraction';
+import type { MeteringState } from './shared-backends';
 import { upstreamTextModel } from './upstream-text-model';
 
 export interface GatewayPart {
@@ -47,12 +48,14 @@ export interface GatewayPartDeps {
   inputs: InputResolverDeps;
   /** Runs the agent models' chat turns on the agent runtime. */
   agentChat: AgentChat;
+  /** Where limits, guest spend and holds live: this process, or Redis shared by every replica. */
+  metering: MeteringState;
 }
 
 export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
-  const { config, logger, wallets, catalogue, upstream, extraction, inputs, agentChat } = deps;
+  const { config, logger, wallets, catalogue, upstream, extraction, inputs, agentChat, metering } = deps;
   const { engine, readText, pdfText } = extraction;
-  const limiter = createRateLimiter(createMemoryRateLimitStore(), [
+  const limiter = createRateLimiter(metering.rateLimitStore('gateway'), [
     { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
     { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
   ]);
@@ -72,13 +75,17 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
     inputs,
   });
   // One guest cap across chat and decisions; decisions bill their own (smaller) minimum per decision.
-  const guestSpend = createGuestSpendGuard(createMemoryGuestSpendStore(), {
+  // Both billers share the holds and the payer lock: a payer's chat calls and decisions reserve one at a time.
+  const guestSpend = createGuestSpendGuard(metering.guestSpendStore(), {
     capMicros: config.gateway.guestDailyCapMicros,
+    holds: metering.holds,
   });
   const biller = createBiller({
     wallets,
     guestSpend,
     minimumMicros: config.gateway.minimumChargeMicros,
+    holds: metering.holds,
+    lock: metering.payerLock,
   });
   const chat = createChatService({
     catalogue,
@@ -103,8 +110,10 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
       wallets,
       guestSpend,
       minimumMicros: config.decisions.minimumChargeMicros,
+      holds: metering.holds,
+      lock: metering.payerLock,
     }),
-    limiter: createRateLimiter(createMemoryRateLimitStore(), [
+    limiter: createRateLimiter(metering.rateLimitStore('decisions'), [
       { name: 'minute', lengthS: 60, limit: config.decisions.perMinute },
       { name: 'hour', lengthS: 3600, limit: config.decisions.perHour },
     ]),

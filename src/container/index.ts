@@ -210,6 +210,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     upstream,
     extraction,
     inputs,
+    metering: backends.metering,
     // The agent models' chat turns run on the runtime, built further down (it needs the gateway's biller).
     agentChat: { open: (principal, request) => agentChat.open(principal, request) },
   });

@@ -1,21 +1,19 @@
 /**
- * The signal bus on Redis pub/sub, for several replicas: one command connection publishes and one subscriber
- * connection per process listens (a subscribed connection can do nothing else), whatever the number of channels
+ * The signal bus on Redis pub/sub, for several replicas: the process's command connection publishes and one
+ * subscriber connection per process listens (a subscribed connection can do nothing else), whatever the number of channels
  * and listeners. Channels are prefixed with the install's Redis prefix. Pub/sub keeps no history: a signal sent
  * while a replica is reconnecting is lost to it, which is why signals only ever stop or wake work whose state is
  * in the stores.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from '../lib/logger';
 import type { SignalBus, SignalListener } from './signal-bus';
 
-export function createRedisSignalBus(options: { redisUrl: string; prefix: string; logger: Logger }): SignalBus {
-  const { prefix, logger } = options;
-  const publisher = new Redis(options.redisUrl, { maxRetriesPerRequest: 3, connectionName: 'prism-signals' });
-  const subscriber = new Redis(options.redisUrl, { connectionName: 'prism-signals-sub' });
-  for (const connection of [publisher, subscriber]) {
-    connection.on('error', (error: Error) => logger.warn('signals: Redis error', { error: error.message }));
-  }
+/** `publisher` is the process's command connection (shared with metering); the bus opens its subscriber. */
+export function createRedisSignalBus(options: { publisher: Redis; prefix: string; logger: Logger }): SignalBus {
+  const { prefix, logger, publisher } = options;
+  const subscriber = publisher.duplicate({ connectionName: 'prism-signals-sub' });
+  subscriber.on('error', (error: Error) => logger.warn('signals: Redis error', { error: error.message }));
   const listeners = new Map<string, Set<SignalListener>>();
   subscriber.on('message', (channel: string, message: string) => {
     for (const listener of listeners.get(channel.slice(prefix.length)) ?? []) {
@@ -51,7 +49,6 @@ export function createRedisSignalBus(options: { redisUrl: string; prefix: string
     async close() {
       listeners.clear();
       subscriber.disconnect();
-      await publisher.quit().catch(() => publisher.disconnect());
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Two replicas of the real app sharing Redis (and, here, one SQLite file): an MCP `notifications/cancelled` that
  * reaches replica B stops the agent run that replica A is running (its upstream call is dropped and the execution
- * ends cancelled), and a batch execution queued on A is run by the shared queue exactly once.
+ * ends cancelled), a batch execution queued on A is run by the shared queue exactly once, and the 61st call of a
+ * minute is refused whichever replica it reaches.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -126,5 +127,23 @@ describeWithRedis('replicas sharing Redis', (redisUrl) => {
     };
     expect(done).toMatchObject({ status: 'completed', response: { greeting: 'hello' } });
     expect(upstream.requests.length - before).toBe(1);
+  });
+
+  it('refuses the 61st call of a minute with 429 whichever replica it reaches', async () => {
+    const [a, b] = replicas.apps;
+    const limited = await a!.createKey('limited-org', 'pro');
+    // Away from a minute's edge, so all 61 calls fall in one window.
+    while (Date.now() % 60_000 > 50_000) await new Promise((resolve) => setTimeout(resolve, 500));
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        call(`${(i % 2 ? b : a)!.url}/v1/compat/models`, { key: limited }).then((r) => r.status),
+      ),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(60);
+    for (const replica of [a, b]) {
+      const refused = await call(`${replica!.url}/v1/compat/models`, { key: limited });
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
+    }
   });
 });
