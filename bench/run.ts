@@ -14,6 +14,7 @@ import { ocrBenchmarks } from './ocr.bench';
 import { pdfBenchmarks } from './pdf.bench';
 import { predictionBenchmarks } from './predictions.bench';
 import { skillsBenchmarks } from './skills.bench';
+import { workersBenchmarks } from './workers.bench';
 
 interface Group {
   cases: BenchCase[];
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
   if (asked.length === 0 || asked.includes('agents')) notes.push(...(await agentBenchmarks()));
   if (asked.length === 0 || asked.includes('decisions')) notes.push(...(await decisionBenchmarks()));
   if (asked.length === 0 || asked.includes('evaluations')) notes.push(...(await evaluationBenchmarks()));
+  if (asked.length === 0 || asked.includes('workers')) notes.push(...(await workersBenchmarks()));
   printResults(results);
   for (const note of notes) console.log(`\n${note}`);
 }
