@@ -6,6 +6,11 @@
  * one PutObject of known length. S3 makes an object visible whole or not at all, so a crash leaves at most a local
  * part, which the start-up sweep removes. Identical content is uploaded once (HeadObject first).
  *
+ * Downloads go through Prism, not to the bucket: its signed links (public file URLs, presigned uploads, skill
+ * downloads) keep working unchanged, and every download keeps the headers Prism sets (Content-Security-Policy,
+ * nosniff, the disposition) that an S3 presigned GET cannot carry, with the bucket private and possibly unreachable
+ * from clients.
+ *
  * The sweep of unreferenced objects skips objects younger than `orphanMinAgeMs`: with several replicas, another
  * replica may have uploaded a blob whose record it has not written yet. Checksums are computed only when an
  * operation requires them (`WHEN_REQUIRED`): the SDK's default CRC headers break several S3-compatible servers.
@@ -22,7 +27,6 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { sweepDeadParts, writePartFile } from './part-file';
 import type { S3Location } from './s3-location';
 import type { BlobStore, StagedBlob } from './types';
@@ -39,12 +43,7 @@ export interface S3BlobStoreOptions extends S3Location {
   orphanMinAgeMs?: number;
 }
 
-export interface S3BlobStore extends BlobStore {
-  /** A presigned GET URL of the blob, valid `expiresInSeconds` (at most 7 days, S3's limit). */
-  presignedGetUrl(sha256: string, expiresInSeconds: number): Promise<string>;
-}
-
-export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
+export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
   const { bucket, prefix } = options;
   const orphanMinAgeMs = options.orphanMinAgeMs ?? DAY_MS;
   const client = new S3Client({
@@ -147,10 +146,6 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(sha256) }));
     },
     sweep,
-    presignedGetUrl: (sha256, expiresInSeconds) =>
-      getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: keyOf(sha256) }), {
-        expiresIn: Math.min(expiresInSeconds, 7 * 24 * 3600),
-      }),
     close() {
       client.destroy();
     },

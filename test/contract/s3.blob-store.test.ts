@@ -1,6 +1,6 @@
 /**
  * Runs the blob store conformance suite against the S3 store on an S3 wire-protocol server on loopback (s3rver;
- * no real S3 is reachable here), plus what only S3 has: presigned GET URLs, key prefixes, young orphans kept.
+ * no real S3 is reachable here), plus what only S3 has: key prefixes, young orphans kept.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -41,30 +41,6 @@ describeBlobStoreConformance('S3 (s3rver)', async () => {
 });
 
 describe('S3 blob store', () => {
-  it('hands out presigned GET URLs that any HTTP client can read until they expire (7 days at most)', async () => {
-    const o = options();
-    const store = createS3BlobStore(o);
-    try {
-      const staged = await store.stage(Readable.from([Buffer.from('presigned bytes')]), { maxBytes: 100 });
-      await staged.commit();
-      const url = await store.presignedGetUrl(staged.stored.sha256, 60);
-      expect(url).toContain('X-Amz-Signature=');
-      const response = await fetch(url);
-      expect(response.status).toBe(200);
-      expect(await response.text()).toBe('presigned bytes');
-      // s3rver does not check SigV4 signatures (real S3 does); it does enforce the expiry the URL carries.
-      expect(new URL(url).searchParams.get('X-Amz-Expires')).toBe('60');
-      const stale = new URL(url);
-      stale.searchParams.set('X-Amz-Date', '20200101T000000Z');
-      expect((await fetch(stale)).status).toBe(403);
-      const longest = new URL(await store.presignedGetUrl(staged.stored.sha256, 30 * 24 * 3600));
-      expect(longest.searchParams.get('X-Amz-Expires')).toBe(String(7 * 24 * 3600));
-    } finally {
-      await store.close();
-      fs.rmSync(o.dir, { recursive: true, force: true });
-    }
-  });
-
   it('keeps each prefix apart and leaves young unreferenced objects to a later sweep', async () => {
     const a = options({ orphanMinAgeMs: 60_000 });
     const b = options();
