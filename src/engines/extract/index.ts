@@ -9,3 +9,7 @@ export {
   type FieldExtractor,
 } from './field-extractor.engine';
 export { proposeSchema } from './schema-proposer';
+export { createLayoutIndex } from './layout-index';
+export { issuerChoices } from './issuer.finder';
+export { NAME_FEATURES, NAME_WEIGHTS, type NameFeatures, type NameWeights } from './issuer-weights';
+export { RULES, type RuleName } from './rule-switches';

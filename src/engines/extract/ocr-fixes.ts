@@ -9,6 +9,7 @@
  */
 import { editDistance } from './text-normalize';
 import { ADDRESS_WORDS, BUSINESS_WORDS, CITY_WORDS, REGION_WORDS } from './vocabulary';
+import { ruleOn } from './rule-switches';
 
 /** Repaired text and the original words that were changed. */
 export interface Repaired {
@@ -222,22 +223,26 @@ export function repairAddress(text: string): Repaired {
       return digitsFixed;
     })
     .join(' ');
-  out = ampersandInSeries(out, fixed);
+  if (ruleOn('ampersand-series')) out = ampersandInSeries(out, fixed);
   // `SS15/4B`, `SS21/60`: a section code whose second S was read as 5 (`S515/4B`).
-  out = out.replace(/(?<![A-Za-z0-9])S5(?=\d{1,2}[A-Z]?\/)/g, (m) => {
-    fixed.add(m);
-    return 'SS';
-  });
-  out = fixUnitWord(joinSplitWords(out, fixed), fixed);
-  out = fixRegions(out, fixed, REGION_PHRASES);
-  out = fixRegions(out, fixed, CITY_PHRASES, 6);
-  out = fixWords(out, LONG_ADDRESS, fixed);
-  out = fixWords(out, LONG_CITY, fixed, true);
+  if (ruleOn('section-code')) {
+    out = out.replace(/(?<![A-Za-z0-9])S5(?=\d{1,2}[A-Z]?\/)/g, (m) => {
+      fixed.add(m);
+      return 'SS';
+    });
+  }
+  if (ruleOn('split-words')) out = joinSplitWords(out, fixed);
+  if (ruleOn('unit-word')) out = fixUnitWord(out, fixed);
+  if (ruleOn('region-repair')) out = fixRegions(out, fixed, REGION_PHRASES);
+  if (ruleOn('city-repair')) out = fixRegions(out, fixed, CITY_PHRASES, 6);
+  if (ruleOn('street-repair')) out = fixWords(out, LONG_ADDRESS, fixed);
+  if (ruleOn('city-repair')) out = fixWords(out, LONG_CITY, fixed, true);
   return { text: out, fixed };
 }
 
 /** Repairs a business name line. */
 export function repairName(text: string): Repaired {
   const fixed = new Set<string>();
-  return { text: fixWords(fixDigitsInWords(text, fixed), LONG_BUSINESS, fixed), fixed };
+  const digits = fixDigitsInWords(text, fixed);
+  return { text: ruleOn('business-repair') ? fixWords(digits, LONG_BUSINESS, fixed) : digits, fixed };
 }

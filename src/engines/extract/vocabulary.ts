@@ -122,6 +122,9 @@ export const REGION_WORDS = [...COUNTRY_WORDS, ...STATE_WORDS];
 /** Words of greetings and footers: a line with one is not a business name. */
 export const COURTESY_WORDS = list('THANK|THANKS|WELCOME|PLEASE|VISIT|AGAIN|COPY|DUPLICATE|REPRINT|SELAMAT|TERIMA');
 
+/** Words of a branch, outlet or staff label under a business name (`BRANCH: ...`, `OUTLET ...`, `CASHIER ...`). */
+export const BRANCH_WORDS = list('BRANCH|OUTLET|CAWANGAN|CASHIER|COUNTER|KAUNTER|STAFF|SERVER|OPERATOR|TERMINAL|POS');
+
 /** Cues that a line is contact or registration data, a document title or body text: it ends an address block. */
 export const STOP_CUES = list(
   'TEL|TELEPHONE|PHONE|FAX|H/P|HP|MOBILE|EMAIL|E-MAIL|WWW|HTTP|GST|VAT|SST|TAX|INVOICE|RECEIPT|REG|REGISTRATION|CO NO|CO REG|COMPANY NO|ROC|ABN|CASHIER|DATE|TIME|TABLE|BILL|ORDER|SHOPPING HOURS|OPENING HOURS',
