@@ -81,7 +81,7 @@ const RULE_MARGIN = 1;
 const GRID = [-3, -2, -1.5, -1, -0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, 1.5, 2, 3];
 const LEGAL = /\b(SDN|BHD|S\/B|SB|PLT|LTD|LIMITED|LLC|LLP|INC|CORP|PTE|PTY|PLC|M)\b/g;
 
-interface Choice {
+export interface Choice {
   features: NameFeatures;
   companyOk: boolean;
   addressOk: boolean;
@@ -152,7 +152,7 @@ function scoreOf(features: NameFeatures, w: NameWeights): number {
 }
 
 /** Company and address answers right on `receipts` when the name is chosen with `w`. */
-function objective(receipts: Receipt[], w: NameWeights): number {
+function objective(receipts: readonly { choices: Choice[] }[], w: NameWeights): number {
   let total = 0;
   for (const r of receipts) {
     let best: Choice | undefined;
@@ -173,7 +173,7 @@ function objective(receipts: Receipt[], w: NameWeights): number {
  * Coordinate ascent from `prior` over a fixed grid: a weight moves only when that strictly raises the count of right
  * company and address answers on `receipts` (among equal gains, to the value nearest where it was).
  */
-export function fitWeights(receipts: Receipt[], prior: NameWeights): NameWeights {
+export function fitWeights(receipts: readonly { choices: Choice[] }[], prior: NameWeights): NameWeights {
   const w: Record<string, number> = { ...prior };
   let current = objective(receipts, w as NameWeights);
   for (let round = 0; round < 6; round += 1) {

@@ -66,7 +66,7 @@ export const NAME_WEIGHTS: NameWeights = {
   wide: 0,
   afterTitle: -1.5,
   addressBelow: 0.8,
-  registration: 0,
+  registration: 0.25,
   region: 0,
   branch: 0,
 };
