@@ -175,7 +175,7 @@ function settledAmount(mentions: AmountMention[]): FoundValue | undefined {
 }
 
 /**
- * With no total label OCR could read and no payment to settle it (`1olal Sales ... RM367.10`, `Nel leta! RM367.10`):
+ * With no total label OCR could read and no payment to settle it (`1olal Sales ... RM123.40`, `Nel leta! RM123.40`):
  * the largest amount on the page when it is printed on two or more rows (a total is repeated: sales incl. tax, net
  * total), none of them a tender, change or count. A single largest amount could be anything (an item, a tender).
  */

@@ -65,7 +65,7 @@ export function cleanAddressLine(text: string): string {
 
 /**
  * A single letter closing a line of words, set apart by more than twice the widest gap between the other words and by
- * at least half a line's height (`RESTAURANT SIN DU    S`): a mark or logo fragment beside the text, not a word of it.
+ * at least half a line's height (`KEDAI CONTOH    S`): a mark or logo fragment beside the text, not a word of it.
  */
 function loneMark(words: Row['words']): boolean {
   const last = words[words.length - 1];

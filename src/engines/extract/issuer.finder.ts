@@ -92,7 +92,7 @@ function stacked(above: Row, below: Row, rowHeight: number, overlapOnly = false)
 }
 
 /**
- * A line printed right above a legal name that reads as the first half of that name (`LIAN CHI PU TIAN VEGETARIAN`
+ * A line printed right above a legal name that reads as the first half of that name (`SRI CONTOH VEGETARIAN`
  * over `RESTAURANT SDN BHD`): letters, no legal suffix of its own, not contact, address, title or registration data.
  * Over a suffix-only line (`Sdn Bhd`, `regionOk`), any overlap will do and region words (`... MALAYSIA`) are allowed.
  */
@@ -107,7 +107,7 @@ function nameHead(row: Row | undefined, name: Row, rowHeight: number, regionOk =
   return regionOk || !kind.hasRegion(text);
 }
 
-/** Words that continue a name on the line below it (`TSH POWER HARDWARE` / `TRADING`). */
+/** Words that continue a name on the line below it (`CONTOH HARDWARE` / `TRADING`). */
 const CONTINUATION = new Set(['TRADING', 'ENTERPRISE', 'ENTERPRISES', 'CO', 'COMPANY', 'INDUSTRIES', 'HOLDINGS']);
 const continues = (text: string): boolean => {
   const tokens = kind.upperTokens(text);
@@ -115,7 +115,7 @@ const continues = (text: string): boolean => {
 };
 
 /**
- * A legal name that cannot stand alone: it opens with a joining mark (`& TEA LEAF (M) SDN. BHD.`, `(SEMENYIH) SDN
+ * A legal name that cannot stand alone: it opens with a joining mark (`& TEA HOUSE (M) SDN. BHD.`, `(KAJANG) SDN
  * BHD`) or names no more than a kind of business (`RESTAURANT SDN BHD`), so its first half is on the line above.
  */
 function incomplete(rows: Row[]): boolean {
@@ -235,7 +235,7 @@ function betterReading(index: LayoutIndex, name: string, rows: Row[]): { text: s
 const sameColumn = (a: Row, b: Row): boolean => Math.min(a.box.x1, b.box.x1) - Math.max(a.box.x0, b.box.x0) > 0;
 
 /**
- * A branch or outlet line under the name (`SUSHI MENTAI PLAZA DANAU`, `DOMINO'S PIZZA TAMAN UNIVERSITI`): it repeats
+ * A branch or outlet line under the name (`CONTOH CAFE PLAZA MAJU`, `CONTOH'S PIZZA TAMAN DESA`): it repeats
  * a word of the business name, carries no number, and a numbered address line follows it. Street words in it
  * (`PLAZA`, `TAMAN`) name the outlet's place, not the postal address.
  */
@@ -252,8 +252,8 @@ const streetLine = (text: string): boolean =>
   /\d/.test(text) && !kind.hasPostcode(text) && kind.isAddressLike(text.replace(/\b\d{5}\b/g, ''));
 
 /**
- * An address cannot open with its postcode (`15000 KHEMISSET`): the plain lines stacked right above it, under the
- * name (`AUTOROUTE RABAT MEKNES`), are its street lines even without a street word the vocabulary knows.
+ * An address cannot open with its postcode (`40000 SHAH ALAM`): the plain lines stacked right above it, under the
+ * name (`KAMPUNG CONTOH BARAT`), are its street lines even without a street word the vocabulary knows.
  */
 function postcodeHead(plain: Row[], row: Row, nameRow: Row): Row[] {
   if (!/^\W*\d{5}\b/.test(row.text) || plain.length === 0 || plain.length > 2) return [];
@@ -319,8 +319,8 @@ function nameOf(index: LayoutIndex, rows: Row[], margin: number): FoundValue | u
 }
 
 /**
- * An address names its street and area more than once (`Jalan Melawati ... Pusat Bandar Melawati`, `Jalan Permas ...
- * Bandar Baru Permas Jaya`): a word of five letters or more printed one edit away from another word of the same block
+ * An address names its street and area more than once (`Jalan Contoh ... Pusat Bandar Contoh`, `Jalan Maju ...
+ * Bandar Baru Maju Jaya`): a word of five letters or more printed one edit away from another word of the same block
  * is a misread of it when the other is printed more often, or as often and longer (OCR drops letters more often than it
  * invents them). Words as different as two edits, or short, are left as printed.
  */

@@ -9,7 +9,7 @@
  */
 
 export const RULES = [
-  /** Address words agree with a word the block prints more often (`Melawati`/`Melawat1`). */
+  /** Address words agree with a word the block prints more often (`Contoh`/`Cantoh`). */
   'address-agreement',
   /** The name read from a more legible copy elsewhere on the page (a footer). */
   'better-reading',
@@ -19,9 +19,9 @@ export const RULES = [
   'postcode-head',
   /** `&` read as `8` between house numbers of one series. */
   'ampersand-series',
-  /** `S5` opening a section code (`S515/4B`) is `SS`. */
+  /** `S5` opening a section code (`S512/3A`) is `SS`. */
   'section-code',
-  /** `U` read for `O` in a three-letter street word before a number (`LUT 1504`). */
+  /** `U` read for `O` in a three-letter street word before a number (`LUT 15`). */
   'unit-word',
   /** A place word split around a confusable glyph is joined (`SHAH AI AM`). */
   'split-words',
