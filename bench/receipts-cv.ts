@@ -227,8 +227,8 @@ function fieldLine(ev: EvalModule, label: string, report: ScoreReport): string {
   return `${label.padEnd(26)} micro-F1 ${fmt(report.micro.f1)}  ${parts.join('  ')}`;
 }
 
-async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+/** The report: cross-validated and plain scores per field, confidence AUC, what each rule earns. */
+export async function crossValidate(args: Args): Promise<string[]> {
   const first = args.data[0] ?? '';
   const ev = (await import(pathToFileURL(path.resolve(first, '../../tools/eval-receipts.mjs')).href)) as EvalModule;
   const receipts: Receipt[] = [];
@@ -350,12 +350,32 @@ async function main(): Promise<void> {
   }
   lines.push('rules switched off one at a time (receipts whose right fields it changes; - marks a receipt it hurts):');
   lines.push(...ablation);
-  lines.push(`rules below the margin on all receipts: ${rulesOffFor(effects, new Set(ids)).join(', ')}`);
+  const net = (rule: string): number =>
+    [...(effects.get(rule)?.values() ?? [])].reduce((sum, d) => sum + (d < 0 ? 1 : d > 0 ? -1 : 0), 0);
+  lines.push(`rules that change no answer here: ${RULES.filter((r) => effects.get(r)?.size === 0).join(', ')}`);
+  lines.push(
+    `rules resting on one merchant (net), so the CV credits them nothing: ${RULES.filter((r) => net(r) === 1).join(', ')}`,
+  );
   if (args.fit) {
     const all = fitWeights(receipts, PRIOR_WEIGHTS);
     lines.push(`fitted on all ${receipts.length}: ${JSON.stringify(all)}`);
   }
-  console.log(lines.join('\n'));
+  return lines;
+}
+
+/**
+ * `npm run bench -- receipts`: the report over the cached layouts of both shared folders (read once and cached when
+ * missing), or a line saying why it was skipped.
+ */
+export async function receiptsBenchmarks(): Promise<string[]> {
+  const args = parseArgs([]);
+  const missing = args.data.filter((dir) => !fs.existsSync(path.join(dir, 'truth')));
+  if (missing.length > 0) return [`receipts: skipped, no SROIE folder at ${missing.join(', ')}`];
+  return ['receipts (merchant-grouped cross-validation, ppocr):', ...(await crossValidate(args))];
+}
+
+async function main(): Promise<void> {
+  console.log((await crossValidate(parseArgs(process.argv.slice(2)))).join('\n'));
 }
 
 if (require.main === module) {

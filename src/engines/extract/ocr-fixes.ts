@@ -8,7 +8,7 @@
  * those words despite their low OCR confidence.
  */
 import { editDistance } from './text-normalize';
-import { ADDRESS_WORDS, BUSINESS_WORDS, CITY_WORDS, REGION_WORDS } from './vocabulary';
+import { ADDRESS_WORDS, BUSINESS_WORDS, CITY_WORDS, PLACE_ELEMENTS, REGION_WORDS } from './vocabulary';
 import { ruleOn } from './rule-switches';
 
 /** Repaired text and the original words that were changed. */
@@ -24,8 +24,14 @@ const CITY_PHRASES = CITY_WORDS.map((p) => p.split(' ')).filter((p) => p.every((
 /** Every single word of the place and street vocabulary: a word printed as one of these is never "repaired". */
 const KNOWN_WORDS = new Set([...PLACE_WORDS, ...ADDRESS_WORDS].flatMap((p) => p.split(' ')));
 const LONG_ADDRESS = ADDRESS_WORDS.filter((w) => w.length >= 5 && /^[A-Z]+$/.test(w));
-/** Long town words, repaired only for a substituted letter (`FETALING`): a word a letter shorter may be another word. */
-const LONG_CITY = [...new Set(CITY_WORDS.flatMap((p) => p.split(' ')))].filter((w) => w.length >= 7);
+/**
+ * Long town words, repaired only for a substituted letter (`FETALING`): a word a letter shorter may be another word.
+ * The generic parts of place names (`TANJUNG`, `SUNGAI`) are spelt more than one way (`TANJONG`, `SUNGEI`) and are
+ * never repaired alone.
+ */
+const LONG_CITY = [...new Set(CITY_WORDS.flatMap((p) => p.split(' ')))].filter(
+  (w) => w.length >= 7 && !PLACE_ELEMENTS.includes(w),
+);
 const LONG_BUSINESS = BUSINESS_WORDS.filter((w) => w.length >= 6);
 
 function close(word: string, target: string): boolean {
@@ -176,16 +182,6 @@ function joinSplitWords(text: string, fixed: Set<string>): string {
   return tokens.join(' ');
 }
 
-/** `LUT 15`: a three-letter street word before a number, with `U` read for its `O` (`LOT`). */
-function fixUnitWord(text: string, fixed: Set<string>): string {
-  return text.replace(/(?<![A-Za-z0-9])([A-Za-z])[Uu]([A-Za-z])(?=\.?\s*\d)/g, (m: string, a: string, b: string) => {
-    const word = `${a}O${b}`.toUpperCase();
-    if (!ADDRESS_WORDS.includes(word) || KNOWN_WORDS.has(m.toUpperCase())) return m;
-    fixed.add(m);
-    return m === m.toUpperCase() ? word : `${a}${m[1] === 'u' ? 'o' : 'O'}${b}`;
-  });
-}
-
 /**
  * `&` read as `8` between two house numbers of one series: `305083051` is `3050&3051` (two numbers of one length, the
  * second one more than the first) and `7-187-2` is `7-1&7-2` (the block prefix `7-` repeated). An `8` that does
@@ -232,7 +228,6 @@ export function repairAddress(text: string): Repaired {
     });
   }
   if (ruleOn('split-words')) out = joinSplitWords(out, fixed);
-  if (ruleOn('unit-word')) out = fixUnitWord(out, fixed);
   if (ruleOn('region-repair')) out = fixRegions(out, fixed, REGION_PHRASES);
   if (ruleOn('city-repair')) out = fixRegions(out, fixed, CITY_PHRASES, 6);
   if (ruleOn('street-repair')) out = fixWords(out, LONG_ADDRESS, fixed);

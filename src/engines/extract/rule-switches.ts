@@ -21,8 +21,6 @@ export const RULES = [
   'ampersand-series',
   /** `S5` opening a section code (`S512/3A`) is `SS`. */
   'section-code',
-  /** `U` read for `O` in a three-letter street word before a number (`LUT 15`). */
-  'unit-word',
   /** A place word split around a confusable glyph is joined (`SHAH AI AM`). */
   'split-words',
   /** A substituted letter in a long town word (`FETALING`). */

@@ -55,11 +55,11 @@ describe('choosing the business name from layout evidence', () => {
 
 describe('rule switches', () => {
   it('runs a repair rule unless the bench switches it off for one call', () => {
-    const layout = layoutOf(['KEDAI CONTOH SDN BHD', 'LUT 15, JALAN CONTOH,', '50000 KUALA LUMPUR', 'Tel: 03-1234']);
+    const layout = layoutOf(['KEDAI CONTOH SDN BHD', '15, JALAN S512/3A,', '47500 SUBANG JAYA', 'Tel: 03-1234']);
     const on = extractFromLayout(layout, RECEIPT_SCHEMA);
-    const off = extractFromLayout(layout, RECEIPT_SCHEMA, { rulesOff: ['unit-word'] });
-    expect(on.data['address']).toBe('LOT 15, JALAN CONTOH, 50000 KUALA LUMPUR');
-    expect(off.data['address']).toBe('LUT 15, JALAN CONTOH, 50000 KUALA LUMPUR');
+    const off = extractFromLayout(layout, RECEIPT_SCHEMA, { rulesOff: ['section-code'] });
+    expect(on.data['address']).toBe('15, JALAN SS12/3A, 47500 SUBANG JAYA');
+    expect(off.data['address']).toBe('15, JALAN S512/3A, 47500 SUBANG JAYA');
     // The switch does not outlive the call.
     expect(extractFromLayout(layout, RECEIPT_SCHEMA).data['address']).toBe(on.data['address']);
   });
