@@ -5,7 +5,7 @@
  */
 import { VlmRun } from 'vlmrun';
 import { renderReceiptImage } from '../helpers/media-fixtures';
-import { call } from '../helpers/test-app';
+import { call, startTestApp } from '../helpers/test-app';
 import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 const SCHEMA = {
@@ -103,5 +103,13 @@ describe('prism-1 with an assisting upstream model', () => {
     expect(failed.response.total).toBe(26.22);
     expect(failed.usage.message).toMatch(/the upstream call failed/);
     expect(JSON.stringify(failed)).not.toMatch(/10\.0\.0\.7|GPU/);
+  });
+});
+
+describe('PRISM_EXTRACT_UPSTREAM_MODEL naming no upstream model', () => {
+  it('stops the server from starting, naming the setting', async () => {
+    await expect(startTestApp({ PRISM_EXTRACT_UPSTREAM_MODEL: 'prism-1' })).rejects.toThrow(
+      /PRISM_EXTRACT_UPSTREAM_MODEL names 'prism-1', which is not an upstream model/,
+    );
   });
 });
