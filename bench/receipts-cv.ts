@@ -78,6 +78,9 @@ export const PRIOR_WEIGHTS: NameWeights = {
 /** A rule stays on only when it makes more of the merchants it is fitted on right than wrong, by at least this many. */
 const RULE_MARGIN = 1;
 
+/** Confidence levels at which the report gives how many answers reach them and how many of those are right. */
+const CONFIDENCE_CUTS = [0.7, 0.85];
+
 const GRID = [-3, -2, -1.5, -1, -0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, 1.5, 2, 3];
 const LEGAL = /\b(SDN|BHD|S\/B|SB|PLT|LTD|LIMITED|LLC|LLP|INC|CORP|PTE|PTY|PLC|M)\b/g;
 
@@ -329,13 +332,22 @@ export async function crossValidate(args: Args): Promise<string[]> {
   const cv = ev.score(ids, truths, records);
   const merchants = new Set(receipts.map((r) => r.merchant)).size;
   lines.unshift(fieldLine(ev, `merchant-grouped CV (${ids.length})`, cv));
-  const aucs = ev.FIELDS.map((field) => {
-    const points = cv.receipts
+  const pointsOf = (field: string): { confidence: number; ok: boolean }[] =>
+    cv.receipts
       .filter((r) => confidence[r.id]?.[field] !== undefined)
       .map((r) => ({ confidence: confidence[r.id]?.[field] ?? 0, ok: r.fields[field]?.ok ?? false }));
-    return `${field} ${fmt(auc(points))}`;
-  });
-  lines.push(`confidence AUC on the CV    ${aucs.join('  ')}`);
+  lines.push(`confidence AUC on the CV    ${ev.FIELDS.map((f) => `${f} ${fmt(auc(pointsOf(f)))}`).join('  ')}`);
+  for (const threshold of CONFIDENCE_CUTS) {
+    const parts = ev.FIELDS.map((f) => {
+      const points = pointsOf(f);
+      const above = points.filter((p) => p.confidence >= threshold);
+      const below = points.filter((p) => p.confidence < threshold);
+      const right = (ps: typeof points): string =>
+        ps.length === 0 ? '  n/a' : (ps.filter((p) => p.ok).length / ps.length).toFixed(2);
+      return `${f} ${above.length}/${points.length} ${right(above)} (below ${right(below)})`;
+    });
+    lines.push(`confidence >= ${threshold.toFixed(2)}: answers, share right  ${parts.join('  ')}`);
+  }
   lines.push(
     `${receipts.length} receipts, ${merchants} merchants, ${args.folds} folds; extraction ${msPerReceipt.toFixed(1)} ms/receipt (cached OCR)`,
   );
