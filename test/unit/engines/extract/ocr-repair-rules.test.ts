@@ -119,7 +119,7 @@ describe('issuer address blocks', () => {
   it('takes the plain lines stacked between the name and a postcode line as the street of the address', () => {
     expect(
       extract([
-        [[220, 'RELAIS DU NORD']],
+        [[220, 'MAISON DU NORD']],
         [[200, 'ROUTE DES PINS KM 12']],
         [[230, '15000 VILLENEUVE']],
         [[230, 'Tel.: 05.22.95.66.66']],
@@ -130,11 +130,11 @@ describe('issuer address blocks', () => {
 
   it('does not prepend lines set apart from the postcode line or to an address that opens with its street', () => {
     expect(
-      extract([[[220, 'RELAIS DU NORD']], [[200, 'ROUTE DES PINS']], '', '', [[230, '15000 VILLENEUVE']], 'TOTAL 5.00'])
+      extract([[[220, 'MAISON DU NORD']], [[200, 'ROUTE DES PINS']], '', '', [[230, '15000 VILLENEUVE']], 'TOTAL 5.00'])
         .address,
     ).toBe('15000 VILLENEUVE');
     expect(
-      extract([[[220, 'RELAIS DU NORD']], [[200, 'OPEN DAILY']], [[200, '12 JALAN MAJU']], 'TOTAL 5.00']).address,
+      extract([[[220, 'MAISON DU NORD']], [[200, 'OPEN DAILY']], [[200, '12 JALAN MAJU']], 'TOTAL 5.00']).address,
     ).toBe('12 JALAN MAJU');
   });
 
