@@ -1,8 +1,10 @@
 /**
- * Finds the issuer of a receipt or invoice in its header: the business name (preferring a line with a legal-entity
- * suffix, high on the page, before any document title, joined with a suffix-only line below it) and the postal
- * address printed under it (registration lines skipped; contact, tax and title lines end it). When the same name is
- * printed again elsewhere more legibly (a footer "thank you for shopping at ..."), that reading is used.
+ * Finds the issuer of a receipt or invoice in its header: the business name and the postal address printed under it
+ * (registration lines skipped; contact, tax and title lines end it). Every header line that could be the name is a
+ * candidate with its layout evidence (legal-entity suffix, position, size, width, a registration number or an address
+ * beside it, title, branch and region words); the name is the candidate whose evidence weighs most under
+ * `issuer-weights.ts`, joined with a suffix-only line below it. When the same name is printed again elsewhere more
+ * legibly (a footer "thank you for shopping at ..."), that reading is used.
  */
 import { foundInRows, type FoundValue } from './found-value';
 import type { LayoutIndex, Row } from './layout-index';
