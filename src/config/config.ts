@@ -19,6 +19,16 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   PRISM_DATA_DIR: z.string().min(1).default('./data'),
+  PRISM_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  PRISM_DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
+    .default('public'),
+  PRISM_DATABASE_POOL_MAX: positiveInt(10),
+  PRISM_DATABASE_MIGRATE: booleanFlag.default(true),
   PRISM_SINGLE_USER: booleanFlag.default(false),
   PRISM_MODELS_FILE: z.string().min(1).optional(),
   PRISM_PUBLIC_URL: z.url().optional(),
@@ -102,6 +112,16 @@ export interface Config {
     secretPath: string;
     /** How often the server checkpoints SQLite's WAL on a worker thread (0: inside commits, SQLite's default). */
     walCheckpointMs: number;
+  };
+  /** Where records live: the SQLite file above (default) or PostgreSQL (src/backend builds either). */
+  database: {
+    /** postgres://… when set; undefined keeps SQLite in the data folder. */
+    url: string | undefined;
+    /** PostgreSQL schema holding Prism's tables (and, beside it, `<schema>_checkpoints` for LangGraph). */
+    schema: string;
+    poolMax: number;
+    /** Apply pending migrations at start (under an advisory lock); off: `prism db migrate` does it. */
+    migrate: boolean;
   };
   auth: { singleUser: boolean; secret: string | undefined };
   limits: {
@@ -230,6 +250,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ownerKeyPath: path.join(dir, 'owner.key'),
       secretPath: path.join(dir, 'secret.key'),
       walCheckpointMs: e.PRISM_WAL_CHECKPOINT_MS,
+    },
+    database: {
+      url: e.PRISM_DATABASE_URL,
+      schema: e.PRISM_DATABASE_SCHEMA,
+      poolMax: e.PRISM_DATABASE_POOL_MAX,
+      migrate: e.PRISM_DATABASE_MIGRATE,
     },
     auth: { singleUser: e.PRISM_SINGLE_USER, secret: e.PRISM_SECRET },
     limits: {

@@ -37,7 +37,7 @@ import { createExecutionRerun, type ExecutionRerun } from '../services/execution
 import { createSkillRunner } from '../services/executions/skill-runner';
 import type { SkillRunner } from '../services/predictions/skill-runner';
 import { createToolContextFactory, type ToolContextFactory } from '../services/tool-context';
-import type { AgentStore, ExecutionStore, ProgramStore } from '../stores/execution-store';
+import type { AgentStore, ExecutionStore, ProgramStore } from '../stores/types/execution';
 import type { SqliteDatabase } from '../stores/sqlite/database';
 import { LeanSqliteSaver } from '../stores/sqlite/graph-checkpoints';
 import { BUILTIN_TOOLS } from '../../tools';

@@ -15,8 +15,8 @@ import { EVALUATION_MODEL_SETTING, type EvaluationModel } from '../services/eval
 import { createReprocess, type ReprocessExecution } from '../services/evaluations/reprocess';
 import type { HubService } from '../services/hub/hub.service';
 import type { SkillsService } from '../services/skills/skills.service';
-import type { AgentStore } from '../stores/execution-store';
-import type { EvaluationStore } from '../stores/evaluation-store';
+import type { AgentStore } from '../stores/types/execution';
+import type { EvaluationStore } from '../stores/types/evaluation';
 import { createSqliteEvaluationStore } from '../stores/sqlite/evaluations.store';
 import type { SqliteDatabase } from '../stores/sqlite/database';
 import type { PredictionStore } from '../stores/types';

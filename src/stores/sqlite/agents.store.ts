@@ -3,7 +3,7 @@
  * programs, one per skill version and input signature).
  */
 import type { AgentRecord, SkillProgram } from '../../domain/execution';
-import type { AgentStore, ProgramStore } from '../execution-store';
+import type { AgentStore, ProgramStore } from '../types/execution';
 import type { SqliteDatabase } from './database';
 
 interface AgentRow {

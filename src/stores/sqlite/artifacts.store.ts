@@ -3,7 +3,7 @@
  * (the service always names one).
  */
 import type { ArtifactKind, ArtifactRecord } from '../../domain/artifact';
-import type { ArtifactScope, ArtifactStore } from '../artifact-store';
+import type { ArtifactScope, ArtifactStore } from '../types/artifact';
 import { createBlobRecorder } from './blob-rows';
 import type { SqliteDatabase } from './database';
 

@@ -3,7 +3,7 @@
  * messages) is written in one transaction, numbered after the thread's last message.
  */
 import type { ChatAttachment, ChatMessageRecord, ChatRole, ChatThread } from '../../domain/chat';
-import type { ChatStore } from '../chat-store';
+import type { ChatStore } from '../types/chat';
 import type { SqliteDatabase } from './database';
 
 interface ThreadRow {

@@ -4,7 +4,7 @@
  * correlated lookups).
  */
 import type { EvaluationItem, EvaluationRun, SourceItem } from '../../domain/evaluation';
-import type { EvaluationStore, SourceQuery } from '../evaluation-store';
+import type { EvaluationStore, SourceQuery } from '../types/evaluation';
 import type { SqliteDatabase } from './database';
 
 interface RunRow {

@@ -4,7 +4,7 @@
  */
 import type { Execution } from '../../domain/execution';
 import { canTransition, type Status } from '../../domain/prediction';
-import type { ExecutionStore } from '../execution-store';
+import type { ExecutionStore } from '../types/execution';
 import type { SqliteDatabase } from './database';
 
 interface ExecutionRow {

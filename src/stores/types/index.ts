@@ -16,3 +16,7 @@ export type * from './file';
 export type * from './prediction';
 export type * from './feedback';
 export type * from './skill';
+export type * from './artifact';
+export type * from './chat';
+export type * from './evaluation';
+export type * from './execution';

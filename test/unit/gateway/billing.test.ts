@@ -2,20 +2,46 @@ import { createBiller, priceCall, type Payer } from '../../../src/gateway/billin
 import { createGuestSpendGuard, createMemoryGuestSpendStore } from '../../../src/gateway/guest-spend';
 import type { WalletStore } from '../../../src/stores/types';
 
-/** A wallet fake with the store's contract: credit adds (or removes) and returns the new balance. */
+/**
+ * A wallet fake with the store's contract: credit adds (or removes) and returns the new balance; a hold is taken
+ * only when the balance less live holds covers it, and lapses after its ttl.
+ */
 function fakeWallets(initial: Record<string, number> = {}): WalletStore & { ledger: [string, number, string][] } {
   const balances = new Map(Object.entries(initial));
   const ledger: [string, number, string][] = [];
+  const holds = new Map<string, { orgId: string; micros: number }>();
+  let nextHold = 0;
+  const held = (orgId: string): number =>
+    [...holds.values()].filter((h) => h.orgId === orgId).reduce((sum, h) => sum + h.micros, 0);
+  const credit = async (orgId: string, amount: number, reason: string): Promise<number> => {
+    const next = (balances.get(orgId) ?? 0) + amount;
+    balances.set(orgId, next);
+    ledger.push([orgId, amount, reason]);
+    return next;
+  };
   return {
     ledger,
-    async credit(orgId, amount, reason) {
-      const next = (balances.get(orgId) ?? 0) + amount;
-      balances.set(orgId, next);
-      ledger.push([orgId, amount, reason]);
-      return next;
-    },
+    credit,
     async balance(orgId) {
       return balances.get(orgId) ?? 0;
+    },
+    async hold(orgId, micros, ttlMs) {
+      if ((balances.get(orgId) ?? 0) - held(orgId) < micros) return null;
+      const id = `hold-${(nextHold += 1)}`;
+      holds.set(id, { orgId, micros });
+      setTimeout(() => holds.delete(id), ttlMs).unref();
+      return id;
+    },
+    async settle(holdId, orgId, cost, reason) {
+      const balance = await credit(orgId, -cost, reason);
+      holds.delete(holdId);
+      return balance;
+    },
+    async release(holdId) {
+      holds.delete(holdId);
+    },
+    async held(orgId) {
+      return held(orgId);
     },
   };
 }
