@@ -38,8 +38,7 @@ import { createSkillRunner } from '../services/executions/skill-runner';
 import type { SkillRunner } from '../services/predictions/skill-runner';
 import { createToolContextFactory, type ToolContextFactory } from '../services/tool-context';
 import type { AgentStore, ExecutionStore, ProgramStore } from '../stores/types/execution';
-import type { SqliteDatabase } from '../stores/sqlite/database';
-import { LeanSqliteSaver } from '../stores/sqlite/graph-checkpoints';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { BUILTIN_TOOLS } from '../../tools';
 
 export interface AgentsModule {
@@ -58,7 +57,8 @@ export interface AgentsModule {
 }
 
 export interface AgentsModuleDeps {
-  db: SqliteDatabase;
+  /** LangGraph checkpoints, on the backend's database. */
+  checkpointer: BaseCheckpointSaver;
   stores: { executions: ExecutionStore; agents: AgentStore; programs: ProgramStore };
   artifacts: ArtifactsService;
   files: FilesService;
@@ -86,7 +86,7 @@ const AGENT_MODEL = /^prism-orion-[12](:(auto|fast|pro|lite))?$/;
 export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
   const tools = createToolRegistry(BUILTIN_TOOLS);
   const toolContext = createToolContextFactory(deps);
-  const runtime = createAgentRuntime({ tools, checkpointer: new LeanSqliteSaver(deps.db), logger: deps.logger });
+  const runtime = createAgentRuntime({ tools, checkpointer: deps.checkpointer, logger: deps.logger });
   const deterministic = createDeterministicPlanner();
 
   const planners: PlannerDirectory = {

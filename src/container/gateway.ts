@@ -13,8 +13,9 @@ import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import { createChatService, type ChatService } from '../gateway/chat.service';
 import { createDecisionsService, type DecisionsService } from '../gateway/decisions.service';
 import { createEmbeddingsService, type EmbeddingsService } from '../gateway/embeddings.service';
-import { createGuestSpendGuard, createMemoryGuestSpendStore } from '../gateway/guest-spend';
-import { createMemoryRateLimitStore, createRateLimiter, type RateLimiter } from '../gateway/rate-limiter';
+import { createGuestSpendGuard } from '../gateway/guest-spend';
+import { createRateLimiter, type RateLimiter } from '../gateway/rate-limiter';
+import type { SharedState } from '../backend/types';
 import { createRequestQueue } from '../gateway/request-queue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
 import type { CloseStep } from '../lib/close-all';
@@ -40,6 +41,8 @@ export interface GatewayPartDeps {
   config: Config;
   logger: Logger;
   wallets: WalletStore;
+  /** Where limit windows and guest spend are counted (memory, or Redis across replicas). */
+  shared: SharedState;
   catalogue: ModelCatalogue;
   upstream: UpstreamClient;
   extraction: ExtractionPart;
@@ -49,9 +52,9 @@ export interface GatewayPartDeps {
 }
 
 export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
-  const { config, logger, wallets, catalogue, upstream, extraction, inputs, agentChat } = deps;
+  const { config, logger, wallets, shared, catalogue, upstream, extraction, inputs, agentChat } = deps;
   const { engine, readText, pdfText } = extraction;
-  const limiter = createRateLimiter(createMemoryRateLimitStore(), [
+  const limiter = createRateLimiter(shared.rateLimitStore(), [
     { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
     { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
   ]);
@@ -71,7 +74,7 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
     inputs,
   });
   // One guest cap across chat and decisions; decisions bill their own (smaller) minimum per decision.
-  const guestSpend = createGuestSpendGuard(createMemoryGuestSpendStore(), {
+  const guestSpend = createGuestSpendGuard(shared.guestSpendStore(), {
     capMicros: config.gateway.guestDailyCapMicros,
   });
   const biller = createBiller({
@@ -103,7 +106,7 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
       guestSpend,
       minimumMicros: config.decisions.minimumChargeMicros,
     }),
-    limiter: createRateLimiter(createMemoryRateLimitStore(), [
+    limiter: createRateLimiter(shared.rateLimitStore(), [
       { name: 'minute', lengthS: 60, limit: config.decisions.perMinute },
       { name: 'hour', lengthS: 3600, limit: config.decisions.perHour },
     ]),

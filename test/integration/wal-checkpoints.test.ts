@@ -5,8 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { rawSql } from '../helpers/raw-sql';
 
-const autocheckpointPages = (app: TestApp): unknown => app.container.db.pragma('wal_autocheckpoint', { simple: true });
+const autocheckpointPages = (app: TestApp): unknown =>
+  rawSql(app.container).sqlite().pragma('wal_autocheckpoint', { simple: true });
 
 describe('WAL checkpoints in the server', () => {
   it('are off in the main connection while the worker runs, and the log is folded in at shutdown', async () => {

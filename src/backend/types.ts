@@ -1,0 +1,48 @@
+/**
+ * The backend seam's contract: everything Prism keeps outside one request, as the configuration chose it.
+ *
+ * Records and checkpoints come from one database (SQLite in the data folder, or PostgreSQL with
+ * `PRISM_DATABASE_URL`); bytes from one blob store (the local folder, or S3 with `PRISM_BLOB_URL`); the job queue
+ * and the limit windows from process memory, or from Redis with `PRISM_REDIS_URL`. The container asks for a
+ * Backend and never names a concrete class of any of them.
+ */
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import type { BlobStore } from '../blobs/types';
+import type { GuestSpendStore } from '../gateway/guest-spend';
+import type { RateLimitStore } from '../gateway/rate-limiter';
+import type { JobQueue } from '../jobs/job-queue';
+import type { CloseStep } from '../lib/close-all';
+import type { Logger } from '../lib/logger';
+import type { Stores } from '../stores/types';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** What a records database gives: every store and the LangGraph checkpointer on the same database. */
+export interface RecordsBackend {
+  dialect: Dialect;
+  stores: Stores;
+  checkpointer: BaseCheckpointSaver;
+  /** Work that starts with a long-running server (SQLite: WAL checkpoints on a worker thread). */
+  startBackground(): Promise<void>;
+  /** In the order things were opened; the container runs them in reverse. */
+  closers: CloseStep[];
+}
+
+/**
+ * State several processes must share to agree: the job queue and the limit windows. In memory by default; the
+ * Redis implementation (PRISM_REDIS_URL) fills the same slots.
+ */
+export interface SharedState {
+  /** The queue background work (predictions, executions, evaluations) runs on. */
+  createJobQueue(options: { concurrency: number; logger: Logger }): JobQueue;
+  /** A fresh rate-limit window store (one per limiter: the gateway's and the decisions'). */
+  rateLimitStore(): RateLimitStore;
+  /** The guests' daily spend counters (one per process in memory; exact across replicas in Redis). */
+  guestSpendStore(): GuestSpendStore;
+  closers: CloseStep[];
+}
+
+export interface Backend extends RecordsBackend {
+  blobs: BlobStore;
+  shared: SharedState;
+}
