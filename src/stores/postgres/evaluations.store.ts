@@ -185,7 +185,7 @@ export function createPostgresEvaluationStore(pool: pg.Pool): EvaluationStore {
     async sourceCounts(orgId) {
       const { rows } = await pool.query<{ type: RunRow['source_type']; label: string; count: number }>(
         `SELECT source_type AS type, source_label AS label, COUNT(*) AS count FROM evaluations WHERE org_id = $1
-          GROUP BY source_type, source_label ORDER BY count DESC, type COLLATE "C", label COLLATE "C"`,
+          GROUP BY source_type, source_label ORDER BY count DESC, source_type COLLATE "C", source_label COLLATE "C"`,
         [orgId],
       );
       return rows;
