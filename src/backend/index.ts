@@ -4,6 +4,8 @@
  * puts records and checkpoints on PostgreSQL. The slots for Redis (queue, limits) and S3 (blobs) are
  * `sharedStateFor` and `blobStoreFor` below.
  */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createFsBlobStore } from '../blobs/fs.blob-store';
 import type { BlobStore } from '../blobs/types';
 import type { Config } from '../config/config';
@@ -24,6 +26,18 @@ export function openRecords(config: Config, logger: Logger): Promise<RecordsBack
 /** Bytes: the content-addressed local folder. (Slot: an S3 store when `PRISM_BLOB_URL` is set.) */
 export function blobStoreFor(config: Config): BlobStore {
   return createFsBlobStore(config.data.blobDir);
+}
+
+/**
+ * A blob store named by a location, for `prism db copy --blobs`: a folder path or `file://` URL. (Slot: `s3://`
+ * once the S3 store exists; until then it is refused with that said.)
+ */
+export function openBlobStore(location: string): BlobStore {
+  if (location.startsWith('file://')) return createFsBlobStore(fileURLToPath(location));
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) {
+    throw new Error(`no blob store for ${location.split(':')[0]}:// locations in this build (folders and file:// are)`);
+  }
+  return createFsBlobStore(path.resolve(location));
 }
 
 /** Queue and limit windows: process memory. (Slot: Redis when `PRISM_REDIS_URL` is set.) */

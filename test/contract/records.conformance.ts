@@ -121,7 +121,7 @@ export function describeRecordsConformance(backend: string, open: () => Promise<
         const got = await s.predictions.get(org, second.id);
         expect(got).toMatchObject({ id: second.id, status: 'pending', createdAt: second.createdAt });
         expect(Object.keys(got?.response as object)).toEqual(['zeta', 'alpha']);
-        expect(Object.keys((got?.request.jsonSchema?.properties ?? {}) as object)).toEqual(['zeta', 'alpha']);
+        expect(Object.keys(got?.request.jsonSchema?.properties ?? {})).toEqual(['zeta', 'alpha']);
         expect((await s.predictions.getById(first.id))?.inputs).toEqual(first.inputs);
         expect((await s.predictions.list(org, { skip: 0, limit: 10 })).map((p) => p.id)).toEqual([second.id, first.id]);
         expect(await s.files.referencedBlobs()).toContain(blob(1).sha256);

@@ -14,7 +14,7 @@ import { dropTestSchema, TEST_DATABASE_URL, testSchemaName } from '../helpers/pg
 
 export interface OpenStores {
   stores: Stores;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export async function openSqliteStores(): Promise<OpenStores> {

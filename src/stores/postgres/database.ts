@@ -30,10 +30,10 @@ const TYPES = {
       case OID.timestamptz:
         return (text: string) => parseTimestamp(text).toISOString();
       default:
-        return pg.types.getTypeParser(oid, format);
+        return pg.types.getTypeParser(oid, format) as (text: string) => unknown;
     }
   },
-} as pg.CustomTypesConfig;
+};
 
 /** A double-quoted SQL identifier (schema names are validated by the config, this is the second guard). */
 export function quoteIdent(name: string): string {
