@@ -14,6 +14,7 @@ import { ocrBenchmarks } from './ocr.bench';
 import { pdfBenchmarks } from './pdf.bench';
 import { predictionBenchmarks } from './predictions.bench';
 import { skillsBenchmarks } from './skills.bench';
+import { storesBenchmarks } from './stores.bench';
 
 interface Group {
   cases: BenchCase[];
@@ -30,6 +31,7 @@ const GROUPS: Record<string, () => Promise<Group>> = {
   predictions: predictionBenchmarks,
   mcp: mcpBenchmarks,
   skills: skillsBenchmarks,
+  stores: storesBenchmarks,
 };
 
 async function main(): Promise<void> {

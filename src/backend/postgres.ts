@@ -64,13 +64,16 @@ export async function openPostgresRecords(config: Config, logger: Logger): Promi
   try {
     const applied = await preparePostgresSchema(pool, schema, migrate);
     if (applied.length > 0) logger.info('applied PostgreSQL migrations', { schema, versions: applied });
-    const checkpointer = await createPostgresCheckpointer(pool, schema);
+    const checkpoints = await createPostgresCheckpointer(url, schema);
     return {
       dialect: 'postgres',
       stores: postgresStores(pool, schema),
-      checkpointer,
+      checkpointer: checkpoints.saver,
       startBackground: async () => undefined,
-      closers: [{ name: 'database', run: () => (pool.ended ? undefined : pool.end()) }],
+      closers: [
+        { name: 'database', run: () => (pool.ended ? undefined : pool.end()) },
+        { name: 'checkpoint database', run: () => checkpoints.end() },
+      ],
     };
   } catch (error) {
     await pool.end().catch(() => undefined);

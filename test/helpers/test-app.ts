@@ -34,6 +34,18 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
+/** Settings that keep a test on SQLite whatever PRISM_TEST_BACKEND says (the test is about SQLite itself). */
+export const ON_SQLITE: Record<string, string> = { PRISM_DATABASE_URL: '' };
+
+/**
+ * The database settings of the app on `dataDir` (empty on SQLite): a CLI run beside a test app passes them so both
+ * work on the same records.
+ */
+export function databaseEnvFor(dataDir: string): Record<string, string> {
+  if (!APP_ON_POSTGRES || !TEST_DATABASE_URL) return {};
+  return { PRISM_DATABASE_URL: TEST_DATABASE_URL, PRISM_DATABASE_SCHEMA: testSchemaName(dataDir) };
+}
+
 /** `logger` replaces the silent one (a test that reads what the app logs passes a collecting logger). */
 export async function startTestApp(
   env: Record<string, string> = {},
@@ -41,13 +53,14 @@ export async function startTestApp(
   options: { logger?: Logger } = {},
 ): Promise<TestApp> {
   const dataDir = existingDataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'prism-test-'));
-  const schema = APP_ON_POSTGRES ? testSchemaName(dataDir) : null;
+  const database = databaseEnvFor(dataDir);
+  const schema = { ...database, ...env }.PRISM_DATABASE_URL ? (database.PRISM_DATABASE_SCHEMA ?? null) : null;
   const config = loadConfig({
     PRISM_DATA_DIR: dataDir,
     PORT: '0',
     HOST: '127.0.0.1',
     PRISM_LOG_LEVEL: 'silent',
-    ...(schema ? { PRISM_DATABASE_URL: TEST_DATABASE_URL, PRISM_DATABASE_SCHEMA: schema } : {}),
+    ...database,
     ...env,
   });
   const running = await startServer(config, {

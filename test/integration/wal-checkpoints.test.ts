@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { ON_SQLITE, startTestApp, type TestApp } from '../helpers/test-app';
 import { rawSql } from '../helpers/raw-sql';
 
 const autocheckpointPages = (app: TestApp): unknown =>
@@ -12,7 +12,7 @@ const autocheckpointPages = (app: TestApp): unknown =>
 
 describe('WAL checkpoints in the server', () => {
   it('are off in the main connection while the worker runs, and the log is folded in at shutdown', async () => {
-    const app = await startTestApp({ PRISM_WAL_CHECKPOINT_MS: '50' });
+    const app = await startTestApp({ ...ON_SQLITE, PRISM_WAL_CHECKPOINT_MS: '50' });
     try {
       expect(autocheckpointPages(app)).toBe(0);
       for (let i = 0; i < 20; i += 1) await app.createKey(`org-${i}`);
@@ -24,7 +24,7 @@ describe('WAL checkpoints in the server', () => {
   });
 
   it('stay in commits with PRISM_WAL_CHECKPOINT_MS=0', async () => {
-    const app = await startTestApp({ PRISM_WAL_CHECKPOINT_MS: '0' });
+    const app = await startTestApp({ ...ON_SQLITE, PRISM_WAL_CHECKPOINT_MS: '0' });
     try {
       expect(autocheckpointPages(app)).toBe(1000);
     } finally {

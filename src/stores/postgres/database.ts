@@ -45,6 +45,11 @@ export interface PostgresOptions {
   url: string;
   schema: string;
   max?: number;
+  /**
+   * 'prism' (default): rows read back as the SQLite stores read theirs. 'pg': pg's own parsing (JSON as objects,
+   * times as Date), which LangGraph's PostgresSaver expects.
+   */
+  parsing?: 'prism' | 'pg';
 }
 
 /** A pool whose connections read and write `schema` (created on first migration). */
@@ -52,9 +57,9 @@ export function createPool(options: PostgresOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max ?? 10,
-    types: TYPES,
+    ...(options.parsing === 'pg' ? {} : { types: TYPES }),
     options: `-c search_path=${quoteIdent(options.schema)}`,
-    application_name: 'prism',
+    application_name: options.parsing === 'pg' ? 'prism-checkpoints' : 'prism',
   });
   // An idle client whose server went away must not crash the process; the next query reports the failure.
   pool.on('error', () => undefined);
