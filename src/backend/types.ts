@@ -8,8 +8,7 @@
  */
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { BlobStore } from '../blobs/types';
-import type { GuestSpendStore } from '../gateway/guest-spend';
-import type { RateLimitStore } from '../gateway/rate-limiter';
+import type { GuestSpendStore, RateLimitStore } from '../metering/ports';
 import type { JobQueue } from '../jobs/job-queue';
 import type { CloseStep } from '../lib/close-all';
 import type { Logger } from '../lib/logger';
