@@ -10,7 +10,13 @@ import { createPostgresAccountStore } from '../stores/postgres/accounts.store';
 import { createPostgresAgentStore, createPostgresProgramStore } from '../stores/postgres/agents.store';
 import { createPostgresArtifactStore } from '../stores/postgres/artifacts.store';
 import { createPostgresChatStore } from '../stores/postgres/chats.store';
-import { appliedMigrations, createPool, migratePostgres, migrationFiles } from '../stores/postgres/database';
+import {
+  appliedMigrations,
+  createPool,
+  migratePostgres,
+  migrationFiles,
+  withAdvisoryLock,
+} from '../stores/postgres/database';
 import { createPostgresEvaluationStore } from '../stores/postgres/evaluations.store';
 import { createPostgresExecutionStore } from '../stores/postgres/executions.store';
 import { createPostgresFeedbackStore } from '../stores/postgres/feedback.store';
@@ -70,6 +76,7 @@ export async function openPostgresRecords(config: Config, logger: Logger): Promi
       stores: postgresStores(pool, schema),
       checkpointer: checkpoints.saver,
       startBackground: async () => undefined,
+      exclusive: (name, work) => withAdvisoryLock(pool, `prism:${schema}:${name}`, () => work()),
       closers: [
         { name: 'database', run: () => (pool.ended ? undefined : pool.end()) },
         { name: 'checkpoint database', run: () => checkpoints.end() },

@@ -61,6 +61,7 @@ export async function openSqliteRecords(config: Config, logger: Logger): Promise
     dialect: 'sqlite',
     stores,
     checkpointer: new LeanSqliteSaver(db),
+    exclusive: (_name, work) => work(),
     async startBackground() {
       if (config.data.walCheckpointMs <= 0 || checkpoints !== null) return;
       try {

@@ -23,6 +23,12 @@ export interface RecordsBackend {
   checkpointer: BaseCheckpointSaver;
   /** Work that starts with a long-running server (SQLite: WAL checkpoints on a worker thread). */
   startBackground(): Promise<void>;
+  /**
+   * Runs `work` while no other process sharing this database runs work of the same name (PostgreSQL: a session
+   * advisory lock; SQLite has one serving process and just runs it). For start-up steps every replica takes, such as
+   * creating the owner on an empty database.
+   */
+  exclusive<T>(name: string, work: () => Promise<T>): Promise<T>;
   /** In the order things were opened; the container runs them in reverse. */
   closers: CloseStep[];
 }

@@ -349,7 +349,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills, chats },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
-      const ownerKey = await accounts.bootstrapOwner();
+      // Replicas starting together on one empty database create one owner between them.
+      const ownerKey = await backend.exclusive('bootstrap', () => accounts.bootstrapOwner());
       if (backgroundCheckpoints) await backend.startBackground();
       if (sweep) {
         await stores.files.deleteExpiredPending(new Date());
