@@ -15,6 +15,7 @@ import { pdfBenchmarks } from './pdf.bench';
 import { predictionBenchmarks } from './predictions.bench';
 import { receiptsBenchmarks } from './receipts-cv';
 import { skillsBenchmarks } from './skills.bench';
+import { storesBenchmarks } from './stores.bench';
 import { workersBenchmarks } from './workers.bench';
 
 interface Group {
@@ -32,6 +33,7 @@ const GROUPS: Record<string, () => Promise<Group>> = {
   predictions: predictionBenchmarks,
   mcp: mcpBenchmarks,
   skills: skillsBenchmarks,
+  stores: storesBenchmarks,
 };
 
 async function main(): Promise<void> {

@@ -16,6 +16,7 @@ import { toPredictionWire } from '../wire/predictions.schemas';
 import { sniffMediaType } from '../lib/media-type';
 import { serveMcpStdio } from '../mcp/mcp-stdio';
 import { main as serve } from '../../server';
+import { dbCopy, dbMigrate, DbUsageError, DB_USAGE } from './db.commands';
 import { isClusterWorker, missingSharedBackends, runPrimary, workersArgument } from './serve-workers';
 import { skillsList, skillsPack, skillsPush, SKILLS_USAGE, SkillsUsageError } from './skills.commands';
 
@@ -27,6 +28,7 @@ const USAGE = `Usage:
   prism extract FILE --domain DOMAIN [--schema SCHEMA.json] [--model MODEL] [--confidence] [--grounding]
   prism mcp                  (MCP server on stdin/stdout, acting as the owner of the data folder)
 ${SKILLS_USAGE}
+${DB_USAGE}
 
 Settings come from the environment (PRISM_DATA_DIR, PORT, HOST, …); see README.md.`;
 
@@ -49,13 +51,20 @@ export async function run(argv: string[]): Promise<number> {
     if (command === 'skills' && sub === 'pack') return await skillsPack(loadConfig(), rest);
     if (command === 'skills' && sub === 'push') return await withContainer((c) => skillsPush(c, rest));
     if (command === 'skills' && sub === 'list') return await withContainer((c) => skillsList(c, rest));
+    if (command === 'db' && sub === 'migrate') return await dbMigrate(loadConfig());
+    if (command === 'db' && sub === 'copy') return await dbCopy(loadConfig(), rest);
     if (command === undefined || command === 'help' || command === '--help') {
       console.log(USAGE);
       return 0;
     }
     throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof SkillsUsageError || error instanceof ConfigError) {
+    if (
+      error instanceof UsageError ||
+      error instanceof SkillsUsageError ||
+      error instanceof DbUsageError ||
+      error instanceof ConfigError
+    ) {
       console.error(`prism: ${error.message}\n\n${USAGE}`);
       return 2;
     }

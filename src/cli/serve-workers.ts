@@ -19,13 +19,9 @@ const MAX_EARLY_EXITS = 5;
 /** The settings N > 1 workers need that are missing, by environment variable name. */
 export function missingSharedBackends(config: Config): string[] {
   const missing: string[] = [];
-  if (!databaseUrlOf(config)) missing.push('PRISM_DATABASE_URL (postgres://…)');
+  if (!config.database.url) missing.push('PRISM_DATABASE_URL (postgres://…)');
   if (!config.redis.url) missing.push('PRISM_REDIS_URL (redis://…)');
   return missing;
-}
-
-function databaseUrlOf(config: Config): string | undefined {
-  return (config as Config & { database?: { url?: string | undefined } }).database?.url;
 }
 
 /** Parses `--workers N` out of the serve command's arguments (1 when absent). */

@@ -20,6 +20,16 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   PRISM_DATA_DIR: z.string().min(1).default('./data'),
+  PRISM_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  PRISM_DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
+    .default('public'),
+  PRISM_DATABASE_POOL_MAX: positiveInt(10),
+  PRISM_DATABASE_MIGRATE: booleanFlag.default(true),
   PRISM_SINGLE_USER: booleanFlag.default(false),
   PRISM_MODELS_FILE: z.string().min(1).optional(),
   PRISM_PUBLIC_URL: z.url().optional(),
@@ -128,6 +138,16 @@ export interface Config {
     /** How often the server checkpoints SQLite's WAL on a worker thread (0: inside commits, SQLite's default). */
     walCheckpointMs: number;
   };
+  /** Where records live: the SQLite file above (default) or PostgreSQL (src/backend builds either). */
+  database: {
+    /** postgres://… when set; undefined keeps SQLite in the data folder. */
+    url: string | undefined;
+    /** PostgreSQL schema holding Prism's tables (and, beside it, `<schema>_checkpoints` for LangGraph). */
+    schema: string;
+    poolMax: number;
+    /** Apply pending migrations at start (under an advisory lock); off: `prism db migrate` does it. */
+    migrate: boolean;
+  };
   auth: { singleUser: boolean; secret: string | undefined };
   limits: {
     maxJsonBytes: number;
@@ -192,12 +212,12 @@ export interface Config {
   };
   /** Where bytes live: the local folder (`data.blobDir`, default) or an S3-compatible bucket. */
   blobs: {
-    s3:
-      | (S3Location & {
-          /** Static credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; unset: the SDK's default chain. */
-          credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string | undefined } | undefined;
-        })
-      | undefined;
+    s3: (S3Location & { credentials: AwsCredentials | undefined }) | undefined;
+    /**
+     * Static credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (also for `prism db copy --blobs s3://…`);
+     * unset: the SDK's default chain.
+     */
+    awsCredentials: AwsCredentials | undefined;
   };
   /** Agent executions: most planner steps per run, and the total deadline of one run. */
   agents: { maxSteps: number; deadlineMs: number };
@@ -244,6 +264,12 @@ export interface Config {
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
 }
 
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken: string | undefined;
+}
+
 /** Raised when the environment is invalid; `problems` names every bad variable. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -279,6 +305,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ownerKeyPath: path.join(dir, 'owner.key'),
       secretPath: path.join(dir, 'secret.key'),
       walCheckpointMs: e.PRISM_WAL_CHECKPOINT_MS,
+    },
+    database: {
+      url: e.PRISM_DATABASE_URL,
+      schema: e.PRISM_DATABASE_SCHEMA,
+      poolMax: e.PRISM_DATABASE_POOL_MAX,
+      migrate: e.PRISM_DATABASE_MIGRATE,
     },
     auth: { singleUser: e.PRISM_SINGLE_USER, secret: e.PRISM_SECRET },
     limits: {
@@ -325,7 +357,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     jobs: { concurrency: e.PRISM_JOB_CONCURRENCY, leaseMs: Math.round(e.PRISM_JOB_LEASE_S * 1000) },
     redis: { url: e.PRISM_REDIS_URL, prefix: e.PRISM_REDIS_PREFIX },
-    blobs: { s3: e.PRISM_BLOB_URL ? s3Config(e) : undefined },
+    blobs: {
+      s3: e.PRISM_BLOB_URL
+        ? { ...parseS3BlobUrl(e.PRISM_BLOB_URL, e.AWS_REGION), credentials: awsCredentials(e) }
+        : undefined,
+      awsCredentials: awsCredentials(e),
+    },
     agents: { maxSteps: e.PRISM_AGENT_MAX_STEPS, deadlineMs: e.PRISM_AGENT_DEADLINE_S * 1000 },
     engines: {
       ocrWorkers: e.PRISM_OCR_WORKERS,
@@ -358,17 +395,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
-function s3Config(e: z.infer<typeof envSchema>): NonNullable<Config['blobs']['s3']> {
-  const location = parseS3BlobUrl(e.PRISM_BLOB_URL ?? '', e.AWS_REGION);
-  const credentials =
-    e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY
-      ? {
-          accessKeyId: e.AWS_ACCESS_KEY_ID,
-          secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
-          sessionToken: e.AWS_SESSION_TOKEN,
-        }
-      : undefined;
-  return { ...location, credentials };
+function awsCredentials(e: z.infer<typeof envSchema>): AwsCredentials | undefined {
+  if (!e.AWS_ACCESS_KEY_ID || !e.AWS_SECRET_ACCESS_KEY) return undefined;
+  return {
+    accessKeyId: e.AWS_ACCESS_KEY_ID,
+    secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
+    sessionToken: e.AWS_SESSION_TOKEN,
+  };
 }
 
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];

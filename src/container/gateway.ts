@@ -3,8 +3,8 @@
  * embeddings and decision services on the model catalogue and the upstream client. The embedders and the decision
  * engine read documents and images through the extraction part's engines.
  *
- * Limits, guest spend and holds live where `metering` says (memory, or Redis shared by the replicas, opened and
- * closed by shared-backends.ts); nothing here holds a resource of its own, so it has no closers yet.
+ * Limits, guest spend and the guests' holds live where the backend's shared state says (memory, or Redis shared by
+ * the replicas, which the backend opens and closes); nothing here holds a resource of its own.
  */
 import type { Config } from '../config/config';
 import { createDecisionEngine } from '../engines/decision/decision.engine';
@@ -15,6 +15,7 @@ import { createChatService, type ChatService } from '../gateway/chat/chat.servic
 import { createDecisionsService, type DecisionsService } from '../gateway/decisions/decisions.service';
 import { createEmbeddingsService, type EmbeddingsService } from '../gateway/embeddings/embeddings.service';
 import { createGuestSpendGuard } from '../metering/guest-spend';
+import type { SharedState } from '../backend/types';
 import { createRateLimiter, type RateLimiter } from '../metering/rate-limiter';
 import { createRequestQueue } from '../metering/request-queue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
@@ -25,7 +26,6 @@ import type { InputResolverDeps } from '../services/inputs/resolve-input';
 import type { DraftingModel } from '../services/skills/skill-authoring';
 import type { WalletStore } from '../stores/types';
 import { EMPTY_PAGE, type ExtractionPart } from './extraction';
-import type { MeteringState } from './shared-backends';
 import { upstreamTextModel } from './upstream-text-model';
 
 export interface GatewayPart {
@@ -42,20 +42,20 @@ export interface GatewayPartDeps {
   config: Config;
   logger: Logger;
   wallets: WalletStore;
+  /** Where limit windows and guest spend are counted (memory, or Redis across replicas). */
+  shared: SharedState;
   catalogue: ModelCatalogue;
   upstream: UpstreamClient;
   extraction: ExtractionPart;
   inputs: InputResolverDeps;
   /** Runs the agent models' chat turns on the agent runtime. */
   agentChat: AgentChat;
-  /** Where limits, guest spend and holds live: this process, or Redis shared by every replica. */
-  metering: MeteringState;
 }
 
 export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
-  const { config, logger, wallets, catalogue, upstream, extraction, inputs, agentChat, metering } = deps;
+  const { config, logger, wallets, shared, catalogue, upstream, extraction, inputs, agentChat } = deps;
   const { engine, readText, pdfText } = extraction;
-  const limiter = createRateLimiter(metering.rateLimitStore('gateway'), [
+  const limiter = createRateLimiter(shared.rateLimitStore('gateway'), [
     { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
     { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
   ]);
@@ -75,17 +75,17 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
     inputs,
   });
   // One guest cap across chat and decisions; decisions bill their own (smaller) minimum per decision.
-  // Both billers share the holds and the payer lock: a payer's chat calls and decisions reserve one at a time.
-  const guestSpend = createGuestSpendGuard(metering.guestSpendStore(), {
+  // Both billers share the guests' holds and lane: a guest's chat calls and decisions reserve one at a time, on
+  // every replica when the state is in Redis.
+  const guestSpend = createGuestSpendGuard(shared.guestSpendStore(), {
     capMicros: config.gateway.guestDailyCapMicros,
-    holds: metering.holds,
+    holds: shared.guestHolds,
   });
   const biller = createBiller({
     wallets,
     guestSpend,
     minimumMicros: config.gateway.minimumChargeMicros,
-    holds: metering.holds,
-    lock: metering.payerLock,
+    lock: shared.payerLock,
   });
   const chat = createChatService({
     catalogue,
@@ -110,10 +110,9 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
       wallets,
       guestSpend,
       minimumMicros: config.decisions.minimumChargeMicros,
-      holds: metering.holds,
-      lock: metering.payerLock,
+      lock: shared.payerLock,
     }),
-    limiter: createRateLimiter(metering.rateLimitStore('decisions'), [
+    limiter: createRateLimiter(shared.rateLimitStore('decisions'), [
       { name: 'minute', lengthS: 60, limit: config.decisions.perMinute },
       { name: 'hour', lengthS: 3600, limit: config.decisions.perHour },
     ]),

@@ -1,9 +1,10 @@
 /**
  * The composition root: the only place that names concrete classes.
  *
- * It opens SQLite and the blob folder from the config, builds the stores and services on top, and owns their
- * lifecycle: `start()` runs the owner bootstrap and the start-up sweep, `close()` releases everything even if one
- * step fails. Each part (stores.ts, extraction.ts, gateway.ts, agents.ts) returns what it built plus its closers;
+ * It asks the backend seam (src/backend) for the stores, blobs, checkpointer, job queue and limit stores the config
+ * chose, builds the services on top, and owns their lifecycle: `start()` runs the owner bootstrap and the start-up
+ * sweep, `close()` releases everything even if one step fails. Each part (the backend, extraction.ts, gateway.ts,
+ * agents.ts) returns what it built plus its closers;
  * `close()` runs every closer in the reverse of the order things were built, each guarded by closeAll.
  */
 import { randomBytes } from 'node:crypto';
@@ -25,7 +26,8 @@ import { startGuestFileSweep, type GuestFileSweep } from './guest-file-sweep';
 import { createAgentsModule, type AgentsModule } from './agents';
 import { createExtractionPart } from './extraction';
 import { createGatewayPart, draftingModel } from './gateway';
-import { createStoragePart, type Stores } from './stores';
+import { createBackend } from '../backend';
+import type { Stores } from '../stores/types';
 import { createArtifactsService, type ArtifactsService } from '../services/artifacts.service';
 import type { Execution } from '../domain/execution';
 import { toExecutionWire } from '../wire/agents.schemas';
@@ -39,7 +41,6 @@ import type { RateLimiter } from '../metering/rate-limiter';
 import { createUpstreamClient } from '../gateway/upstream/upstream-client';
 import type { JobQueue } from '../jobs/job-queue';
 import type { SignalBus } from '../signals/signal-bus';
-import { createSharedBackends } from './shared-backends';
 import { createEvaluationsModule, type EvaluationsModule } from './evaluations';
 import { createFeedbackService, type FeedbackService } from '../services/feedback.service';
 import { createFilesService, type FilesService } from '../services/files.service';
@@ -53,13 +54,13 @@ import { createSkillAuthor } from '../services/skills/skill-authoring';
 import { createSkillsService, type SkillsService } from '../services/skills/skills.service';
 import { createChatsService, type ChatsService } from '../services/chats/chats.service';
 import { createAgentChat } from '../services/chats/agent-chat';
-import type { SqliteDatabase } from '../stores/sqlite/database';
 
 export interface Container {
   config: Config;
   logger: Logger;
   version: string;
-  db: SqliteDatabase;
+  /** Which database the records live in. */
+  dialect: 'sqlite' | 'postgres';
   stores: Stores;
   blobs: BlobStore;
   engine: ExtractionEngine;
@@ -112,8 +113,8 @@ export interface ContainerOptions {
 
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
   const logger = options.logger ?? createLogger(config.log.level);
-  const storage = await createStoragePart(config, logger);
-  const { db, stores, blobs } = storage;
+  const backend = await createBackend(config, logger);
+  const { stores, blobs } = backend;
   const secret = config.auth.secret ?? (await readOrCreateSecret(config.data.secretPath));
 
   const accounts = createAccountsService({
@@ -199,18 +200,18 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
   });
   // The queue runs every kind of background work; each service registers its handler once it exists.
-  const backends = createSharedBackends(config, logger);
-  const { jobs, signals } = backends;
+  const jobs = backend.shared.createJobQueue({ concurrency: config.jobs.concurrency, logger });
+  const { signals } = backend.shared;
   // Built before the predictions service: priced extraction holds money through the gateway's biller.
   const gateway = createGatewayPart({
     config,
     logger,
     wallets: stores.wallets,
+    shared: backend.shared,
     catalogue,
     upstream,
     extraction,
     inputs,
-    metering: backends.metering,
     // The agent models' chat turns run on the runtime, built further down (it needs the gateway's biller).
     agentChat: { open: (principal, request) => agentChat.open(principal, request) },
   });
@@ -260,7 +261,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
   });
   const agents = createAgentsModule({
-    db,
+    checkpointer: backend.checkpointer,
     stores,
     artifacts,
     files,
@@ -296,7 +297,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   });
   jobs.handle('execution', (id, delivery) => agents.executions.runJob(id, delivery));
   const evaluations = createEvaluationsModule({
-    db,
+    store: stores.evaluations,
     predictions: stores.predictions,
     agents: stores.agents,
     blobs,
@@ -338,7 +339,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     config,
     logger,
     version: packageVersion(),
-    db,
+    dialect: backend.dialect,
     stores,
     blobs,
     engine,
@@ -353,8 +354,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
     services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills, chats },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
-      const ownerKey = await accounts.bootstrapOwner();
-      if (backgroundCheckpoints) await storage.startCheckpoints();
+      // Replicas starting together on one empty database create one owner between them.
+      const ownerKey = await backend.exclusive('bootstrap', () => accounts.bootstrapOwner());
+      if (backgroundCheckpoints) await backend.startBackground();
       if (sweep) {
         await stores.files.deleteExpiredPending(new Date());
         const swept = await blobs.sweep(await stores.files.referencedBlobs());
@@ -364,7 +366,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       await seedBuiltinSkills(skills, config.skills.builtinDir, logger);
       if (resumeJobs) {
         // With a shared queue, running records belong to live replicas; the queue's leases hand over a dead one's.
-        const takeOverRunning = !backends.shared;
+        const takeOverRunning = !backend.shared.sharedAcrossReplicas;
         const jobsAfterRestart = await predictions.resumeUnfinished({ takeOverRunning });
         if (jobsAfterRestart.resumed + jobsAfterRestart.failed > 0) {
           logger.info('picked up unfinished predictions', jobsAfterRestart);
@@ -387,8 +389,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       // debits are always written and the file closed.
       closeAll(
         [
-          ...storage.closers,
-          ...backends.closers,
+          ...backend.closers,
           ...extraction.closers,
           ...gateway.closers,
           { name: 'execution webhooks', run: () => executionWebhooks.close() },

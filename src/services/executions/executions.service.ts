@@ -31,7 +31,7 @@ import type { PlannerModel, PlannerTask, ToolContext } from '../../agents/sdk';
 import type { ToolRegistry } from '../../agents/tool-registry';
 import { checkToolsets, selectRunTools } from '../../agents/toolsets';
 import { DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.planner';
-import type { AgentStore, ExecutionStore, ProgramStore } from '../../stores/execution-store';
+import type { AgentStore, ExecutionStore, ProgramStore } from '../../stores/types/execution';
 import type { ArtifactsService } from '../artifacts.service';
 import type { FilesService } from '../files.service';
 import type { ToolContextFactory } from '../tool-context';
