@@ -282,9 +282,9 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined>
         }).then((r) => r.status),
       ),
     );
-    const accepted = statuses.filter((s) => s === 200).length;
+    const accepted = statuses.filter((s) => s === 201).length;
     expect(accepted).toBeGreaterThan(0);
-    expect(statuses.filter((s) => s !== 200).every((s) => s === 402)).toBe(true);
+    expect(statuses.filter((s) => s !== 201).every((s) => s === 402)).toBe(true);
     await sleep(500);
     const balance = await admin.stores.wallets.balance(org.orgId);
     expect(balance).toBeGreaterThanOrEqual(0);
