@@ -18,6 +18,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import readline from 'node:readline';
+import { Pool } from 'pg';
+import { deleteKeys } from '../test/helpers/redis';
 
 const ROOT = path.resolve(__dirname, '..');
 const UPSTREAM_SERVICE_MS = 20;
@@ -81,7 +83,8 @@ async function throughput(url: string, key: string): Promise<number> {
         },
         (res) => {
           res.resume();
-          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
+          const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
+          res.on('end', () => (ok ? resolve() : reject(new Error(`status ${res.statusCode}`))));
         },
       );
       req.on('error', reject);
@@ -99,6 +102,16 @@ async function throughput(url: string, key: string): Promise<number> {
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   agent.destroy();
   return MEASURED / ((performance.now() - started) / 1000);
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const pool = new Pool({ connectionString: url });
+  try {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}_checkpoints" CASCADE`);
+  } finally {
+    await pool.end();
+  }
 }
 
 export async function workersBenchmarks(): Promise<string[]> {
@@ -153,6 +166,8 @@ export async function workersBenchmarks(): Promise<string[]> {
   } finally {
     await stopChild(upstream.child);
     fs.rmSync(dir, { recursive: true, force: true });
+    await dropSchema(databaseUrl, schema);
+    await deleteKeys(redisUrl, `${schema}:`);
   }
   const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
   const one = mean(rps[1]);
