@@ -20,11 +20,8 @@ import type { UpstreamClient } from '../gateway/upstream/upstream-client';
 import type { Logger } from '../lib/logger';
 import { createAgentsService, type AgentsService } from '../services/agents.service';
 import type { ArtifactsService } from '../services/artifacts.service';
-import {
-  createExecutionsService,
-  type ExecutionsService,
-  type PlannerDirectory,
-} from '../services/executions/executions.service';
+import { createExecutionsService } from '../services/executions/executions.service';
+import type { ExecutionsService, PlannerDirectory } from '../services/executions/executions.types';
 import {
   STEP_BUDGET,
   type ExecutionBilling,

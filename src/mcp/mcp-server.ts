@@ -13,7 +13,7 @@ import {
   type ListToolsResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Container } from '../container';
-import type { ExecutionsService } from '../services/executions/executions.service';
+import type { ExecutionsService } from '../services/executions/executions.types';
 import type { FilesService } from '../services/files.service';
 import type { HubService } from '../services/hub/hub.service';
 import type { InputResolverDeps } from '../services/inputs/resolve-input';
