@@ -47,7 +47,8 @@ import { createFilesService, type FilesService } from '../services/files.service
 import { createHubService, type HubService } from '../services/hub/hub.service';
 import type { ExtractionEngine } from '../engines/extraction-engine';
 import type { OcrStats } from '../engines/ocr/ocr-engine.types';
-import { createPredictionsService, type PredictionsService } from '../services/predictions/predictions.service';
+import { createPredictionsService } from '../services/predictions/predictions.service';
+import type { PredictionsService } from '../services/predictions/predictions.types';
 import { createWebhookSender, type WebhookSender } from '../services/webhooks.service';
 import { seedBuiltinSkills } from '../services/skills/builtin-skills';
 import { createSkillAuthor } from '../services/skills/skill-authoring';

@@ -17,7 +17,7 @@ import type { ExecutionsService } from '../services/executions/executions.types'
 import type { FilesService } from '../services/files.service';
 import type { HubService } from '../services/hub/hub.service';
 import type { InputResolverDeps } from '../services/inputs/resolve-input';
-import type { PredictionsService } from '../services/predictions/predictions.service';
+import type { PredictionsService } from '../services/predictions/predictions.types';
 import type { SkillsService } from '../services/skills/skills.service';
 import { loadSkillPrompts, registerSkillPrompts, skillPromptHandlers, type SkillPrompt } from './mcp-prompts';
 import { registerHubResources } from './mcp-resources';
