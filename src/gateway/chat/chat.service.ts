@@ -15,6 +15,7 @@ import type { ExtractionEngine } from '../../engines/extraction-engine';
 import { resolveSingleInput, type InputResolverDeps } from '../../services/inputs/resolve-input';
 import { CancelController, WorkCancelledError, type CancelSignal } from '../../lib/cancel';
 import { extend } from '../../lib/extend';
+import { RawJson } from '../../lib/raw-json';
 import {
   maxCallMicros,
   microsToDollars,
@@ -32,7 +33,8 @@ import { countTokens, mediaParts, textOf, tokensForChars, type ChatMessage } fro
 import type { ModelCatalogue } from '../catalogue/model-catalogue';
 import type { CatalogueModel } from '../catalogue/model.types';
 import type { ReleaseSlot, RequestQueue } from '../../metering/request-queue';
-import type { UpstreamClient, UpstreamJson } from '../upstream/upstream-client';
+import type { UpstreamClient, UpstreamJson, UpstreamRelayStream } from '../upstream/upstream-client';
+import { carriesUsage, chunkId, contentChars, relabelModel, withoutNullUsage } from '../upstream/relay-text';
 import type { AgentChat } from '../../services/chats/agent-chat';
 import { createAgentCompletions, isAgentModel } from '../agents/agent-completions';
 
@@ -71,7 +73,9 @@ export interface ChatContext {
  * A reply: a JSON body, or SSE chunks in non-empty batches (each batch leaves in one socket write), and headers to
  * send with it (agent models name their chat thread).
  */
-export type ChatOutcome = ({ stream: false; body: Json } | { stream: true; batches: AsyncIterable<Json[]> }) & {
+export type ChatOutcome = (
+  { stream: false; body: Json } | { stream: true; batches: AsyncIterable<ReadonlyArray<Json | RawJson>> }
+) & {
   headers?: Record<string, string>;
 };
 
@@ -121,6 +125,16 @@ function usageBody(promptTokens: number, completionTokens: number, charge: Charg
     completion_tokens_details: { reasoning_tokens: reasoning },
     ...(charge ? { cost: microsToDollars(charge.costMicros), credits_used: microsToDollars(charge.costMicros) } : {}),
   };
+}
+
+/** Characters of a parsed chunk's delta content, over its choices. */
+function deltaChars(chunk: Json): number {
+  let chars = 0;
+  for (const choice of Array.isArray(chunk.choices) ? (chunk.choices as Json[]) : []) {
+    const delta = choice.delta as Json | undefined;
+    if (typeof delta?.content === 'string') chars += delta.content.length;
+  }
+  return chars;
 }
 
 function requestOptions(body: Json): PredictionRequest {
@@ -256,34 +270,51 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     return forwarded;
   }
 
+  /**
+   * Relays an upstream stream as text (RawJson): each chunk's `model` is relabelled in the text and its usage and
+   * content are read from it, so a chunk is neither parsed nor serialised again. Only the chunk carrying usage is
+   * parsed (it is held back and sent after billing, with the billed usage), and a chunk the text cannot be
+   * relabelled in (no string `model`) is parsed and relabelled as an object.
+   */
   async function* upstreamStream(
     model: CatalogueModel,
-    batches: AsyncIterable<Json[]>,
+    batches: UpstreamRelayStream,
     hold: Hold,
     context: ChatContext,
     includeUsage: boolean,
     promptEstimate: number,
     release: ReleaseSlot,
   ) {
+    const modelLiteral = JSON.stringify(model.id);
     let usage: Json | null = null;
     let completionChars = 0;
     let streamId: string | null = null;
     try {
       for await (const batch of batches) {
-        const out: Json[] = [];
-        for (const chunk of batch) {
-          if (typeof chunk.id === 'string') streamId = chunk.id;
-          if (chunk.usage && typeof chunk.usage === 'object') usage = chunk.usage as Json;
-          const choices = Array.isArray(chunk.choices) ? (chunk.choices as Json[]) : [];
-          for (const choice of choices) {
-            const delta = choice.delta as Json | undefined;
-            if (typeof delta?.content === 'string') completionChars += delta.content.length;
+        const out: (Json | RawJson)[] = [];
+        for (const raw of batch) {
+          let text = raw.text;
+          streamId ??= chunkId(text);
+          if (carriesUsage(text)) {
+            const chunk = JSON.parse(text) as Json;
+            usage = chunk.usage as Json;
+            completionChars += deltaChars(chunk);
+            if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) continue; // re-emitted after billing
+            chunk.model = model.id;
+            if (!includeUsage) delete chunk.usage;
+            out.push(chunk);
+            continue;
           }
-          if (choices.length === 0 && chunk.usage) continue; // re-emitted below, after billing
-          // Each chunk is a fresh object parsed for this call alone: relabel it in place rather than copy it.
-          chunk.model = model.id;
-          if (!includeUsage) delete chunk.usage;
-          out.push(chunk);
+          completionChars += contentChars(text);
+          if (!includeUsage) text = withoutNullUsage(text);
+          const relabelled = relabelModel(text, modelLiteral);
+          if (relabelled !== null) {
+            out.push(new RawJson(relabelled));
+          } else {
+            const chunk = JSON.parse(text) as Json;
+            chunk.model = model.id;
+            out.push(chunk);
+          }
         }
         if (out.length > 0) yield out;
       }
@@ -395,7 +426,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     if (stream) {
       const release = await queue.acquire('upstream', context.signal);
       try {
-        const batches = await deps.upstream.streamChat(target, forwarded, {
+        const batches = await deps.upstream.relayChat(target, forwarded, {
           signal: context.signal,
           includeUsage: true,
         });
