@@ -34,7 +34,7 @@ import type { Execution } from '../domain/execution';
 import { toExecutionWire } from '../wire/agents.schemas';
 import { toPredictionWire } from '../wire/predictions.schemas';
 import { createGuestUploadQuota } from '../services/guest-upload-quota';
-import type { ChatService } from '../gateway/chat/chat.service';
+import type { ChatService } from '../gateway/chat/chat.types';
 import type { EmbeddingsService } from '../gateway/embeddings/embeddings.service';
 import type { DecisionsService } from '../gateway/decisions/decisions.service';
 import { loadModelCatalogue, type ModelCatalogue } from '../gateway/catalogue/model-catalogue';
