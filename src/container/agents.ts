@@ -32,7 +32,7 @@ import type { FilesService } from '../services/files.service';
 import type { HubService } from '../services/hub/hub.service';
 import type { InputResolverDeps } from '../services/inputs/resolve-input';
 import { createExecutionRerun, type ExecutionRerun } from '../services/executions/execution-rerun';
-import { createSkillRunner } from '../services/executions/skill-runner';
+import { createSkillRunner } from '../services/executions/runtime-skill-runner';
 import type { SkillRunner } from '../services/predictions/skill-runner';
 import { createToolContextFactory, type ToolContextFactory } from '../services/tool-context';
 import type { AgentStore, ExecutionStore, ProgramStore } from '../stores/execution-store';
