@@ -14,6 +14,8 @@ import type { DocumentLayout, JsonSchema, LayoutLine, LayoutPage } from '../engi
 import type { CancelSignal } from '../lib/cancel';
 
 export { z };
+/** Why a JSON schema cannot be used (recursive, over the size budget, not a schema), or null: every route's rule. */
+export { schemaProblem } from '../lib/json-schema';
 export type { CancelSignal, DocumentLayout, JsonSchema, LayoutLine, LayoutPage, Principal };
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -21,7 +21,8 @@
  * and releases the hold, for streams and JSON calls alike.
  */
 import type { Principal } from '../domain/account';
-import { BadRequestError } from '../domain/errors';
+import { BadRequestError, SchemaInvalidError } from '../domain/errors';
+import { schemaProblem } from '../lib/json-schema';
 import { randomHex } from '../lib/random-id';
 import { CancelController, type CancelSignal } from '../lib/cancel';
 import { TextQueue } from '../lib/text-queue';
@@ -211,6 +212,8 @@ function agentRequest(model: string, body: Json, sessionHeader: string | null): 
   }
   const format = body.response_format as Json | undefined;
   const nested = (format?.json_schema as Json | undefined)?.schema ?? format?.schema;
+  const problem = format?.type === 'json_schema' && nested != null ? schemaProblem(nested) : null;
+  if (problem) throw new SchemaInvalidError('response_format', problem);
   return {
     model,
     messages: body.messages as ChatMessage[],

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { orgWorkPrincipal, type Principal } from '../../domain/account';
-import { AppError, BadRequestError, NotFoundError } from '../../domain/errors';
+import { AppError, BadRequestError, NotFoundError, SchemaInvalidError } from '../../domain/errors';
 import {
   emptyExecutionUsage,
   type Execution,
@@ -20,7 +20,7 @@ import {
 } from '../../domain/execution';
 import { isTerminal } from '../../domain/prediction';
 import type { ParsedSkill, SkillResolver } from '../../domain/skill';
-import { compileSchema } from '../../lib/json-schema';
+import { schemaProblem } from '../../lib/json-schema';
 import { parsePublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import type { Logger } from '../../lib/logger';
 import { runForTenant } from '../../lib/work-tenant';
@@ -399,15 +399,8 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
         };
       }
       if (config.jsonSchema) {
-        try {
-          compileSchema(config.jsonSchema);
-        } catch (error) {
-          throw new BadRequestError(
-            `config.json_schema is not a usable JSON schema: ${(error as Error).message}`,
-            'schema_invalid',
-            'config.json_schema',
-          );
-        }
+        const problem = schemaProblem(config.jsonSchema);
+        if (problem) throw new SchemaInvalidError('config.json_schema', problem);
       }
       selectRunTools(deps.tools, config.tools, config.toolsets);
       const agentSkills =

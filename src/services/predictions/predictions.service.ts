@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Principal } from '../../domain/account';
-import { AppError, BadRequestError, NotFoundError } from '../../domain/errors';
+import { AppError, BadRequestError, NotFoundError, SchemaInvalidError } from '../../domain/errors';
 import {
   EMPTY_USAGE,
   isTerminal,
@@ -22,7 +22,7 @@ import {
   type PredictionUsage,
 } from '../../domain/prediction';
 import type { BlobStore } from '../../blobs/types';
-import { checkAgainstSchema, compileSchema } from '../../lib/json-schema';
+import { checkAgainstSchema, schemaProblem } from '../../lib/json-schema';
 import { sniffMediaType } from '../../lib/media-type';
 import type { KeyedMutex } from '../../lib/keyed-mutex';
 import type { Logger } from '../../lib/logger';
@@ -121,15 +121,8 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
     const domain = command.domain ? hub.find(command.domain) : null;
     const custom = command.request.jsonSchema;
     if (custom) {
-      try {
-        compileSchema(custom);
-      } catch (error) {
-        throw new BadRequestError(
-          `config.json_schema is not a usable JSON schema: ${(error as Error).message}`,
-          'schema_invalid',
-          'config.json_schema',
-        );
-      }
+      const problem = schemaProblem(custom);
+      if (problem) throw new SchemaInvalidError('config.json_schema', problem);
       return { schema: custom, prompt: command.request.instructions ?? domain?.prompt ?? null };
     }
     if (command.kind === 'image_schema' || command.request.proposeSchema) return { schema: null, prompt: null };

@@ -8,7 +8,7 @@
 import { parse as parseYaml } from 'yaml';
 import { InvalidSkillBundleError } from '../../domain/errors';
 import type { ParsedSkill, SkillConfig, SkillFileEntry } from '../../domain/skill';
-import { compileSchema } from '../../lib/json-schema';
+import { schemaProblem } from '../../lib/json-schema';
 import type { BundleEntry } from './skill-bundle';
 import { parseStateDiagram } from './state-diagram';
 
@@ -122,11 +122,8 @@ function parseSchema(entry: string, data: Buffer): Record<string, unknown> {
     throw new InvalidSkillBundleError('invalid_schema', entry, `not JSON (${firstLine(error)})`);
   }
   if (!isObject(schema)) throw new InvalidSkillBundleError('invalid_schema', entry, 'a JSON Schema must be an object');
-  try {
-    compileSchema(schema);
-  } catch (error) {
-    throw new InvalidSkillBundleError('invalid_schema', entry, `not a usable JSON Schema (${firstLine(error)})`);
-  }
+  const problem = schemaProblem(schema);
+  if (problem) throw new InvalidSkillBundleError('invalid_schema', entry, `not a usable JSON Schema: ${problem}`);
   return schema;
 }
 
