@@ -20,6 +20,7 @@ import {
 } from '../../domain/execution';
 import { isTerminal } from '../../domain/prediction';
 import type { ParsedSkill, SkillResolver } from '../../domain/skill';
+import { givenUpMessage, startsUsedUp } from '../../domain/restart-policy';
 import { schemaProblem } from '../../lib/json-schema';
 import { parsePublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import type { Logger } from '../../lib/logger';
@@ -44,9 +45,6 @@ import {
   type PlannerPricing,
 } from './execution-usage';
 import { runProgramMode, recordProgram } from './program-mode';
-
-/** A resumed run that keeps dying is given up after this many starts. */
-const MAX_ATTEMPTS = 3;
 
 /** The planner behind an agent model id (suffix included), as the composition root resolves it. */
 export interface ResolvedPlanner {
@@ -484,8 +482,8 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
       let resumed = 0;
       let failed = 0;
       for (const execution of await store.unfinished()) {
-        if (execution.attempts >= MAX_ATTEMPTS) {
-          const message = `The run was interrupted by restarts ${execution.attempts} times and was given up.`;
+        if (startsUsedUp(execution.attempts)) {
+          const message = givenUpMessage('run', execution.attempts);
           const done = await store.transition(execution.id, ['pending', 'enqueued', 'running'], 'failed', {
             usage: { ...execution.usage, message },
             errorMessage: message,

@@ -22,6 +22,7 @@ import {
   type PredictionUsage,
 } from '../../domain/prediction';
 import type { BlobStore } from '../../blobs/types';
+import { givenUpMessage, startsUsedUp } from '../../domain/restart-policy';
 import { checkAgainstSchema, schemaProblem } from '../../lib/json-schema';
 import { sniffMediaType } from '../../lib/media-type';
 import type { KeyedMutex } from '../../lib/keyed-mutex';
@@ -47,9 +48,6 @@ import {
 } from './skill-runner';
 
 export type { GenerateCommand };
-
-/** A resumed job that keeps dying (e.g. it crashes the process) is given up after this many starts. */
-const MAX_ATTEMPTS = 3;
 
 /** The error message of a synchronous prediction whose caller cancelled it before it finished. */
 export const CANCELLED_MESSAGE =
@@ -465,8 +463,8 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
       let resumed = 0;
       let failed = 0;
       for (const prediction of await store.unfinished()) {
-        if (prediction.attempts >= MAX_ATTEMPTS) {
-          const message = `Gave up after ${prediction.attempts} attempts interrupted by restarts.`;
+        if (startsUsedUp(prediction.attempts)) {
+          const message = givenUpMessage('request', prediction.attempts);
           const done = await store.transition(prediction.id, ['pending', 'enqueued', 'running'], 'failed', {
             usage: { ...EMPTY_USAGE, credits_used: 0, message },
             errorMessage: message,
