@@ -168,6 +168,13 @@ export class InsufficientCreditsError extends AppError {
   }
 }
 
+/** 402: an agent chat turn stopped before a planner round its hold could not pay for (billed what it used). */
+export class SpendingLimitError extends AppError {
+  constructor(message: string) {
+    super(402, { message, type: 'billing_error', code: 'insufficient_credits' });
+  }
+}
+
 /** 402: a guest used up the day's free playground spend for their IP address or browser. */
 export class GuestSpendCapReachedError extends AppError {
   constructor(capMicros: number, upgradeHint: string) {
