@@ -4,7 +4,9 @@
  * exists to bound or to share between replicas. GET and DELETE answer 405, as there is no session stream to open
  * or end.
  *
- * Order: Host/Origin check → auth (401 with a challenge, 503 without) → JSON body (its own, larger limit) → server.
+ * Order: Host/Origin check → auth (401 with a challenge, 503 without) → the body's bytes reserved against the
+ * caller's and the server's in-flight budget (mcp-budget.ts) → JSON body (its own, larger limit) → batch size and
+ * prompt rate limit → server.
  */
 import express, { Router, type Request, type Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -18,6 +20,7 @@ import type { AuthService } from '../services/auth.service';
 import { mcpAuth } from './mcp-auth';
 import { sendJsonRpcError } from './mcp-errors';
 import { mcpHostCheck } from './mcp-host-check';
+import { checkMessages, createBodyBudget, overBudget } from './mcp-budget';
 import { createInFlightCalls, type InFlightCalls } from './mcp-in-flight';
 import type { McpServerFactory } from './mcp-server';
 
@@ -35,27 +38,52 @@ export interface McpRoutesOptions {
 }
 
 const TOO_DEEP = 'entity.too.deep';
+const OVER_BUDGET = 'entity.over.budget';
+/** Bodies in flight on /mcp, in all, as a multiple of the largest one. */
+const TOTAL_BODIES = 4;
 
 /** Mounted at `/mcp`, before the API's JSON parser (base64 media needs the larger limit). */
 export function mcpRoutes(options: McpRoutesOptions): Router {
   const { logger } = options;
   const inFlight = createInFlightCalls();
+  const budget = createBodyBudget({ perCaller: options.maxJsonBytes, total: options.maxJsonBytes * TOTAL_BODIES });
   const router = Router();
   const parseJson = express.json({
     limit: options.maxJsonBytes,
     // Checked on the raw bytes before JSON.parse, as on the API: nothing recursive ever sees a deeper body.
-    verify: (_req, _res, raw) => {
+    verify: (req, res, raw) => {
       if (jsonBytesTooDeep(raw, options.maxJsonDepth)) throw Object.assign(new Error(), { type: TOO_DEEP });
+      // A chunked body declared no length: it is reserved now, before it is parsed.
+      if (req.headers['content-length'] === undefined) reserve(req as Request, res as Response, raw.length);
     },
   });
+  /** Holds `bytes` of the caller's budget until the response closes. @throws when over it. */
+  const reserve = (req: Request, res: Response, bytes: number): void => {
+    const release = budget.reserve(callerKey(req.principal as Principal), bytes);
+    if (!release) throw Object.assign(new Error(), { type: OVER_BUDGET });
+    res.on('close', release);
+  };
   router.use(mcpHostCheck(options.allowedHosts, logger));
 
   router.post(
     '/',
     mcpAuth(options.auth, logger),
     (req, res, next) => {
+      const declared = Number(req.headers['content-length']);
+      try {
+        if (Number.isFinite(declared) && declared > 0) reserve(req, res, declared);
+      } catch (error) {
+        sendJsonRpcError(res, bodyError(error, options.maxJsonBytes), req.requestId, logger);
+        return;
+      }
       parseJson(req, res, (error?: unknown) =>
         error ? sendJsonRpcError(res, bodyError(error, options.maxJsonBytes), req.requestId, logger) : next(),
+      );
+    },
+    (req, res, next) => {
+      checkMessages(req.body, req.principal as Principal, options.limiter).then(
+        () => next(),
+        (error: unknown) => sendJsonRpcError(res, error, req.requestId, logger),
       );
     },
     (req, res) => {
@@ -111,6 +139,7 @@ function bodyError(error: unknown, limit: number): unknown {
   if (type === 'entity.too.large') {
     return new PayloadTooLargeError(limit);
   }
+  if (type === OVER_BUDGET) return overBudget();
   if (type === TOO_DEEP) {
     return new AppError(400, { message: 'Parse error: the body is nested too deeply.', type: 'invalid_request_error' });
   }
