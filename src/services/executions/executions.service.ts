@@ -22,7 +22,7 @@ import { isTerminal } from '../../domain/prediction';
 import type { ParsedSkill, SkillResolver } from '../../domain/skill';
 import { givenUpMessage, startsUsedUp } from '../../domain/restart-policy';
 import { schemaProblem } from '../../lib/json-schema';
-import { parsePublicUrl, SafeFetchError } from '../../lib/safe-fetch';
+import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import type { Logger } from '../../lib/logger';
 import { runForTenant } from '../../lib/work-tenant';
 import type { AgentRuntime } from '../../agents/agent-runtime';
@@ -94,6 +94,8 @@ export interface ExecutionsServiceDeps {
   artifacts: Pick<ArtifactsService, 'write' | 'read'>;
   orgIdFor(principal: Principal): Promise<string>;
   enqueue(id: string): void;
+  /** PRISM_ALLOW_PRIVATE_URLS: callbacks to private and loopback hosts are accepted (tests, closed networks). */
+  allowPrivateCallbacks?: boolean;
   onFinished(execution: Execution): void;
   limits: { maxSteps: number; deadlineMs: number };
   logger: Logger;
@@ -367,9 +369,10 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
 
   return {
     async execute(principal, command, options = {}) {
+      // Refused at submission what the webhook sender would refuse at delivery, as the generate endpoints do.
       if (command.callbackUrl !== null) {
         try {
-          parsePublicUrl(command.callbackUrl);
+          await checkPublicUrl(command.callbackUrl, deps.allowPrivateCallbacks ?? false);
         } catch (error) {
           const reason = error instanceof SafeFetchError ? error.message : 'invalid URL';
           throw new BadRequestError(`callback_url refused: ${reason}.`, 'url_not_allowed', 'callback_url');
