@@ -5,6 +5,7 @@
  * - **Bytes in flight**, per caller and in all: a body's declared length (or, sent chunked, its read length) is
  *   reserved before it is parsed and given back when its response closes; past either bound the POST is a 429
  *   `queue_full` with `Retry-After`. One caller can still send one body of the full `PRISM_MAX_JSON_BYTES`.
+ * - **Body size without a key**: 1 MiB (mcp.routes.ts); anonymous callers reach the hub tools only.
  * - **Batch size**: at most {@link MAX_BATCH} messages in one body.
  * - **Prompts count**: each `prompts/get` in a body is one request against the caller's rate limit, as a tool
  *   call is (their arguments are bounded in mcp-prompts.ts, so an answer is small).

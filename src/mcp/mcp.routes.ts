@@ -41,6 +41,12 @@ const TOO_DEEP = 'entity.too.deep';
 const OVER_BUDGET = 'entity.over.budget';
 /** Bodies in flight on /mcp, in all, as a multiple of the largest one. */
 const TOTAL_BODIES = 4;
+/**
+ * Largest body from a caller without a key: anonymous callers reach the hub tools and resources only, whose
+ * arguments are names and short strings, so they never need the media-sized limit (a 60 MB anonymous batch
+ * blocked the event loop for seconds just to be parsed).
+ */
+export const ANONYMOUS_MCP_BYTES = 1024 * 1024;
 
 /** Mounted at `/mcp`, before the API's JSON parser (base64 media needs the larger limit). */
 export function mcpRoutes(options: McpRoutesOptions): Router {
@@ -48,15 +54,19 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
   const inFlight = createInFlightCalls();
   const budget = createBodyBudget({ perCaller: options.maxJsonBytes, total: options.maxJsonBytes * TOTAL_BODIES });
   const router = Router();
-  const parseJson = express.json({
-    limit: options.maxJsonBytes,
-    // Checked on the raw bytes before JSON.parse, as on the API: nothing recursive ever sees a deeper body.
-    verify: (req, res, raw) => {
-      if (jsonBytesTooDeep(raw, options.maxJsonDepth)) throw Object.assign(new Error(), { type: TOO_DEEP });
-      // A chunked body declared no length: it is reserved now, before it is parsed.
-      if (req.headers['content-length'] === undefined) reserve(req as Request, res as Response, raw.length);
-    },
-  });
+  const anonymousLimit = Math.min(ANONYMOUS_MCP_BYTES, options.maxJsonBytes);
+  const jsonParser = (limit: number) =>
+    express.json({
+      limit,
+      // Checked on the raw bytes before JSON.parse, as on the API: nothing recursive ever sees a deeper body.
+      verify: (req, res, raw) => {
+        if (jsonBytesTooDeep(raw, options.maxJsonDepth)) throw Object.assign(new Error(), { type: TOO_DEEP });
+        // A chunked body declared no length: it is reserved now, before it is parsed.
+        if (req.headers['content-length'] === undefined) reserve(req as Request, res as Response, raw.length);
+      },
+    });
+  const parseKeyed = jsonParser(options.maxJsonBytes);
+  const parseAnonymous = jsonParser(anonymousLimit);
   /** Holds `bytes` of the caller's budget until the response closes. @throws when over it. */
   const reserve = (req: Request, res: Response, bytes: number): void => {
     const release = budget.reserve(callerKey(req.principal as Principal), bytes);
@@ -69,15 +79,18 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
     '/',
     mcpAuth(options.auth, logger),
     (req, res, next) => {
+      const anonymous = (req.principal as Principal).kind === 'anonymous';
+      const limit = anonymous ? anonymousLimit : options.maxJsonBytes;
       const declared = Number(req.headers['content-length']);
       try {
-        if (Number.isFinite(declared) && declared > 0) reserve(req, res, declared);
+        // A body over the limit is left to the parser, which answers 413 without reading it.
+        if (Number.isFinite(declared) && declared > 0 && declared <= limit) reserve(req, res, declared);
       } catch (error) {
-        sendJsonRpcError(res, bodyError(error, options.maxJsonBytes), req.requestId, logger);
+        sendJsonRpcError(res, bodyError(error, limit), req.requestId, logger);
         return;
       }
-      parseJson(req, res, (error?: unknown) =>
-        error ? sendJsonRpcError(res, bodyError(error, options.maxJsonBytes), req.requestId, logger) : next(),
+      (anonymous ? parseAnonymous : parseKeyed)(req, res, (error?: unknown) =>
+        error ? sendJsonRpcError(res, bodyError(error, limit), req.requestId, logger) : next(),
       );
     },
     (req, res, next) => {

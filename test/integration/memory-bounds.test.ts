@@ -1,5 +1,6 @@
 /**
- * Memory held by a few callers is bounded (issue 27): on /mcp, a JSON-RPC batch is at most 32 messages, a body's
+ * Memory held by a few callers is bounded (issue 27): on /mcp, a caller without a key sends at most 1 MiB, a
+ * JSON-RPC batch is at most 32 messages, a body's
  * bytes are reserved against the caller's in-flight budget before it is parsed (a second large body while one is
  * still arriving is a 429 `queue_full`), prompt arguments are short and every `prompts/get` counts against the
  * caller's rate limit; on the decision stream, a message far above the frame limit closes the socket (1009) long
@@ -24,7 +25,10 @@ describe('memory bounds', () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    app = await startTestApp({ PRISM_DECISION_FRAME_BYTES: String(512 * 1024), PRISM_MCP_MAX_JSON_BYTES: String(4 << 20) });
+    app = await startTestApp({
+      PRISM_DECISION_FRAME_BYTES: String(512 * 1024),
+      PRISM_MCP_MAX_JSON_BYTES: String(4 << 20),
+    });
   });
   afterAll(() => app.close());
 
@@ -38,6 +42,17 @@ describe('memory bounds', () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { message: string } };
     expect(body.error.message).toMatch(/at most 32 messages; this one has 100/);
+  });
+
+  it('takes at most 1 MiB from a caller without a key (hub tools only), the media-sized limit with one', async () => {
+    const body = { jsonrpc: '2.0', id: 1, method: 'prompts/list', params: { pad: 'x'.repeat(2 << 20) } };
+    const anonymous = await call(`${app.url}/mcp`, { headers: MCP_HEADERS, json: body });
+    expect(anonymous.status).toBe(413);
+    expect(((await anonymous.json()) as { error: { message: string } }).error.message).toMatch(/limit of 1 MiB/);
+    const key = await app.createKey('big-body-org');
+    const keyed = await call(`${app.url}/mcp`, { key, headers: MCP_HEADERS, json: body });
+    expect(keyed.status).toBe(200);
+    await keyed.text();
   });
 
   it('refuses a prompt argument that carries bytes instead of a reference (MCP SDK client)', async () => {
