@@ -89,9 +89,12 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
         sendJsonRpcError(res, bodyError(error, limit), req.requestId, logger);
         return;
       }
-      (anonymous ? parseAnonymous : parseKeyed)(req, res, (error?: unknown) =>
-        error ? sendJsonRpcError(res, bodyError(error, limit), req.requestId, logger) : next(),
-      );
+      (anonymous ? parseAnonymous : parseKeyed)(req, res, (error?: unknown) => {
+        if (!error) return next();
+        // The rest of a body over the limit is not read: the connection closes after the answer.
+        if ((error as { type?: string }).type === 'entity.too.large') res.setHeader('Connection', 'close');
+        sendJsonRpcError(res, bodyError(error, limit), req.requestId, logger);
+      });
     },
     (req, res, next) => {
       checkMessages(req.body, req.principal as Principal, options.limiter).then(

@@ -108,7 +108,12 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
       return held;
     }
     if (!wallet) return null;
-    return { settle: (credits, reason) => wallet.charge(prediction.orgId, credits, reason), release: () => undefined };
+    // Resumed after a restart, its hold died with the old process: the bill is held when it is known, so a wallet
+    // emptied meanwhile fails the request (402) instead of going below zero.
+    return {
+      settle: async (credits, reason) => (await wallet.reserve(prediction.orgId, credits)).settle(credits, reason),
+      release: () => undefined,
+    };
   }
 
   /** The schema to fill and the domain's instructions; the same for a new request and for a stored record. */
