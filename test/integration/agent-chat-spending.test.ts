@@ -20,7 +20,7 @@ describe('agent chat spending', () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    lab = await startUpstreamApp([CHAT_PLANNER], { provider: 'vLLM' });
+    lab = await startUpstreamApp([CHAT_PLANNER], { provider: 'vLLM', env: { PRISM_AGENT_MAX_STEPS: '4' } });
     ({ app } = lab);
   });
   afterAll(() => lab.close());
@@ -66,8 +66,8 @@ describe('agent chat spending', () => {
   });
 
   it('a planner that keeps calling tools is stopped before the round its hold cannot pay for, and billed what it used', async () => {
-    // Rounds of 3,000 prompt tokens ($0.006 each): the hold (about $0.033) covers a few, not the 24 of the step limit.
-    lab.upstream.forModel('planner-llm', toolRound('call_loop', 3_000));
+    // Rounds of 6,000 prompt tokens ($0.012 each): the hold (about $0.033) covers two, not the four of the step limit.
+    lab.upstream.forModel('planner-llm', toolRound('call_loop', 6_000));
     const { client, balance } = await wallet('loop-org', 1);
     const before = await balance();
     const requestsBefore = lab.upstream.requests.length;
@@ -83,13 +83,29 @@ describe('agent chat spending', () => {
       /reached its spending limit: another planner round would cost more than the \$0\.03\d+ held/,
     );
     const rounds = lab.upstream.requests.length - requestsBefore;
-    expect(rounds).toBeGreaterThan(1);
-    expect(rounds).toBeLessThan(24);
+    expect(rounds).toBe(2);
     const paid = before - (await balance());
-    // Billed the rounds it ran (3,010 tokens each at $2/$4 per million), which the hold covered.
-    expect(paid).toBe(rounds * (3_000 * 2 + 10 * 4));
-    // The refused turn left nothing in the thread store's history (nothing is committed on failure).
-    const chats = await call(`${app.url}/v1/health`);
-    expect(chats.status).toBe(200);
+    // Billed the rounds it ran (6,000 + 10 tokens each at $2/$4 per million), which the hold covered.
+    expect(paid).toBe(rounds * (6_000 * 2 + 10 * 4));
+  });
+
+  it('a turn that ends at the step limit is billed for the rounds it used, and answered with the error', async () => {
+    lab.upstream.forModel('planner-llm', toolRound('call_step', 400));
+    const { client, balance } = await wallet('steps-org', 1);
+    const before = await balance();
+    const requestsBefore = lab.upstream.requests.length;
+    const failure = await client.chat.completions
+      .create({ model: 'prism-orion-1', messages: [{ role: 'user', content: 'Keep looking.' }] })
+      .then(
+        () => null,
+        (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
+      );
+    expect(failure?.status).toBe(502);
+    expect(failure?.message).toMatch(/step limit/);
+    expect(lab.upstream.requests.length - requestsBefore).toBe(4);
+    // Four rounds of 400 + 10 tokens: $0.00336, above the $0.001 minimum.
+    expect(before - (await balance())).toBe(4 * (400 * 2 + 10 * 4));
+    const health = await call(`${app.url}/v1/health`);
+    expect(health.status).toBe(200);
   });
 });
