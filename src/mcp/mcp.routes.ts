@@ -83,8 +83,12 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
       const limit = anonymous ? anonymousLimit : options.maxJsonBytes;
       const declared = Number(req.headers['content-length']);
       try {
-        // A body over the limit is left to the parser, which answers 413 without reading it.
-        if (Number.isFinite(declared) && declared > 0 && declared <= limit) reserve(req, res, declared);
+        // A body declared over the limit is refused unread (the parser would drain it first); the connection closes.
+        if (declared > limit) {
+          res.setHeader('Connection', 'close');
+          throw Object.assign(new Error(), { type: 'entity.too.large' });
+        }
+        if (Number.isFinite(declared) && declared > 0) reserve(req, res, declared);
       } catch (error) {
         sendJsonRpcError(res, bodyError(error, limit), req.requestId, logger);
         return;
