@@ -83,7 +83,11 @@ const escapePointer = (key: string): string => key.replace(/~/g, '~0').replace(/
 
 /** Where a `$ref` points, in the spelling the walk gives pointers (`#/%24defs/a/` and `#/$defs/a` are one). */
 function canonical(ref: string): string {
-  const parts = ref.slice(1).split('/').slice(1).filter((p) => p !== '');
+  const parts = ref
+    .slice(1)
+    .split('/')
+    .slice(1)
+    .filter((p) => p !== '');
   return ['#', ...parts.map((p) => escapePointer(unescapePointer(p)))].join('/');
 }
 

@@ -10,9 +10,9 @@
  * - **Prompts count**: each `prompts/get` in a body is one request against the caller's rate limit, as a tool
  *   call is (their arguments are bounded in mcp-prompts.ts, so an answer is small).
  */
-import { callerKey } from '../gateway/caller-key';
-import { QueueFullError, RateLimitExceededError } from '../gateway/gateway-errors';
-import type { RateLimiter } from '../gateway/rate-limiter';
+import { callerKey } from '../metering/caller-key';
+import { QueueFullError, RateLimitExceededError } from '../metering/metering-errors';
+import type { RateLimiter } from '../metering/rate-limiter';
 import type { Principal } from '../domain/account';
 import { AppError } from '../domain/errors';
 

@@ -119,8 +119,9 @@ describe('fuzz and cost of the parsers of untrusted structure', () => {
       return call(`${app.url}/v1/skills/create`, { key: app.ownerKey, json: { file_id: fileId } });
     };
     const costs = await curve('graph states', [1000, 4000, 20_000], create);
-    for (const cost of costs)
+    for (const cost of costs) {
       expect(cost.body).toMatch(/more than 200 states|more than 2000 lines|over the limit of 131072/);
+    }
     const fine = await create(12);
     expect(fine.status).toBe(201);
   });

@@ -114,7 +114,11 @@ export function parseSkillMd(data: Buffer): { frontMatter: Record<string, unknow
   try {
     frontMatter = parseBoundedYaml(match[1] ?? '', FRONT_MATTER_LIMITS);
   } catch (error) {
-    throw new InvalidSkillBundleError('invalid_skill_md', 'SKILL.md', `front matter is not usable YAML (${firstLine(error)})`);
+    throw new InvalidSkillBundleError(
+      'invalid_skill_md',
+      'SKILL.md',
+      `front matter is not usable YAML (${firstLine(error)})`,
+    );
   }
   if (!isObject(frontMatter)) {
     throw new InvalidSkillBundleError('invalid_front_matter', 'SKILL.md', 'front matter must be a YAML mapping');
