@@ -153,7 +153,13 @@ export function skillPromptHandlers(prompts: readonly SkillPrompt[]): SkillPromp
       }
       const parsed = prompt.args.safeParse(args ?? {});
       if (!parsed.success) {
-        throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${parsed.error.message}`);
+        // One readable issue, not zod's JSON dump of all of them.
+        const [issue] = parsed.error.issues;
+        const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Invalid arguments for prompt ${name}: ${where}${issue?.message ?? 'not valid'}`,
+        );
       }
       return {
         description: prompt.skill.description,
