@@ -350,6 +350,7 @@ export function describeRecordsConformance(backend: string, open: () => Promise<
         dataTo: null,
         results: {},
         errorMessage: null,
+        attempts: 0,
         createdAt: at(20),
         completedAt: null,
       };
