@@ -31,7 +31,7 @@ export async function dbMigrate(config: Config): Promise<number> {
   const pool = createPool({ url, schema, max: 2 });
   try {
     const applied = await migratePostgres(pool, schema);
-    await (await createPostgresCheckpointer(url, schema, 1)).end();
+    await (await createPostgresCheckpointer(url, schema, 2)).end();
     console.log(`PostgreSQL schema ${schema}: ${applied.length > 0 ? `applied ${applied.join(', ')}` : 'up to date'}`);
     return 0;
   } finally {
@@ -58,7 +58,7 @@ export async function dbCopy(config: Config, args: string[]): Promise<number> {
   const pool = createPool({ url: values.to, schema, max: 2 });
   try {
     await migratePostgres(pool, schema);
-    await (await createPostgresCheckpointer(values.to, schema, 1)).end();
+    await (await createPostgresCheckpointer(values.to, schema, 2)).end();
     const blobs = values.blobs
       ? { from: createFsBlobStore(config.data.blobDir), to: openBlobStore(values.blobs, config) }
       : null;

@@ -15,13 +15,16 @@ export function checkpointSchema(schema: string): string {
   return `${schema}_checkpoints`;
 }
 
-/** A saver set up (once, under the lock) on its own pool; `end()` closes that pool. */
+/**
+ * A saver set up (once, under the lock) on its own pool; `end()` closes that pool. The lock holds one connection
+ * while setup() runs on another, so the pool needs at least two.
+ */
 export async function createPostgresCheckpointer(
   url: string,
   schema: string,
   max = 4,
 ): Promise<{ saver: PostgresSaver; end: () => Promise<void> }> {
-  const pool = createPool({ url, schema, max, parsing: 'pg' });
+  const pool = createPool({ url, schema, max: Math.max(2, max), parsing: 'pg' });
   try {
     const saver = new PostgresSaver(pool, undefined, { schema: checkpointSchema(schema) });
     await withAdvisoryLock(pool, `prism:checkpoints:${schema}`, () => saver.setup());

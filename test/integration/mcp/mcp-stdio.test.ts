@@ -10,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { renderReceiptImage } from '../../helpers/media-fixtures';
 import { toolOutput } from '../../helpers/mcp-client';
-import { call, startTestApp } from '../../helpers/test-app';
+import { call, databaseEnvFor, startTestApp } from '../../helpers/test-app';
 
 const BIN = path.resolve(__dirname, '..', '..', '..', 'bin', 'prism.js');
 
@@ -25,7 +25,12 @@ describe('prism mcp (stdio)', () => {
       new StdioClientTransport({
         command: process.execPath,
         args: [BIN, 'mcp'],
-        env: { ...(process.env as Record<string, string>), PRISM_DATA_DIR: dataDir, PRISM_LOG_LEVEL: 'silent' },
+        env: {
+          ...(process.env as Record<string, string>),
+          ...databaseEnvFor(dataDir),
+          PRISM_DATA_DIR: dataDir,
+          PRISM_LOG_LEVEL: 'silent',
+        },
         stderr: 'ignore',
       }),
     );
