@@ -17,6 +17,7 @@ import { defaultPredictionRequest } from '../src/domain/prediction';
 import { toPredictionWire } from '../src/http/schemas/predictions.schemas';
 import { startServer } from '../src/http-server';
 import { createMcpServerFactory, mcpServicesOf } from '../src/mcp/mcp-server';
+import { MCP_TOOLSETS } from '../src/mcp/mcp-toolsets';
 import type { BenchCase } from './harness';
 import { renderReceiptImage } from '../test/helpers/media-fixtures';
 
@@ -72,7 +73,13 @@ export async function mcpBenchmarks(): Promise<{ cases: BenchCase[]; close: () =
   const plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
 
   const factory = createMcpServerFactory(mcpServicesOf(container), container.version);
-  const scope = { principal: owner, requestId: 'bench', baseUrl: running.url, logger: container.logger };
+  const scope = {
+    principal: owner,
+    requestId: 'bench',
+    baseUrl: running.url,
+    logger: container.logger,
+    toolsets: MCP_TOOLSETS,
+  };
 
   const cases: BenchCase[] = [
     {

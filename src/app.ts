@@ -24,6 +24,8 @@ import { hubRoutes, legacyHubRoutes } from './http/routes/hub.routes';
 import { predictionsRoutes } from './http/routes/predictions.routes';
 import { createMcpServerFactory, mcpServicesOf } from './mcp/mcp-server';
 import { mcpRoutes } from './mcp/mcp.routes';
+import { mcpOAuthRoutes } from './mcp/mcp-oauth';
+import { DEFAULT_MCP_TOOLSETS, parseToolsets } from './mcp/mcp-toolsets';
 import { agentsRoutes } from './http/routes/agents.routes';
 import { artifactsRoutes } from './http/routes/artifacts.routes';
 import { decisionsRoutes } from './http/routes/decisions.routes';
@@ -93,14 +95,31 @@ export function createApp(container: Container): Express {
     mcpRoutes({
       factory: createMcpServerFactory(mcpServicesOf(container), container.version),
       auth: services.auth,
+      oauth: config.mcp.oauth.enabled ? services.mcpOAuth : null,
+      headerless: config.mcp.oauth.headerless,
       limiter: container.gateway.limiter,
       logger,
       maxJsonBytes: config.mcp.maxJsonBytes,
       maxJsonDepth: config.limits.maxJsonDepth,
       allowedHosts: config.mcp.allowedHosts,
+      defaultToolsets: parseToolsets(config.mcp.toolsets, DEFAULT_MCP_TOOLSETS, 'PRISM_MCP_TOOLSETS'),
       publicUrl: config.server.publicUrl,
     }),
   );
+  // The MCP OAuth endpoints (/authorize, /token, /register, /revoke, the metadata documents, the consent POST).
+  if (config.mcp.oauth.enabled) {
+    app.use(
+      mcpOAuthRoutes({
+        oauth: services.mcpOAuth,
+        auth: services.auth,
+        singleUser: config.auth.singleUser,
+        ownerPrincipal: () => services.accounts.ownerPrincipal(),
+        publicUrl: config.server.publicUrl,
+        allowedHosts: config.mcp.allowedHosts,
+        logger,
+      }),
+    );
+  }
   // Bodies are read after authentication, so a caller without a valid key gets 401, never a 422 about the body.
   const json = express.json({
     limit: config.limits.maxJsonBytes,

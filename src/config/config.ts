@@ -62,6 +62,11 @@ const envSchema = z.object({
   PRISM_WAL_CHECKPOINT_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   PRISM_MCP_MAX_JSON_BYTES: positiveInt(64 * MIB),
   PRISM_MCP_ALLOWED_HOSTS: z.string().min(1).optional(),
+  PRISM_MCP_OAUTH: booleanFlag.default(true),
+  PRISM_MCP_TOOLSETS: z.string().default('extraction,files,hub'),
+  PRISM_MCP_HEADERLESS: z.enum(['challenge', 'anonymous']).default('challenge'),
+  PRISM_MCP_ACCESS_TOKEN_TTL_S: z.coerce.number().int().min(1).max(86_400).default(3600),
+  PRISM_MCP_REFRESH_TOKEN_TTL_S: positiveInt(30 * 24 * 3600),
   PRISM_AGENT_MAX_STEPS: z.coerce.number().int().min(1).max(200).default(24),
   PRISM_AGENT_DEADLINE_S: positiveInt(600),
   PRISM_DECISION_FRAME_BYTES: positiveInt(8 * 1024 * 1024),
@@ -177,6 +182,16 @@ export interface Config {
      * Loopback names and the host of PRISM_PUBLIC_URL are always allowed; `*` turns the check off.
      */
     allowedHosts: string[];
+    /** Toolsets a connection gets when it names none (`a,b` or `all`; docs/mcp-clients.md). */
+    toolsets: string;
+    /** Prism as the OAuth 2.1 authorization server of `/mcp` (docs/mcp-clients.md). */
+    oauth: {
+      enabled: boolean;
+      /** A request with no Authorization header: a 401 challenge (clients then offer OAuth) or anonymous. */
+      headerless: 'challenge' | 'anonymous';
+      accessTokenTtlS: number;
+      refreshTokenTtlS: number;
+    };
   };
   /** Skill bundles: the unpacking limits every zip is checked against, and the folder of built-in skills. */
   skills: {
@@ -293,7 +308,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       attempts: e.PRISM_WEBHOOK_ATTEMPTS,
       backoffMs: e.PRISM_WEBHOOK_BACKOFF_MS,
     },
-    mcp: { maxJsonBytes: e.PRISM_MCP_MAX_JSON_BYTES, allowedHosts: mcpAllowedHosts(e) },
+    mcp: {
+      maxJsonBytes: e.PRISM_MCP_MAX_JSON_BYTES,
+      allowedHosts: mcpAllowedHosts(e),
+      toolsets: e.PRISM_MCP_TOOLSETS,
+      oauth: {
+        enabled: e.PRISM_MCP_OAUTH,
+        headerless: e.PRISM_MCP_HEADERLESS,
+        accessTokenTtlS: e.PRISM_MCP_ACCESS_TOKEN_TTL_S,
+        refreshTokenTtlS: e.PRISM_MCP_REFRESH_TOKEN_TTL_S,
+      },
+    },
     skills: {
       maxEntries: e.PRISM_SKILL_MAX_ENTRIES,
       maxEntryBytes: e.PRISM_SKILL_MAX_ENTRY_BYTES,

@@ -20,6 +20,7 @@ import { createLogger, type Logger } from '../lib/logger';
 import { createUrlSigner } from '../lib/url-signer';
 import { createAccountsService, type AccountsService, type CreatedKey } from '../services/accounts.service';
 import { createAuthService, type AuthService } from '../services/auth.service';
+import { createMcpOAuthService, type McpOAuthService } from '../services/mcp-oauth.service';
 import { createExtractionWallet } from './extraction-wallet';
 import { startGuestFileSweep, type GuestFileSweep } from './guest-file-sweep';
 import { createAgentsModule, type AgentsModule } from './agents';
@@ -87,6 +88,8 @@ export interface Container {
     artifacts: ArtifactsService;
     skills: SkillsService;
     chats: ChatsService;
+    /** Prism's OAuth authorization server for `/mcp` (clients, consent, tokens). */
+    mcpOAuth: McpOAuthService;
   };
   /**
    * Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any.
@@ -343,7 +346,18 @@ export async function createContainer(config: Config, options: ContainerOptions 
     executionWebhooks,
     agents,
     evaluations,
-    services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills, chats },
+    services: {
+      accounts,
+      auth,
+      files,
+      hub,
+      predictions,
+      feedback,
+      artifacts,
+      skills,
+      chats,
+      mcpOAuth: createMcpOAuthService({ store: stores.oauth, settings: config.mcp.oauth }),
+    },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
       const ownerKey = await accounts.bootstrapOwner();

@@ -8,11 +8,12 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Container } from '../container';
 import { randomHex } from '../lib/random-id';
 import { createMcpServerFactory, mcpServicesOf } from './mcp-server';
+import { DEFAULT_MCP_TOOLSETS, parseToolsets } from './mcp-toolsets';
 
 /** Serves MCP on `input`/`output` until the input ends (the client closed the pipe) or `signal` aborts. */
 export async function serveMcpStdio(
   container: Container,
-  options: { input?: Readable; output?: Writable; signal?: AbortSignal } = {},
+  options: { input?: Readable; output?: Writable; signal?: AbortSignal; toolsets?: string } = {},
 ): Promise<void> {
   const owner = await container.services.accounts.ownerPrincipal();
   if (!owner) throw new Error('no owner organisation in this data folder');
@@ -22,6 +23,11 @@ export async function serveMcpStdio(
     requestId: `mcp-stdio-${randomHex(4)}`,
     baseUrl: config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`,
     logger: container.logger,
+    toolsets: parseToolsets(
+      options.toolsets ?? config.mcp.toolsets,
+      DEFAULT_MCP_TOOLSETS,
+      options.toolsets === undefined ? 'PRISM_MCP_TOOLSETS' : '--toolsets',
+    ),
   });
   const input = options.input ?? process.stdin;
   const transport = new StdioServerTransport(input, options.output ?? process.stdout);

@@ -23,6 +23,7 @@ import { ClientDisconnectedError, RateLimitExceededError } from '../gateway/gate
 import type { RateLimiter } from '../gateway/rate-limiter';
 import type { Logger } from '../lib/logger';
 import { toToolError } from './mcp-errors';
+import { TOOLSET_SUMMARY, type McpToolset } from './mcp-toolsets';
 
 /** How often a long call says it is still alive when it has no progress of its own to report. */
 const HEARTBEAT_MS = 10_000;
@@ -51,8 +52,10 @@ export interface McpTool<I extends ObjectSchema = ObjectSchema, O extends Object
   input: I;
   output: O;
   annotations: ToolAnnotations;
-  /** Anonymous callers get an `isError` result saying an account is needed. */
+  /** Anonymous callers get an `isError` result saying an account is needed (and do not see it listed). */
   needsAccount: boolean;
+  /** The toolset a connection selects it by; set by the server factory. */
+  toolset?: McpToolset;
   run(args: z.output<I>, ctx: McpCallContext): Promise<z.output<O>>;
 }
 
@@ -69,6 +72,8 @@ export interface McpCallScope {
   logger: Logger;
   /** The gateway's limiter; absent for the local stdio server, whose only caller is the owner. */
   limiter?: RateLimiter;
+  /** The toolsets this connection selected: only their tools are listed and callable. */
+  toolsets: readonly McpToolset[];
 }
 
 /** Puts `tools` on `server`, each wrapped with the account check, rate limit, progress, cancellation and errors. */
@@ -105,6 +110,12 @@ export function createToolDispatcher(tools: readonly McpTool[]): ToolDispatcher 
     async call(name, args, extra, scope) {
       const tool = byName.get(name);
       if (!tool) return protocolError(`Tool ${name} not found`);
+      if (tool.toolset !== undefined && !scope.toolsets.includes(tool.toolset)) {
+        return protocolError(
+          `Tool ${name} is in the '${tool.toolset}' toolset (${TOOLSET_SUMMARY[tool.toolset]}), which this ` +
+            `connection did not select: add ${tool.toolset} to ?toolsets= on the /mcp URL (or prism mcp --toolsets).`,
+        );
+      }
       const input = await tool.input.safeParseAsync(args ?? {});
       if (!input.success) {
         return protocolError(`Input validation error: Invalid arguments for tool ${name}: ${issuesText(input.error)}`);

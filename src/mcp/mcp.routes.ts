@@ -4,7 +4,8 @@
  * exists to bound or to share between replicas. GET and DELETE answer 405, as there is no session stream to open
  * or end.
  *
- * Order: Host/Origin check → auth (401 with a challenge, 503 without) → JSON body (its own, larger limit) → server.
+ * Order: Host/Origin check → auth (401 with a challenge, 503 without; every method) → JSON body (its own, larger
+ * limit) → server.
  */
 import express, { Router, type Request, type Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -15,21 +16,29 @@ import type { RateLimiter } from '../gateway/rate-limiter';
 import { jsonBytesTooDeep } from '../lib/json-bounds';
 import type { Logger } from '../lib/logger';
 import type { AuthService } from '../services/auth.service';
+import type { McpOAuthService } from '../services/mcp-oauth.service';
 import { mcpAuth } from './mcp-auth';
 import { sendJsonRpcError } from './mcp-errors';
 import { mcpHostCheck } from './mcp-host-check';
 import { createInFlightCalls, type InFlightCalls } from './mcp-in-flight';
 import type { McpServerFactory } from './mcp-server';
+import { parseToolsets, type McpToolset } from './mcp-toolsets';
 
 export interface McpRoutesOptions {
   factory: McpServerFactory;
   auth: AuthService;
+  /** Prism's OAuth authorization server; null when PRISM_MCP_OAUTH is off. */
+  oauth: McpOAuthService | null;
+  /** What a request without an Authorization header is while OAuth is on (PRISM_MCP_HEADERLESS). */
+  headerless: 'challenge' | 'anonymous';
   limiter: RateLimiter;
   logger: Logger;
   maxJsonBytes: number;
   /** Deepest JSON nesting a body may have (PRISM_MAX_JSON_DEPTH). */
   maxJsonDepth: number;
   allowedHosts: readonly string[];
+  /** Toolsets of a connection that names none (PRISM_MCP_TOOLSETS). */
+  defaultToolsets: readonly McpToolset[];
   /** Base URL for links; derived from the request when unset. */
   publicUrl: string | undefined;
 }
@@ -49,10 +58,21 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
     },
   });
   router.use(mcpHostCheck(options.allowedHosts, logger));
+  // Every method is authenticated first: a client probing with GET (mcp-remote) must see the 401 challenge that
+  // starts its OAuth flow, not the 405.
+  router.use(
+    mcpAuth({
+      auth: options.auth,
+      oauth: options.oauth,
+      headerless: options.headerless,
+      publicUrl: options.publicUrl,
+      allowedHosts: options.allowedHosts,
+      logger,
+    }),
+  );
 
   router.post(
     '/',
-    mcpAuth(options.auth, logger),
     (req, res, next) => {
       parseJson(req, res, (error?: unknown) =>
         error ? sendJsonRpcError(res, bodyError(error, options.maxJsonBytes), req.requestId, logger) : next(),
@@ -80,6 +100,13 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
 
 async function serve(req: Request, res: Response, options: McpRoutesOptions, inFlight: InFlightCalls): Promise<void> {
   const principal = req.principal as Principal;
+  let toolsets: McpToolset[];
+  try {
+    toolsets = toolsetsOf(req, options.defaultToolsets);
+  } catch (error) {
+    sendJsonRpcError(res, error, req.requestId, options.logger);
+    return;
+  }
   const caller = callerKey(principal);
   inFlight.cancel(caller, req.body);
   const server = options.factory.create({
@@ -88,6 +115,7 @@ async function serve(req: Request, res: Response, options: McpRoutesOptions, inF
     baseUrl: options.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`,
     logger: options.logger,
     limiter: options.limiter,
+    toolsets,
   });
   // No sessionIdGenerator: stateless.
   const transport = new StreamableHTTPServerTransport({});
@@ -103,6 +131,13 @@ async function serve(req: Request, res: Response, options: McpRoutesOptions, inF
   } catch (error) {
     sendJsonRpcError(res, error, req.requestId, options.logger);
   }
+}
+
+/** The connection's toolsets: `?toolsets=` on the URL, else the `X-MCP-Toolsets` header, else the default. */
+function toolsetsOf(req: Request, fallback: readonly McpToolset[]): McpToolset[] {
+  const query = req.query.toolsets;
+  if (typeof query === 'string') return parseToolsets(query, fallback, 'toolsets');
+  return parseToolsets(req.get('x-mcp-toolsets'), fallback, 'X-MCP-Toolsets');
 }
 
 /** The body parser's refusals as AppErrors (too large, not JSON); anything else is unexpected. */

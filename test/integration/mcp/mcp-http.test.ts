@@ -180,7 +180,7 @@ describe('/mcp over Streamable HTTP', () => {
       await callTool(client, 'ocr_image', { image: `data:image/png;base64,${receipt.toString('base64')}` }),
     );
     expect(JSON.stringify(ocr.page)).toMatch(/GREENLEAF/);
-    const anonymous = await connectMcp(app.url);
+    const anonymous = await connectMcp(app.url, 'Bearer prism');
     try {
       const found = toolOutput(await callTool(anonymous, 'lookup_hub_domain', { domain: 'document.invoice' }));
       expect(found).toMatchObject({ found: true, domain: 'document.invoice' });
@@ -232,7 +232,8 @@ describe('/mcp over Streamable HTTP', () => {
   });
 
   it('serves anonymous callers the hub, and tells them other tools need an account', async () => {
-    for (const authorization of [undefined, 'Bearer ', 'Bearer prism']) {
+    // No header at all is challenged (OAuth), see mcp-oauth.test.ts; the sentinel and an empty bearer are anonymous.
+    for (const authorization of ['Bearer ', 'Bearer prism']) {
       const anonymous = await connectMcp(app.url, authorization);
       try {
         const hub = toolOutput(await callTool(anonymous, 'list_hub_domains', { input: 'document' }));
@@ -292,11 +293,12 @@ describe('/mcp over Streamable HTTP', () => {
     });
     expect(foreignOrigin.status).toBe(403);
     const localOrigin = await call(`${app.url}/mcp`, {
+      key: 'prism',
       json: INIT,
       headers: { ...MCP_HEADERS, origin: 'http://localhost:3000' },
     });
     expect(localOrigin.status).toBe(200);
-    const get = await call(`${app.url}/mcp`, { headers: MCP_HEADERS });
+    const get = await call(`${app.url}/mcp`, { key: 'prism', headers: MCP_HEADERS });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
   });
@@ -305,7 +307,7 @@ describe('/mcp over Streamable HTTP', () => {
 describe('/mcp limits', () => {
   it('counts tool calls against the gateway rate limit', async () => {
     const app = await startTestApp({ PRISM_RATE_LIMIT_PER_MINUTE: '2' });
-    const client = await connectMcp(app.url);
+    const client = await connectMcp(app.url, 'Bearer prism');
     try {
       for (let i = 0; i < 2; i += 1) {
         toolOutput((await client.callTool({ name: 'list_hub_domains', arguments: {} })) as CallToolResult);

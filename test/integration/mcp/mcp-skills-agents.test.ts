@@ -46,7 +46,7 @@ describe('/mcp skills, agents, resources and prompts', () => {
     key = await app.createKey('mcp-skills', 'pro');
     await app.container.services.accounts.addCredits('mcp-skills', 5);
     client = await connectMcp(app.url, `Bearer ${key}`);
-    anonymous = await connectMcp(app.url);
+    anonymous = await connectMcp(app.url, 'Bearer prism');
     receiptUrl = `data:image/png;base64,${renderReceiptImage().toString('base64')}`;
   });
   afterAll(async () => {
