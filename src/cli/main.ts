@@ -24,7 +24,8 @@ const USAGE = `Usage:
   prism keys revoke KEY_ID
   prism credits add --org ORG --usd AMOUNT
   prism extract FILE --domain DOMAIN [--schema SCHEMA.json] [--model MODEL] [--confidence] [--grounding]
-  prism mcp                  (MCP server on stdin/stdout, acting as the owner of the data folder)
+  prism mcp [--toolsets extraction,files,hub,skills,agents,agent_tools|all]
+                             (MCP server on stdin/stdout, acting as the owner of the data folder)
 ${SKILLS_USAGE}
 
 Settings come from the environment (PRISM_DATA_DIR, PORT, HOST, …); see README.md.`;
@@ -42,7 +43,10 @@ export async function run(argv: string[]): Promise<number> {
     if (command === 'keys' && sub === 'revoke') return await withContainer((c) => keysRevoke(c, rest));
     if (command === 'credits' && sub === 'add') return await withContainer((c) => creditsAdd(c, rest));
     if (command === 'extract') return await withContainer((c) => extract(c, argv.slice(1)));
-    if (command === 'mcp') return await withContainer((c) => serveMcpStdio(c).then(() => 0));
+    if (command === 'mcp') {
+      const toolsets = mcpToolsets(argv.slice(1));
+      return await withContainer((c) => serveMcpStdio(c, toolsets === undefined ? {} : { toolsets }).then(() => 0));
+    }
     if (command === 'skills' && sub === 'pack') return await skillsPack(loadConfig(), rest);
     if (command === 'skills' && sub === 'push') return await withContainer((c) => skillsPush(c, rest));
     if (command === 'skills' && sub === 'list') return await withContainer((c) => skillsList(c, rest));
@@ -62,6 +66,14 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+/** `prism mcp [--toolsets a,b]`: the toolsets flag, if given. */
+function mcpToolsets(args: string[]): string | undefined {
+  const { values } = usage(() =>
+    parseArgs({ args, options: { toolsets: { type: 'string' } }, allowPositionals: false, strict: true }),
+  );
+  return values.toolsets;
 }
 
 async function withContainer(work: (container: Container) => Promise<number>): Promise<number> {

@@ -20,11 +20,14 @@ import type { InputResolverDeps } from '../services/inputs/resolve-input';
 import type { PredictionsService } from '../services/predictions/predictions.service';
 import type { SkillsService } from '../services/skills/skills.service';
 import { loadSkillPrompts, registerSkillPrompts, skillPromptHandlers, type SkillPrompt } from './mcp-prompts';
-import { registerHubResources } from './mcp-resources';
-import { registerSkillResources } from './mcp-skill-resources';
+import { registerResources } from './mcp-resource-handlers';
+import { hubResources } from './mcp-resources';
+import { skillResources } from './mcp-skill-resources';
 import { createToolDispatcher, registerTools, type McpCallScope, type McpTool, type ToolExtra } from './mcp-tool';
 import type { McpToolset } from './mcp-toolsets';
+import type { LocalFiles } from './mcp-local-files';
 import { registryTools, type RegistryToolsDeps } from './registry-tools';
+import { compactToolList } from './mcp-tool-list';
 import { agentTools } from './tools/agents.tools';
 import { extractTools, predictionTools } from './tools/extract.tools';
 import { fileTools } from './tools/files.tools';
@@ -58,12 +61,20 @@ const INSTRUCTIONS =
   'url, a file_id from upload_file, or base64 data. Errors come back as isError results whose text is ' +
   '{"error":{"code":…}}.';
 
-export function createMcpServerFactory(services: McpServices, version: string): McpServerFactory {
+/** `localFiles` (prism mcp only) lets the extraction tools and upload_file read a local `path`. */
+export function createMcpServerFactory(
+  services: McpServices,
+  version: string,
+  options: { localFiles?: LocalFiles } = {},
+): McpServerFactory {
   const inSet = (toolset: McpToolset, list: McpTool[]): McpTool[] => list.map((tool) => ({ ...tool, toolset }));
   const tools: McpTool[] = [
-    ...inSet('extraction', [...extractTools(services.predictions), ...predictionTools(services.predictions)]),
+    ...inSet('extraction', [
+      ...extractTools(services.predictions, options.localFiles),
+      ...predictionTools(services.predictions),
+    ]),
     ...inSet('hub', hubTools(services.hub)),
-    ...inSet('files', fileTools({ files: services.files, inputs: services.inputs })),
+    ...inSet('files', fileTools({ files: services.files, inputs: services.inputs, local: options.localFiles })),
     ...inSet('skills', skillTools(services.skills)),
     ...inSet('agents', agentTools(services.executions)),
     ...inSet('agent_tools', registryTools(services.agents)),
@@ -89,7 +100,7 @@ export function createMcpServerFactory(services: McpServices, version: string): 
     if (!listed) {
       const reference = newServer();
       registerTools(reference, tools, scope);
-      listed = listToolsOnce(reference);
+      listed = listToolsOnce(reference).then(compactToolList);
     }
     const anonymous = scope.principal.kind === 'anonymous';
     const key = `${scope.toolsets.join(',')}|${anonymous}`;
@@ -117,8 +128,7 @@ export function createMcpServerFactory(services: McpServices, version: string): 
       server.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
         dispatcher.call(request.params.name, request.params.arguments, extra as unknown as ToolExtra, scope),
       );
-      registerHubResources(server, services.hub);
-      registerSkillResources(server, services.skills, scope.principal);
+      registerResources(server, [hubResources(services.hub), skillResources(services.skills, scope.principal)]);
       registerSkillPrompts(server, prompts);
       return server;
     },
@@ -161,6 +171,6 @@ export function mcpServicesOf(container: Container): McpServices {
       },
       fetch: container.config.fetch,
     },
-    agents: { registry: container.agents.tools, toolContext: container.agents.toolContext },
+    agents: { registry: container.agents.tools, toolContext: container.agents.toolContext, skills },
   };
 }

@@ -18,7 +18,7 @@ import type { Logger } from '../lib/logger';
 import type { AuthService } from '../services/auth.service';
 import type { McpOAuthService } from '../services/mcp-oauth.service';
 import { mcpAuth } from './mcp-auth';
-import { sendJsonRpcError } from './mcp-errors';
+import { PARSE_ERROR, sendJsonRpcError } from './mcp-errors';
 import { mcpHostCheck } from './mcp-host-check';
 import { createInFlightCalls, type InFlightCalls } from './mcp-in-flight';
 import type { McpServerFactory } from './mcp-server';
@@ -74,9 +74,12 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
   router.post(
     '/',
     (req, res, next) => {
-      parseJson(req, res, (error?: unknown) =>
-        error ? sendJsonRpcError(res, bodyError(error, options.maxJsonBytes), req.requestId, logger) : next(),
-      );
+      parseJson(req, res, (error?: unknown) => {
+        if (!error) return next();
+        const type = (error as { type?: string }).type;
+        const code = type === 'entity.parse.failed' || type === TOO_DEEP ? PARSE_ERROR : undefined;
+        sendJsonRpcError(res, bodyError(error, options.maxJsonBytes), req.requestId, logger, code);
+      });
     },
     (req, res) => {
       void serve(req, res, options, inFlight);

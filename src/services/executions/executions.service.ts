@@ -207,7 +207,12 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     return done;
   }
 
-  async function run(execution: Execution, resume: boolean, follow: ExecuteOptions = {}): Promise<Execution | null> {
+  async function run(
+    execution: Execution,
+    resume: boolean,
+    follow: ExecuteOptions,
+    controller: AbortController,
+  ): Promise<Execution | null> {
     const startedAt = Date.now();
     const principal = orgPrincipal(execution.orgId);
     let resolved: ResolvedPlanner;
@@ -216,7 +221,6 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     } catch (error) {
       return failEarly(execution, error);
     }
-    const controller = new AbortController();
     running.set(execution.id, controller);
     const onCancel = (): void => controller.abort();
     if (follow.signal?.aborted) controller.abort();
@@ -361,8 +365,10 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
       return store.getById(id);
     }
     const resumed = resume && (await deps.runtime.hasCheckpoint(id));
-    // The run's tool reads take turns with other organisations' in the shared OCR pool.
-    return runForTenant(claimed.orgId, () => run(claimed, resumed, follow));
+    // The run's tool reads take turns with other organisations' in the shared OCR pool, and its cancel signal is the
+    // work's: a cancelled run stops the document or video a tool is reading at its next page or frame.
+    const controller = new AbortController();
+    return runForTenant(claimed.orgId, () => run(claimed, resumed, follow ?? {}, controller), controller.signal);
   }
 
   const resumable = new Set<string>();

@@ -12,6 +12,9 @@ import { makeTextPdf, renderReceiptImage } from '../../helpers/media-fixtures';
 import { connectMcp, toolError, toolOutput } from '../../helpers/mcp-client';
 import { call, startTestApp, type TestApp } from '../../helpers/test-app';
 
+/** Every toolset: this suite exercises every tool (mcp-toolsets.test.ts covers the default list). */
+const ALL = { toolsets: 'all' };
+
 const INIT = {
   jsonrpc: '2.0',
   id: 1,
@@ -34,7 +37,7 @@ describe('/mcp over Streamable HTTP', () => {
   beforeAll(async () => {
     app = await startTestApp({ PRISM_ALLOW_PRIVATE_URLS: '1' });
     key = await app.createKey('mcp-users', 'pro');
-    client = await connectMcp(app.url, `Bearer ${key}`);
+    client = await connectMcp(app.url, `Bearer ${key}`, ALL);
     receipt = renderReceiptImage();
     media = http.createServer((req, res) => {
       res.setHeader('content-type', 'image/png');
@@ -180,7 +183,7 @@ describe('/mcp over Streamable HTTP', () => {
       await callTool(client, 'ocr_image', { image: `data:image/png;base64,${receipt.toString('base64')}` }),
     );
     expect(JSON.stringify(ocr.page)).toMatch(/GREENLEAF/);
-    const anonymous = await connectMcp(app.url, 'Bearer prism');
+    const anonymous = await connectMcp(app.url, 'Bearer prism', ALL);
     try {
       const found = toolOutput(await callTool(anonymous, 'lookup_hub_domain', { domain: 'document.invoice' }));
       expect(found).toMatchObject({ found: true, domain: 'document.invoice' });
@@ -307,7 +310,7 @@ describe('/mcp over Streamable HTTP', () => {
 describe('/mcp limits', () => {
   it('counts tool calls against the gateway rate limit', async () => {
     const app = await startTestApp({ PRISM_RATE_LIMIT_PER_MINUTE: '2' });
-    const client = await connectMcp(app.url, 'Bearer prism');
+    const client = await connectMcp(app.url, 'Bearer prism', ALL);
     try {
       for (let i = 0; i < 2; i += 1) {
         toolOutput((await client.callTool({ name: 'list_hub_domains', arguments: {} })) as CallToolResult);
@@ -325,7 +328,7 @@ describe('/mcp limits', () => {
 
   it('takes base64 media larger than the API JSON limit, and refuses bodies over its own', async () => {
     const app = await startTestApp({ PRISM_MAX_JSON_BYTES: '2048', PRISM_MCP_MAX_JSON_BYTES: '200000' });
-    const client = await connectMcp(app.url, `Bearer ${app.ownerKey}`);
+    const client = await connectMcp(app.url, `Bearer ${app.ownerKey}`, ALL);
     try {
       const png = renderReceiptImage();
       expect(png.length).toBeGreaterThan(2048);
@@ -375,7 +378,7 @@ describe('/mcp limits', () => {
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(res.headers.get('www-authenticate')).toBeNull();
       expect(await res.json()).toMatchObject({ error: { data: { code: 'auth_unavailable' } } });
-      await expect(connectMcp(app.url, `Bearer ${app.ownerKey}`)).rejects.toMatchObject({ code: 503 });
+      await expect(connectMcp(app.url, `Bearer ${app.ownerKey}`, ALL)).rejects.toMatchObject({ code: 503 });
     } finally {
       await app.close();
     }

@@ -24,7 +24,7 @@ describe('prism mcp (stdio)', () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [BIN, 'mcp'],
+        args: [BIN, 'mcp', '--toolsets', 'all'],
         env: { ...(process.env as Record<string, string>), PRISM_DATA_DIR: dataDir, PRISM_LOG_LEVEL: 'silent' },
         stderr: 'ignore',
       }),
