@@ -27,6 +27,8 @@ export class LimitedStdioTransport implements Transport {
   private length = 0;
   /** Set while skipping the rest of a message over the limit: its first bytes, for the id. */
   private skipping: Buffer | null = null;
+  /** The last bytes of the message being skipped (the SDK clients write `"id"` last). */
+  private tail: Buffer = Buffer.alloc(0);
   private skippedBytes = 0;
 
   constructor(
@@ -65,10 +67,12 @@ export class LimitedStdioTransport implements Transport {
       const part = newline === -1 ? data : data.subarray(0, newline);
       if (this.skipping) {
         this.skippedBytes += part.length;
+        this.tail = lastBytes(Buffer.concat([this.tail, part]));
       } else if (this.length + part.length > this.maxMessageBytes) {
-        const head = Buffer.concat([...this.chunks, part]).subarray(0, HEAD_BYTES);
-        this.skippedBytes = this.length + part.length;
-        this.skipping = Buffer.from(head);
+        const whole = Buffer.concat([...this.chunks, part]);
+        this.skippedBytes = whole.length;
+        this.skipping = Buffer.from(whole.subarray(0, HEAD_BYTES));
+        this.tail = Buffer.from(lastBytes(whole));
         this.chunks = [];
         this.length = 0;
       } else {
@@ -83,12 +87,14 @@ export class LimitedStdioTransport implements Transport {
 
   private endOfLine(): void {
     if (this.skipping) {
-      const head = this.skipping;
+      const head = this.skipping.toString('utf8');
+      const tail = this.tail.toString('utf8');
       const bytes = this.skippedBytes;
       this.skipping = null;
+      this.tail = Buffer.alloc(0);
       this.skippedBytes = 0;
       this.refuse(
-        idOf(head.toString('utf8')),
+        idOf(head, tail),
         INVALID_REQUEST,
         `Message too large: ${bytes} bytes, over the ${this.maxMessageBytes}-byte limit of prism mcp ` +
           '(PRISM_MCP_MAX_JSON_BYTES). Pass a local file as `path` instead of base64 `data`.',
@@ -125,10 +131,19 @@ export class LimitedStdioTransport implements Transport {
   }
 }
 
-/** The `id` of a JSON-RPC message from its first bytes (`"id":7` or `"id":"a"`), if it can be read there. */
-export function idOf(head: string): string | number | null {
-  const found = /"id"\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?\d+))/.exec(head);
+const ID = String.raw`"id"\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?\d+))`;
+/** `"id": …}` closing the message (where the SDK clients write it). */
+const ID_AT_END = new RegExp(`${ID}\\s*\\}\\s*$`);
+/** `{"id": …` or `{"jsonrpc": "2.0", "id": …` opening it (where most other clients do). */
+const ID_AT_START = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?` + ID);
+
+/** The top-level `id` of a JSON-RPC message from its first and last bytes, if it can be read there. */
+export function idOf(head: string, tail: string): string | number | null {
+  const found = ID_AT_END.exec(tail) ?? ID_AT_START.exec(head);
   if (!found) return null;
   if (found[1] !== undefined) return JSON.parse(`"${found[1]}"`) as string;
   return Number(found[2]);
 }
+
+const lastBytes = (buffer: Buffer): Buffer =>
+  buffer.length > HEAD_BYTES ? buffer.subarray(buffer.length - HEAD_BYTES) : buffer;
