@@ -23,8 +23,9 @@ import {
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OrgPrincipal } from '../domain/account';
-import { clientAddressKey } from '../gateway/caller-key';
-import { createMemoryRateLimitStore, createRateLimiter } from '../gateway/rate-limiter';
+import { clientAddressKey } from '../metering/caller-key';
+import { createMemoryRateLimitStore } from '../metering/memory-stores';
+import { createRateLimiter } from '../metering/rate-limiter';
 import { InvalidApiKeyError } from '../domain/errors';
 import { MCP_SCOPE, OAuthGrantError } from '../domain/oauth';
 import type { Logger } from '../lib/logger';
