@@ -195,7 +195,11 @@ describe('MCP toolsets and protocol details', () => {
       expect.arrayContaining(['invoice', 'receipt']),
     );
     const read = toolOutput(await callTool(all, 'read_skill_file', { skill: 'invoice', path: 'SKILL.md' }));
-    expect(read.file).toMatchObject({ skill: 'invoice', path: 'SKILL.md', text: expect.stringMatching(/^---/) as unknown });
+    expect(read.file).toMatchObject({
+      skill: 'invoice',
+      path: 'SKILL.md',
+      text: expect.stringMatching(/^---/) as unknown,
+    });
     const missing = toolError(await callTool(all, 'read_skill_file', { skill: 'no-such-skill', path: 'SKILL.md' }));
     expect(missing.code).toBe('skill_not_found');
   });
