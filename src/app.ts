@@ -26,6 +26,7 @@ import { createMcpServerFactory, mcpServicesOf } from './mcp/mcp-server';
 import { mcpRoutes } from './mcp/mcp.routes';
 import { mcpOAuthRoutes } from './mcp/mcp-oauth';
 import { DEFAULT_MCP_TOOLSETS, parseToolsets } from './mcp/mcp-toolsets';
+import { createToolCallLimiter } from './mcp/mcp-rate-limits';
 import { agentsRoutes } from './http/routes/agents.routes';
 import { artifactsRoutes } from './http/routes/artifacts.routes';
 import { decisionsRoutes } from './http/routes/decisions.routes';
@@ -79,6 +80,16 @@ export function createUpgradeListener(container: Container): DecisionUpgrade {
 const payerOrgIdOf = async (principal: Principal | undefined): Promise<string | null> =>
   principal?.kind === 'user' ? principal.orgId : null;
 
+/** The owner organisation in single-user mode (looked up once), else null: its MCP tool calls are not limited. */
+function ownerOrgIdOf(container: Container): () => Promise<string | null> {
+  let owner: Promise<string | null> | null = null;
+  return () => {
+    if (!container.config.auth.singleUser) return Promise.resolve(null);
+    owner ??= container.services.accounts.ownerPrincipal().then((p) => p?.orgId ?? null);
+    return owner;
+  };
+}
+
 export function createApp(container: Container): Express {
   const { config, services, logger } = container;
   const app = express();
@@ -97,7 +108,7 @@ export function createApp(container: Container): Express {
       auth: services.auth,
       oauth: config.mcp.oauth.enabled ? services.mcpOAuth : null,
       headerless: config.mcp.oauth.headerless,
-      limiter: container.gateway.limiter,
+      limiter: createToolCallLimiter(container.gateway.rateLimitStore, config.mcp.toolCalls, ownerOrgIdOf(container)),
       logger,
       maxJsonBytes: config.mcp.maxJsonBytes,
       maxJsonDepth: config.limits.maxJsonDepth,

@@ -15,6 +15,7 @@ import { createDecisionsService, type DecisionsService } from '../gateway/decisi
 import { createEmbeddingsService, type EmbeddingsService } from '../gateway/embeddings/embeddings.service';
 import { createGuestSpendGuard } from '../metering/guest-spend';
 import { createMemoryGuestSpendStore, createMemoryRateLimitStore } from '../metering/memory-stores';
+import type { RateLimitStore } from '../metering/ports';
 import { createRateLimiter, type RateLimiter } from '../metering/rate-limiter';
 import { createRequestQueue } from '../metering/request-queue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
@@ -29,6 +30,8 @@ import { upstreamTextModel } from './upstream-text-model';
 
 export interface GatewayPart {
   limiter: RateLimiter;
+  /** Where the gateway's rate limits count; MCP tool-call budgets count there too. */
+  rateLimitStore: RateLimitStore;
   /** The gateway's biller (chat and agent executions); decisions have one of their own. */
   biller: Biller;
   chat: ChatService;
@@ -52,7 +55,8 @@ export interface GatewayPartDeps {
 export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
   const { config, logger, wallets, catalogue, upstream, extraction, inputs, agentChat } = deps;
   const { engine, readText, pdfText } = extraction;
-  const limiter = createRateLimiter(createMemoryRateLimitStore(), [
+  const rateLimitStore = createMemoryRateLimitStore();
+  const limiter = createRateLimiter(rateLimitStore, [
     { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
     { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
   ]);
@@ -111,7 +115,7 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
     upstreamModel: config.decisions.upstreamModel,
     inputs,
   });
-  return { limiter, biller, chat, embeddings, decisions, closers: [] };
+  return { limiter, rateLimitStore, biller, chat, embeddings, decisions, closers: [] };
 }
 
 /** The first serving upstream chat model of the models file drafts prompt-created skills; none: the template. */

@@ -36,6 +36,7 @@ import type { ChatService } from '../gateway/chat/chat.service';
 import type { EmbeddingsService } from '../gateway/embeddings/embeddings.service';
 import type { DecisionsService } from '../gateway/decisions/decisions.service';
 import { loadModelCatalogue, type ModelCatalogue } from '../gateway/catalogue/model-catalogue';
+import type { RateLimitStore } from '../metering/ports';
 import type { RateLimiter } from '../metering/rate-limiter';
 import { createUpstreamClient } from '../gateway/upstream/upstream-client';
 import { createJobQueue, type JobQueue } from '../jobs/job-queue';
@@ -65,6 +66,8 @@ export interface Container {
   gateway: {
     catalogue: ModelCatalogue;
     limiter: RateLimiter;
+    /** The rate limits' counts (MCP tool-call budgets count there too). */
+    rateLimitStore: RateLimitStore;
     chat: ChatService;
     embeddings: EmbeddingsService;
     decisions: DecisionsService;
@@ -211,7 +214,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     // The agent models' chat turns run on the runtime, built further down (it needs the gateway's biller).
     agentChat: { open: (principal, request) => agentChat.open(principal, request) },
   });
-  const { limiter, biller, chat, embeddings, decisions } = gateway;
+  const { limiter, rateLimitStore, biller, chat, embeddings, decisions } = gateway;
   const predictions = createPredictionsService({
     store: stores.predictions,
     blobs,
@@ -340,7 +343,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     blobs,
     engine,
     ocrStats: () => kit.ocrStats(),
-    gateway: { catalogue, limiter, chat, embeddings, decisions },
+    gateway: { catalogue, limiter, rateLimitStore, chat, embeddings, decisions },
     jobs,
     webhooks,
     executionWebhooks,

@@ -18,11 +18,10 @@ import {
 import type { z } from 'zod';
 import type { Principal } from '../domain/account';
 import { AppError, ClientDisconnectedError } from '../domain/errors';
-import { callerKey } from '../metering/caller-key';
 import { RateLimitExceededError } from '../metering/metering-errors';
-import type { RateLimiter } from '../metering/rate-limiter';
 import type { Logger } from '../lib/logger';
 import { toToolError } from './mcp-errors';
+import type { ToolCallLimiter } from './mcp-rate-limits';
 import { TOOLSET_SUMMARY, type McpToolset } from './mcp-toolsets';
 
 /** How often a long call says it is still alive when it has no progress of its own to report. */
@@ -70,8 +69,8 @@ export interface McpCallScope {
   requestId: string;
   baseUrl: string;
   logger: Logger;
-  /** The gateway's limiter; absent for the local stdio server, whose only caller is the owner. */
-  limiter?: RateLimiter;
+  /** Tool-call budgets by tier; absent for the local stdio server, whose only caller is the owner. */
+  limiter?: ToolCallLimiter;
   /** The toolsets this connection selected: only their tools are listed and callable. */
   toolsets: readonly McpToolset[];
 }
@@ -187,11 +186,11 @@ function accountNeeded(tool: string): AppError {
   });
 }
 
-/** One call of the caller's gateway budget (the same minute and hour windows as chat and embeddings). */
+/** One call of the caller's tool-call budget (its tier's calls a minute, mcp-rate-limits.ts). */
 async function checkRateLimit(scope: McpCallScope): Promise<void> {
   if (!scope.limiter) return;
-  const decision = await scope.limiter.check(callerKey(scope.principal));
-  if (decision.allowed) return;
+  const decision = await scope.limiter.check(scope.principal);
+  if (!decision || decision.allowed) return;
   throw new RateLimitExceededError({
     window: decision.label,
     retryAfterS: decision.retryAfterS,

@@ -12,7 +12,6 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Principal } from '../domain/account';
 import { AppError, PayloadTooLargeError } from '../domain/errors';
 import { callerKey } from '../metering/caller-key';
-import type { RateLimiter } from '../metering/rate-limiter';
 import { jsonBytesTooDeep } from '../lib/json-bounds';
 import type { Logger } from '../lib/logger';
 import type { AuthService } from '../services/auth.service';
@@ -21,6 +20,7 @@ import { mcpAuth } from './mcp-auth';
 import { PARSE_ERROR, sendJsonRpcError } from './mcp-errors';
 import { mcpHostCheck } from './mcp-host-check';
 import { createInFlightCalls, type InFlightCalls } from './mcp-in-flight';
+import type { ToolCallLimiter } from './mcp-rate-limits';
 import type { McpServerFactory } from './mcp-server';
 import { parseToolsets, type McpToolset } from './mcp-toolsets';
 
@@ -31,7 +31,8 @@ export interface McpRoutesOptions {
   oauth: McpOAuthService | null;
   /** What a request without an Authorization header is while OAuth is on (PRISM_MCP_HEADERLESS). */
   headerless: 'challenge' | 'anonymous';
-  limiter: RateLimiter;
+  /** Tool-call budgets by tier (PRISM_MCP_CALLS_PER_MINUTE). */
+  limiter: ToolCallLimiter;
   logger: Logger;
   maxJsonBytes: number;
   /** Deepest JSON nesting a body may have (PRISM_MAX_JSON_DEPTH). */

@@ -3,7 +3,7 @@
  * wire): the lean default list and its size, selection by query and header, unknown toolsets, anonymous callers
  * shown only what they can call, a call into an unselected toolset; no `listChanged` on a stateless server, -32002
  * for an unknown resource, -32700 for malformed JSON, annotations, errors naming the tool's own parameters, file ids
- * described as UUIDs, and `read_skill_file` reaching the built-in skills.
+ * described as UUIDs, and `read_skill_file` reaching the built-in skills; tool-call rate limits by tier.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -202,5 +202,62 @@ describe('MCP toolsets and protocol details', () => {
     });
     const missing = toolError(await callTool(all, 'read_skill_file', { skill: 'no-such-skill', path: 'SKILL.md' }));
     expect(missing.code).toBe('skill_not_found');
+  });
+});
+
+describe('MCP tool-call rate limits', () => {
+  const hub = (c: Client) => c.callTool({ name: 'list_hub_domains', arguments: {} }) as Promise<CallToolResult>;
+  const callsAllowed = async (c: Client, tries: number): Promise<number> => {
+    for (let i = 0; i < tries; i += 1) {
+      const result = await hub(c);
+      if (result.isError) {
+        expect(toolError(result)).toMatchObject({ code: 'rate_limit_exceeded', status: 429 });
+        return i;
+      }
+    }
+    return tries;
+  };
+
+  it('follow the caller tier (settings), apart from the gateway budget; 0 is no limit', async () => {
+    const app = await startTestApp({
+      PRISM_MCP_CALLS_PER_MINUTE: 'anonymous=2,free=3,pro=0',
+      PRISM_RATE_LIMIT_PER_MINUTE: '1',
+    });
+    const clients = [
+      await connectMcp(app.url, 'Bearer prism'),
+      await connectMcp(app.url, `Bearer ${await app.createKey('rl-free', 'free')}`),
+      await connectMcp(app.url, `Bearer ${await app.createKey('rl-pro', 'pro')}`),
+    ];
+    try {
+      const [anonymous, free, pro] = clients as [Client, Client, Client];
+      expect(await callsAllowed(anonymous, 5)).toBe(2);
+      expect(await callsAllowed(free, 5)).toBe(3);
+      const refused = toolError(await hub(free));
+      expect(refused).toMatchObject({ tier: 'free', retry_after: 60 });
+      expect(String(refused.message)).toMatch(/3 per 1 minute/);
+      expect(await callsAllowed(pro, 8)).toBe(8);
+      // Listing is not a call: it still works.
+      expect((await free.listTools()).tools.length).toBeGreaterThan(0);
+    } finally {
+      for (const c of clients) await c.close();
+      await app.close();
+    }
+  });
+
+  it('leave the owner unthrottled in single-user mode, and still limit everyone else', async () => {
+    const app = await startTestApp({
+      PRISM_SINGLE_USER: '1',
+      PRISM_MCP_CALLS_PER_MINUTE: 'anonymous=1,free=1,pro=1,enterprise=1',
+    });
+    const owner = await connectMcp(app.url, `Bearer ${app.ownerKey}`);
+    const other = await connectMcp(app.url, `Bearer ${await app.createKey('rl-other', 'enterprise')}`);
+    try {
+      expect(await callsAllowed(owner, 6)).toBe(6);
+      expect(await callsAllowed(other, 3)).toBe(1);
+    } finally {
+      await owner.close();
+      await other.close();
+      await app.close();
+    }
   });
 });
