@@ -51,7 +51,8 @@ export function mcpAuth(options: McpAuthOptions): RequestHandler {
       res.setHeader('WWW-Authenticate', `Bearer realm="prism"${params ? `, ${params}` : ''}`);
       sendJsonRpcError(res, error, req.requestId, logger);
     };
-    if (header === undefined && oauth && options.headerless === 'challenge') {
+    // Where OAuth cannot be offered (plain http on a LAN address, no PRISM_PUBLIC_URL), no header stays anonymous.
+    if (header === undefined && origin !== null && options.headerless === 'challenge') {
       return refuse(
         new AppError(401, { message: MISSING, type: 'authentication_error', code: 'missing_api_key' }),
         null,

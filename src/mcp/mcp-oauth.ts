@@ -73,12 +73,19 @@ const OAUTH_WINDOWS = [
 ];
 const SDK_LIMITS_OFF = { rateLimit: false } as const;
 
-/** The origin OAuth URLs are built on for this request, or null when its host is not one `/mcp` answers for. */
+/**
+ * The origin OAuth URLs are built on for this request, or null: when its host is not one `/mcp` answers for, or
+ * when the SDK would refuse it as an issuer (plain http on a host other than localhost or 127.0.0.1): a challenge
+ * there would send clients to metadata that does not exist.
+ */
 export function oauthOriginOf(
   req: Request,
   options: Pick<McpOAuthOptions, 'publicUrl' | 'allowedHosts'>,
 ): string | null {
-  if (options.publicUrl) return new URL(options.publicUrl).origin;
+  if (options.publicUrl) {
+    const url = new URL(options.publicUrl);
+    return issuable(url) ? url.origin : null;
+  }
   const host = req.get('host');
   if (!host) return null;
   let url: URL;
@@ -88,8 +95,12 @@ export function oauthOriginOf(
     return null;
   }
   const allowed = options.allowedHosts.includes('*') || options.allowedHosts.includes(url.hostname.toLowerCase());
-  return allowed ? url.origin : null;
+  return allowed && issuable(url) ? url.origin : null;
 }
+
+/** What the SDK accepts as an issuer: https, or http on localhost or 127.0.0.1. */
+const issuable = (url: URL): boolean =>
+  url.protocol === 'https:' || url.hostname === 'localhost' || url.hostname === '127.0.0.1';
 
 /** The OAuth endpoints, the metadata documents and the consent form's POST, mounted at the app root. */
 export function mcpOAuthRoutes(options: McpOAuthOptions): Router {

@@ -254,3 +254,24 @@ describe('OAuth on /mcp in single-user mode, with short-lived access tokens', ()
     await client.close();
   });
 });
+
+describe('OAuth where it cannot be offered (a plain-http public URL on a LAN address)', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ PRISM_PUBLIC_URL: 'http://192.168.1.5:3000' });
+  });
+  afterAll(() => app.close());
+
+  it('serves no metadata and keeps a request without credentials anonymous, never a challenge leading nowhere', async () => {
+    expect((await call(`${app.url}/.well-known/oauth-protected-resource/mcp`)).status).toBe(404);
+    expect((await call(`${app.url}/register`, { json: { redirect_uris: [TEST_REDIRECT] } })).status).toBe(404);
+    const anonymous = await connectMcp(app.url);
+    const hub = (await anonymous.callTool({ name: 'list_hub_domains', arguments: {} })) as CallToolResult;
+    expect(hub.isError).toBeFalsy();
+    await anonymous.close();
+    const wrong = await call(`${app.url}/mcp`, { key: 'prism_not_a_key', json: INIT, headers: MCP_HEADERS });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).not.toMatch(/resource_metadata/);
+  });
+});
