@@ -5,36 +5,53 @@
  * and a message over PRISM_MCP_MAX_JSON_BYTES is refused with a JSON-RPC error, not the end of the server.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { Container } from '../container';
+import type { Principal } from '../domain/account';
+import type { Logger } from '../lib/logger';
 import { randomHex } from '../lib/random-id';
-import { createMcpServerFactory, mcpServicesOf } from './mcp-server';
 import { localFiles } from './mcp-local-files';
+import { createMcpServerFactory, type McpServices } from './mcp-server';
 import { LimitedStdioTransport } from './mcp-stdio-transport';
 import { DEFAULT_MCP_TOOLSETS, parseToolsets } from './mcp-toolsets';
 
+/** What `prism mcp` serves: the services, as the owner, with links on the configured public URL. */
+export interface McpStdioSetup {
+  services: McpServices;
+  version: string;
+  /** Null when the data folder has no owner organisation yet. */
+  owner: Principal | null;
+  baseUrl: string;
+  logger: Logger;
+  /** The toolsets: `--toolsets` when given (`fromFlag`), else PRISM_MCP_TOOLSETS. */
+  toolsets: { value: string; fromFlag: boolean };
+  /** Largest JSON-RPC message read (PRISM_MCP_MAX_JSON_BYTES). */
+  maxMessageBytes: number;
+  /** Largest local file a tool reads by `path` (PRISM_MAX_UPLOAD_BYTES). */
+  maxFileBytes: number;
+}
+
 /** Serves MCP on `input`/`output` until the input ends (the client closed the pipe) or `signal` aborts. */
 export async function serveMcpStdio(
-  container: Container,
-  options: { input?: Readable; output?: Writable; signal?: AbortSignal; toolsets?: string } = {},
+  setup: McpStdioSetup,
+  options: { input?: Readable; output?: Writable; signal?: AbortSignal } = {},
 ): Promise<void> {
-  const owner = await container.services.accounts.ownerPrincipal();
+  const { owner } = setup;
   if (!owner) throw new Error('no owner organisation in this data folder');
-  const { config } = container;
-  const server = createMcpServerFactory(mcpServicesOf(container), container.version, {
-    localFiles: localFiles(config.limits.maxUploadBytes),
+  const toolsets = parseToolsets(
+    setup.toolsets.value,
+    DEFAULT_MCP_TOOLSETS,
+    setup.toolsets.fromFlag ? '--toolsets' : 'PRISM_MCP_TOOLSETS',
+  );
+  const server = createMcpServerFactory(setup.services, setup.version, {
+    localFiles: localFiles(setup.maxFileBytes),
   }).create({
     principal: owner,
     requestId: `mcp-stdio-${randomHex(4)}`,
-    baseUrl: config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`,
-    logger: container.logger,
-    toolsets: parseToolsets(
-      options.toolsets ?? config.mcp.toolsets,
-      DEFAULT_MCP_TOOLSETS,
-      options.toolsets === undefined ? 'PRISM_MCP_TOOLSETS' : '--toolsets',
-    ),
+    baseUrl: setup.baseUrl,
+    logger: setup.logger,
+    toolsets,
   });
   const input = options.input ?? process.stdin;
-  const transport = new LimitedStdioTransport(input, options.output ?? process.stdout, config.mcp.maxJsonBytes);
+  const transport = new LimitedStdioTransport(input, options.output ?? process.stdout, setup.maxMessageBytes);
   const ended = new Promise<void>((resolve) => {
     input.once('end', resolve);
     input.once('close', resolve);

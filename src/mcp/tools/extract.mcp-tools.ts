@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { PredictionKind } from '../../domain/prediction';
 import { MAX_VIDEO_FRAMES, toGenerateCommand, toPredictionWire } from '../../wire/predictions.schemas';
-import type { PredictionsService } from '../../services/predictions/predictions.service';
+import type { PredictionsService } from '../../services/predictions/predictions.types';
 import { BadRequestError } from '../../domain/errors';
 import { withToolParams } from '../mcp-errors';
 import { PATH_DESCRIPTION, type LocalFiles } from '../mcp-local-files';
