@@ -110,6 +110,7 @@ export function createApp(container: Container): Express {
       oauth: config.mcp.oauth.enabled ? services.mcpOAuth : null,
       headerless: config.mcp.oauth.headerless,
       limiter: createToolCallLimiter(container.gateway.rateLimitStore, config.mcp.toolCalls, ownerOrgIdOf(container)),
+      promptLimiter: container.gateway.limiter,
       logger,
       maxJsonBytes: config.mcp.maxJsonBytes,
       maxJsonDepth: config.limits.maxJsonDepth,

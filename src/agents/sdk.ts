@@ -18,6 +18,8 @@ import type { AudioFacts, SampledFrame, VisionPort } from '../engines/vision-por
 import type { CancelSignal } from '../lib/cancel';
 
 export { z };
+/** Why a JSON schema cannot be used (recursive, over the size budget, not a schema), or null: every route's rule. */
+export { schemaProblem } from '../lib/json-schema';
 export type {
   AudioFacts,
   CancelSignal,

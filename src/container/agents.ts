@@ -164,6 +164,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     onFinished: (execution) => deps.onFinished(execution),
     limits: deps.limits,
     logger: deps.logger,
+    allowPrivateCallbacks: deps.inputs.fetch.allowPrivate,
   });
   const skillRunner = createSkillRunner({
     runtime,

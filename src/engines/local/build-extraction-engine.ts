@@ -12,7 +12,7 @@ import { createLocalEngines } from './document-engines';
 import type { OcrEngineKind } from '../ocr/ocr.engine';
 import type { OcrStats } from '../ocr/ocr-engine.types';
 import { createLocalExtraction, type LocalEngineSet } from './extraction.engine';
-import { createAudioEngine, createVideoEngine, resolveMediaTools } from '../media';
+import { createAudioEngine, createVideoEngine, describeMediaTools, resolveMediaTools } from '../media';
 import { audioFacts, type VisionPort } from '../vision-port';
 
 export interface LocalExtractionOptions {
@@ -61,6 +61,17 @@ export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngi
     ...(options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {}),
     ...(options.ffprobePath ? { ffprobePath: options.ffprobePath } : {}),
     ...(options.mediaMemoryMb ? { memoryLimitMb: options.mediaMemoryMb } : {}),
+  });
+  // Which ffmpeg parses untrusted media, and its version, go in the log; the bundled 2018 build gets a warning.
+  void describeMediaTools(tools).then((described) => {
+    const bundled = described.ffmpeg.origin === 'bundled' || described.ffprobe.origin === 'bundled';
+    if (bundled) {
+      logger.warn('media tools: a bundled static ffmpeg/ffprobe parses untrusted media; install a system ffmpeg', {
+        ...described,
+      });
+    } else {
+      logger.info('media tools', { ...described });
+    }
   });
   const video = createVideoEngine({ tools });
   const audio = createAudioEngine({ tools });

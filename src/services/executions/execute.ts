@@ -5,10 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../domain/account';
-import { BadRequestError, NotFoundError } from '../../domain/errors';
+import { BadRequestError, NotFoundError, SchemaInvalidError } from '../../domain/errors';
 import { emptyExecutionUsage, type Execution, type ExecutionRequest } from '../../domain/execution';
-import { compileSchema } from '../../lib/json-schema';
-import { parsePublicUrl, SafeFetchError } from '../../lib/safe-fetch';
+import { schemaProblem } from '../../lib/json-schema';
+import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import { checkToolsets, selectRunTools } from '../../agents/toolsets';
 import { normaliseInputs } from './execution-inputs';
 import type { StartExecution } from './execution-run';
@@ -27,9 +27,10 @@ export function createExecute(deps: ExecutionsServiceDeps, runs: ExecutionRuns, 
   const { store } = deps;
   const { holds, releaseHold } = runs;
   return async (principal, command, options = {}) => {
+    // Refused at submission what the webhook sender would refuse at delivery, as the generate endpoints do.
     if (command.callbackUrl !== null) {
       try {
-        parsePublicUrl(command.callbackUrl);
+        await checkPublicUrl(command.callbackUrl, deps.allowPrivateCallbacks ?? false);
       } catch (error) {
         const reason = error instanceof SafeFetchError ? error.message : 'invalid URL';
         throw new BadRequestError(`callback_url refused: ${reason}.`, 'url_not_allowed', 'callback_url');
@@ -57,15 +58,8 @@ export function createExecute(deps: ExecutionsServiceDeps, runs: ExecutionRuns, 
       };
     }
     if (config.jsonSchema) {
-      try {
-        compileSchema(config.jsonSchema);
-      } catch (error) {
-        throw new BadRequestError(
-          `config.json_schema is not a usable JSON schema: ${(error as Error).message}`,
-          'schema_invalid',
-          'config.json_schema',
-        );
-      }
+      const problem = schemaProblem(config.jsonSchema);
+      if (problem) throw new SchemaInvalidError('config.json_schema', problem);
     }
     selectRunTools(deps.tools, config.tools, config.toolsets);
     const agentSkills =

@@ -3,12 +3,10 @@
  * again when it never ran, or failed with a message when it cannot be (no checkpoint, or interrupted too often).
  * None is left `running`.
  */
+import { givenUpMessage, startsUsedUp } from '../../domain/restart-policy';
 import type { ExecutionRuns } from './execution-runs';
 import type { StartExecution } from './execution-run';
 import type { ExecutionsService, ExecutionsServiceDeps } from './executions.types';
-
-/** A resumed run that keeps dying is given up after this many starts. */
-const MAX_ATTEMPTS = 3;
 
 export function createExecutionResume(
   deps: ExecutionsServiceDeps,
@@ -27,8 +25,8 @@ export function createExecutionResume(
       let resumed = 0;
       let failed = 0;
       for (const execution of await store.unfinished()) {
-        if (execution.attempts >= MAX_ATTEMPTS) {
-          const message = `The run was interrupted by restarts ${execution.attempts} times and was given up.`;
+        if (startsUsedUp(execution.attempts)) {
+          const message = givenUpMessage('run', execution.attempts);
           const done = await store.transition(execution.id, ['pending', 'enqueued', 'running'], 'failed', {
             usage: { ...execution.usage, message },
             errorMessage: message,

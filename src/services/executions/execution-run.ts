@@ -69,7 +69,7 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       multiplier: emptyExecutionUsage(tier).mode_multiplier,
       reason: `agent.execute ${execution.model} ${execution.id}`,
     };
-    // The hold taken at acceptance is settled; a run resumed after a restart has none and is debited directly.
+    // The hold taken at acceptance (or, for a run resumed after a restart, when it started again) is settled.
     const hold = holds.get(execution.id);
     holds.delete(execution.id);
     let cost: Awaited<ReturnType<ExecutionBilling['charge']>> | null = null;
@@ -109,6 +109,18 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
     let resolved: ResolvedPlanner;
     try {
       resolved = deps.planners.resolve(execution.request.model);
+      // A run resumed after a restart lost its hold with the process: it takes a new one before it plans again,
+      // so it stops at its spending limit and can never debit the wallet below zero (402 fails it if it cannot).
+      if (!holds.has(execution.id)) {
+        holds.set(
+          execution.id,
+          await deps.billing.reserve(execution.orgId, {
+            pricing: resolved.pricing,
+            multiplier: emptyExecutionUsage(execution.request.serviceTier).mode_multiplier,
+            maxSteps: deps.limits.maxSteps,
+          }),
+        );
+      }
     } catch (error) {
       return failEarly(execution, error);
     }

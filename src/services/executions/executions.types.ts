@@ -65,6 +65,8 @@ export interface ExecutionsServiceDeps {
   artifacts: Pick<ArtifactsService, 'write' | 'read'>;
   orgIdFor(principal: Principal): Promise<string>;
   enqueue(id: string): void;
+  /** PRISM_ALLOW_PRIVATE_URLS: callbacks to private and loopback hosts are accepted (tests, closed networks). */
+  allowPrivateCallbacks?: boolean;
   onFinished(execution: Execution): void;
   limits: { maxSteps: number; deadlineMs: number };
   logger: Logger;

@@ -5,11 +5,9 @@
  */
 import { AppError } from '../../domain/errors';
 import { EMPTY_USAGE, isTerminal } from '../../domain/prediction';
+import { givenUpMessage, startsUsedUp } from '../../domain/restart-policy';
 import type { PredictionRunner, QueuedHolds } from './prediction-run';
 import type { PredictionsService, PredictionsServiceDeps } from './predictions.types';
-
-/** A resumed job that keeps dying (e.g. it crashes the process) is given up after this many starts. */
-const MAX_ATTEMPTS = 3;
 
 export function createPredictionResume(
   deps: PredictionsServiceDeps,
@@ -40,8 +38,8 @@ export function createPredictionResume(
       let resumed = 0;
       let failed = 0;
       for (const prediction of await store.unfinished()) {
-        if (prediction.attempts >= MAX_ATTEMPTS) {
-          const message = `Gave up after ${prediction.attempts} attempts interrupted by restarts.`;
+        if (startsUsedUp(prediction.attempts)) {
+          const message = givenUpMessage('request', prediction.attempts);
           const done = await store.transition(prediction.id, ['pending', 'enqueued', 'running'], 'failed', {
             usage: { ...EMPTY_USAGE, credits_used: 0, message },
             errorMessage: message,

@@ -4,9 +4,9 @@
  * or release its hold, and store it `completed` or `failed` (a cancelled synchronous call: failed, billed nothing).
  * Shared by `create` (synchronous requests), the job queue (`batch`) and resumption after a restart.
  */
-import { AppError, BadRequestError, NotFoundError } from '../../domain/errors';
+import { AppError, BadRequestError, NotFoundError, SchemaInvalidError } from '../../domain/errors';
 import { EMPTY_USAGE, isTerminal, type Prediction, type PredictionUsage } from '../../domain/prediction';
-import { checkAgainstSchema, compileSchema } from '../../lib/json-schema';
+import { checkAgainstSchema, schemaProblem } from '../../lib/json-schema';
 import { sniffMediaType } from '../../lib/media-type';
 import { throwIfCancelled, WorkCancelledError, type CancelSignal } from '../../lib/cancel';
 import { runForTenant } from '../../lib/work-tenant';
@@ -63,7 +63,12 @@ export function createPredictionRunner(deps: PredictionsServiceDeps, held: Queue
       return held;
     }
     if (!wallet) return null;
-    return { settle: (credits, reason) => wallet.charge(prediction.orgId, credits, reason), release: () => undefined };
+    // Resumed after a restart, its hold died with the old process: the bill is held when it is known, so a wallet
+    // emptied meanwhile fails the request (402) instead of going below zero.
+    return {
+      settle: async (credits, reason) => (await wallet.reserve(prediction.orgId, credits)).settle(credits, reason),
+      release: () => undefined,
+    };
   }
 
   /** The schema to fill and the domain's instructions; the same for a new request and for a stored record. */
@@ -74,15 +79,8 @@ export function createPredictionRunner(deps: PredictionsServiceDeps, held: Queue
     const domain = command.domain ? hub.find(command.domain) : null;
     const custom = command.request.jsonSchema;
     if (custom) {
-      try {
-        compileSchema(custom);
-      } catch (error) {
-        throw new BadRequestError(
-          `config.json_schema is not a usable JSON schema: ${(error as Error).message}`,
-          'schema_invalid',
-          'config.json_schema',
-        );
-      }
+      const problem = schemaProblem(custom);
+      if (problem) throw new SchemaInvalidError('config.json_schema', problem);
       return { schema: custom, prompt: command.request.instructions ?? domain?.prompt ?? null };
     }
     if (command.kind === 'image_schema' || command.request.proposeSchema) return { schema: null, prompt: null };

@@ -16,6 +16,7 @@ import {
   InvalidSkillBundleError,
   NotFoundError,
   PermissionDeniedError,
+  SchemaInvalidError,
 } from '../../domain/errors';
 import type { ParsedSkill, SkillRecord, SkillReference, SkillResolver } from '../../domain/skill';
 import type { BlobStore } from '../../blobs/types';
@@ -23,6 +24,7 @@ import type { KeyedMutex } from '../../lib/keyed-mutex';
 import type { UrlSigner } from '../../lib/url-signer';
 import type { SkillListQuery, SkillScope, SkillSource, SkillStore } from '../../stores/types';
 import { isUuid } from '../../lib/uuid';
+import { schemaProblem } from '../../lib/json-schema';
 import type { BundleLimits } from './skill-bundle';
 import { draftFiles, type SkillAuthor } from './skill-authoring';
 import { zipFiles } from './skill-pack';
@@ -260,6 +262,9 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
         prompt = source.prompt;
       }
       if (prompt.trim() === '') throw new BadRequestError('The prompt is empty.', 'invalid_skill_source', 'prompt');
+      // The same schema is refused here as inside a zip (and on every other route that takes one).
+      const problem = source.jsonSchema ? schemaProblem(source.jsonSchema) : null;
+      if (problem) throw new SchemaInvalidError('json_schema', problem);
       const draft = await deps.author.draft({
         prompt,
         jsonSchema: source.jsonSchema,
