@@ -25,6 +25,9 @@ import { predictionsRoutes } from './http/routes/predictions.routes';
 import { mcpServicesOf } from './container/mcp-services';
 import { createMcpServerFactory } from './mcp/mcp-server';
 import { mcpRoutes } from './mcp/mcp.routes';
+import { mcpOAuthRoutes } from './mcp/mcp-oauth';
+import { DEFAULT_MCP_TOOLSETS, parseToolsets } from './mcp/mcp-toolsets';
+import { createToolCallLimiter } from './mcp/mcp-rate-limits';
 import { agentsRoutes } from './http/routes/agents.routes';
 import { artifactsRoutes } from './http/routes/artifacts.routes';
 import { decisionsRoutes } from './http/routes/decisions.routes';
@@ -78,6 +81,16 @@ export function createUpgradeListener(container: Container): DecisionUpgrade {
 const payerOrgIdOf = async (principal: Principal | undefined): Promise<string | null> =>
   principal?.kind === 'user' ? principal.orgId : null;
 
+/** The owner organisation in single-user mode (looked up once), else null: its MCP tool calls are not limited. */
+function ownerOrgIdOf(container: Container): () => Promise<string | null> {
+  let owner: Promise<string | null> | null = null;
+  return () => {
+    if (!container.config.auth.singleUser) return Promise.resolve(null);
+    owner ??= container.services.accounts.ownerPrincipal().then((p) => p?.orgId ?? null);
+    return owner;
+  };
+}
+
 export function createApp(container: Container): Express {
   const { config, services, logger } = container;
   const app = express();
@@ -94,14 +107,32 @@ export function createApp(container: Container): Express {
     mcpRoutes({
       factory: createMcpServerFactory(mcpServicesOf(container), container.version),
       auth: services.auth,
-      limiter: container.gateway.limiter,
+      oauth: config.mcp.oauth.enabled ? services.mcpOAuth : null,
+      headerless: config.mcp.oauth.headerless,
+      limiter: createToolCallLimiter(container.gateway.rateLimitStore, config.mcp.toolCalls, ownerOrgIdOf(container)),
+      promptLimiter: container.gateway.limiter,
       logger,
       maxJsonBytes: config.mcp.maxJsonBytes,
       maxJsonDepth: config.limits.maxJsonDepth,
       allowedHosts: config.mcp.allowedHosts,
+      defaultToolsets: parseToolsets(config.mcp.toolsets, DEFAULT_MCP_TOOLSETS, 'PRISM_MCP_TOOLSETS'),
       publicUrl: config.server.publicUrl,
     }),
   );
+  // The MCP OAuth endpoints (/authorize, /token, /register, /revoke, the metadata documents, the consent POST).
+  if (config.mcp.oauth.enabled) {
+    app.use(
+      mcpOAuthRoutes({
+        oauth: services.mcpOAuth,
+        auth: services.auth,
+        singleUser: config.auth.singleUser,
+        ownerPrincipal: () => services.accounts.ownerPrincipal(),
+        publicUrl: config.server.publicUrl,
+        allowedHosts: config.mcp.allowedHosts,
+        logger,
+      }),
+    );
+  }
   // Bodies are read after authentication, so a caller without a valid key gets 401, never a 422 about the body.
   const json = express.json({
     limit: config.limits.maxJsonBytes,

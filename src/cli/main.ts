@@ -25,7 +25,8 @@ const USAGE = `Usage:
   prism keys revoke KEY_ID
   prism credits add --org ORG --usd AMOUNT
   prism extract FILE --domain DOMAIN [--schema SCHEMA.json] [--model MODEL] [--confidence] [--grounding]
-  prism mcp                  (MCP server on stdin/stdout, acting as the owner of the data folder)
+  prism mcp [--toolsets extraction,files,hub,skills,agents,agent_tools|all]
+                             (MCP server on stdin/stdout, acting as the owner of the data folder)
 ${SKILLS_USAGE}
 
 Settings come from the environment (PRISM_DATA_DIR, PORT, HOST, …); see README.md.`;
@@ -43,7 +44,10 @@ export async function run(argv: string[]): Promise<number> {
     if (command === 'keys' && sub === 'revoke') return await withContainer((c) => keysRevoke(c, rest));
     if (command === 'credits' && sub === 'add') return await withContainer((c) => creditsAdd(c, rest));
     if (command === 'extract') return await withContainer((c) => extract(c, argv.slice(1)));
-    if (command === 'mcp') return await withContainer((c) => mcpStdio(c));
+    if (command === 'mcp') {
+      const toolsets = mcpToolsets(argv.slice(1));
+      return await withContainer((c) => mcpStdio(c, toolsets));
+    }
     if (command === 'skills' && sub === 'pack') return await skillsPack(loadConfig(), rest);
     if (command === 'skills' && sub === 'push') return await withContainer((c) => skillsPush(c, rest));
     if (command === 'skills' && sub === 'list') return await withContainer((c) => skillsList(c, rest));
@@ -65,6 +69,14 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
+/** `prism mcp [--toolsets a,b]`: the toolsets flag, if given. */
+function mcpToolsets(args: string[]): string | undefined {
+  const { values } = usage(() =>
+    parseArgs({ args, options: { toolsets: { type: 'string' } }, allowPositionals: false, strict: true }),
+  );
+  return values.toolsets;
+}
+
 async function withContainer(work: (container: Container) => Promise<number>): Promise<number> {
   const config: Config = loadConfig();
   const container = await createContainer(config);
@@ -78,7 +90,7 @@ async function withContainer(work: (container: Container) => Promise<number>): P
 }
 
 /** `prism mcp`: the MCP server over stdio, as the owner of the data folder. */
-async function mcpStdio(container: Container): Promise<number> {
+async function mcpStdio(container: Container, toolsets: string | undefined): Promise<number> {
   const { config } = container;
   await serveMcpStdio({
     services: mcpServicesOf(container),
@@ -86,6 +98,9 @@ async function mcpStdio(container: Container): Promise<number> {
     owner: await container.services.accounts.ownerPrincipal(),
     baseUrl: config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`,
     logger: container.logger,
+    toolsets: { value: toolsets ?? config.mcp.toolsets, fromFlag: toolsets !== undefined },
+    maxMessageBytes: config.mcp.maxJsonBytes,
+    maxFileBytes: config.limits.maxUploadBytes,
   });
   return 0;
 }

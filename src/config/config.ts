@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import type { Tier } from '../domain/account';
 
 const MIB = 1024 * 1024;
 
@@ -63,6 +64,33 @@ const envSchema = z.object({
   PRISM_WAL_CHECKPOINT_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   PRISM_MCP_MAX_JSON_BYTES: positiveInt(64 * MIB),
   PRISM_MCP_ALLOWED_HOSTS: z.string().min(1).optional(),
+  PRISM_MCP_OAUTH: booleanFlag.default(true),
+  PRISM_MCP_TOOLSETS: z.string().default('extraction,files,hub'),
+  PRISM_MCP_CALLS_PER_MINUTE: z
+    .string()
+    .default('anonymous=60,free=60,pro=600,enterprise=6000')
+    .transform((value, ctx) => {
+      const limits = { anonymous: 60, free: 60, pro: 600, enterprise: 6000 };
+      for (const pair of value
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean)) {
+        const [tier = '', count = ''] = pair.split('=').map((p) => p.trim());
+        if (!(tier in limits) || !/^\d+$/.test(count)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `expected tier=count pairs (anonymous, free, pro, enterprise; 0 = no limit), got '${pair}'`,
+          });
+          return z.NEVER;
+        }
+        limits[tier as keyof typeof limits] = Number(count);
+      }
+      return limits;
+    }),
+  PRISM_MCP_OWNER_UNLIMITED: booleanFlag.default(true),
+  PRISM_MCP_HEADERLESS: z.enum(['challenge', 'anonymous']).default('challenge'),
+  PRISM_MCP_ACCESS_TOKEN_TTL_S: z.coerce.number().int().min(1).max(86_400).default(3600),
+  PRISM_MCP_REFRESH_TOKEN_TTL_S: positiveInt(30 * 24 * 3600),
   PRISM_AGENT_MAX_STEPS: z.coerce.number().int().min(1).max(200).default(24),
   PRISM_AGENT_DEADLINE_S: positiveInt(600),
   PRISM_DECISION_FRAME_BYTES: positiveInt(8 * 1024 * 1024),
@@ -180,6 +208,18 @@ export interface Config {
      * Loopback names and the host of PRISM_PUBLIC_URL are always allowed; `*` turns the check off.
      */
     allowedHosts: string[];
+    /** Toolsets a connection gets when it names none (`a,b` or `all`; docs/mcp-clients.md). */
+    toolsets: string;
+    /** Tool calls a minute per caller on `/mcp`, by tier (0: no limit); in single-user mode the owner's are unlimited. */
+    toolCalls: { perMinute: Record<'anonymous' | Tier, number>; ownerUnlimited: boolean };
+    /** Prism as the OAuth 2.1 authorization server of `/mcp` (docs/mcp-clients.md). */
+    oauth: {
+      enabled: boolean;
+      /** A request with no Authorization header: a 401 challenge (clients then offer OAuth) or anonymous. */
+      headerless: 'challenge' | 'anonymous';
+      accessTokenTtlS: number;
+      refreshTokenTtlS: number;
+    };
   };
   /** Skill bundles: the unpacking limits every zip is checked against, and the folder of built-in skills. */
   skills: {
@@ -297,7 +337,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       attempts: e.PRISM_WEBHOOK_ATTEMPTS,
       backoffMs: e.PRISM_WEBHOOK_BACKOFF_MS,
     },
-    mcp: { maxJsonBytes: e.PRISM_MCP_MAX_JSON_BYTES, allowedHosts: mcpAllowedHosts(e) },
+    mcp: {
+      maxJsonBytes: e.PRISM_MCP_MAX_JSON_BYTES,
+      allowedHosts: mcpAllowedHosts(e),
+      toolsets: e.PRISM_MCP_TOOLSETS,
+      toolCalls: { perMinute: e.PRISM_MCP_CALLS_PER_MINUTE, ownerUnlimited: e.PRISM_MCP_OWNER_UNLIMITED },
+      oauth: {
+        enabled: e.PRISM_MCP_OAUTH,
+        headerless: e.PRISM_MCP_HEADERLESS,
+        accessTokenTtlS: e.PRISM_MCP_ACCESS_TOKEN_TTL_S,
+        refreshTokenTtlS: e.PRISM_MCP_REFRESH_TOKEN_TTL_S,
+      },
+    },
     skills: {
       maxEntries: e.PRISM_SKILL_MAX_ENTRIES,
       maxEntryBytes: e.PRISM_SKILL_MAX_ENTRY_BYTES,

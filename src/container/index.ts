@@ -22,6 +22,7 @@ import { createLogger, type Logger } from '../lib/logger';
 import { createUrlSigner } from '../lib/url-signer';
 import { createAccountsService, type AccountsService, type CreatedKey } from '../services/accounts.service';
 import { createAuthService, type AuthService } from '../services/auth.service';
+import { createMcpOAuthService, type McpOAuthService } from '../services/mcp-oauth.service';
 import { createExtractionWallet } from './extraction-wallet';
 import { startGuestFileSweep, type GuestFileSweep } from './guest-file-sweep';
 import { createAgentsModule, type AgentsModule } from './agents';
@@ -38,6 +39,7 @@ import type { ChatService } from '../gateway/chat/chat.types';
 import type { EmbeddingsService } from '../gateway/embeddings/embeddings.service';
 import type { DecisionsService } from '../gateway/decisions/decisions.service';
 import { loadModelCatalogue, type ModelCatalogue } from '../gateway/catalogue/model-catalogue';
+import type { RateLimitStore } from '../metering/ports';
 import type { RateLimiter } from '../metering/rate-limiter';
 import { createUpstreamClient } from '../gateway/upstream/upstream-client';
 import { createJobQueue, type JobQueue } from '../jobs/job-queue';
@@ -68,6 +70,8 @@ export interface Container {
   gateway: {
     catalogue: ModelCatalogue;
     limiter: RateLimiter;
+    /** The rate limits' counts (MCP tool-call budgets count there too). */
+    rateLimitStore: RateLimitStore;
     chat: ChatService;
     embeddings: EmbeddingsService;
     decisions: DecisionsService;
@@ -91,6 +95,8 @@ export interface Container {
     artifacts: ArtifactsService;
     skills: SkillsService;
     chats: ChatsService;
+    /** Prism's OAuth authorization server for `/mcp` (clients, consent, tokens). */
+    mcpOAuth: McpOAuthService;
   };
   /**
    * Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any.
@@ -299,13 +305,31 @@ export async function createContainer(config: Config, options: ContainerOptions 
     blobs,
     engine,
     ocrStats: () => kit.ocrStats(),
-    gateway: { catalogue, limiter: metering.limiter, chat, embeddings, decisions },
+    gateway: {
+      catalogue,
+      limiter: metering.limiter,
+      rateLimitStore: metering.rateLimitStore,
+      chat,
+      embeddings,
+      decisions,
+    },
     jobs,
     webhooks,
     executionWebhooks,
     agents,
     evaluations,
-    services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills, chats },
+    services: {
+      accounts,
+      auth,
+      files,
+      hub,
+      predictions,
+      feedback,
+      artifacts,
+      skills,
+      chats,
+      mcpOAuth: createMcpOAuthService({ store: stores.oauth, settings: config.mcp.oauth }),
+    },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
       const ownerKey = await accounts.bootstrapOwner();

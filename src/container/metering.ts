@@ -10,6 +10,7 @@ import type { CloseStep } from '../lib/close-all';
 import { createBiller, type Biller } from '../metering/billing';
 import { createGuestSpendGuard } from '../metering/guest-spend';
 import { createMemoryGuestSpendStore, createMemoryRateLimitStore } from '../metering/memory-stores';
+import type { RateLimitStore } from '../metering/ports';
 import { createRateLimiter, type RateLimiter } from '../metering/rate-limiter';
 import { createRequestQueue, type RequestQueue } from '../metering/request-queue';
 import type { WalletStore } from '../stores/types';
@@ -17,6 +18,8 @@ import type { WalletStore } from '../stores/types';
 export interface MeteringPart {
   /** The gateway's per-caller budget (chat, embeddings, the compat routes, MCP). */
   limiter: RateLimiter;
+  /** Where the gateway's budget counts; MCP tool-call budgets (by tier) count there too. */
+  rateLimitStore: RateLimitStore;
   /** The gateway's biller (chat and agent executions, priced extraction). */
   biller: Biller;
   /** The admission gate of chat calls on this replica. */
@@ -27,7 +30,8 @@ export interface MeteringPart {
 }
 
 export function createMeteringPart(config: Config, wallets: WalletStore): MeteringPart {
-  const limiter = createRateLimiter(createMemoryRateLimitStore(), [
+  const rateLimitStore = createMemoryRateLimitStore();
+  const limiter = createRateLimiter(rateLimitStore, [
     { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
     { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
   ]);
@@ -55,5 +59,5 @@ export function createMeteringPart(config: Config, wallets: WalletStore): Meteri
       { name: 'hour', lengthS: 3600, limit: config.decisions.perHour },
     ]),
   };
-  return { limiter, biller, queue, decisions, closers: [] };
+  return { limiter, rateLimitStore, biller, queue, decisions, closers: [] };
 }

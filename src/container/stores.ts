@@ -24,9 +24,18 @@ import { createSqliteFileStore } from '../stores/sqlite/files.store';
 import { createSqlitePredictionStore } from '../stores/sqlite/predictions.store';
 import { createSqliteSkillStore } from '../stores/sqlite/skills.store';
 import { createSqliteChatStore } from '../stores/sqlite/chats.store';
+import { createSqliteOAuthStore } from '../stores/sqlite/oauth.store';
 import type { ChatStore } from '../stores/chat-store';
 import { createSqliteWalletStore } from '../stores/sqlite/wallets.store';
-import type { AccountStore, FeedbackStore, FileStore, PredictionStore, SkillStore, WalletStore } from '../stores/types';
+import type {
+  AccountStore,
+  FeedbackStore,
+  FileStore,
+  OAuthStore,
+  PredictionStore,
+  SkillStore,
+  WalletStore,
+} from '../stores/types';
 
 export interface Stores {
   accounts: AccountStore;
@@ -40,6 +49,7 @@ export interface Stores {
   programs: ProgramStore;
   skills: SkillStore;
   chats: ChatStore;
+  oauth: OAuthStore;
 }
 
 export interface StoragePart {
@@ -71,6 +81,7 @@ export async function createStoragePart(config: Config, logger: Logger): Promise
     programs: createSqliteProgramStore(db),
     skills: createSqliteSkillStore(db),
     chats: createSqliteChatStore(db),
+    oauth: createSqliteOAuthStore(db),
   };
   const blobs = createFsBlobStore(config.data.blobDir);
 

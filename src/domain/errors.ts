@@ -29,6 +29,8 @@ export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 export const ERROR_CODES = [
   'missing_api_key',
   'invalid_api_key',
+  // MCP OAuth (src/mcp/mcp-auth.ts)
+  'invalid_token',
   'auth_unavailable',
   'permission_denied',
   'tier_not_allowed',

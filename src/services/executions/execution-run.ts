@@ -98,7 +98,12 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
     return done;
   }
 
-  async function run(execution: Execution, resume: boolean, follow: ExecuteOptions = {}): Promise<Execution | null> {
+  async function run(
+    execution: Execution,
+    resume: boolean,
+    follow: ExecuteOptions,
+    controller: AbortController,
+  ): Promise<Execution | null> {
     const startedAt = Date.now();
     const principal = orgPrincipal(execution.orgId);
     let resolved: ResolvedPlanner;
@@ -119,7 +124,6 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
     } catch (error) {
       return failEarly(execution, error);
     }
-    const controller = new AbortController();
     running.set(execution.id, controller);
     const onCancel = (): void => controller.abort();
     if (follow.signal?.aborted) controller.abort();
@@ -264,8 +268,10 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       return store.getById(id);
     }
     const resumed = resume && (await deps.runtime.hasCheckpoint(id));
-    // The run's tool reads take turns with other organisations' in the shared OCR pool.
-    return runForTenant(claimed.orgId, () => run(claimed, resumed, follow));
+    // The run's tool reads take turns with other organisations' in the shared OCR pool, and its cancel signal is the
+    // work's: a cancelled run stops the document or video a tool is reading at its next page or frame.
+    const controller = new AbortController();
+    return runForTenant(claimed.orgId, () => run(claimed, resumed, follow ?? {}, controller), controller.signal);
   }
 
   return start;

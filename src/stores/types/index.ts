@@ -16,3 +16,4 @@ export type * from './file';
 export type * from './prediction';
 export type * from './feedback';
 export type * from './skill';
+export type * from './oauth';

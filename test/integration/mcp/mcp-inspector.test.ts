@@ -63,7 +63,14 @@ describe('MCP Inspector CLI', () => {
   });
 
   it('reports an account-only tool called anonymously as a tool error, and an unknown key as auth required', async () => {
-    const anonymous = await inspector(app.url, ['--method', 'tools/call', '--tool-name', 'list_files']);
+    const anonymous = await inspector(app.url, [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'list_files',
+      '--header',
+      'Authorization: Bearer prism',
+    ]);
     expect(anonymous.code).toBe(5);
     const badKey = await inspector(app.url, ['--method', 'tools/list', '--header', 'Authorization: Bearer prism_nope']);
     expect(badKey.code).toBe(3);

@@ -14,6 +14,9 @@ import { renderReceiptImage } from '../../helpers/media-fixtures';
 import { connectMcp, toolError, toolOutput } from '../../helpers/mcp-client';
 import { call, startTestApp, type TestApp } from '../../helpers/test-app';
 
+/** Every toolset: this suite exercises every tool (mcp-toolsets.test.ts covers the default list). */
+const ALL = { toolsets: 'all' };
+
 const BUILTINS = ['bank-statement', 'identity-document', 'invoice', 'meeting-audio-notes', 'receipt', 'video-summary'];
 
 const RECEIPT_SCHEMA = {
@@ -45,8 +48,8 @@ describe('/mcp skills, agents, resources and prompts', () => {
     app = await startTestApp();
     key = await app.createKey('mcp-skills', 'pro');
     await app.container.services.accounts.addCredits('mcp-skills', 5);
-    client = await connectMcp(app.url, `Bearer ${key}`);
-    anonymous = await connectMcp(app.url);
+    client = await connectMcp(app.url, `Bearer ${key}`, ALL);
+    anonymous = await connectMcp(app.url, 'Bearer prism', ALL);
     receiptUrl = `data:image/png;base64,${renderReceiptImage().toString('base64')}`;
   });
   afterAll(async () => {
