@@ -263,7 +263,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
     catalogue,
     upstream,
     biller,
-    minimumChargeMicros: config.gateway.minimumChargeMicros,
     skills,
     limits: config.agents,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
@@ -321,10 +320,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const feedback = createFeedbackService({
     store: stores.feedback,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
-    targetExists: async (orgId, type, id) => {
+    targetExists: async (principal, orgId, type, id) => {
       if (type === 'request') return (await stores.predictions.get(orgId, id)) !== null;
       if (type === 'agent_execution') return (await stores.executions.get(orgId, id)) !== null;
-      return false;
+      return chats.readable(principal, id);
     },
   });
 

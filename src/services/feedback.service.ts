@@ -1,6 +1,8 @@
 /**
  * Feedback: corrections and notes a caller attaches to one of its requests (predictions), agent executions or
- * chats. Exactly one target id per submission, and at least a response or notes; reads are org-scoped.
+ * chats. Exactly one target id per submission, and at least a response or notes; reads are org-scoped. A target
+ * the caller cannot see is absent for both: submitting and listing answer the same 404 (`prediction_not_found`,
+ * `execution_not_found`, `chat_not_found`).
  */
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../domain/account';
@@ -18,12 +20,16 @@ export interface FeedbackSubmission {
 export interface FeedbackServiceDeps {
   store: FeedbackStore;
   orgIdFor: (principal: Principal) => Promise<string>;
-  /** Whether the caller's organisation owns the target (predictions now; executions and chats later). */
-  targetExists: (orgId: string, type: FeedbackEntityType, id: string) => Promise<boolean>;
+  /**
+   * Whether the caller may see the target: a prediction or execution of its organisation, or a chat it may read
+   * (`GET /v1/chat/messages` answers it).
+   */
+  targetExists: (principal: Principal, orgId: string, type: FeedbackEntityType, id: string) => Promise<boolean>;
 }
 
 export interface FeedbackService {
   submit(principal: Principal, submission: FeedbackSubmission): Promise<FeedbackRecord>;
+  /** @throws NotFoundError when the target does not exist for the caller, as `submit` does. */
   list(
     principal: Principal,
     entity: { type: FeedbackEntityType; id: string },
@@ -34,6 +40,10 @@ export interface FeedbackService {
 const NOT_FOUND_BY_TYPE = { request: 'prediction', agent_execution: 'execution', chat: 'chat' } as const;
 
 export function createFeedbackService(deps: FeedbackServiceDeps): FeedbackService {
+  async function checkTarget(principal: Principal, orgId: string, type: FeedbackEntityType, id: string) {
+    if (!(await deps.targetExists(principal, orgId, type, id))) throw new NotFoundError(NOT_FOUND_BY_TYPE[type], id);
+  }
+
   return {
     async submit(principal, s) {
       const targets: [FeedbackEntityType, string | null][] = [
@@ -51,9 +61,7 @@ export function createFeedbackService(deps: FeedbackServiceDeps): FeedbackServic
       }
       const [type, id] = target as [FeedbackEntityType, string];
       const orgId = await deps.orgIdFor(principal);
-      if (!(await deps.targetExists(orgId, type, id))) {
-        throw new NotFoundError(NOT_FOUND_BY_TYPE[type], id);
-      }
+      await checkTarget(principal, orgId, type, id);
       return deps.store.insert({
         id: randomUUID(),
         orgId,
@@ -65,7 +73,9 @@ export function createFeedbackService(deps: FeedbackServiceDeps): FeedbackServic
       });
     },
     async list(principal, entity, page) {
-      return deps.store.list(await deps.orgIdFor(principal), entity, page);
+      const orgId = await deps.orgIdFor(principal);
+      await checkTarget(principal, orgId, entity.type, entity.id);
+      return deps.store.list(orgId, entity, page);
     },
   };
 }

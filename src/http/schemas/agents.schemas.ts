@@ -62,7 +62,7 @@ export const executeBodySchema = z
 
 export const createAgentBodySchema = z
   .object({
-    name: z.string().min(1).max(200),
+    name: z.string().min(1).max(200).nullish(),
     version: z.string().min(1).max(100).nullish(),
     description: z.string().max(4000).nullish(),
     inputs: z.record(z.string(), z.unknown()).nullish(),

@@ -29,7 +29,7 @@ import { RunFailure } from '../../agents/agent-runtime';
 import type { PlannerModel, PlannerTask, ToolContext } from '../../agents/sdk';
 import type { ToolRegistry } from '../../agents/tool-registry';
 import { checkToolsets, selectRunTools } from '../../agents/toolsets';
-import { DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.planner';
+import { CONFIGURE_HINT, DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.planner';
 import type { AgentStore, ExecutionStore, ProgramStore } from '../../stores/execution-store';
 import type { ArtifactsService } from '../artifacts.service';
 import type { FilesService } from '../files.service';
@@ -168,8 +168,8 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     },
   ): Promise<Execution | null> {
     const { inputTokens: tokensIn, outputTokens: tokensOut } = plannerTokens(outcome.steps);
-    // A failed run is billed only for the model tokens it used.
-    const bill = outcome.status === 'completed' || tokensIn + tokensOut > 0;
+    // A run is billed for the model tokens it used, completed or not; one that used none costs nothing.
+    const bill = tokensIn + tokensOut > 0;
     const tier = execution.request.serviceTier;
     const charge = {
       pricing: outcome.resolved.pricing,
@@ -231,6 +231,15 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
         deps.toolContext.create(principal, { executionId: execution.id, signal, skills });
 
       const programSkill = skills[0];
+      /** Why a run that asked for program mode runs the agent loop instead (said in `usage.message`). */
+      let programNote: string | null = null;
+      if (execution.request.mode === 'program' && !resume) {
+        if (!resolved.programCapable) {
+          programNote = `program mode runs only on prism-orion-2 (this run's model is ${execution.request.model})`;
+        } else if (!programSkill) {
+          programNote = 'the request names no skill (programs are compiled per skill version)';
+        }
+      }
       if (resolved.programCapable && execution.request.mode === 'program' && programSkill && !resume) {
         const replay = await runProgramMode(deps, programSkill, task, context(controller.signal));
         if (replay.ok) {
@@ -245,6 +254,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
           });
         }
         logger.info('program mode fell back to agent mode', { execution: execution.id, reason: replay.reason });
+        programNote = replay.reason;
       }
 
       const result = await deps.runtime.run(
@@ -271,6 +281,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
       );
       const steps = result.trace.map((entry, index) => ({ ...entry, index }));
       const notes: string[] = [];
+      if (programNote) notes.push(`Program mode did not engage: ${programNote}; the agent loop ran instead.`);
       if (resolved.planner.kind === 'deterministic') notes.push(DETERMINISTIC_MESSAGE);
       if (result.schemaErrors.length > 0) {
         notes.push(`The response does not fully match the schema: ${result.schemaErrors.join('; ')}.`);
@@ -299,13 +310,12 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
       if (!(error instanceof RunFailure || error instanceof AppError)) {
         logger.error('execution failed unexpectedly', { execution: execution.id, error: String(error) });
       }
-      const notes = resolved.planner.kind === 'deterministic' ? ` ${DETERMINISTIC_MESSAGE}` : '';
       return finish(execution, {
         status: 'failed',
         response: null,
         steps: trace,
         mode: 'agent',
-        message: `${message}${notes}`,
+        message: resolved.planner.kind === 'deterministic' ? withPlannerNote(message) : message,
         startedAt,
         resolved,
       });
@@ -538,6 +548,15 @@ export function toolsetsOf(requested: string[] | null, skills: ParsedSkill[]): s
   if (requested && requested.length > 0) return requested;
   const declared = [...new Set(skills.flatMap((s) => s.config?.toolsets ?? []))];
   return declared.length > 0 ? declared : null;
+}
+
+/**
+ * A deterministic run's failure with the note on what planned it, said once: a planner refusal already says it
+ * needs a language model and names the setting to configure, so the note is not added to it again.
+ */
+export function withPlannerNote(message: string): string {
+  if (!message.includes(CONFIGURE_HINT)) return `${message} ${DETERMINISTIC_MESSAGE}`;
+  return message;
 }
 
 function messageOf(error: unknown): string {

@@ -140,8 +140,9 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
         'domain',
       );
     }
-    if (!domain) throw new NotFoundError('domain', command.domain);
-    return { schema: domain.jsonSchema, prompt: command.request.instructions ?? domain.prompt };
+    // An unknown domain is 404 `domain_not_found`, naming the domains it may mean (`receipt` → `document.receipt`).
+    const named = domain ?? hub.get(command.domain);
+    return { schema: named.jsonSchema, prompt: command.request.instructions ?? named.prompt };
   }
 
   /** Refuses at submission what the webhook sender would refuse at delivery (scheme, private or loopback host). */
