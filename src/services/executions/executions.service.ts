@@ -203,8 +203,30 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
       completedAt: new Date(),
     });
     await deps.runtime.discard(execution.id).catch(() => undefined);
+    if (done && outcome.steps.length > 0) await writeSteps(done, outcome.steps);
     if (done) deps.onFinished(done);
     return done;
+  }
+
+  /**
+   * The run's steps as the `steps.json` artifact of the execution (each step's state, tool, arguments, output and
+   * tokens), as a generate-with-skills prediction files them; `GET /v1/artifacts?execution_id=` lists it.
+   */
+  async function writeSteps(execution: Execution, steps: ExecutionStep[]): Promise<void> {
+    try {
+      await deps.artifacts.write(
+        orgPrincipal(execution.orgId),
+        { executionId: execution.id },
+        {
+          kind: 'json',
+          filename: 'steps.json',
+          mimeType: 'application/json',
+          bytes: Buffer.from(JSON.stringify(steps, null, 2)),
+        },
+      );
+    } catch (error) {
+      logger.warn('could not store the steps of an execution', { execution: execution.id, error: String(error) });
+    }
   }
 
   async function run(execution: Execution, resume: boolean, follow: ExecuteOptions = {}): Promise<Execution | null> {
