@@ -286,11 +286,8 @@ describe('issue 32: what the SDK and a new user trip on', () => {
         { file_id: fileId, domain: 'document.invoice', batch: false, page_indices: [1] },
       );
       expect(misplaced.status).toBe(422);
-      expect(misplaced.body.detail[0]).toMatchObject({
-        type: 'extra_forbidden',
-        loc: ['body', 'page_indices'],
-        msg: expect.stringContaining('config.page_indices'),
-      });
+      expect(misplaced.body.detail[0]).toMatchObject({ type: 'extra_forbidden', loc: ['body', 'page_indices'] });
+      expect(misplaced.body.detail[0]?.msg).toContain('config.page_indices');
       const honoured = await post<{ usage: { elements_processed: number }; response: Record<string, unknown> }>(
         '/v1/document/generate',
         { file_id: fileId, domain: 'document.invoice', batch: false, config: { page_indices: [1] } },
