@@ -17,8 +17,8 @@ import {
   misplacedConfigField,
   toGenerateCommand,
   toPredictionWire,
-} from '../schemas/predictions.schemas';
-import { fieldError, parseInput } from '../validation';
+} from '../../wire/predictions.schemas';
+import { fieldError, parseInput } from '../../wire/validation';
 
 const STATUS: Record<Exclude<PredictionKind, 'image_schema'>, number> = {
   image: 201,
