@@ -7,7 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../domain/account';
 import { BadRequestError, NotFoundError } from '../domain/errors';
-import type { FeedbackEntityType, FeedbackRecord, FeedbackStore } from '../stores/types';
+import type { ExecutionStore } from '../stores/execution-store';
+import type { FeedbackEntityType, FeedbackRecord, FeedbackStore, PredictionStore } from '../stores/types';
+import type { ChatsService } from './chats/chats.service';
 
 export interface FeedbackSubmission {
   requestId: string | null;
@@ -21,10 +23,14 @@ export interface FeedbackServiceDeps {
   store: FeedbackStore;
   orgIdFor: (principal: Principal) => Promise<string>;
   /**
-   * Whether the caller may see the target: a prediction or execution of its organisation, or a chat it may read
-   * (`GET /v1/chat/messages` answers it).
+   * Where targets are looked up: predictions and executions of the caller's organisation, and chats the caller may
+   * read (what `GET /v1/chat/messages` answers).
    */
-  targetExists: (principal: Principal, orgId: string, type: FeedbackEntityType, id: string) => Promise<boolean>;
+  targets: {
+    predictions: Pick<PredictionStore, 'get'>;
+    executions: Pick<ExecutionStore, 'get'>;
+    chats: Pick<ChatsService, 'readable'>;
+  };
 }
 
 export interface FeedbackService {
@@ -40,9 +46,15 @@ export interface FeedbackService {
 const NOT_FOUND_BY_TYPE = { request: 'prediction', agent_execution: 'execution', chat: 'chat' } as const;
 
 export function createFeedbackService(deps: FeedbackServiceDeps): FeedbackService {
-  async function checkTarget(principal: Principal, orgId: string, type: FeedbackEntityType, id: string) {
-    if (!(await deps.targetExists(principal, orgId, type, id))) throw new NotFoundError(NOT_FOUND_BY_TYPE[type], id);
-  }
+  /** Whether the caller may see the target. */
+  const targetExists = async (principal: Principal, orgId: string, type: FeedbackEntityType, id: string) => {
+    if (type === 'request') return (await deps.targets.predictions.get(orgId, id)) !== null;
+    if (type === 'agent_execution') return (await deps.targets.executions.get(orgId, id)) !== null;
+    return deps.targets.chats.readable(principal, id);
+  };
+  const checkTarget = async (principal: Principal, orgId: string, type: FeedbackEntityType, id: string) => {
+    if (!(await targetExists(principal, orgId, type, id))) throw new NotFoundError(NOT_FOUND_BY_TYPE[type], id);
+  };
 
   return {
     async submit(principal, s) {

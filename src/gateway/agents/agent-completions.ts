@@ -22,7 +22,6 @@
  */
 import type { Principal } from '../../domain/account';
 import { BadRequestError, ClientDisconnectedError } from '../../domain/errors';
-import { randomHex } from '../../lib/random-id';
 import { CancelController, type CancelSignal } from '../../lib/cancel';
 import { TextQueue } from '../../lib/text-queue';
 import type { AgentChat, AgentChatReply, AgentChatRequest } from '../../services/chats/agent-chat';
@@ -34,6 +33,7 @@ import { plannerModelFor } from './agent-planner';
 import type { ModelCatalogue } from '../catalogue/model-catalogue';
 import type { CatalogueModel } from '../catalogue/model.types';
 import type { RequestQueue } from '../../metering/request-queue';
+import { completionId, DEFAULT_COMPLETION_BUDGET, REASONING_TOKENS } from '../chat/chat-usage';
 
 type Json = Record<string, unknown>;
 
@@ -69,12 +69,6 @@ const RESERVED_ROUNDS = 4;
 /** Prompt tokens one attachment and the tools' descriptions are assumed to add when reserving. */
 const MEDIA_PART_TOKENS = 1024;
 const TOOL_SPEC_TOKENS = 2048;
-const DEFAULT_COMPLETION_BUDGET = 4096;
-
-const completionId = (): string => `chatcmpl-${randomHex(12)}`;
-
-/** Chat rule 4: `none`, `minimal` and `low` spend 0, 32 and 64 reasoning tokens, accounted as completion tokens. */
-const REASONING_TOKENS: Readonly<Record<string, number>> = { none: 0, minimal: 32, low: 64 };
 
 export function createAgentCompletions(deps: AgentCompletionsDeps) {
   const { catalogue, biller, queue } = deps;

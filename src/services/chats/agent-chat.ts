@@ -26,7 +26,7 @@ import type { ArtifactsService } from '../artifacts.service';
 import type { FilesService } from '../files.service';
 import type { ToolContextFactory } from '../tool-context';
 import { normaliseInputsIn } from '../executions/execution-inputs';
-import type { PlannerDirectory } from '../executions/executions.service';
+import type { PlannerDirectory } from '../executions/executions.types';
 import { elementsOf, plannerTokens } from '../executions/execution-usage';
 import { resolveSkills, skillRefsOf, type SkillEntryWire } from '../executions/execution-skills';
 import type { ChatsService, OpenedThread, TurnMessage } from './chats.service';

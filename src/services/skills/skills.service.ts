@@ -8,10 +8,12 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { buffer as readAll } from 'node:stream/consumers';
 import type { Principal } from '../../domain/account';
 import {
   AuthenticationRequiredError,
   BadRequestError,
+  InvalidSkillBundleError,
   NotFoundError,
   PermissionDeniedError,
 } from '../../domain/errors';
@@ -32,8 +34,8 @@ export interface SkillsServiceDeps {
   locks: KeyedMutex;
   signer: UrlSigner;
   limits: BundleLimits;
-  /** The bytes of an uploaded file of the caller's organisation (create and update by `file_id`). */
-  openFile: (principal: Principal, fileId: string) => Promise<Buffer>;
+  /** An uploaded file of the caller's organisation, its size and its bytes (create and update by `file_id`). */
+  openFile: (principal: Principal, fileId: string) => Promise<{ bytes: number; stream: Readable }>;
   /**
    * A chat session's history as one prompt; null when the caller may not read it (the chat history access rules,
    * `sessionToken` being the caller's `X-Session-Token`) or it does not exist.
@@ -205,6 +207,20 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
     return zip;
   }
 
+  /** An uploaded zip's bytes; one larger than the whole bundle may be is refused before a byte is read. */
+  async function readUploadedZip(principal: Principal, fileId: string): Promise<Buffer> {
+    const { bytes, stream } = await deps.openFile(principal, fileId);
+    if (bytes > deps.limits.maxTotalBytes) {
+      stream.destroy();
+      throw new InvalidSkillBundleError(
+        'total_too_large',
+        null,
+        `the zip (${bytes} bytes) is larger than the bundle limit of ${deps.limits.maxTotalBytes} bytes`,
+      );
+    }
+    return readAll(stream);
+  }
+
   async function createFromZip(
     principal: Principal,
     zip: Buffer,
@@ -237,7 +253,7 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
     async create(principal, source, options = {}) {
       ownerOf(principal);
       if (source.kind === 'file') {
-        return createFromZip(principal, await deps.openFile(principal, source.fileId), options);
+        return createFromZip(principal, await readUploadedZip(principal, source.fileId), options);
       }
       let prompt: string;
       let subject: string | null = null;
@@ -269,7 +285,7 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
 
     async updateFromFile(principal, skillId, fileId, options = {}) {
       await visible(principal, skillId);
-      return update(principal, skillId, await deps.openFile(principal, fileId), options);
+      return update(principal, skillId, await readUploadedZip(principal, fileId), options);
     },
 
     get: visible,
