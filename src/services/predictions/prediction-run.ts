@@ -4,7 +4,7 @@
  * or release its hold, and store it `completed` or `failed` (a cancelled synchronous call: failed, billed nothing).
  * Shared by `create` (synchronous requests), the job queue (`batch`) and resumption after a restart.
  */
-import { AppError, BadRequestError, NotFoundError } from '../../domain/errors';
+import { AppError, BadRequestError } from '../../domain/errors';
 import { EMPTY_USAGE, isTerminal, type Prediction, type PredictionUsage } from '../../domain/prediction';
 import { checkAgainstSchema, compileSchema } from '../../lib/json-schema';
 import { sniffMediaType } from '../../lib/media-type';
