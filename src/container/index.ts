@@ -231,7 +231,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
     catalogue,
     upstream,
     biller: metering.biller,
-    minimumChargeMicros: config.gateway.minimumChargeMicros,
     skills,
     limits: config.agents,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
@@ -293,7 +292,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const feedback = createFeedbackService({
     store: stores.feedback,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
-    targets: { predictions: stores.predictions, executions: stores.executions },
+    targets: { predictions: stores.predictions, executions: stores.executions, chats },
   });
 
   return {
