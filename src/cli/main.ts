@@ -175,13 +175,14 @@ async function keysList(container: Container, args: string[]): Promise<number> {
   const table = [['KEY_ID', 'PREFIX', 'NAME', 'CREATED', 'STATUS'], ...rows];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
   console.error(`organisation ${listed.orgName} (${listed.orgId}), tier ${listed.tier}: ${rows.length} keys`);
-  for (const row of table)
+  for (const row of table) {
     console.log(
       row
         .map((cell, i) => cell.padEnd(widths[i]!))
         .join('  ')
         .trimEnd(),
     );
+  }
   return 0;
 }
 

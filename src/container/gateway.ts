@@ -14,8 +14,13 @@ import { createChatService, type ChatService } from '../gateway/chat.service';
 import { createDecisionsService, type DecisionsService } from '../gateway/decisions.service';
 import { createEmbeddingsService, type EmbeddingsService } from '../gateway/embeddings.service';
 import { createGuestSpendGuard, createMemoryGuestSpendStore } from '../gateway/guest-spend';
-import { createMemoryRateLimitStore, createRateLimiter, type RateLimiter } from '../gateway/rate-limiter';
-import { createRequestQueue } from '../gateway/request-queue';
+import {
+  createMemoryRateLimitStore,
+  createRateLimiter,
+  type RateLimiter,
+  type RateWindow,
+} from '../gateway/rate-limiter';
+import { createRequestQueue, type RequestQueue } from '../gateway/request-queue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
 import type { CloseStep } from '../lib/close-all';
 import type { Logger } from '../lib/logger';
@@ -33,6 +38,8 @@ export interface GatewayPart {
   chat: ChatService;
   embeddings: EmbeddingsService;
   decisions: DecisionsService;
+  /** The chat calls' queue (its depth is a metric). */
+  queue: RequestQueue;
   closers: CloseStep[];
 }
 
@@ -51,10 +58,17 @@ export interface GatewayPartDeps {
 export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
   const { config, logger, wallets, catalogue, upstream, extraction, inputs, agentChat } = deps;
   const { engine, readText, pdfText } = extraction;
-  const limiter = createRateLimiter(createMemoryRateLimitStore(), [
-    { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
-    { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
-  ]);
+  const windows = (perMinute: number, perHour: number): RateWindow[] => [
+    { name: 'minute', lengthS: 60, limit: perMinute },
+    { name: 'hour', lengthS: 3600, limit: perHour },
+  ];
+  const limiter = createRateLimiter(
+    createMemoryRateLimitStore(),
+    windows(config.gateway.perMinute, config.gateway.perHour),
+    Object.fromEntries(
+      Object.entries(config.gateway.tierLimits).map(([tier, l]) => [tier, windows(l.perMinute, l.perHour)]),
+    ),
+  );
   // The embedders read documents and images through the same engines as extraction.
   const textEmbedder = createTextEmbeddingEngine({ pdfText });
   const embeddings = createEmbeddingsService({
@@ -79,14 +93,15 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
     guestSpend,
     minimumMicros: config.gateway.minimumChargeMicros,
   });
+  const queue = createRequestQueue({
+    maxInFlight: { upstream: config.gateway.maxInFlight, local: config.gateway.localInFlight },
+    maxWaiting: config.gateway.maxQueue,
+  });
   const chat = createChatService({
     catalogue,
     upstream,
     biller,
-    queue: createRequestQueue({
-      maxInFlight: { upstream: config.gateway.maxInFlight, local: config.gateway.localInFlight },
-      maxWaiting: config.gateway.maxQueue,
-    }),
+    queue,
     extraction: engine,
     inputs,
     logger,
@@ -110,7 +125,7 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
     upstreamModel: config.decisions.upstreamModel,
     inputs,
   });
-  return { limiter, biller, chat, embeddings, decisions, closers: [] };
+  return { limiter, biller, chat, embeddings, decisions, queue, closers: [] };
 }
 
 /** The first serving upstream chat model of the models file drafts prompt-created skills; none: the template. */

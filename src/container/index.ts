@@ -37,6 +37,9 @@ import type { DecisionsService } from '../gateway/decisions.service';
 import { loadModelCatalogue, type ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import type { RateLimiter } from '../gateway/rate-limiter';
 import { createUpstreamClient } from '../gateway/upstream/upstream-client';
+import { createHttpTransport } from '../gateway/upstream/http-transport';
+import { measuredTransport } from '../gateway/upstream/measured-transport';
+import { createMetrics, type Metrics } from '../lib/metrics';
 import { createJobQueue, type JobQueue } from '../jobs/job-queue';
 import { createEvaluationsModule, type EvaluationsModule } from './evaluations';
 import { createFeedbackService, type FeedbackService } from '../services/feedback.service';
@@ -68,6 +71,8 @@ export interface Container {
     embeddings: EmbeddingsService;
     decisions: DecisionsService;
   };
+  /** Prometheus metrics (`GET /metrics`): request, upstream and WebSocket hooks feed it; gauges read the parts. */
+  metrics: Metrics;
   /** The embedded OCR pool's counters (reads run, reads cancelled) and reads pending now, for operators and tests. */
   ocrStats(): OcrStats;
   jobs: JobQueue;
@@ -104,6 +109,8 @@ export interface ContainerOptions {
   logger?: Logger;
   /** Replaces the local extraction engine (tests of the service layer use a scripted one). */
   engine?: ExtractionEngine;
+  /** Also export the process's own metrics (CPU, memory, event loop): for the server, not for tests. */
+  processMetrics?: boolean;
 }
 
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
@@ -151,7 +158,14 @@ export async function createContainer(config: Config, options: ContainerOptions 
   };
   const hub = createHubService();
   const catalogue = loadModelCatalogue(config.models.file, config.models.env);
-  const upstream = createUpstreamClient({ retries: config.gateway.upstreamRetries });
+  const metrics = createMetrics({ processMetrics: options.processMetrics ?? false });
+  const upstream = createUpstreamClient({
+    retries: config.gateway.upstreamRetries,
+    transport: measuredTransport(createHttpTransport(), {
+      observeCall: (host, status, seconds) => metrics.upstreamDuration.observe({ host, status }, seconds),
+      observeFirstByte: (host, seconds) => metrics.upstreamFirstByte.observe({ host }, seconds),
+    }),
+  });
   const chats = createChatsService({ store: stores.chats, orgIdFor: (principal) => accounts.orgIdFor(principal) });
   const skills = createSkillsService({
     store: stores.skills,
@@ -209,6 +223,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
     agentChat: { open: (principal, request) => agentChat.open(principal, request) },
   });
   const { limiter, biller, chat, embeddings, decisions } = gateway;
+  metrics.readFrom({
+    gatewayInFlight: () => gateway.queue.inFlight(),
+    gatewayWaiting: () => gateway.queue.waiting,
+    jobsQueued: () => jobs.size(),
+    ocr: () => kit.ocrStats(),
+  });
   const predictions = createPredictionsService({
     store: stores.predictions,
     blobs,
@@ -336,6 +356,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     stores,
     blobs,
     engine,
+    metrics,
     ocrStats: () => kit.ocrStats(),
     gateway: { catalogue, limiter, chat, embeddings, decisions },
     jobs,

@@ -16,7 +16,11 @@ export async function enforceRateLimit(
   principal: Principal,
   res: { setHeader(name: string, value: string): unknown },
 ): Promise<void> {
-  const decision = await limiter.check(callerKey(principal));
+  const decision = await limiter.check(
+    callerKey(principal),
+    undefined,
+    principal.kind === 'user' ? principal.tier : 'anonymous',
+  );
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
   if (!decision.allowed) {
     throw new RateLimitExceededError({
