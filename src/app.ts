@@ -17,6 +17,7 @@ import { requestId } from './http/middleware/request-id';
 import { filesRoutes } from './http/routes/files.routes';
 import { healthRoutes } from './http/routes/health.routes';
 import { opsRoutes } from './http/routes/ops.routes';
+import { referenceRoutes } from './http/routes/reference.routes';
 import { createCors } from './http/cors';
 import { observeRequest } from './http/request-observer';
 import { rateLimit } from './http/middleware/rate-limit';
@@ -103,6 +104,7 @@ export function createApp(container: Container): Express {
       metrics: container.metrics,
     }),
   );
+  app.use(referenceRoutes(container.version));
   // Before the API's JSON parser: /mcp reads its own bodies, with a limit sized for base64 media.
   app.use(
     '/mcp',

@@ -99,14 +99,14 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /**
- * Key and credit commands act on an existing database only: run from the wrong folder they would otherwise
- * create a new, empty one (with its own owner) and report on that.
+ * Key and credit commands act on an existing data folder only: run from the wrong folder they would otherwise
+ * create a new one (with its own owner) and report on that. An empty folder is set up, as `serve` would.
  */
 async function withAccounts(work: (container: Container) => Promise<number>): Promise<number> {
   const config = loadConfig();
-  if (!existsSync(config.data.dbPath)) {
+  if (!existsSync(config.data.dir)) {
     throw new UsageError(
-      `no Prism database at ${config.data.dbPath}; run this where the server keeps its data, or set PRISM_DATA_DIR`,
+      `no Prism data folder at ${config.data.dir}; run this where the server keeps its data, or set PRISM_DATA_DIR`,
     );
   }
   return withContainer(work, config);
