@@ -1,4 +1,4 @@
-// Lint: type-aware rules plus the dependency rules of DESIGN.md §3, written as import bans per folder.
+// Lint: type-aware rules plus the dependency rules of docs/architecture.md, written as import bans per folder.
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -12,6 +12,20 @@ const layerBan = (files, patterns, why) => ({
 const transports = ['express', 'ws', 'better-sqlite3', '@modelcontextprotocol/*'];
 // The composition root (src/container): the gateway and engines never reach it.
 const container = ['**/container', '**/container/**'];
+// The plugins (tools/, agent-graphs/ at the top): registered by the composition root and injected, never imported
+// by src/. Written by depth, since src/mcp/tools/ is not the plugins' folder.
+const plugins = [
+  '**/agent-graphs',
+  '**/agent-graphs/**',
+  ...['../..', '../../..', '../../../..'].map((up) => `${up}/tools`),
+];
+// An adapter calls services and renders src/wire; it never imports another adapter (nor SQL, files or engines).
+const adapterBan = (folder, otherAdapters) =>
+  layerBan(
+    [`${folder}/**`],
+    ['**/stores/sqlite/**', 'better-sqlite3', '**/engines/*/**', '**/blobs/fs*', ...otherAdapters, ...plugins],
+    'Adapters call services and share only src/wire: never another adapter, SQL, files, engines or plugins.',
+  );
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'data/**', 'coverage/**'] },
@@ -51,20 +65,76 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off' },
   },
   { files: ['server.ts', 'src/cli/**', 'test/**', 'bench/**', 'bin/**', 'scripts/**'], rules: { 'no-console': 'off' } },
+  adapterBan('src/http', ['**/mcp/**', '**/ws/**']),
+  adapterBan('src/mcp', ['**/http/**', '**/ws/**']),
+  adapterBan('src/ws', ['**/http/**', '**/mcp/**']),
   layerBan(
-    ['src/http/**', 'src/mcp/**', 'src/ws/**'],
-    ['**/stores/sqlite/**', 'better-sqlite3', '**/engines/*/**', '**/blobs/fs*'],
-    'Adapters call services, never SQL, files or engines.',
+    ['src/wire/**'],
+    [...transports, '**/stores/sqlite/**', '**/http/**', '**/mcp/**', '**/ws/**', ...container],
+    'The wire contract (schemas, to-wire mappers, validation, error body) is shared by the adapters and belongs to none.',
+  ),
+  layerBan(
+    ['src/metering/**'],
+    [
+      ...transports,
+      '**/stores/sqlite/**',
+      '**/services/**',
+      '**/gateway/**',
+      '**/agents/**',
+      '**/engines/**',
+      '**/wire/**',
+      '**/http/**',
+      '**/mcp/**',
+      '**/ws/**',
+      ...container,
+    ],
+    'Metering sits below the services and the gateway: it imports domain/, lib/ and store interfaces only.',
   ),
   layerBan(
     ['src/services/**'],
-    [...transports, '**/stores/sqlite/**', '**/engines/*/**', '**/http/**', '**/blobs/fs*'],
-    'Services depend on interfaces only (DESIGN.md §3).',
+    [
+      ...transports,
+      '**/stores/sqlite/**',
+      '**/engines/*/**',
+      '**/http/**',
+      '**/mcp/**',
+      '**/wire/**',
+      '**/blobs/fs*',
+      ...plugins,
+    ],
+    'Services depend on interfaces only (docs/architecture.md).',
   ),
   layerBan(
     ['src/gateway/**'],
-    [...transports, '**/stores/sqlite/**', '**/http/**', '**/mcp/**', '**/ws/**', ...container, '**/blobs/fs*'],
+    [
+      ...transports,
+      '**/stores/sqlite/**',
+      '**/http/**',
+      '**/mcp/**',
+      '**/ws/**',
+      '**/wire/**',
+      ...container,
+      '**/blobs/fs*',
+      ...plugins,
+    ],
     'The gateway is not an adapter: it depends on interfaces, never on SQL, transports or the container.',
+  ),
+  layerBan(
+    ['src/agents/**'],
+    [
+      ...transports,
+      '**/stores/sqlite/**',
+      '**/services/**',
+      '**/gateway/**',
+      '**/metering/**',
+      '**/wire/**',
+      '**/http/**',
+      '**/mcp/**',
+      '**/ws/**',
+      ...container,
+      ...plugins,
+    ],
+    'The agent runtime sees ports only; its graphs and tools are handed in by the composition root.',
   ),
   layerBan(
     ['src/engines/**'],
@@ -72,6 +142,8 @@ export default tseslint.config(
       ...transports,
       '**/services/**',
       '**/gateway/**',
+      '**/metering/**',
+      '**/wire/**',
       '**/http/**',
       '**/mcp/**',
       '**/ws/**',

@@ -9,65 +9,15 @@
  * ids), so the SQLite checkpoints the compiled graph writes after every step stay small, and a run interrupted by a
  * restart resumes from the last one.
  */
-import { Annotation, Command, END, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
-import type {
-  CancelSignal,
-  PlannerMessage,
-  PlannerModel,
-  PlannerTask,
-  PlannerToolCall,
-  PlannerToolSpec,
+import { Annotation, Command, END, START, StateGraph } from '@langchain/langgraph';
+import {
+  StepLimitError,
+  type AgentLoopDeps,
+  type AgentLoopGraph,
+  type LoopTraceEntry,
+  type PlannerMessage,
+  type PlannerTask,
 } from '../src/agents/sdk';
-
-/** One entry of the run's trace: a planner turn or a tool call. */
-export interface LoopTraceEntry {
-  kind: 'plan' | 'tool';
-  goal: string | null;
-  name: string;
-  toolCallId: string | null;
-  arguments: Record<string, unknown> | null;
-  output: Record<string, unknown> | null;
-  error: string | null;
-  durationMs: number;
-  inputTokens: number;
-  outputTokens: number;
-  costMicros: number;
-}
-
-export interface ToolRunResult {
-  output: Record<string, unknown> | null;
-  error: string | null;
-}
-
-export interface AgentLoopDeps {
-  planner: PlannerModel;
-  tools: PlannerToolSpec[];
-  runTool(call: PlannerToolCall, goal: string | null): Promise<ToolRunResult>;
-  maxSteps: number;
-  signal: CancelSignal;
-  checkpointer: BaseCheckpointSaver;
-  /**
-   * Checks a final answer; a problem (e.g. it does not match the response schema) goes back to the planner as a
-   * user message while steps remain. Omitted for planners that would only repeat themselves.
-   */
-  checkFinal?(content: string | null): string | null;
-  /** Called after each node with the entries it added (progress saving, logs). */
-  onTrace?(entries: LoopTraceEntry[]): void;
-  /**
-   * Set when the answer is streamed (the runtime's reply gate): opened for each planner round whose answer, if it
-   * calls no tools, ends the run (no sub-goal after the current one); the round's content deltas go to `onText`,
-   * then `end` says whether it called tools.
-   */
-  replyRound?(): { onText(delta: string): void; end(calledTools: boolean): void };
-}
-
-/** Thrown when the planner used its step budget without answering. */
-export class StepLimitError extends Error {
-  constructor(readonly limit: number) {
-    super(`The agent stopped after ${limit} planning steps without an answer (step limit).`);
-    this.name = 'StepLimitError';
-  }
-}
 
 const append = <T>(left: T[], right: T[]): T[] => (right.length === 0 ? left : left.concat(right));
 
@@ -79,9 +29,9 @@ export const AgentLoopState = Annotation.Root({
   planSteps: Annotation<number>({ reducer: (a, b) => a + b, default: () => 0 }),
   final: Annotation<string | null>({ reducer: (_, next) => next, default: () => null }),
 });
-export type AgentLoopStateValue = typeof AgentLoopState.State;
+type AgentLoopStateValue = typeof AgentLoopState.State;
 
-export function buildAgentLoopGraph(deps: AgentLoopDeps) {
+export function buildAgentLoopGraph(deps: AgentLoopDeps): AgentLoopGraph {
   const goalOf = (state: AgentLoopStateValue): string | null => state.task.goals[state.goalIndex] ?? null;
 
   // The plan node routes itself with a Command (tools, plan again, or the end) instead of a conditional edge: one
@@ -184,5 +134,3 @@ export function buildAgentLoopGraph(deps: AgentLoopDeps) {
     .addEdge('tools', 'plan')
     .compile({ checkpointer: deps.checkpointer });
 }
-
-export type AgentLoopGraph = ReturnType<typeof buildAgentLoopGraph>;

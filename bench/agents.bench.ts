@@ -18,6 +18,7 @@ import OpenAI from 'openai';
 import os from 'node:os';
 import path from 'node:path';
 import { createAgentRuntime } from '../src/agents/agent-runtime';
+import { BUILTIN_GRAPHS } from '../agent-graphs';
 import { defineTool, z, type PlannerModel, type ToolContext } from '../src/agents/sdk';
 import { createToolRegistry } from '../src/agents/tool-registry';
 import { loadConfig } from '../src/config/config';
@@ -142,7 +143,12 @@ async function loopOverhead(runs: number, steps: number): Promise<string> {
     handler: async ({ value }) => ({ value }),
   });
   const tools = createToolRegistry([echo]);
-  const runtime = createAgentRuntime({ tools, checkpointer: new LeanSqliteSaver(db), logger: createLogger('silent') });
+  const runtime = createAgentRuntime({
+    tools,
+    graphs: BUILTIN_GRAPHS,
+    checkpointer: new LeanSqliteSaver(db),
+    logger: createLogger('silent'),
+  });
   const perStep: number[] = [];
   // CPU time as well: on a shared machine wall time also counts waiting for a core.
   const cpuPerStep: number[] = [];

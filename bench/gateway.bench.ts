@@ -28,8 +28,9 @@ import http from 'node:http';
 import { once } from 'node:events';
 import readline from 'node:readline';
 import { loadConfig } from '../src/config/config';
-import { priceCall } from '../src/gateway/billing';
-import { createMemoryRateLimitStore, createRateLimiter } from '../src/gateway/rate-limiter';
+import { priceCall } from '../src/metering/billing';
+import { createMemoryRateLimitStore } from '../src/metering/memory-stores';
+import { createRateLimiter } from '../src/metering/rate-limiter';
 import { startServer } from '../src/http-server';
 
 /** The slower upstream's time to first chunk; real hosted models take 100 ms and more. */

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { loadConfig } from '../src/config/config';
 import { defaultPredictionRequest } from '../src/domain/prediction';
-import { toPredictionWire } from '../src/http/schemas/predictions.schemas';
+import { toPredictionWire } from '../src/wire/predictions.schemas';
 import { startServer } from '../src/http-server';
 import { createMcpServerFactory, mcpServicesOf } from '../src/mcp/mcp-server';
 import type { BenchCase } from './harness';

@@ -1,6 +1,6 @@
 /**
- * The dependency rules of DESIGN.md §3 that a per-file lint ban cannot see: no import cycles (between files, and
- * between the folders of src/), and which folders may import which. Run by `npm run check`; `--graph` also prints
+ * The dependency rules of docs/architecture.md that a per-file lint ban cannot see: no import cycles (between files,
+ * and between the folders of src/), and which folders may import which. Run by `npm run check`; `--graph` also prints
  * the folder graph (folders and arrows) for notes and reviews.
  *
  * Imports are read with the TypeScript compiler's own pre-processor (no type-check, ~1 s), relative ones resolved
@@ -13,25 +13,60 @@ import ts from 'typescript';
 const ROOT = path.resolve(__dirname, '..');
 const SOURCE_ROOTS = ['src', 'tools', 'agent-graphs'];
 
-/** Folder prefixes that must not import from the listed prefixes, and why. */
-const FORBIDDEN: ReadonlyArray<{ from: string; to: string[]; why: string }> = [
-  { from: 'src/engines', to: ['src/services', 'src/gateway', 'src/http', 'src/agents'], why: 'engines are leaves' },
+/** The three adapters: each calls services and renders the shared contract of src/wire, none imports another. */
+const ADAPTERS = ['src/http', 'src/mcp', 'src/ws'];
+/** The plugins: registered by the composition root (tools/index.ts, agent-graphs/index.ts), never imported by src. */
+const PLUGINS = ['tools', 'agent-graphs'];
+
+/**
+ * Folder prefixes that must not import from the listed prefixes, and why; `except` names importers under `from` the
+ * rule does not cover.
+ */
+const FORBIDDEN: ReadonlyArray<{ from: string; to: string[]; why: string; except?: string[] }> = [
+  {
+    from: 'src/engines',
+    to: ['src/services', 'src/gateway', 'src/metering', 'src/wire', 'src/agents', ...ADAPTERS],
+    why: 'engines are leaves',
+  },
   {
     from: 'src/agents',
-    to: ['src/services', 'src/gateway', 'src/http', 'src/stores/sqlite', 'src/container'],
+    to: ['src/services', 'src/gateway', 'src/metering', 'src/wire', 'src/stores/sqlite', 'src/container', ...ADAPTERS],
     why: 'the runtime sees ports only',
   },
   {
     from: 'src/gateway',
-    to: ['src/http', 'src/mcp', 'src/ws', 'src/stores/sqlite'],
+    to: [...ADAPTERS, 'src/wire', 'src/stores/sqlite', 'src/container'],
     why: 'the gateway is not an adapter',
   },
   {
     from: 'src/services',
-    to: ['src/http', 'src/mcp', 'src/ws', 'src/container'],
+    to: [...ADAPTERS, 'src/wire', 'src/container'],
     why: 'services do not know adapters',
   },
-  { from: 'src/stores', to: ['src/services', 'src/gateway', 'src/http', 'src/engines'], why: 'stores hold data only' },
+  {
+    from: 'src/metering',
+    to: ['src/services', 'src/gateway', 'src/agents', 'src/engines', 'src/wire', 'src/container', ...ADAPTERS],
+    why: 'metering sits below the services and the gateway, behind its ports',
+  },
+  {
+    from: 'src/wire',
+    to: ['src/container', 'src/stores/sqlite', ...ADAPTERS],
+    why: 'the wire contract is shared by the adapters and belongs to none',
+  },
+  { from: 'src/http', to: ['src/mcp', 'src/ws'], why: 'adapters share only src/wire' },
+  { from: 'src/mcp', to: ['src/http', 'src/ws'], why: 'adapters share only src/wire' },
+  { from: 'src/ws', to: ['src/http', 'src/mcp'], why: 'adapters share only src/wire' },
+  {
+    from: 'src/stores',
+    to: ['src/services', 'src/gateway', 'src/metering', 'src/wire', 'src/engines', ...ADAPTERS],
+    why: 'stores hold data only',
+  },
+  {
+    from: 'src',
+    to: PLUGINS,
+    except: ['src/container'],
+    why: 'tools and graphs are registered by the composition root and injected',
+  },
 ];
 
 /** Every .ts file under the source roots, relative to the repository. */
@@ -99,16 +134,16 @@ function cycles(graph: Map<string, Set<string>>): string[][] {
   return found;
 }
 
-/**
- * The folder a file counts in: `src/<folder>` (src/*.ts files are their own), else the top folder. The graphs in
- * `agent-graphs/` are the runtime's own implementation, kept at the top so they are easy to find: they count as
- * `src/agents` (the file-level cycle check still covers them, and lint keeps them to `src/agents/sdk`).
- */
+/** The folder a file counts in: `src/<folder>` (src/*.ts files are their own), else the top folder. */
 function folderOf(file: string): string {
   const parts = file.split('/');
-  if (parts[0] === 'agent-graphs') return 'src/agents';
   if (parts[0] === 'src') return parts.length > 2 ? `src/${parts[1]}` : file.replace(/\.ts$/, '');
   return parts[0]!;
+}
+
+/** Whether `file` is the module `prefix` (`src/app` is src/app.ts) or lies under the folder `prefix`. */
+function within(file: string, prefix: string): boolean {
+  return file === `${prefix}.ts` || file.startsWith(`${prefix}/`);
 }
 
 export interface ImportReport {
@@ -135,8 +170,9 @@ export function checkImports(root = ROOT): ImportReport {
       if (to !== from) folderGraph.get(from)!.add(to);
       for (const rule of FORBIDDEN) {
         if (
-          file.startsWith(`${rule.from}/`) &&
-          rule.to.some((t) => target === `${t}.ts` || target.startsWith(`${t}/`))
+          within(file, rule.from) &&
+          !rule.except?.some((e) => within(file, e)) &&
+          rule.to.some((t) => within(target, t))
         ) {
           forbidden.push(`${file} imports ${target} (${rule.why})`);
         }

@@ -1,17 +1,12 @@
 /**
- * The agent runtime: runs one execution through the LangGraph loop (agent-graphs/agent-loop.graph.ts) with its
- * planner, tools, step limit, total deadline and cancellation, checkpointed in SQLite under the execution id so a
- * run interrupted by a restart can resume from its last step. It knows ports only: the planner, a ToolContext
- * factory and the tool registry; services decide what an execution is and what it costs. A chat turn's answer can
- * be streamed as the planner writes it (`onText`, through the reply gate of reply-stream.ts).
+ * The agent runtime: runs one execution through the LangGraph loop (agent-graphs/agent-loop.graph.ts, handed in as
+ * `deps.graphs`) with its planner, tools, step limit, total deadline and cancellation, checkpointed in SQLite under
+ * the execution id so a run interrupted by a restart can resume from its last step. It knows ports only: the
+ * graphs, the planner, a ToolContext factory and the tool registry; services decide what an execution is and what
+ * it costs. A chat turn's answer can be streamed as the planner writes it (`onText`, through the reply gate of
+ * reply-stream.ts).
  */
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import {
-  buildAgentLoopGraph,
-  StepLimitError,
-  type AgentLoopStateValue,
-  type LoopTraceEntry,
-} from '../../agent-graphs/agent-loop.graph';
 import { AppError } from '../domain/errors';
 import type { CancelSignal } from '../lib/cancel';
 import type { Logger } from '../lib/logger';
@@ -19,7 +14,11 @@ import { finalAnswer, finalProblem, type FinalAnswer } from './final-answer';
 import { createReplyStream } from './reply-stream';
 import {
   PlannerRefusal,
+  StepLimitError,
+  type AgentGraphs,
+  type AgentLoopStateValue,
   type AnyToolDefinition,
+  type LoopTraceEntry,
   type PlannerMessage,
   type PlannerModel,
   type PlannerTask,
@@ -32,6 +31,8 @@ export type { SkillBrief };
 
 export interface AgentRuntimeDeps {
   tools: ToolRegistry;
+  /** The graphs it runs (`BUILTIN_GRAPHS` of agent-graphs/index.ts), handed in by the composition root. */
+  graphs: AgentGraphs;
   checkpointer: BaseCheckpointSaver;
   logger: Logger;
 }
@@ -104,7 +105,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       const ctx = spec.context(controller.signal);
       const reply =
         spec.onText && spec.task.chat && spec.task.responseSchema === null ? createReplyStream(spec.onText) : null;
-      const graph = buildAgentLoopGraph({
+      const graph = deps.graphs.agentLoop({
         planner: spec.planner,
         tools: deps.tools.specs(spec.tools),
         maxSteps: spec.maxSteps,

@@ -5,11 +5,14 @@
  * {@link ToolContext}: media loading, the embedded vision/audio engines, artifacts, the hub, skills and the SSRF-safe
  * fetcher. The composition root binds those ports to the services, so the same tool runs inside the LangGraph loop
  * and behind MCP with nothing HTTP-shaped in between. The {@link PlannerModel} port is what the loop asks for the next
- * step: an upstream chat model with tools bound, or the deterministic planner.
+ * step: an upstream chat model with tools bound, or the deterministic planner. The graph port (end of file) is what
+ * the runtime asks of the graphs in `agent-graphs/`.
  */
 import { z } from 'zod';
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import type { Principal } from '../domain/account';
 import { BadRequestError } from '../domain/errors';
+import type { ExecutionStep } from '../domain/execution';
 import type { DocumentLayout, JsonSchema, LayoutLine, LayoutPage } from '../engines/types';
 import type { CancelSignal } from '../lib/cancel';
 
@@ -319,4 +322,82 @@ export interface PlannerModel {
   /** The model id that served (for usage and logs). */
   readonly servedBy: string;
   plan(request: PlanRequest): Promise<PlanStep>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Graphs: the port between the runtime and the graphs it runs. The graphs live in `agent-graphs/` (one `*.graph.ts`
+// each, listed in `agent-graphs/index.ts` the way `tools/index.ts` lists tools); the composition root hands that list
+// to the runtime, so `src/agents` never imports `agent-graphs/`.
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * One entry of a run's trace, a planner turn or a tool call: an execution step (domain) before it has its place in
+ * the execution's step list, with what the turn cost.
+ */
+export type LoopTraceEntry = Omit<ExecutionStep, 'index'> & { costMicros: number };
+
+export interface ToolRunResult {
+  output: Record<string, unknown> | null;
+  error: string | null;
+}
+
+export interface AgentLoopDeps {
+  planner: PlannerModel;
+  tools: PlannerToolSpec[];
+  runTool(call: PlannerToolCall, goal: string | null): Promise<ToolRunResult>;
+  maxSteps: number;
+  signal: CancelSignal;
+  checkpointer: BaseCheckpointSaver;
+  /**
+   * Checks a final answer; a problem (e.g. it does not match the response schema) goes back to the planner as a
+   * user message while steps remain. Omitted for planners that would only repeat themselves.
+   */
+  checkFinal?(content: string | null): string | null;
+  /** Called after each node with the entries it added (progress saving, logs). */
+  onTrace?(entries: LoopTraceEntry[]): void;
+  /**
+   * Set when the answer is streamed (the runtime's reply gate): opened for each planner round whose answer, if it
+   * calls no tools, ends the run (no sub-goal after the current one); the round's content deltas go to `onText`,
+   * then `end` says whether it called tools.
+   */
+  replyRound?(): { onText(delta: string): void; end(calledTools: boolean): void };
+}
+
+/** Thrown by the loop when the planner used its step budget without answering. */
+export class StepLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`The agent stopped after ${limit} planning steps without an answer (step limit).`);
+    this.name = 'StepLimitError';
+  }
+}
+
+/** The loop's state, as checkpointed after every step (plain JSON: media travel as ids). */
+export interface AgentLoopStateValue {
+  task: PlannerTask;
+  messages: PlannerMessage[];
+  trace: LoopTraceEntry[];
+  goalIndex: number;
+  planSteps: number;
+  final: string | null;
+}
+
+/** The run's checkpoint thread, its step budget and its cancel signal. */
+export interface AgentLoopRunConfig {
+  configurable: { thread_id: string };
+  recursionLimit: number;
+  signal: AbortSignal;
+}
+
+/** A compiled agent loop: run (or resume, with a null input) one thread, and read its last checkpoint. */
+export interface AgentLoopGraph {
+  invoke(
+    input: Pick<AgentLoopStateValue, 'task' | 'messages'> | null,
+    config: AgentLoopRunConfig,
+  ): Promise<AgentLoopStateValue>;
+  getState(config: { configurable: { thread_id: string } }): Promise<{ values: unknown }>;
+}
+
+/** The graphs the runtime runs, by role; `agent-graphs/index.ts` provides the built-in ones. */
+export interface AgentGraphs {
+  agentLoop(deps: AgentLoopDeps): AgentLoopGraph;
 }

@@ -13,7 +13,7 @@ import { createContainer, type Container } from '../container';
 import { TIERS, type Tier } from '../domain/account';
 import { AppError } from '../domain/errors';
 import { defaultPredictionRequest } from '../domain/prediction';
-import { toPredictionWire } from '../http/schemas/predictions.schemas';
+import { toPredictionWire } from '../wire/predictions.schemas';
 import { sniffMediaType } from '../lib/media-type';
 import { serveMcpStdio } from '../mcp/mcp-stdio';
 import { main as serve } from '../../server';

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config/config';
 import type { Container } from '../container';
 import type { Principal } from '../domain/account';
-import { toSkillWire } from '../http/schemas/skills.schemas';
+import { toSkillWire } from '../wire/skills.schemas';
 import { packSkillFolder } from '../services/skills/skill-pack';
 import { parseSkillZip } from '../services/skills/skill-view';
 

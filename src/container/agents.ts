@@ -6,13 +6,14 @@
  * endpoints use for skills that call for the runtime, and the re-run of stored executions for evaluation reruns. MCP and the HTTP routes take what this returns.
  */
 import { createAgentRuntime, type AgentRuntime } from '../agents/agent-runtime';
+import { BUILTIN_GRAPHS } from '../../agent-graphs';
 import { createDeterministicPlanner } from '../agents/planners/deterministic.planner';
 import type { VisionPort } from '../agents/sdk';
 import { createToolRegistry, type ToolRegistry } from '../agents/tool-registry';
 import type { Execution } from '../domain/execution';
 import type { SkillResolver } from '../domain/skill';
-import { createUpstreamPlanner, plannerModelFor } from '../gateway/agent-planner';
-import { maxCallMicros, priceCall, type Biller, type ChargeInput, type ChargeResult } from '../gateway/billing';
+import { createUpstreamPlanner, plannerModelFor } from '../gateway/agents/agent-planner';
+import { maxCallMicros, priceCall, type Biller, type ChargeInput, type ChargeResult } from '../metering/billing';
 import { ModelNotFoundError } from '../gateway/gateway-errors';
 import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
@@ -86,7 +87,12 @@ const AGENT_MODEL = /^prism-orion-[12](:(auto|fast|pro|lite))?$/;
 export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
   const tools = createToolRegistry(BUILTIN_TOOLS);
   const toolContext = createToolContextFactory(deps);
-  const runtime = createAgentRuntime({ tools, checkpointer: new LeanSqliteSaver(deps.db), logger: deps.logger });
+  const runtime = createAgentRuntime({
+    tools,
+    graphs: BUILTIN_GRAPHS,
+    checkpointer: new LeanSqliteSaver(deps.db),
+    logger: deps.logger,
+  });
   const deterministic = createDeterministicPlanner();
 
   const planners: PlannerDirectory = {

@@ -5,7 +5,7 @@
  * hold. A settlement never debits more credits than were held, so concurrent extractions cannot overdraw the
  * wallet even when an input reads longer than it was measured.
  */
-import type { Biller } from '../gateway/billing';
+import type { Biller } from '../metering/billing';
 import type { ExtractionWallet } from '../services/predictions/extraction-billing';
 
 export function createExtractionWallet(biller: Biller, microsPerCredit: number): ExtractionWallet | null {

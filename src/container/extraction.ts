@@ -13,7 +13,7 @@ import { createLocalEngineKit, type LocalEngineKit } from '../engines/local/buil
 import type { DocumentLayout, LayoutPage } from '../engines/types';
 import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
-import { createRoutedExtractionEngine } from '../gateway/upstream-extraction';
+import { createRoutedExtractionEngine } from '../gateway/upstream/upstream-extraction';
 import type { CloseStep } from '../lib/close-all';
 import type { Logger } from '../lib/logger';
 

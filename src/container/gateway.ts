@@ -8,19 +8,16 @@
 import type { Config } from '../config/config';
 import { createDecisionEngine } from '../engines/decision/decision.engine';
 import { createMultimodalEmbeddingEngine, createTextEmbeddingEngine } from '../engines/embeddings';
-import { createBiller, type Biller } from '../gateway/billing';
+import { createBiller, type Biller } from '../metering/billing';
 import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
-import { createChatService, type ChatService } from '../gateway/chat.service';
-import { createDecisionsService, type DecisionsService } from '../gateway/decisions.service';
-import { createEmbeddingsService, type EmbeddingsService } from '../gateway/embeddings.service';
-import { createGuestSpendGuard, createMemoryGuestSpendStore } from '../gateway/guest-spend';
-import {
-  createMemoryRateLimitStore,
-  createRateLimiter,
-  type RateLimiter,
-  type RateWindow,
-} from '../gateway/rate-limiter';
-import { createRequestQueue, type RequestQueue } from '../gateway/request-queue';
+import { createChatService, type ChatService } from '../gateway/chat/chat.service';
+import { createDecisionsService, type DecisionsService } from '../gateway/decisions/decisions.service';
+import { createEmbeddingsService, type EmbeddingsService } from '../gateway/embeddings/embeddings.service';
+import { createGuestSpendGuard } from '../metering/guest-spend';
+import { createMemoryGuestSpendStore, createMemoryRateLimitStore } from '../metering/memory-stores';
+import { createRateLimiter, type RateLimiter } from '../metering/rate-limiter';
+import type { RateWindow } from '../metering/ports';
+import { createRequestQueue, type RequestQueue } from '../metering/request-queue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
 import type { CloseStep } from '../lib/close-all';
 import type { Logger } from '../lib/logger';

@@ -3,7 +3,7 @@
  *
  * Services throw these; adapters decide how they look on the wire. Each error says what went wrong with the stable
  * fields the spec names (`status`, `type`, `code`, `param`, the seconds to wait, whether an API key would help);
- * the HTTP error handler picks the body shape per surface and the headers (src/http/error-body.ts), MCP
+ * the HTTP error handler picks the body shape per surface and the headers (src/wire/error-body.ts), MCP
  * (src/mcp/mcp-errors.ts) and the WebSocket stream (src/ws/ws-error-event.ts) have translators of their own.
  */
 
@@ -241,6 +241,17 @@ export class RequestValidationError extends AppError {
 export class AllPagesFailedError extends AppError {
   constructor(message: string) {
     super(502, { message, type: 'upstream_error', code: 'all_pages_failed' });
+  }
+}
+
+/** 499 (nginx's "client closed request"): the caller went away; nothing is rendered, work is abandoned. */
+export class ClientDisconnectedError extends AppError {
+  constructor() {
+    super(499, {
+      message: 'The client closed the connection',
+      type: 'invalid_request_error',
+      code: 'client_disconnected',
+    });
   }
 }
 

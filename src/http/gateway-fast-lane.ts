@@ -11,12 +11,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import proxyaddr from 'proxy-addr';
-import type { RateLimiter } from '../gateway/rate-limiter';
+import type { RateLimiter } from '../metering/rate-limiter';
 import type { AuthService } from '../services/auth.service';
 import { jsonBytesTooDeep } from '../lib/json-bounds';
-import { bodyReadError, jsonTooDeepError, type ErrorResponder } from './middleware/error-handler';
-import { enforceRateLimit } from './middleware/rate-limit';
-import { resolveRequestId } from './middleware/request-id';
+import { bodyReadError, jsonTooDeepError } from './middleware/error-handler';
+import { enforceRateLimit } from '../metering/enforce-rate-limit';
+import type { ErrorResponder } from '../wire/error-body';
+import { resolveRequestId } from '../wire/request-id';
 import { serveChatCompletion, type CompatRoutesDeps } from './routes/compat.routes';
 
 const CHAT_PATHS = new Set(['/v1/compat/chat/completions', '/v1/openai/chat/completions']);

@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import type { StagedBlob } from '../blobs/types';
 import { AppError, PayloadTooLargeError } from '../domain/errors';
 import { bodyReadError } from './middleware/error-handler';
-import { fieldError } from './validation';
+import { fieldError } from '../wire/validation';
 
 /** Room for part headers and text fields on top of the file-size limit. */
 const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;

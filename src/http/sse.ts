@@ -1,5 +1,5 @@
 /**
- * The one SSE writer (DESIGN.md §3): every streamed response goes through here.
+ * The one SSE writer (docs/architecture.md): every streamed response goes through here.
  *
  * Frames are `data: <json>\n\n` ending with `data: [DONE]\n\n`. `pipe` takes chunks in batches (those of one
  * upstream network read) and reads the FIRST batch before writing anything, so a failure before it (a
@@ -17,6 +17,7 @@
 import { AppError } from '../domain/errors';
 import { CancelController, type CancelSignal } from '../lib/cancel';
 import { extend } from '../lib/extend';
+import { RawJson } from '../lib/raw-json';
 
 /** The slice of `http.ServerResponse` (and so express's `Response`) the writer uses. */
 export interface SseSink {
@@ -146,9 +147,9 @@ export function createSseWriter(res: SseSink, options: SseWriterOptions = {}): S
   return writer;
 }
 
-/** One `data:` frame. */
+/** One `data:` frame; a RawJson (a relayed upstream chunk) is written as the text it arrived in. */
 function frame(data: unknown): string {
-  return `data: ${JSON.stringify(data)}\n\n`;
+  return `data: ${data instanceof RawJson ? data.text : JSON.stringify(data)}\n\n`;
 }
 
 /** The error object of a mid-stream error frame: the AppError's wire fields, or a generic 500 that leaks nothing. */

@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../domain/errors';
 import type { Logger } from '../lib/logger';
-import { errorHeaders } from '../http/error-body';
+import { errorHeaders } from '../wire/error-body';
 
 /** JSON-RPC code for a request refused before it reached the server (the SDK's own HTTP-level refusals use it). */
 const REFUSED = -32000;

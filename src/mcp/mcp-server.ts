@@ -24,11 +24,11 @@ import { registerHubResources } from './mcp-resources';
 import { registerSkillResources } from './mcp-skill-resources';
 import { createToolDispatcher, registerTools, type McpCallScope, type McpTool, type ToolExtra } from './mcp-tool';
 import { registryTools, type RegistryToolsDeps } from './registry-tools';
-import { agentTools } from './tools/agents.tools';
-import { extractTools, predictionTools } from './tools/extract.tools';
-import { fileTools } from './tools/files.tools';
-import { hubTools } from './tools/hub.tools';
-import { skillTools } from './tools/skills.tools';
+import { agentTools } from './tools/agents.mcp-tools';
+import { extractTools, predictionTools } from './tools/extract.mcp-tools';
+import { fileTools } from './tools/files.mcp-tools';
+import { hubTools } from './tools/hub.mcp-tools';
+import { skillTools } from './tools/skills.mcp-tools';
 
 /** The services the MCP adapter calls. */
 export interface McpServices {

@@ -17,10 +17,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Principal } from '../domain/account';
-import { AppError } from '../domain/errors';
-import { callerKey } from '../gateway/caller-key';
-import { ClientDisconnectedError, RateLimitExceededError } from '../gateway/gateway-errors';
-import type { RateLimiter } from '../gateway/rate-limiter';
+import { AppError, ClientDisconnectedError } from '../domain/errors';
+import { callerKey } from '../metering/caller-key';
+import { RateLimitExceededError } from '../metering/metering-errors';
+import type { RateLimiter } from '../metering/rate-limiter';
 import type { Logger } from '../lib/logger';
 import { toToolError } from './mcp-errors';
 

@@ -7,9 +7,9 @@
  * the tests parse every event they receive with them.
  */
 import { z } from 'zod';
-import { QUESTION_TYPES } from '../gateway/decision-request';
+import { QUESTION_TYPES } from '../gateway/decisions/decision-request';
 
-export { DECISION_STREAM_PATHS } from '../gateway/decision-request';
+export { DECISION_STREAM_PATHS } from '../gateway/decisions/decision-request';
 
 // ---- client → server ----------------------------------------------------------------------------------------
 

@@ -10,11 +10,11 @@
  */
 import type WebSocket from 'ws';
 import { AppError, PayloadTooLargeError } from '../domain/errors';
-import { decisionSettingsSchema } from '../gateway/decision-request';
-import type { DecisionCaller, DecisionSession, DecisionsService } from '../gateway/decisions.service';
+import { decisionSettingsSchema } from '../gateway/decisions/decision-request';
+import type { DecisionCaller, DecisionSession, DecisionsService } from '../gateway/decisions/decisions.service';
 import { CancelController } from '../lib/cancel';
 import type { Logger } from '../lib/logger';
-import { parseInput } from '../http/validation';
+import { parseInput } from '../wire/validation';
 import { clientMessageSchema, settingsOf, type ServerEvent, type SessionClosedEvent } from './decision-protocol';
 import { toErrorEvent } from './ws-error-event';
 

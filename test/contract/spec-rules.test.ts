@@ -50,7 +50,7 @@ const RULES: Record<string, Rule> = {
     { file: GW, test: 'answers 429 with the window, tier and Retry-After' },
   ],
   'error 3 (queue full: 429 Retry-After 60)': [
-    { file: 'test/unit/gateway/request-queue.test.ts', test: 'refuses beyond maxWaiting with 429' },
+    { file: 'test/unit/metering/request-queue.test.ts', test: 'refuses beyond maxWaiting with 429' },
   ],
   'error 4 (500 body with request_id, no internals)': [
     { file: ER, test: 'renders an unexpected failure as a top-level 500' },

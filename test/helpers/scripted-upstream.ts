@@ -72,6 +72,8 @@ export type UpstreamScript =
       /** Send `data: [DONE]` at the end (default true). */
       done?: boolean;
     }
+  /** Exactly these `data:` payloads, one event each, then `[DONE]` (for chunks shaped as a real server shapes them). */
+  | { kind: 'raw-stream'; events: string[] }
   | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
   | { kind: 'embeddings'; dimensions?: number; vectors?: number[][]; usage?: { prompt_tokens: number } }
   /** Accept the request and never answer. */
@@ -161,6 +163,11 @@ async function serve(script: UpstreamScript, req: RecordedRequest, res: http.Ser
   const includeUsage = (req.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
   switch (script.kind) {
     case 'hang':
+      return;
+    case 'raw-stream':
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      for (const data of script.events) res.write(`data: ${data}\n\n`);
+      res.end('data: [DONE]\n\n');
       return;
     case 'error':
       if (!(await pause(script.delayMs ?? 0, res))) return;

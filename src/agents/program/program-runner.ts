@@ -1,9 +1,9 @@
 /**
- * Runs compiled programs: replay (the program-replay graph, a straight line: each step's arguments resolved from the inputs and
- * earlier outputs, the tool called through the registry, no model) and compile-then-verify (a program is only
+ * Runs compiled programs: replay (program-replay.ts, a straight line: each step's arguments resolved from the inputs
+ * and earlier outputs, the tool called through the registry, no model) and compile-then-verify (a program is only
  * kept when one replay on the recorded inputs reproduces the agent run's response).
  */
-import { runProgramReplay } from '../../../agent-graphs/program-replay.graph';
+import { runProgramReplay } from './program-replay';
 import type { ProgramDefinition } from '../../domain/execution';
 import type { PlannerInput, ToolContext } from '../sdk';
 import type { ToolRegistry } from '../tool-registry';

@@ -5,6 +5,7 @@
  * upstream server, and billing, so none of those can disagree about a model. Domain fields are camelCase; the YAML
  * file and the listing record are snake_case and are mapped at the edges.
  */
+import type { ModelPricing } from '../../metering/billing';
 
 /** Media a model can read, as published in `capabilities.supported_input_types`. */
 export const INPUT_TYPES = ['text', 'image', 'video', 'audio', 'document'] as const;
@@ -40,12 +41,6 @@ export interface ModelCapabilities {
   defaultMethod: string | null;
   /** Embedding vector lengths the model can return (first = default); empty for chat models. */
   dimensions: number[];
-}
-
-/** USD per 1M tokens; null = unknown (never the same as free). */
-export interface ModelPricing {
-  prompt: number | null;
-  completion: number | null;
 }
 
 /** Typical speed, for the listing; null = not measured. */

@@ -5,9 +5,9 @@
  * to fire is remembered as the cause, so whatever the transport throws afterwards (AbortError, "terminated",
  * a socket error) is reported as what really happened: 504 `ttft_timeout`, 504 `deadline_exceeded` or 499.
  */
-import { AppError } from '../../domain/errors';
+import { AppError, ClientDisconnectedError } from '../../domain/errors';
 import { CancelController, type CancelSignal } from '../../lib/cancel';
-import { ClientDisconnectedError, DeadlineExceededError, TtftTimeoutError, UpstreamError } from '../gateway-errors';
+import { DeadlineExceededError, TtftTimeoutError, UpstreamError } from '../gateway-errors';
 import type { UpstreamTarget } from '../catalogue/model.types';
 
 export type AbortCause = 'ttft' | 'total' | 'client';

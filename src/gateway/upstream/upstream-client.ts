@@ -16,6 +16,7 @@ import type { Readable } from 'node:stream';
 import type { AppError } from '../../domain/errors';
 import type { CancelSignal } from '../../lib/cancel';
 import { extend } from '../../lib/extend';
+import { RawJson } from '../../lib/raw-json';
 import { UpstreamError } from '../gateway-errors';
 import type { UpstreamTarget } from '../catalogue/model.types';
 import { createHttpTransport, ResponseTooLargeError, type Transport, type UpstreamResponse } from './http-transport';
@@ -40,11 +41,19 @@ export interface UpstreamCallOptions {
  */
 export type UpstreamStream = AsyncIterableIterator<UpstreamJson[]>;
 
+/**
+ * The same stream for a relay: each chunk kept as the JSON text it arrived in (checked to be an object that is
+ * not an error), so it can be passed on without being parsed and serialised again.
+ */
+export type UpstreamRelayStream = AsyncIterableIterator<RawJson[]>;
+
 export interface UpstreamClient {
   /** POST /chat/completions, not streamed. */
   chat(target: UpstreamTarget, body: UpstreamJson, options?: UpstreamCallOptions): Promise<UpstreamJson>;
   /** POST /chat/completions with `stream: true`; resolves once the first chunks have arrived. */
   streamChat(target: UpstreamTarget, body: UpstreamJson, options?: UpstreamCallOptions): Promise<UpstreamStream>;
+  /** `streamChat` for a relay: the same call, deadlines and errors, with chunks as text (see RawJson). */
+  relayChat(target: UpstreamTarget, body: UpstreamJson, options?: UpstreamCallOptions): Promise<UpstreamRelayStream>;
   /** POST /embeddings. */
   embeddings(target: UpstreamTarget, body: UpstreamJson, options?: UpstreamCallOptions): Promise<UpstreamJson>;
 }
@@ -118,6 +127,36 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
     }
   };
 
+  /** POST a streamed call; resolves once the first chunks have arrived (read into chunks by `toChunks`). */
+  const openStream = async <T>(
+    target: UpstreamTarget,
+    body: UpstreamJson,
+    opts: UpstreamCallOptions,
+    toChunks: (events: AsyncIterable<SseEvent[]>, provider: string) => AsyncGenerator<T[]>,
+  ): Promise<AsyncIterableIterator<T[]>> => {
+    const scope = new CallScope(target, opts.signal, true);
+    const streamOptions = opts.includeUsage === false ? body.stream_options : usageOn(body.stream_options);
+    const payload = extend(body, { model: target.model, stream: true, stream_options: streamOptions });
+    try {
+      const res = await post(scope, chatUrls.get(target.baseUrl), payload, streamHeaders.get(target.apiKey));
+      const { stream } = res;
+      // Not destroyed when the reader stops at `[DONE]`, so the rest can be drained and the socket kept (streamFrom);
+      // a 2xx not labelled text/event-stream is still read as events, as a lenient client would.
+      const source = stream
+        ? (stream.setEncoding('utf8').iterator({ destroyOnReturn: false }) as AsyncIterable<string>)
+        : [res.body];
+      const batches = toChunks(readSseEventBatches(source), target.provider);
+      const first = await batches.next();
+      if (first.done) throw new UpstreamError(target.provider, 'The upstream ended the stream without a chunk');
+      scope.firstChunkArrived();
+      return streamFrom(first.value, batches, scope, stream);
+    } catch (error) {
+      scope.dispose();
+      scope.controller.abort();
+      throw scope.translate(error);
+    }
+  };
+
   return {
     chat(target, body, opts = {}) {
       const { stream: _stream, stream_options: _streamOptions, ...rest } = body;
@@ -126,28 +165,11 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
     embeddings(target, body, opts = {}) {
       return unary(embeddingsUrls, target, extend(body, { model: target.model }), opts);
     },
-    async streamChat(target, body, opts = {}) {
-      const scope = new CallScope(target, opts.signal, true);
-      const streamOptions = opts.includeUsage === false ? body.stream_options : usageOn(body.stream_options);
-      const payload = extend(body, { model: target.model, stream: true, stream_options: streamOptions });
-      try {
-        const res = await post(scope, chatUrls.get(target.baseUrl), payload, streamHeaders.get(target.apiKey));
-        const { stream } = res;
-        // Not destroyed when the reader stops at `[DONE]`, so the rest can be drained and the socket kept (streamFrom);
-        // a 2xx not labelled text/event-stream is still read as events, as a lenient client would.
-        const source = stream
-          ? (stream.setEncoding('utf8').iterator({ destroyOnReturn: false }) as AsyncIterable<string>)
-          : [res.body];
-        const batches = chunkBatches(readSseEventBatches(source), target.provider);
-        const first = await batches.next();
-        if (first.done) throw new UpstreamError(target.provider, 'The upstream ended the stream without a chunk');
-        scope.firstChunkArrived();
-        return streamFrom(first.value, batches, scope, stream);
-      } catch (error) {
-        scope.dispose();
-        scope.controller.abort();
-        throw scope.translate(error);
-      }
+    streamChat(target, body, opts = {}) {
+      return openStream(target, body, opts, chunkBatches);
+    },
+    relayChat(target, body, opts = {}) {
+      return openStream(target, body, opts, relayBatches);
     },
   };
 }
@@ -179,6 +201,45 @@ async function* chunkBatches(batches: AsyncIterable<SseEvent[]>, provider: strin
   }
 }
 
+/**
+ * `chunkBatches` for a relay: each chunk as its text. Only an event that may be an error (an `error` event, or one
+ * with an `"error"` key: inside a JSON string every quote is escaped, so that text cannot come from a value) or
+ * that does not look like one object is parsed, to report it as `chunkOf` does.
+ */
+async function* relayBatches(batches: AsyncIterable<SseEvent[]>, provider: string): AsyncGenerator<RawJson[]> {
+  for await (const events of batches) {
+    const chunks: RawJson[] = [];
+    let failure: AppError | null = null;
+    let done = false;
+    for (const event of events) {
+      const { data } = event;
+      if (data === '[DONE]') {
+        done = true;
+        break;
+      }
+      if (event.event === 'error' || !looksLikeObject(data) || data.includes('"error"')) {
+        const chunk = chunkOf(event, provider);
+        if (isAppError(chunk)) {
+          failure = chunk;
+          break;
+        }
+      }
+      chunks.push(new RawJson(data));
+    }
+    if (chunks.length > 0) yield chunks;
+    if (failure !== null) throw failure;
+    if (done) return;
+  }
+}
+
+/**
+ * Starts with `{` and ends with `}`, on one line (a frame's data must not break the SSE framing). Anything else,
+ * white space around an object included, takes the parsed path.
+ */
+function looksLikeObject(data: string): boolean {
+  return data.charCodeAt(0) === 123 && data.charCodeAt(data.length - 1) === 125 && !data.includes('\n');
+}
+
 /** One event's chunk, or the 502 it stands for (an error event, or an event that is not a JSON object). */
 function chunkOf(event: SseEvent, provider: string): UpstreamJson | AppError {
   let chunk: UpstreamJson;
@@ -195,13 +256,13 @@ function chunkOf(event: SseEvent, provider: string): UpstreamJson | AppError {
   return chunk;
 }
 
-function streamFrom(
-  first: UpstreamJson[],
-  batches: AsyncGenerator<UpstreamJson[]>,
+function streamFrom<T>(
+  first: T[],
+  batches: AsyncGenerator<T[]>,
   scope: CallScope,
   body: Readable | undefined,
-): UpstreamStream {
-  let pending: UpstreamJson[] | null = first;
+): AsyncIterableIterator<T[]> {
+  let pending: T[] | null = first;
   let finished = false;
   /** Ends the call; `cancel` also aborts the upstream request (not needed after a clean `[DONE]`). */
   const close = (cancel: boolean): void => {
@@ -220,7 +281,7 @@ function streamFrom(
       body.resume();
     }
   };
-  const iterator: UpstreamStream = {
+  const iterator: AsyncIterableIterator<T[]> = {
     async next() {
       if (pending) {
         const value = pending;

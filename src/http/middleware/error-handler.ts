@@ -3,19 +3,18 @@
  *
  * Renders the spec's shapes: `{detail:{error:{message,type,code,param}}}` for most errors, top-level `{error}`
  * for 429 and 5xx, `{detail:"Invalid API Key"}` for a bad key, and `{detail:[…]}` for 422; on the gateway
- * surfaces every body also carries the top-level `error` OpenAI clients read (see error-body.ts). Unknown errors
- * become a generic 500 carrying only the request id: no stack, no path, no message from inside.
+ * surfaces every body also carries the top-level `error` OpenAI clients read (see src/wire/error-body.ts).
+ * Unknown errors become a generic 500 carrying only the request id: no stack, no path, no message from inside.
  *
  * The responder itself never throws: a caller's input echoed in a 422 is cut to a bounded size and depth first
- * (error-body.ts), and anything that still goes wrong while rendering falls back to a fixed JSON 500 (an error
- * escaping here would make express answer with its HTML page and stack, or take the process down on the gateway
- * fast lane).
+ * (src/wire/error-body.ts), and anything that still goes wrong while rendering falls back to a fixed JSON 500 (an
+ * error escaping here would make express answer with its HTML page and stack, or take the process down on the
+ * gateway fast lane).
  */
-import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, PayloadTooLargeError, RequestValidationError } from '../../domain/errors';
 import type { Logger } from '../../lib/logger';
-import { errorHeaders, renderErrorBody, surfaceOfPath, type ErrorSurface } from '../error-body';
+import { errorHeaders, renderErrorBody, surfaceOfPath, type ErrorResponder } from '../../wire/error-body';
 import { sendJson, sendLastResort } from '../send-json';
 
 interface BodyParserError {
@@ -26,12 +25,6 @@ interface BodyParserError {
   body?: string;
   message?: string;
 }
-
-/**
- * Writes an error as the spec's response on a plain node response (express's or the gateway fast lane's), in the
- * body shape of the surface the request arrived on.
- */
-export type ErrorResponder = (res: ServerResponse, error: unknown, requestId: string, surface: ErrorSurface) => void;
 
 export function createErrorResponder(logger: Logger, limits: { maxJsonBytes: number }): ErrorResponder {
   return (res, error, requestId, surface) => {

@@ -1,15 +1,9 @@
 /**
- * Request ids: echo a caller's `x-request-id` when it is sane, else mint one; every response carries it.
+ * Request ids: echo a caller's `x-request-id` when it is sane, else mint one (src/wire/request-id.ts); every
+ * response carries it.
  */
 import type { RequestHandler } from 'express';
-import { randomHex } from '../../lib/random-id';
-
-const ACCEPTABLE = /^[\w.:@/+=-]{1,128}$/;
-
-/** The id of a request: the caller's `x-request-id` when it is sane, else a new `req_<32 hex>`. */
-export function resolveRequestId(incoming: string | string[] | undefined): string {
-  return typeof incoming === 'string' && ACCEPTABLE.test(incoming) ? incoming : `req_${randomHex(16)}`;
-}
+import { resolveRequestId } from '../../wire/request-id';
 
 export function requestId(): RequestHandler {
   return (req, res, next) => {

@@ -10,10 +10,10 @@ import {
   executionIdParamsSchema,
   listExecutionsQuerySchema,
   lookupAgentBodySchema,
-} from '../schemas/agents.schemas';
-import { artifactsQuerySchema } from '../schemas/artifacts.schemas';
-import { chatBodySchema } from '../schemas/chat.schemas';
-import { chatMessagesQuerySchema, listChatsQuerySchema } from '../schemas/chats.schemas';
+} from '../../wire/agents.schemas';
+import { artifactsQuerySchema } from '../../wire/artifacts.schemas';
+import { chatBodySchema } from '../../wire/chat.schemas';
+import { chatMessagesQuerySchema, listChatsQuerySchema } from '../../wire/chats.schemas';
 import {
   evaluationListQuerySchema,
   evaluationMetricsQuerySchema,
@@ -23,12 +23,12 @@ import {
   evaluationRerunBodySchema,
   evaluationResultsQuerySchema,
   evaluationRunBodySchema,
-} from '../schemas/evaluations.schemas';
+} from '../../wire/evaluations.schemas';
 import {
   feedbackEntityParamsSchema,
   feedbackListQuerySchema,
   feedbackSubmitBodySchema,
-} from '../schemas/feedback.schemas';
+} from '../../wire/feedback.schemas';
 import {
   fileIdParamsSchema,
   listFilesQuerySchema,
@@ -36,7 +36,7 @@ import {
   presignedUrlBodySchema,
   publicUrlQuerySchema,
   uploadQuerySchema,
-} from '../schemas/files.schemas';
+} from '../../wire/files.schemas';
 import {
   documentSchemaBodySchema,
   fileGenerateBodySchema,
@@ -44,7 +44,7 @@ import {
   imageSchemaBodySchema,
   listPredictionsQuerySchema,
   predictionIdParamsSchema,
-} from '../schemas/predictions.schemas';
+} from '../../wire/predictions.schemas';
 import {
   createSkillBodySchema,
   downloadQuerySchema,
@@ -52,7 +52,7 @@ import {
   lookupSkillBodySchema,
   skillIdParamsSchema,
   updateSkillBodySchema,
-} from '../schemas/skills.schemas';
+} from '../../wire/skills.schemas';
 import { embeddingsBodySchema, modelParamsSchema } from '../routes/compat.routes';
 import { decisionBodySchema } from '../routes/decisions.routes';
 import { schemaBodySchema } from '../routes/hub.routes';

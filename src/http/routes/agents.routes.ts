@@ -18,8 +18,8 @@ import {
   toAgentWire,
   toExecuteCommand,
   toExecutionWire,
-} from '../schemas/agents.schemas';
-import { fieldError, parseInput } from '../validation';
+} from '../../wire/agents.schemas';
+import { fieldError, parseInput } from '../../wire/validation';
 
 export function agentsRoutes(agents: AgentsService, executions: ExecutionsService): Router {
   const router = Router();

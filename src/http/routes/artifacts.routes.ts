@@ -7,8 +7,8 @@ import { Router, type Response } from 'express';
 import type { ArtifactRecord } from '../../domain/artifact';
 import type { ArtifactsService } from '../../services/artifacts.service';
 import { userOf } from '../request-context';
-import { artifactsQuerySchema, toArtifactWire } from '../schemas/artifacts.schemas';
-import { fieldError, parseInput } from '../validation';
+import { artifactsQuerySchema, toArtifactWire } from '../../wire/artifacts.schemas';
+import { fieldError, parseInput } from '../../wire/validation';
 
 function sendBytes(res: Response, artifact: ArtifactRecord, bytes: Buffer): void {
   res.status(200);

@@ -11,8 +11,8 @@ import {
   listChatsQuerySchema,
   toChatHistoryWire,
   toChatThreadWire,
-} from '../schemas/chats.schemas';
-import { parseInput } from '../validation';
+} from '../../wire/chats.schemas';
+import { parseInput } from '../../wire/validation';
 
 export function chatsRoutes(chats: ChatsService): Router {
   const router = Router();

@@ -7,17 +7,17 @@ import type { ServerResponse } from 'node:http';
 import { Router } from 'express';
 import type { Principal } from '../../domain/account';
 import { z } from 'zod';
-import type { ChatService } from '../../gateway/chat.service';
-import type { EmbeddingsService } from '../../gateway/embeddings.service';
+import type { ChatService } from '../../gateway/chat/chat.service';
+import type { EmbeddingsService } from '../../gateway/embeddings/embeddings.service';
 import type { ModelCatalogue } from '../../gateway/catalogue/model-catalogue';
 import { toListingRecord } from '../../gateway/catalogue/model-catalogue';
 import { createSseWriter } from '../sse';
 import { principalOf } from '../request-context';
 import { BadRequestError } from '../../domain/errors';
-import { MAX_VIDEO_FRAMES } from '../schemas/predictions.schemas';
+import { MAX_VIDEO_FRAMES } from '../../wire/predictions.schemas';
 import { sendJson } from '../send-json';
-import { parseInput } from '../validation';
-import { parseChatBody, parseChatThreadFields } from '../schemas/chat.schemas';
+import { parseInput } from '../../wire/validation';
+import { parseChatBody, parseChatThreadFields } from '../../wire/chat.schemas';
 import { CancelController, type CancelSignal } from '../../lib/cancel';
 
 export const embeddingsBodySchema = z

@@ -6,11 +6,11 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { DECISION_STREAM_PATHS, decisionSettingsSchema } from '../../gateway/decision-request';
-import { LOCAL_DECISION_MODEL, type DecisionsService } from '../../gateway/decisions.service';
+import { DECISION_STREAM_PATHS, decisionSettingsSchema } from '../../gateway/decisions/decision-request';
+import { LOCAL_DECISION_MODEL, type DecisionsService } from '../../gateway/decisions/decisions.service';
 import { randomHex } from '../../lib/random-id';
 import { principalOf } from '../request-context';
-import { parseInput } from '../validation';
+import { parseInput } from '../../wire/validation';
 import type { Principal } from '../../domain/account';
 
 export const decisionBodySchema = decisionSettingsSchema

@@ -21,8 +21,8 @@ import {
   toOptimizeWire,
   toPreviewWire,
   toRerunWire,
-} from '../schemas/evaluations.schemas';
-import { parseInput } from '../validation';
+} from '../../wire/evaluations.schemas';
+import { parseInput } from '../../wire/validation';
 
 export function evaluationsRoutes(evaluations: EvaluationsService): Router {
   const router = Router();

@@ -10,8 +10,8 @@ import {
   feedbackSubmitBodySchema,
   toFeedbackListWire,
   toFeedbackWire,
-} from '../schemas/feedback.schemas';
-import { parseInput } from '../validation';
+} from '../../wire/feedback.schemas';
+import { parseInput } from '../../wire/validation';
 
 export function feedbackRoutes(feedback: FeedbackService): Router {
   const router = Router();

@@ -22,8 +22,8 @@ import {
   toFileWire,
   uploadQuerySchema,
   type TimestampStyle,
-} from '../schemas/files.schemas';
-import { parseInput } from '../validation';
+} from '../../wire/files.schemas';
+import { parseInput } from '../../wire/validation';
 
 export interface FilesRoutesOptions {
   surface: 'main' | 'gateway';

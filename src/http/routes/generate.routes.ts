@@ -16,8 +16,8 @@ import {
   MAX_VIDEO_FRAMES,
   toGenerateCommand,
   toPredictionWire,
-} from '../schemas/predictions.schemas';
-import { parseInput } from '../validation';
+} from '../../wire/predictions.schemas';
+import { parseInput } from '../../wire/validation';
 
 const STATUS: Record<Exclude<PredictionKind, 'image_schema'>, number> = {
   image: 201,

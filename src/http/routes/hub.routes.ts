@@ -5,8 +5,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { HubService } from '../../services/hub/hub.service';
-import { toDomainInfo } from '../schemas/hub.schemas';
-import { parseInput } from '../validation';
+import { toDomainInfo } from '../../wire/hub.schemas';
+import { parseInput } from '../../wire/validation';
 
 export const schemaBodySchema = z.object({
   domain: z.string().min(1),

@@ -5,8 +5,8 @@ import { Router } from 'express';
 import type { HubService } from '../../services/hub/hub.service';
 import type { PredictionsService } from '../../services/predictions/predictions.service';
 import { userOf } from '../request-context';
-import { listPredictionsQuerySchema, predictionIdParamsSchema, toPredictionWire } from '../schemas/predictions.schemas';
-import { parseInput } from '../validation';
+import { listPredictionsQuerySchema, predictionIdParamsSchema, toPredictionWire } from '../../wire/predictions.schemas';
+import { parseInput } from '../../wire/validation';
 
 export function predictionsRoutes(predictions: PredictionsService, hub: HubService): Router {
   const router = Router();

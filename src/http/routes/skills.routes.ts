@@ -18,8 +18,8 @@ import {
   toSkillWire,
   updateSkillBodySchema,
   versionOf,
-} from '../schemas/skills.schemas';
-import { fieldError, parseInput } from '../validation';
+} from '../../wire/skills.schemas';
+import { fieldError, parseInput } from '../../wire/validation';
 
 export interface SkillsRoutesOptions {
   /** Base URL for links, e.g. `https://prism.example.com`; derived from the request when unset. */

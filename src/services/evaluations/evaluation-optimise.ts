@@ -1,14 +1,14 @@
 /**
  * `optimize`: feedback → a new version of a skill. Gathers the corrections, from a completed run's (or rerun's)
- * items or straight from a source's feedback, and hands them to the skill optimiser (optimise-skill.ts).
+ * items or straight from a source's feedback, and hands them to the skill optimiser (skill-optimiser.ts).
  */
 import type { Principal } from '../../domain/account';
 import { BadRequestError, NotFoundError } from '../../domain/errors';
 import type { EvaluationSourceType } from '../../domain/evaluation';
 import { expectedFor } from './corrections';
 import { checkSource, type EvaluationContext } from './evaluation-context';
-import type { Correction } from './optimizer';
-import { createSkillOptimiser, type OptimiseRequest, type OptimiseResult } from './optimise-skill';
+import type { Correction } from './correction-rewrite';
+import { createSkillOptimiser, type OptimiseRequest, type OptimiseResult } from './skill-optimiser';
 
 export type Optimize = (principal: Principal, request: OptimiseRequest) => Promise<OptimiseResult>;
 

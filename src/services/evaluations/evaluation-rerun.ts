@@ -11,7 +11,7 @@ import type { EvaluationItem, EvaluationRun, EvaluatorName } from '../../domain/
 import type { ParsedSkill, SkillRecord } from '../../domain/skill';
 import { requireModel, round, scoreOptions, type EvaluationContext, type ItemDetail } from './evaluation-context';
 import type { Optimize } from './evaluation-optimise';
-import type { OptimiseResult } from './optimise-skill';
+import type { OptimiseResult } from './skill-optimiser';
 import { scoreItem, summarise, type ItemScore } from './scoring';
 
 export interface RerunInput {

@@ -18,7 +18,7 @@ import { checkSource, type EvaluationContext, type EvaluationsServiceDeps } from
 import { createOptimize } from './evaluation-optimise';
 import { startRerun, rescore, type RerunInput, type RerunStarted } from './evaluation-rerun';
 import { evaluate, startRun, type RunInput } from './evaluation-run';
-import type { OptimiseRequest, OptimiseResult } from './optimise-skill';
+import type { OptimiseRequest, OptimiseResult } from './skill-optimiser';
 
 export type { EvaluationsServiceDeps } from './evaluation-context';
 export type { RerunInput, RerunStarted } from './evaluation-rerun';

@@ -4,6 +4,7 @@
  * message, and a compiled program binds arguments to inputs and earlier outputs.
  */
 import { createAgentRuntime, RunFailure } from '../../../src/agents/agent-runtime';
+import { BUILTIN_GRAPHS } from '../../../agent-graphs';
 import { compileProgram, resolveValue } from '../../../src/agents/program/program-compiler';
 import { defineTool, z, type PlannerModel, type PlanStep, type ToolContext } from '../../../src/agents/sdk';
 import { createToolRegistry } from '../../../src/agents/tool-registry';
@@ -39,7 +40,12 @@ function scripted(steps: Omit<PlanStep, 'usage'>[]): PlannerModel & { goals: (st
 
 describe('agent loop', () => {
   const db = openDatabase(':memory:');
-  const runtime = createAgentRuntime({ tools, checkpointer: new LeanSqliteSaver(db), logger: createLogger('silent') });
+  const runtime = createAgentRuntime({
+    tools,
+    graphs: BUILTIN_GRAPHS,
+    checkpointer: new LeanSqliteSaver(db),
+    logger: createLogger('silent'),
+  });
   const base = {
     skills: [],
     tools: tools.list(),

@@ -4,6 +4,7 @@
  * the gateway puts between the runtime and the SSE writer.
  */
 import { createAgentRuntime } from '../../../src/agents/agent-runtime';
+import { BUILTIN_GRAPHS } from '../../../agent-graphs';
 import { createReplyStream, HOLD_BACK_CHARS } from '../../../src/agents/reply-stream';
 import type { PlannerModel, PlanStep, PlannerTask, ToolContext } from '../../../src/agents/sdk';
 import { defineTool, z } from '../../../src/agents/sdk';
@@ -83,7 +84,12 @@ describe('the runtime streams only what can be the answer', () => {
     }),
   ]);
   const db = openDatabase(':memory:');
-  const runtime = createAgentRuntime({ tools, checkpointer: new LeanSqliteSaver(db), logger: createLogger('silent') });
+  const runtime = createAgentRuntime({
+    tools,
+    graphs: BUILTIN_GRAPHS,
+    checkpointer: new LeanSqliteSaver(db),
+    logger: createLogger('silent'),
+  });
   afterAll(() => db.close());
 
   /** A planner that writes each step's content through `onText` in two pieces, and records whether it was asked. */

@@ -1,4 +1,4 @@
-import { createRequestQueue } from '../../../src/gateway/request-queue';
+import { createRequestQueue } from '../../../src/metering/request-queue';
 import { CancelController, isCancellation, WorkCancelledError } from '../../../src/lib/cancel';
 
 describe('CancelController', () => {

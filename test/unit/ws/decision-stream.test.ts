@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import type WebSocket from 'ws';
 import { createLogger } from '../../../src/lib/logger';
-import type { DecisionOutcome, DecisionsService } from '../../../src/gateway/decisions.service';
+import type { DecisionOutcome, DecisionsService } from '../../../src/gateway/decisions/decisions.service';
 import { serverEventSchema, type ServerEvent } from '../../../src/ws/decision-protocol';
 import { attachDecisionStream } from '../../../src/ws/decision-stream';
 

@@ -4,7 +4,7 @@
  */
 import { inferByRules } from '../../../../src/services/evaluations/corrections';
 import { flattenLeaves } from '../../../../src/services/evaluations/flatten';
-import { optimiseSkill } from '../../../../src/services/evaluations/optimizer';
+import { optimiseSkill } from '../../../../src/services/evaluations/correction-rewrite';
 import { scoreItem, summarise } from '../../../../src/services/evaluations/scoring';
 import { fuzzySimilarity } from '../../../../src/services/evaluations/similarity';
 
