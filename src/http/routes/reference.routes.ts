@@ -1,10 +1,11 @@
 /**
- * The API reference: `/openapi.json` (built once, from the routes' zod schemas) and `/docs`, Swagger UI served from
- * the swagger-ui-dist package, so the page works with no network.
+ * The pages a person opens: the API reference (`/openapi.json`, built once from the routes' zod schemas, and
+ * `/docs`, Swagger UI served from the swagger-ui-dist package, so it works with no network) and `/playground`.
  */
 import path from 'node:path';
 import express, { Router } from 'express';
 import { buildOpenApiDocument } from '../openapi/openapi-document';
+import { PLAYGROUND_HTML } from '../playground/playground-page';
 
 const INITIALIZER = `window.onload = () => {
   window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true,
@@ -27,6 +28,9 @@ export function referenceRoutes(version: string): Router {
     next();
   });
   router.use('/docs', express.static(swaggerUiDir(), { index: 'index.html' }));
+  router.get('/playground', (_req, res) => {
+    res.type('text/html').send(PLAYGROUND_HTML);
+  });
   return router;
 }
 
