@@ -17,6 +17,7 @@ import { toPredictionWire } from '../wire/predictions.schemas';
 import { sniffMediaType } from '../lib/media-type';
 import { serveMcpStdio } from '../mcp/mcp-stdio';
 import { main as serve } from '../../server';
+import { MODELS_COMMANDS, modelsCheck, ModelsUsageError } from './models.commands';
 import { SKILLS_COMMANDS, skillsList, skillsPack, skillsPush, SkillsUsageError } from './skills.commands';
 
 /** Each command's usage line and what it does: `prism CMD --help` prints these and starts nothing. */
@@ -42,6 +43,7 @@ const COMMANDS: { name: string; usage: string; about: string }[] = [
   },
   { name: 'mcp', usage: 'prism mcp', about: 'serve MCP on stdin/stdout, acting as the owner of the data folder' },
   ...SKILLS_COMMANDS,
+  ...MODELS_COMMANDS,
 ];
 
 const USAGE = `Usage:
@@ -81,12 +83,18 @@ export async function run(argv: string[]): Promise<number> {
     if (command === 'credits' && sub === 'show') return await withAccounts((c) => creditsShow(c, rest));
     if (command === 'extract') return await withContainer((c) => extract(c, argv.slice(1)));
     if (command === 'mcp') return await withContainer((c) => serveMcpStdio(c).then(() => 0));
+    if (command === 'models' && sub === 'check') return await modelsCheck(loadConfig(), rest);
     if (command === 'skills' && sub === 'pack') return await skillsPack(loadConfig(), rest);
     if (command === 'skills' && sub === 'push') return await withContainer((c) => skillsPush(c, rest));
     if (command === 'skills' && sub === 'list') return await withContainer((c) => skillsList(c, rest));
     throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof SkillsUsageError || error instanceof ConfigError) {
+    if (
+      error instanceof UsageError ||
+      error instanceof SkillsUsageError ||
+      error instanceof ModelsUsageError ||
+      error instanceof ConfigError
+    ) {
       console.error(`prism: ${error.message}\n\n${USAGE}`);
       return 2;
     }

@@ -2,11 +2,13 @@
  * The `prism` CLI as an operator runs it: keys create/revoke and credits add on a data folder that a running
  * server uses at the same time.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startScriptedUpstream } from '../helpers/scripted-upstream';
 import { call, startTestApp, type TestApp } from '../helpers/test-app';
+import { writeLabModelsFile } from '../helpers/upstream-app';
 
 const BIN = path.resolve(__dirname, '..', '..', 'bin', 'prism.js');
 
@@ -142,6 +144,46 @@ describe('prism CLI', () => {
       expect(result.stderr).toMatch(/prism: extracting r\.png: \d+ s/);
     } finally {
       fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it('models check: validates a models file and calls each upstream model once', async () => {
+    const upstream = await startScriptedUpstream();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-cli-models-'));
+    try {
+      upstream.forModel('good-llm', { kind: 'reply', content: 'OK' });
+      upstream.forModel('gone-llm', { kind: 'error', status: 404, body: { error: { message: 'model not found' } } });
+      writeLabModelsFile(dir, upstream.baseUrl, [
+        { id: 'good', upstreamModel: 'good-llm' },
+        { id: 'gone', upstreamModel: 'gone-llm' },
+      ]);
+      // Not spawnSync: the scripted upstream answers from this process.
+      const checked = await new Promise<{ status: number | null; stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, [BIN, 'models', 'check', 'models.yaml'], {
+          cwd: dir,
+          env: { ...process.env, PRISM_DATA_DIR: dataDir, PRISM_LOG_LEVEL: 'silent' },
+        });
+        let stdout = '';
+        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+        child.on('close', (status) => resolve({ status, stdout }));
+      });
+      expect(checked.status).toBe(1);
+      const lines = checked.stdout.trim().split('\n');
+      expect(lines[0]).toMatch(/^ok {4}good {2}\S+ good-llm {2}\d+ ms {2}takes: text$/);
+      expect(lines[1]).toMatch(/^FAIL {2}gone .*gone-llm at http:\/\/127\.0\.0\.1:\d+\/v1: /);
+      expect(upstream.requests.map((r) => r.body.model)).toEqual(['good-llm', 'gone-llm']);
+
+      fs.writeFileSync(
+        path.join(dir, 'bad.yaml'),
+        'models:\n  - id: x\n    engine: { kind: upstream, upstream: nowhere, model: m }\n',
+      );
+      const bad = prism(dataDir, 'models', 'check', path.join(dir, 'bad.yaml'));
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toContain('Invalid models file');
+      expect(bad.stderr).toContain('nowhere');
+    } finally {
+      await upstream.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
