@@ -23,8 +23,16 @@ const plugins = [
 const adapterBan = (folder, otherAdapters) =>
   layerBan(
     [`${folder}/**`],
-    ['**/stores/sqlite/**', 'better-sqlite3', '**/engines/*/**', '**/blobs/fs*', ...otherAdapters, ...plugins],
-    'Adapters call services and share only src/wire: never another adapter, SQL, files, engines or plugins.',
+    [
+      '**/stores/sqlite/**',
+      'better-sqlite3',
+      '**/engines/*/**',
+      '**/blobs/fs*',
+      ...otherAdapters,
+      ...plugins,
+      ...container,
+    ],
+    'Adapters call services and share only src/wire: never another adapter, the container, SQL, files, engines or plugins.',
   );
 
 export default tseslint.config(

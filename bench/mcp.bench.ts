@@ -16,7 +16,8 @@ import { loadConfig } from '../src/config/config';
 import { defaultPredictionRequest } from '../src/domain/prediction';
 import { toPredictionWire } from '../src/wire/predictions.schemas';
 import { startServer } from '../src/http-server';
-import { createMcpServerFactory, mcpServicesOf } from '../src/mcp/mcp-server';
+import { mcpServicesOf } from '../src/container/mcp-services';
+import { createMcpServerFactory } from '../src/mcp/mcp-server';
 import type { BenchCase } from './harness';
 import { renderReceiptImage } from '../test/helpers/media-fixtures';
 

@@ -13,6 +13,7 @@ import { mcpBenchmarks } from './mcp.bench';
 import { ocrBenchmarks } from './ocr.bench';
 import { pdfBenchmarks } from './pdf.bench';
 import { predictionBenchmarks } from './predictions.bench';
+import { receiptsBenchmarks } from './receipts-cv';
 import { skillsBenchmarks } from './skills.bench';
 
 interface Group {
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
   if (asked.length === 0 || asked.includes('agents')) notes.push(...(await agentBenchmarks()));
   if (asked.length === 0 || asked.includes('decisions')) notes.push(...(await decisionBenchmarks()));
   if (asked.length === 0 || asked.includes('evaluations')) notes.push(...(await evaluationBenchmarks()));
+  if (asked.length === 0 || asked.includes('receipts')) notes.push((await receiptsBenchmarks()).join('\n'));
   printResults(results);
   for (const note of notes) console.log(`\n${note}`);
 }

@@ -56,6 +56,9 @@ const FORBIDDEN: ReadonlyArray<{ from: string; to: string[]; why: string; except
   { from: 'src/http', to: ['src/mcp', 'src/ws'], why: 'adapters share only src/wire' },
   { from: 'src/mcp', to: ['src/http', 'src/ws'], why: 'adapters share only src/wire' },
   { from: 'src/ws', to: ['src/http', 'src/mcp'], why: 'adapters share only src/wire' },
+  { from: 'src/http', to: ['src/container'], why: 'adapters are handed what they use by the entry points' },
+  { from: 'src/mcp', to: ['src/container'], why: 'adapters are handed what they use by the entry points' },
+  { from: 'src/ws', to: ['src/container'], why: 'adapters are handed what they use by the entry points' },
   {
     from: 'src/stores',
     to: ['src/services', 'src/gateway', 'src/metering', 'src/wire', 'src/engines', ...ADAPTERS],

@@ -2,7 +2,14 @@
  * fill_json_schema: fills a JSON schema from layouts read by other tools (or from plain text) with the embedded
  * schema-guided extractor. A field it cannot find is null — never guessed.
  */
-import { defineTool, z, type DocumentLayout, type LayoutPage } from '../src/agents/sdk';
+import {
+  defineTool,
+  invalidToolInput,
+  schemaProblem,
+  z,
+  type DocumentLayout,
+  type LayoutPage,
+} from '../src/agents/sdk';
 import { textLayout } from './lib/text-layout';
 
 export const fillJsonSchemaTool = defineTool({
@@ -26,6 +33,9 @@ export const fillJsonSchemaTool = defineTool({
   }),
   annotations: { title: 'Fill a JSON schema', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async handler({ json_schema, layout_ids, text, domain, instructions }, ctx) {
+    // A planner's schema is bounded like a caller's: no recursive or exploding schema reaches the extractor.
+    const problem = schemaProblem(json_schema);
+    if (problem) throw invalidToolInput('fill_json_schema', `json_schema is not a usable JSON schema: ${problem}`);
     const pages: LayoutPage[] = [];
     for (const id of layout_ids ?? []) {
       const artifact = await ctx.artifacts.read(id);

@@ -14,10 +14,23 @@ import type { Principal } from '../domain/account';
 import { BadRequestError } from '../domain/errors';
 import type { ExecutionStep } from '../domain/execution';
 import type { DocumentLayout, JsonSchema, LayoutLine, LayoutPage } from '../engines/types';
+import type { AudioFacts, SampledFrame, VisionPort } from '../engines/vision-port';
 import type { CancelSignal } from '../lib/cancel';
 
 export { z };
-export type { CancelSignal, DocumentLayout, JsonSchema, LayoutLine, LayoutPage, Principal };
+/** Why a JSON schema cannot be used (recursive, over the size budget, not a schema), or null: every route's rule. */
+export { schemaProblem } from '../lib/json-schema';
+export type {
+  AudioFacts,
+  CancelSignal,
+  DocumentLayout,
+  JsonSchema,
+  LayoutLine,
+  LayoutPage,
+  Principal,
+  SampledFrame,
+  VisionPort,
+};
 
 // ---------------------------------------------------------------------------------------------------------------
 // Ports
@@ -39,53 +52,6 @@ export interface MediaPort {
    * fetcher) or a `data:` URL. @throws AppError (`file_not_found`, `url_not_allowed`, …) naming what failed.
    */
   load(source: string): Promise<LoadedMedia>;
-}
-
-/** A sampled video frame. */
-export interface SampledFrame {
-  index: number;
-  timeS: number;
-  png: Buffer;
-  width: number;
-  height: number;
-}
-
-/** What the audio engine learns about a recording; never contains invented words. */
-export interface AudioFacts {
-  durationS: number | null;
-  format: string;
-  codec: string;
-  channels: number;
-  sampleRate: number;
-  vad: string;
-  speechSegments: { startS: number; endS: number }[];
-  speechS: number;
-  /** Why there is no transcript (no speech-to-text model runs offline). */
-  transcriptMessage: string;
-}
-
-/** The embedded engines, as tools use them. Every method throws an AppError (`invalid_media`, …) on bad input. */
-export interface VisionPort {
-  /** OCRs one image into a page of lines and words with boxes. */
-  ocrImage(image: Buffer): Promise<LayoutPage>;
-  /** Reads a PDF (text layer, OCR for scanned pages); failed pages carry `status: 'error'`. */
-  readDocument(
-    pdf: Buffer,
-    options: { pageIndices: number[] | null; dpi: number | null },
-  ): Promise<{ pageCount: number; pages: LayoutPage[] }>;
-  /** Renders one 0-based PDF page to PNG. */
-  renderPage(pdf: Buffer, pageIndex: number, dpi: number): Promise<{ png: Buffer; width: number; height: number }>;
-  sampleFrames(
-    video: Buffer,
-    options: { fps: number | null; maxFrames: number | null },
-  ): Promise<{ durationS: number | null; frames: SampledFrame[]; sceneChangesS: number[]; hasAudio: boolean }>;
-  analyzeAudio(audio: Buffer): Promise<AudioFacts>;
-  /** Fills a JSON schema from a layout with the deterministic extractor: fields it cannot find are null. */
-  fillSchema(
-    layout: DocumentLayout,
-    schema: JsonSchema,
-    hints: { domain?: string; prompt?: string },
-  ): { data: Record<string, unknown>; confidence: Record<string, number> };
 }
 
 /** An artifact's metadata (its bytes live in the blob store). */

@@ -16,6 +16,7 @@ import { defaultPredictionRequest } from '../domain/prediction';
 import { toPredictionWire } from '../wire/predictions.schemas';
 import { sniffMediaType } from '../lib/media-type';
 import { serveMcpStdio } from '../mcp/mcp-stdio';
+import { mcpServicesOf } from '../container/mcp-services';
 import { main as serve } from '../../server';
 import { MODELS_COMMANDS, modelsCheck, ModelsUsageError } from './models.commands';
 import { SKILLS_COMMANDS, skillsList, skillsPack, skillsPush, SkillsUsageError } from './skills.commands';
@@ -82,7 +83,7 @@ export async function run(argv: string[]): Promise<number> {
     if (command === 'credits' && sub === 'add') return await withAccounts((c) => creditsAdd(c, rest));
     if (command === 'credits' && sub === 'show') return await withAccounts((c) => creditsShow(c, rest));
     if (command === 'extract') return await withContainer((c) => extract(c, argv.slice(1)));
-    if (command === 'mcp') return await withContainer((c) => serveMcpStdio(c).then(() => 0));
+    if (command === 'mcp') return await withContainer((c) => mcpStdio(c));
     if (command === 'models' && sub === 'check') return await modelsCheck(loadConfig(), rest);
     if (command === 'skills' && sub === 'pack') return await skillsPack(loadConfig(), rest);
     if (command === 'skills' && sub === 'push') return await withContainer((c) => skillsPush(c, rest));
@@ -132,6 +133,19 @@ async function withContainer(
   } finally {
     await container.close();
   }
+}
+
+/** `prism mcp`: the MCP server over stdio, as the owner of the data folder. */
+async function mcpStdio(container: Container): Promise<number> {
+  const { config } = container;
+  await serveMcpStdio({
+    services: mcpServicesOf(container),
+    version: container.version,
+    owner: await container.services.accounts.ownerPrincipal(),
+    baseUrl: config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`,
+    logger: container.logger,
+  });
+  return 0;
 }
 
 async function keysCreate(container: Container, args: string[]): Promise<number> {

@@ -44,6 +44,7 @@ const envSchema = z.object({
   PRISM_OCR_WORKERS: z.coerce.number().int().min(0).default(0),
   PRISM_OCR_ENGINE: z.enum(['tesseract', 'ppocr', 'ensemble']).default('ppocr'),
   PRISM_OCR_THREADS: z.coerce.number().int().min(0).default(0),
+  PRISM_EXTRACT_UPSTREAM_MODEL: z.string().min(1).optional(),
   PRISM_DOCUMENT_MAX_PAGES: positiveInt(500),
   PRISM_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   PRISM_WEBHOOK_TIMEOUT_S: positiveInt(30),
@@ -179,6 +180,8 @@ export interface Config {
     mediaMemoryMb: number;
     /** How long one document request may start reading pages, ms (0: no limit). */
     documentDeadlineMs: number;
+    /** The models-file model that assists `prism-1`'s schema extraction (none: the embedded extractor alone). */
+    extractUpstreamModel: string | undefined;
   };
   webhooks: { secret: string | undefined; secretPath: string; timeoutMs: number; attempts: number; backoffMs: number };
   mcp: {
@@ -311,6 +314,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ffprobePath: e.FFPROBE_PATH,
       mediaMemoryMb: e.PRISM_MEDIA_MEMORY_MB,
       documentDeadlineMs: Math.round(e.PRISM_DOCUMENT_DEADLINE_S * 1000),
+      extractUpstreamModel: e.PRISM_EXTRACT_UPSTREAM_MODEL,
     },
     webhooks: {
       secret: e.PRISM_WEBHOOK_SECRET,

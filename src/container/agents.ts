@@ -20,11 +20,8 @@ import type { UpstreamClient } from '../gateway/upstream/upstream-client';
 import type { Logger } from '../lib/logger';
 import { createAgentsService, type AgentsService } from '../services/agents.service';
 import type { ArtifactsService } from '../services/artifacts.service';
-import {
-  createExecutionsService,
-  type ExecutionsService,
-  type PlannerDirectory,
-} from '../services/executions/executions.service';
+import { createExecutionsService } from '../services/executions/executions.service';
+import type { ExecutionsService, PlannerDirectory } from '../services/executions/executions.types';
 import {
   STEP_BUDGET,
   type ExecutionBilling,
@@ -35,7 +32,7 @@ import type { FilesService } from '../services/files.service';
 import type { HubService } from '../services/hub/hub.service';
 import type { InputResolverDeps } from '../services/inputs/resolve-input';
 import { createExecutionRerun, type ExecutionRerun } from '../services/executions/execution-rerun';
-import { createSkillRunner } from '../services/executions/skill-runner';
+import { createSkillRunner } from '../services/executions/runtime-skill-runner';
 import type { SkillRunner } from '../services/predictions/skill-runner';
 import { createToolContextFactory, type ToolContextFactory } from '../services/tool-context';
 import type { AgentStore, ExecutionStore, ProgramStore } from '../stores/execution-store';
@@ -167,6 +164,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     onFinished: (execution) => deps.onFinished(execution),
     limits: deps.limits,
     logger: deps.logger,
+    allowPrivateCallbacks: deps.inputs.fetch.allowPrivate,
   });
   const skillRunner = createSkillRunner({
     runtime,

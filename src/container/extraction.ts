@@ -57,7 +57,13 @@ export function createExtractionPart({
   });
   const localEngine = override ?? kit.engine;
   // Generate requests naming an upstream model from the catalogue go there; `prism-1` stays on the local engines.
-  const engine = createRoutedExtractionEngine({ local: localEngine, catalogue, upstream });
+  const engine = createRoutedExtractionEngine({
+    local: localEngine,
+    catalogue,
+    upstream,
+    assistModel: config.engines.extractUpstreamModel,
+    logger,
+  });
   const readText = async (bytes: Buffer, family: 'image' | 'document'): Promise<DocumentLayout> =>
     (
       await engine.read(

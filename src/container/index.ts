@@ -3,17 +3,19 @@
  *
  * It opens SQLite and the blob folder from the config, builds the stores and services on top, and owns their
  * lifecycle: `start()` runs the owner bootstrap and the start-up sweep, `close()` releases everything even if one
- * step fails. Each part (stores.ts, extraction.ts, gateway.ts, agents.ts) returns what it built plus its closers;
- * `close()` runs every closer in the reverse of the order things were built, each guarded by closeAll.
+ * step fails. Each part (stores.ts, extraction.ts, metering.ts, agents.ts, gateway.ts) returns what it built plus
+ * its closers; `close()` runs every closer in the reverse of the order things were built, each guarded by closeAll.
+ *
+ * Everything is built in the order it is used, with no forward reference: metering before the agent runtime (which
+ * bills through it), the runtime before agent chat, agent chat before the gateway's chat completions (which route
+ * agent models to it), and the runtime's skill runner before the predictions service.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { buffer as readAll } from 'node:stream/consumers';
 import type { BlobStore } from '../blobs/types';
 import type { Config } from '../config/config';
 import type { Principal } from '../domain/account';
-import { InvalidSkillBundleError } from '../domain/errors';
 import { closeAll } from '../lib/close-all';
 import { createKeyedMutex } from '../lib/keyed-mutex';
 import { createLogger, type Logger } from '../lib/logger';
@@ -25,13 +27,14 @@ import { startGuestFileSweep, type GuestFileSweep } from './guest-file-sweep';
 import { createAgentsModule, type AgentsModule } from './agents';
 import { createExtractionPart } from './extraction';
 import { createGatewayPart, draftingModel } from './gateway';
+import { createMeteringPart } from './metering';
 import { createStoragePart, type Stores } from './stores';
 import { createArtifactsService, type ArtifactsService } from '../services/artifacts.service';
 import type { Execution } from '../domain/execution';
 import { toExecutionWire } from '../wire/agents.schemas';
 import { toPredictionWire } from '../wire/predictions.schemas';
 import { createGuestUploadQuota } from '../services/guest-upload-quota';
-import type { ChatService } from '../gateway/chat/chat.service';
+import type { ChatService } from '../gateway/chat/chat.types';
 import type { EmbeddingsService } from '../gateway/embeddings/embeddings.service';
 import type { DecisionsService } from '../gateway/decisions/decisions.service';
 import { loadModelCatalogue, type ModelCatalogue } from '../gateway/catalogue/model-catalogue';
@@ -47,7 +50,8 @@ import { createFilesService, type FilesService } from '../services/files.service
 import { createHubService, type HubService } from '../services/hub/hub.service';
 import type { ExtractionEngine } from '../engines/extraction-engine';
 import type { OcrStats } from '../engines/ocr/ocr-engine.types';
-import { createPredictionsService, type PredictionsService } from '../services/predictions/predictions.service';
+import { createPredictionsService } from '../services/predictions/predictions.service';
+import type { PredictionsService } from '../services/predictions/predictions.types';
 import { createWebhookSender, type WebhookSender } from '../services/webhooks.service';
 import { seedBuiltinSkills } from '../services/skills/builtin-skills';
 import { createSkillAuthor } from '../services/skills/skill-authoring';
@@ -180,15 +184,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     },
     openFile: async (principal, fileId) => {
       const { file, stream } = await files.openContent(principal, fileId);
-      if (file.bytes > config.skills.maxTotalBytes) {
-        stream.destroy();
-        throw new InvalidSkillBundleError(
-          'total_too_large',
-          null,
-          `the zip (${file.bytes} bytes) is larger than the bundle limit of ${config.skills.maxTotalBytes} bytes`,
-        );
-      }
-      return readAll(stream);
+      return { bytes: file.bytes, stream };
     },
     // Skills from a chat: the history the caller may read (chat access rules) becomes the prompt.
     sessionPrompt: (principal, sessionId, sessionToken) => chats.sessionPrompt(principal, sessionId, sessionToken),
@@ -208,57 +204,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
     allowPrivate: config.fetch.allowPrivate,
     logger,
   });
-  // The queue runs every kind of background work; each service registers its handler once it exists.
-  const jobs = createJobQueue({ concurrency: config.jobs.concurrency, logger });
-  // Built before the predictions service: priced extraction holds money through the gateway's biller.
-  const gateway = createGatewayPart({
-    config,
-    logger,
-    wallets: stores.wallets,
-    catalogue,
-    upstream,
-    extraction,
-    inputs,
-    // The agent models' chat turns run on the runtime, built further down (it needs the gateway's biller).
-    agentChat: { open: (principal, request) => agentChat.open(principal, request) },
-  });
-  const { limiter, biller, chat, embeddings, decisions } = gateway;
-  metrics.readFrom({
-    gatewayInFlight: () => gateway.queue.inFlight(),
-    gatewayWaiting: () => gateway.queue.waiting,
-    jobsQueued: () => jobs.size(),
-    ocr: () => kit.ocrStats(),
-  });
-  const predictions = createPredictionsService({
-    store: stores.predictions,
-    blobs,
-    locks,
-    hub,
-    engine,
-    inputs,
-    skills,
-    orgIdFor: (principal) => accounts.orgIdFor(principal),
-    wallet: createExtractionWallet(biller, config.extraction.microsPerCredit),
-    // Generate requests whose skills call for the agent runtime run on it (built further down, like agentChat).
-    skillRunner: {
-      planner: (model, skills) => agents.skillRunner.planner(model, skills),
-      persist: (principal, id, references, skills) => agents.skillRunner.persist(principal, id, references, skills),
-      reserve: (orgId, model) => agents.skillRunner.reserve(orgId, model),
-      run: (job, hold) => agents.skillRunner.run(job, hold),
-      cancelAll: () => agents.skillRunner.cancelAll(),
-    },
-    enqueue: (id) => jobs.enqueue({ kind: 'prediction', id }),
-    onFinished: (prediction) => webhooks.deliver(prediction),
-    logger,
-  });
-  jobs.handle('prediction', (id) => predictions.runJob(id));
-  const artifacts = createArtifactsService({
-    store: stores.artifacts,
-    blobs,
-    locks,
-    orgIdFor: (principal) => accounts.orgIdFor(principal),
-    maxBytes: config.limits.maxUploadBytes,
-  });
   const executionWebhooks = createWebhookSender<Execution>({
     store: {
       recordDelivery: ({ predictionId, ...rest }) =>
@@ -273,6 +218,23 @@ export async function createContainer(config: Config, options: ContainerOptions 
     allowPrivate: config.fetch.allowPrivate,
     logger,
   });
+  // The queue runs every kind of background work; each service registers its handler once it exists.
+  const jobs = createJobQueue({ concurrency: config.jobs.concurrency, logger });
+  // Rate limits and billing first: the agent runtime, the gateway and priced extraction all bill through them.
+  const metering = createMeteringPart(config, stores.wallets);
+  metrics.readFrom({
+    gatewayInFlight: () => metering.queue.inFlight(),
+    gatewayWaiting: () => metering.queue.waiting,
+    jobsQueued: () => jobs.size(),
+    ocr: () => kit.ocrStats(),
+  });
+  const artifacts = createArtifactsService({
+    store: stores.artifacts,
+    blobs,
+    locks,
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    maxBytes: config.limits.maxUploadBytes,
+  });
   const agents = createAgentsModule({
     db,
     stores,
@@ -282,7 +244,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     inputs,
     catalogue,
     upstream,
-    biller,
+    biller: metering.biller,
     minimumChargeMicros: config.gateway.minimumChargeMicros,
     skills,
     limits: config.agents,
@@ -290,25 +252,41 @@ export async function createContainer(config: Config, options: ContainerOptions 
     enqueue: (id) => jobs.enqueue({ kind: 'execution', id }),
     onFinished: (execution) => executionWebhooks.deliver(execution),
     logger,
-    vision: {
-      ...kit.toolkit,
-      async analyzeAudio(bytes) {
-        const a = await kit.toolkit.analyzeAudio(bytes);
-        return {
-          durationS: a.durationS,
-          format: a.format,
-          codec: a.codec,
-          channels: a.channels,
-          sampleRate: a.sampleRate,
-          vad: a.vadNote ? `${a.vad} (${a.vadNote})` : a.vad,
-          speechSegments: a.speechSegments.map((s) => ({ startS: s.start_s, endS: s.end_s })),
-          speechS: a.speechS,
-          transcriptMessage: a.transcriptMessage,
-        };
-      },
-    },
+    vision: kit.toolkit,
   });
   jobs.handle('execution', (id) => agents.executions.runJob(id));
+  // Chat turns of the agent models, on the runtime: the gateway's chat completions route them here.
+  const agentChat = createAgentChat({
+    chats,
+    runtime: agents.runtime,
+    tools: agents.tools,
+    toolContext: agents.toolContext,
+    planners: agents.planners,
+    skills,
+    files,
+    artifacts,
+    limits: config.agents,
+    logger,
+  });
+  const gateway = createGatewayPart({ config, logger, metering, catalogue, upstream, extraction, inputs, agentChat });
+  const { chat, embeddings, decisions } = gateway;
+  const predictions = createPredictionsService({
+    store: stores.predictions,
+    blobs,
+    locks,
+    hub,
+    engine,
+    inputs,
+    skills,
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    wallet: createExtractionWallet(metering.biller, config.extraction.microsPerCredit),
+    // Generate requests whose skills call for the agent runtime run on it.
+    skillRunner: agents.skillRunner,
+    enqueue: (id) => jobs.enqueue({ kind: 'prediction', id }),
+    onFinished: (prediction) => webhooks.deliver(prediction),
+    logger,
+  });
+  jobs.handle('prediction', (id) => predictions.runJob(id));
   const evaluations = createEvaluationsModule({
     db,
     predictions: stores.predictions,
@@ -326,26 +304,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
   });
   jobs.handle('evaluation', (id) => evaluations.service.runJob(id));
-  const agentChat = createAgentChat({
-    chats,
-    runtime: agents.runtime,
-    tools: agents.tools,
-    toolContext: agents.toolContext,
-    planners: agents.planners,
-    skills,
-    files,
-    artifacts,
-    limits: config.agents,
-    logger,
-  });
   const feedback = createFeedbackService({
     store: stores.feedback,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
-    targetExists: async (orgId, type, id) => {
-      if (type === 'request') return (await stores.predictions.get(orgId, id)) !== null;
-      if (type === 'agent_execution') return (await stores.executions.get(orgId, id)) !== null;
-      return false;
-    },
+    targets: { predictions: stores.predictions, executions: stores.executions },
   });
 
   return {
@@ -358,7 +320,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     engine,
     metrics,
     ocrStats: () => kit.ocrStats(),
-    gateway: { catalogue, limiter, chat, embeddings, decisions },
+    gateway: { catalogue, limiter: metering.limiter, chat, embeddings, decisions },
     jobs,
     webhooks,
     executionWebhooks,
@@ -400,6 +362,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         [
           ...storage.closers,
           ...extraction.closers,
+          ...metering.closers,
           ...gateway.closers,
           { name: 'execution webhooks', run: () => executionWebhooks.close() },
           { name: 'webhooks', run: () => webhooks.close() },

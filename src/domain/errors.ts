@@ -138,6 +138,21 @@ export class BadRequestError extends AppError {
   }
 }
 
+/**
+ * 400 `schema_invalid`: a JSON schema a caller sent cannot be used (not a schema, recursive, non-local `$ref`s, over
+ * the size budget). Every route that takes a schema answers this for the same schema; `reason` is caller-facing.
+ */
+export class SchemaInvalidError extends AppError {
+  constructor(param: string, reason: string) {
+    super(400, {
+      message: `${param} is not a usable JSON schema: ${reason}`,
+      type: 'invalid_request_error',
+      code: 'schema_invalid',
+      param,
+    });
+  }
+}
+
 /** Which rule of skill-bundle unpacking a zip broke (named in the error body as `rule`). */
 export type SkillBundleRule =
   | 'not_a_zip'

@@ -47,6 +47,8 @@ export interface EvaluationRun {
   dataTo: Date | null;
   results: Record<string, unknown>;
   errorMessage: string | null;
+  /** Times the job started (a restart resumes a run at most once; see src/jobs/restart-policy.ts). */
+  attempts: number;
   createdAt: Date;
   completedAt: Date | null;
 }

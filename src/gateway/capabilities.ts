@@ -7,6 +7,8 @@
  * silently dropped. `response_format` of `json_object` works on every chat model; `json_schema` only where the
  * engine can enforce it.
  */
+import { SchemaInvalidError } from '../domain/errors';
+import { schemaProblem } from '../lib/json-schema';
 import { CapabilityViolationError, TooManyInputsError } from './gateway-errors';
 import type { CatalogueModel, InputType } from './catalogue/model.types';
 
@@ -97,6 +99,13 @@ function checkResponseFormat(model: CatalogueModel, format: unknown): void {
       `'${model.id}' cannot enforce a JSON schema; use response_format {"type": "json_object"} or another model`,
       'response_format',
     );
+  }
+  if (type === 'json_schema') {
+    // Refused the same way as config.json_schema on the other routes, whichever engine serves the model.
+    const f = format as { json_schema?: { schema?: unknown }; schema?: unknown };
+    const schema = f.json_schema?.schema ?? f.schema;
+    const problem = schema === undefined || schema === null ? null : schemaProblem(schema);
+    if (problem) throw new SchemaInvalidError('response_format', problem);
   }
 }
 

@@ -107,3 +107,10 @@ export class UpstreamUnavailableError extends AppError {
 function formatSeconds(seconds: number): string {
   return seconds >= 1 ? `${Number(seconds.toFixed(1))} s` : `${Math.round(seconds * 1000)} ms`;
 }
+
+/** 402: an agent chat turn stopped before a planner round its hold could not pay for (billed what it used). */
+export class SpendingLimitError extends AppError {
+  constructor(message: string) {
+    super(402, { message, type: 'billing_error', code: 'insufficient_credits' });
+  }
+}

@@ -21,6 +21,8 @@ import type { Logger } from '../lib/logger';
 import { parseSkillMd } from '../services/skills/skill-parser';
 
 const INPUT_KINDS = ['image', 'document', 'audio', 'video'] as const;
+/** Longest prompt argument: a URL or a file id, not a document's bytes. */
+export const MAX_PROMPT_ARGUMENT = 8 * 1024;
 type InputKind = (typeof INPUT_KINDS)[number];
 
 /** One built-in skill as a prompt. */
@@ -139,9 +141,25 @@ export function skillPromptHandlers(prompts: readonly SkillPrompt[]): SkillPromp
     get(name, args) {
       const prompt = byName.get(name);
       if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
+      // The text echoes the arguments: bounded, so a prompt's answer stays small (issue 27).
+      for (const [arg, value] of Object.entries(args ?? {})) {
+        if (typeof value === 'string' && value.length > MAX_PROMPT_ARGUMENT) {
+          throw new McpError(
+            ErrorCode.InvalidParams,
+            `Argument ${arg.slice(0, 40)} of prompt ${name} is longer than ${MAX_PROMPT_ARGUMENT} characters: ` +
+              'pass a URL or a file id from upload_file, not the bytes',
+          );
+        }
+      }
       const parsed = prompt.args.safeParse(args ?? {});
       if (!parsed.success) {
-        throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${parsed.error.message}`);
+        // One readable issue, not zod's JSON dump of all of them.
+        const [issue] = parsed.error.issues;
+        const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Invalid arguments for prompt ${name}: ${where}${issue?.message ?? 'not valid'}`,
+        );
       }
       return {
         description: prompt.skill.description,

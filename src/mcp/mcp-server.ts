@@ -12,14 +12,13 @@ import {
   ListToolsRequestSchema,
   type ListToolsResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Container } from '../container';
-import type { ExecutionsService } from '../services/executions/executions.service';
+import type { ExecutionsService } from '../services/executions/executions.types';
 import type { FilesService } from '../services/files.service';
 import type { HubService } from '../services/hub/hub.service';
 import type { InputResolverDeps } from '../services/inputs/resolve-input';
-import type { PredictionsService } from '../services/predictions/predictions.service';
+import type { PredictionsService } from '../services/predictions/predictions.types';
 import type { SkillsService } from '../services/skills/skills.service';
-import { loadSkillPrompts, registerSkillPrompts, skillPromptHandlers, type SkillPrompt } from './mcp-prompts';
+import { registerSkillPrompts, skillPromptHandlers, type SkillPrompt } from './mcp-prompts';
 import { registerHubResources } from './mcp-resources';
 import { registerSkillResources } from './mcp-skill-resources';
 import { createToolDispatcher, registerTools, type McpCallScope, type McpTool, type ToolExtra } from './mcp-tool';
@@ -122,25 +121,4 @@ async function listToolsOnce(server: McpServer): Promise<ListToolsResult> {
   } finally {
     await server.close();
   }
-}
-
-/** The MCP adapter's view of the composition root: the services it calls, with inputs read as the API reads them. */
-export function mcpServicesOf(container: Container): McpServices {
-  const { files, predictions, hub, skills } = container.services;
-  return {
-    predictions,
-    files,
-    hub,
-    skills,
-    executions: container.agents.executions,
-    prompts: loadSkillPrompts(container.config.skills.builtinDir, container.logger),
-    inputs: {
-      openFile: async (principal, fileId) => {
-        const { file, stream } = await files.openContent(principal, fileId);
-        return { filename: file.filename, stream };
-      },
-      fetch: container.config.fetch,
-    },
-    agents: { registry: container.agents.tools, toolContext: container.agents.toolContext },
-  };
 }

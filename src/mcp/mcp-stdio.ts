@@ -5,23 +5,33 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Container } from '../container';
+import type { Principal } from '../domain/account';
+import type { Logger } from '../lib/logger';
 import { randomHex } from '../lib/random-id';
-import { createMcpServerFactory, mcpServicesOf } from './mcp-server';
+import { createMcpServerFactory, type McpServices } from './mcp-server';
+
+/** What `prism mcp` serves: the services, as the owner, with links on the configured public URL. */
+export interface McpStdioSetup {
+  services: McpServices;
+  version: string;
+  /** Null when the data folder has no owner organisation yet. */
+  owner: Principal | null;
+  baseUrl: string;
+  logger: Logger;
+}
 
 /** Serves MCP on `input`/`output` until the input ends (the client closed the pipe) or `signal` aborts. */
 export async function serveMcpStdio(
-  container: Container,
+  setup: McpStdioSetup,
   options: { input?: Readable; output?: Writable; signal?: AbortSignal } = {},
 ): Promise<void> {
-  const owner = await container.services.accounts.ownerPrincipal();
+  const { owner } = setup;
   if (!owner) throw new Error('no owner organisation in this data folder');
-  const { config } = container;
-  const server = createMcpServerFactory(mcpServicesOf(container), container.version).create({
+  const server = createMcpServerFactory(setup.services, setup.version).create({
     principal: owner,
     requestId: `mcp-stdio-${randomHex(4)}`,
-    baseUrl: config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`,
-    logger: container.logger,
+    baseUrl: setup.baseUrl,
+    logger: setup.logger,
   });
   const input = options.input ?? process.stdin;
   const transport = new StdioServerTransport(input, options.output ?? process.stdout);

@@ -4,7 +4,9 @@
  * exists to bound or to share between replicas. GET and DELETE answer 405, as there is no session stream to open
  * or end.
  *
- * Order: Host/Origin check → auth (401 with a challenge, 503 without) → JSON body (its own, larger limit) → server.
+ * Order: Host/Origin check → auth (401 with a challenge, 503 without) → the body's bytes reserved against the
+ * caller's and the server's in-flight budget (mcp-budget.ts) → JSON body (its own, larger limit) → batch size and
+ * prompt rate limit → server.
  */
 import express, { Router, type Request, type Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -18,6 +20,7 @@ import type { AuthService } from '../services/auth.service';
 import { mcpAuth } from './mcp-auth';
 import { sendJsonRpcError } from './mcp-errors';
 import { mcpHostCheck } from './mcp-host-check';
+import { checkMessages, createBodyBudget, overBudget } from './mcp-budget';
 import { createInFlightCalls, type InFlightCalls } from './mcp-in-flight';
 import type { McpServerFactory } from './mcp-server';
 
@@ -35,27 +38,72 @@ export interface McpRoutesOptions {
 }
 
 const TOO_DEEP = 'entity.too.deep';
+const OVER_BUDGET = 'entity.over.budget';
+/** Bodies in flight on /mcp, in all, as a multiple of the largest one. */
+const TOTAL_BODIES = 4;
+/**
+ * Largest body from a caller without a key: anonymous callers reach the hub tools and resources only, whose
+ * arguments are names and short strings, so they never need the media-sized limit (a 60 MB anonymous batch
+ * blocked the event loop for seconds just to be parsed).
+ */
+export const ANONYMOUS_MCP_BYTES = 1024 * 1024;
 
 /** Mounted at `/mcp`, before the API's JSON parser (base64 media needs the larger limit). */
 export function mcpRoutes(options: McpRoutesOptions): Router {
   const { logger } = options;
   const inFlight = createInFlightCalls();
+  const budget = createBodyBudget({ perCaller: options.maxJsonBytes, total: options.maxJsonBytes * TOTAL_BODIES });
   const router = Router();
-  const parseJson = express.json({
-    limit: options.maxJsonBytes,
-    // Checked on the raw bytes before JSON.parse, as on the API: nothing recursive ever sees a deeper body.
-    verify: (_req, _res, raw) => {
-      if (jsonBytesTooDeep(raw, options.maxJsonDepth)) throw Object.assign(new Error(), { type: TOO_DEEP });
-    },
-  });
+  const anonymousLimit = Math.min(ANONYMOUS_MCP_BYTES, options.maxJsonBytes);
+  const jsonParser = (limit: number) =>
+    express.json({
+      limit,
+      // Checked on the raw bytes before JSON.parse, as on the API: nothing recursive ever sees a deeper body.
+      verify: (req, res, raw) => {
+        if (jsonBytesTooDeep(raw, options.maxJsonDepth)) throw Object.assign(new Error(), { type: TOO_DEEP });
+        // A chunked body declared no length: it is reserved now, before it is parsed.
+        if (req.headers['content-length'] === undefined) reserve(req as Request, res as Response, raw.length);
+      },
+    });
+  const parseKeyed = jsonParser(options.maxJsonBytes);
+  const parseAnonymous = jsonParser(anonymousLimit);
+  /** Holds `bytes` of the caller's budget until the response closes. @throws when over it. */
+  const reserve = (req: Request, res: Response, bytes: number): void => {
+    const release = budget.reserve(callerKey(req.principal as Principal), bytes);
+    if (!release) throw Object.assign(new Error(), { type: OVER_BUDGET });
+    res.on('close', release);
+  };
   router.use(mcpHostCheck(options.allowedHosts, logger));
 
   router.post(
     '/',
     mcpAuth(options.auth, logger),
     (req, res, next) => {
-      parseJson(req, res, (error?: unknown) =>
-        error ? sendJsonRpcError(res, bodyError(error, options.maxJsonBytes), req.requestId, logger) : next(),
+      const anonymous = (req.principal as Principal).kind === 'anonymous';
+      const limit = anonymous ? anonymousLimit : options.maxJsonBytes;
+      const declared = Number(req.headers['content-length']);
+      try {
+        // A body declared over the limit is refused unread (the parser would drain it first); the connection closes.
+        if (declared > limit) {
+          res.setHeader('Connection', 'close');
+          throw Object.assign(new Error(), { type: 'entity.too.large' });
+        }
+        if (Number.isFinite(declared) && declared > 0) reserve(req, res, declared);
+      } catch (error) {
+        sendJsonRpcError(res, bodyError(error, limit), req.requestId, logger);
+        return;
+      }
+      (anonymous ? parseAnonymous : parseKeyed)(req, res, (error?: unknown) => {
+        if (!error) return next();
+        // The rest of a body over the limit is not read: the connection closes after the answer.
+        if ((error as { type?: string }).type === 'entity.too.large') res.setHeader('Connection', 'close');
+        sendJsonRpcError(res, bodyError(error, limit), req.requestId, logger);
+      });
+    },
+    (req, res, next) => {
+      checkMessages(req.body, req.principal as Principal, options.limiter).then(
+        () => next(),
+        (error: unknown) => sendJsonRpcError(res, error, req.requestId, logger),
       );
     },
     (req, res) => {
@@ -111,6 +159,7 @@ function bodyError(error: unknown, limit: number): unknown {
   if (type === 'entity.too.large') {
     return new PayloadTooLargeError(limit);
   }
+  if (type === OVER_BUDGET) return overBudget();
   if (type === TOO_DEEP) {
     return new AppError(400, { message: 'Parse error: the body is nested too deeply.', type: 'invalid_request_error' });
   }

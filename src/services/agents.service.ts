@@ -5,9 +5,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Principal } from '../domain/account';
-import { BadRequestError, ConflictError, NotFoundError } from '../domain/errors';
+import { BadRequestError, ConflictError, NotFoundError, SchemaInvalidError } from '../domain/errors';
 import type { AgentRecord, ExecutionMode, ServiceTier } from '../domain/execution';
-import { compileSchema } from '../lib/json-schema';
+import { schemaProblem } from '../lib/json-schema';
 import type { ToolRegistry } from '../agents/tool-registry';
 import { checkToolsets } from '../agents/toolsets';
 import type { AgentStore } from '../stores/execution-store';
@@ -58,15 +58,8 @@ export function createAgentsService(deps: {
         );
       }
       if (command.jsonSchema) {
-        try {
-          compileSchema(command.jsonSchema);
-        } catch (error) {
-          throw new BadRequestError(
-            `config.json_schema is not a usable JSON schema: ${(error as Error).message}`,
-            'schema_invalid',
-            'config.json_schema',
-          );
-        }
+        const problem = schemaProblem(command.jsonSchema);
+        if (problem) throw new SchemaInvalidError('config.json_schema', problem);
       }
       deps.tools.select(command.tools);
       checkToolsets(command.toolsets);

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../domain/account';
 import { BadRequestError, NotFoundError } from '../domain/errors';
-import type { FeedbackEntityType, FeedbackRecord, FeedbackStore } from '../stores/types';
+import type { ExecutionStore } from '../stores/execution-store';
+import type { FeedbackEntityType, FeedbackRecord, FeedbackStore, PredictionStore } from '../stores/types';
 
 export interface FeedbackSubmission {
   requestId: string | null;
@@ -18,8 +19,8 @@ export interface FeedbackSubmission {
 export interface FeedbackServiceDeps {
   store: FeedbackStore;
   orgIdFor: (principal: Principal) => Promise<string>;
-  /** Whether the caller's organisation owns the target (predictions now; executions and chats later). */
-  targetExists: (orgId: string, type: FeedbackEntityType, id: string) => Promise<boolean>;
+  /** Where targets are looked up (predictions and executions now; chats later). */
+  targets: { predictions: Pick<PredictionStore, 'get'>; executions: Pick<ExecutionStore, 'get'> };
 }
 
 export interface FeedbackService {
@@ -34,6 +35,12 @@ export interface FeedbackService {
 const NOT_FOUND_BY_TYPE = { request: 'prediction', agent_execution: 'execution', chat: 'chat' } as const;
 
 export function createFeedbackService(deps: FeedbackServiceDeps): FeedbackService {
+  /** Whether the caller's organisation owns the target. */
+  const targetExists = async (orgId: string, type: FeedbackEntityType, id: string): Promise<boolean> => {
+    if (type === 'request') return (await deps.targets.predictions.get(orgId, id)) !== null;
+    if (type === 'agent_execution') return (await deps.targets.executions.get(orgId, id)) !== null;
+    return false;
+  };
   return {
     async submit(principal, s) {
       const targets: [FeedbackEntityType, string | null][] = [
@@ -51,7 +58,7 @@ export function createFeedbackService(deps: FeedbackServiceDeps): FeedbackServic
       }
       const [type, id] = target as [FeedbackEntityType, string];
       const orgId = await deps.orgIdFor(principal);
-      if (!(await deps.targetExists(orgId, type, id))) {
+      if (!(await targetExists(orgId, type, id))) {
         throw new NotFoundError(NOT_FOUND_BY_TYPE[type], id);
       }
       return deps.store.insert({

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { AgentRecord, Execution, ExecutionMode, ServiceTier } from '../domain/execution';
-import type { ExecuteCommand } from '../services/executions/executions.service';
+import type { ExecuteCommand } from '../services/executions/executions.types';
 import { pagination } from './common.schemas';
 
 const skillEntrySchema = z

@@ -9,7 +9,7 @@ import {
   type PredictionKind,
   type PredictionRequest,
 } from '../domain/prediction';
-import type { GenerateCommand } from '../services/predictions/predictions.service';
+import type { GenerateCommand } from '../services/predictions/generate-command';
 import { pagination } from './common.schemas';
 import { agentSkillSchema, toSkillReference } from './skills.schemas';
 

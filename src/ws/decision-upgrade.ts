@@ -5,6 +5,12 @@
  * auth service (a key, or anonymous by client address), the same per-caller request budget — and a refusal is
  * written by the one error responder as an ordinary HTTP response (401, 429, 503 …), so clients see the status.
  * Any other upgrade path is a 404. Live connections are tracked so shutdown can end each with `session.closed`.
+ *
+ * Memory (issue 27): `ws` buffers a message's fragments until it is complete, up to `maxPayload`, so what a set of
+ * sockets can hold is their number times that. A message is capped just above the frame limit (a frame a little
+ * over it still arrives whole and is answered with `payload_too_large`; one far over closes the socket with 1009),
+ * and streams are capped per caller and in all (429 before the upgrade): at the default 8 MiB frames, at most
+ * {@link MAX_STREAMS} × 10 MiB is ever buffered, and a closed socket's buffers go with it.
  */
 import http, { type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -13,6 +19,7 @@ import { WebSocketServer } from 'ws';
 import { AppError } from '../domain/errors';
 import type { Principal } from '../domain/account';
 import type { DecisionsService } from '../gateway/decisions/decisions.service';
+import { callerKey } from '../metering/caller-key';
 import type { RateLimiter } from '../metering/rate-limiter';
 import { enforceRateLimit } from '../metering/enforce-rate-limit';
 import type { ErrorResponder } from '../wire/error-body';
@@ -43,16 +50,30 @@ export interface DecisionUpgrade {
 }
 
 const STREAM_PATHS = new Set<string>(DECISION_STREAM_PATHS);
+/** Decision streams one caller (key, or client address) may have open at once. */
+export const MAX_STREAMS_PER_CALLER = 6;
+/** Decision streams this server holds open at once. */
+export const MAX_STREAMS = 24;
+
+/** Largest WebSocket message: the frame limit plus a quarter (at least 256 KiB), so an oversized frame is answered. */
+export const maxMessageBytes = (maxFrameBytes: number): number =>
+  maxFrameBytes + Math.max(256 * 1024, Math.ceil(maxFrameBytes / 4));
+
+const tooManyStreams = (message: string): AppError =>
+  new AppError(429, { message, type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', retryAfterSeconds: 5 });
 
 export function createDecisionUpgrade(deps: DecisionUpgradeDeps): DecisionUpgrade {
-  // A frame over the limit still arrives whole so it can be answered with an error event; only a message far
-  // beyond it (four times, at least 64 MiB) closes the connection with 1009.
+  // A frame a little over the limit still arrives whole so it can be answered with an error event; a message far
+  // beyond it closes the connection with 1009.
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: Math.max(64 * 1024 * 1024, deps.options.maxFrameBytes * 4),
+    maxPayload: maxMessageBytes(deps.options.maxFrameBytes),
     perMessageDeflate: false,
   });
   const live = new Set<DecisionConnection>();
+  /** Streams open or being opened (counted before the upgrade completes), by caller key and in all. */
+  const byCaller = new Map<string, number>();
+  let streams = 0;
 
   /** Write an AppError as the HTTP response to an upgrade request, then drop the socket. */
   const refuse = (req: IncomingMessage, socket: Duplex, error: unknown, requestId: string): void => {
@@ -72,9 +93,32 @@ export function createDecisionUpgrade(deps: DecisionUpgradeDeps): DecisionUpgrad
     const principal = await deps.auth.authenticate(req.headers.authorization, { clientIp, surface: 'gateway' });
     await enforceRateLimit(deps.limiter, principal, { setHeader: () => undefined });
     const fingerprint = req.headers['x-prism-fingerprint'];
+    const key = callerKey(principal);
+    if ((byCaller.get(key) ?? 0) >= MAX_STREAMS_PER_CALLER) {
+      throw tooManyStreams(
+        `At most ${MAX_STREAMS_PER_CALLER} decision streams per caller can be open; close one first.`,
+      );
+    }
+    if (streams >= MAX_STREAMS) throw tooManyStreams('The server has as many decision streams open as it takes.');
+    byCaller.set(key, (byCaller.get(key) ?? 0) + 1);
+    streams += 1;
+    let counted = true;
+    const uncount = (): void => {
+      if (!counted) return;
+      counted = false;
+      streams -= 1;
+      const left = (byCaller.get(key) ?? 1) - 1;
+      if (left > 0) byCaller.set(key, left);
+      else byCaller.delete(key);
+    };
+    // Counted from here: a socket that closes before the upgrade completes gives its place back too.
+    socket.once('close', uncount);
     const caller = {
       principal,
-      payerOrgId: await deps.payerOrgId(principal),
+      payerOrgId: await deps.payerOrgId(principal).catch((error: unknown) => {
+        uncount();
+        throw error;
+      }),
       fingerprint: typeof fingerprint === 'string' ? fingerprint : null,
     };
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -85,7 +129,10 @@ export function createDecisionUpgrade(deps: DecisionUpgradeDeps): DecisionUpgrad
         logger: deps.logger,
       });
       live.add(connection);
-      void connection.closed.then(() => live.delete(connection));
+      void connection.closed.then(() => {
+        live.delete(connection);
+        uncount();
+      });
     });
   }
 

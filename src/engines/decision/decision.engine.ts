@@ -92,7 +92,8 @@ export function createDecisionEngine(deps: DecisionEngineDeps): DecisionEngine {
       const signature = needsChange ? changeSignature(pixels) : null;
       const changed = memory?.previous && signature ? changedFraction(memory.previous, signature) : null;
       if (memory && signature) memory.previous = signature;
-      const answers: Record<string, Answer> = {};
+      // Keyed by caller-chosen question ids: no prototype, so an id like `__proto__` is an ordinary key.
+      const answers: Record<string, Answer> = Object.create(null) as Record<string, Answer>;
       let lineCount: number | null = null;
       for (const planned of plan) {
         const q = planned.question;

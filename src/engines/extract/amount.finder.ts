@@ -11,6 +11,7 @@ import type { AmountClass, AmountMention } from './amount-mentions';
 import { foundIn, type FoundValue } from './found-value';
 import type { LayoutIndex } from './layout-index';
 import { findLabels } from './label-matcher';
+import { ruleOn } from './rule-switches';
 
 const cents = (v: number): number => Math.round(v * 100);
 
@@ -107,7 +108,7 @@ function implausible(found: FoundValue | undefined, mentions: AmountMention[]): 
 /** The document's final total, or undefined when no amount can be defended. */
 export function findTotal(index: LayoutIndex, mentions: AmountMention[]): FoundValue | undefined {
   const found = chooseTotal(index, mentions);
-  return implausible(found, mentions) ? undefined : found;
+  return ruleOn('total-implausible') && implausible(found, mentions) ? undefined : found;
 }
 
 function chooseTotal(index: LayoutIndex, mentions: AmountMention[]): FoundValue | undefined {
@@ -120,11 +121,14 @@ function chooseTotal(index: LayoutIndex, mentions: AmountMention[]): FoundValue 
     return toFound(best.m, Math.min(1, 0.45 + best.score / 4));
   }
   if (paid.size > 0) {
-    const undotted = undottedTotal(index, paid, payStart);
+    const undotted = ruleOn('total-undotted') ? undottedTotal(index, paid, payStart) : undefined;
     if (undotted) return undotted;
     const labelledBefore = ranked.find((r) => r.m.row.index < payStart);
     const near = labelledBefore ? cents(labelledBefore.m.match.value.value) : undefined;
-    const truncated = labelledBefore && truncatedTotal(index, paid, labelledBefore.m.row.index, payStart, near ?? 0);
+    const truncated =
+      ruleOn('total-truncated') &&
+      labelledBefore &&
+      truncatedTotal(index, paid, labelledBefore.m.row.index, payStart, near ?? 0);
     if (truncated) return truncated;
     const agreeing = mentions.filter(
       (m) =>
@@ -138,9 +142,9 @@ function chooseTotal(index: LayoutIndex, mentions: AmountMention[]): FoundValue 
     if (pick) return toFound(pick, near === undefined ? 0.6 : 0.75);
   }
   if (best) return toFound(best.m, Math.min(1, 0.35 + best.score / 5));
-  const settled = settledAmount(mentions);
+  const settled = ruleOn('total-settled') ? settledAmount(mentions) : undefined;
   if (settled) return settled;
-  const repeated = repeatedLargest(mentions);
+  const repeated = ruleOn('total-repeated') ? repeatedLargest(mentions) : undefined;
   if (repeated) return repeated;
   // No total label survived OCR: the unlabelled amount just above the payment lines.
   const before = mentions.filter((m) => m.row.index < payStart && Number.isFinite(payStart));
@@ -171,7 +175,7 @@ function settledAmount(mentions: AmountMention[]): FoundValue | undefined {
 }
 
 /**
- * With no total label OCR could read and no payment to settle it (`1olal Sales ... RM367.10`, `Nel leta! RM367.10`):
+ * With no total label OCR could read and no payment to settle it (`1olal Sales ... RM123.40`, `Nel leta! RM123.40`):
  * the largest amount on the page when it is printed on two or more rows (a total is repeated: sales incl. tax, net
  * total), none of them a tender, change or count. A single largest amount could be anything (an item, a tender).
  */

@@ -7,6 +7,7 @@ import { collectAmounts, type AmountMention } from './amount-mentions';
 import { foundIn, foundInRows, type FoundValue } from './found-value';
 import { cleanAddressLine, cleanName } from './issuer-text';
 import { findIssuer, type Issuer } from './issuer.finder';
+import type { NameWeights } from './issuer-weights';
 import { createLayoutIndex, type LayoutIndex, type Row } from './layout-index';
 import { findLabels, textAfter } from './label-matcher';
 import { isStopLine, isTitleLine } from './line-kinds';
@@ -61,12 +62,12 @@ function findCustomer(index: LayoutIndex): PartyBlock {
 }
 
 /** Builds the lazy analyses of one document. */
-export function createDocumentContext(layout: DocumentLayout): DocumentContext {
+export function createDocumentContext(layout: DocumentLayout, nameWeights?: NameWeights): DocumentContext {
   const index = createLayoutIndex(layout);
   return {
     index,
     mentions: lazy(() => collectAmounts(index)),
-    issuer: lazy(() => findIssuer(index)),
+    issuer: lazy(() => findIssuer(index, nameWeights)),
     customer: lazy(() => findCustomer(index)),
   };
 }

@@ -13,6 +13,8 @@ import { confidenceOf, type FoundValue } from './found-value';
 import { compileSchema, type ArrayNode, type FieldMeta, type FieldNode, type ObjectNode } from './schema-model';
 import { proposeSchema } from './schema-proposer';
 import { findTableItems } from './table.finder';
+import type { NameWeights } from './issuer-weights';
+import { withRulesOff } from './rule-switches';
 
 /** Options of one extraction. */
 export interface ExtractOptions {
@@ -25,6 +27,13 @@ export interface ExtractOptions {
    * own names, titles and descriptions; hints do not change its output.
    */
   hints?: { domain?: string; prompt?: string };
+  /**
+   * The weights of the business-name choice (default: the shipped ones). Only the receipts bench sets them, to score
+   * weights fitted on other merchants.
+   */
+  nameWeights?: NameWeights;
+  /** Rules of `rule-switches.ts` to switch off. Only the receipts bench sets them, to see what each rule earns. */
+  rulesOff?: readonly string[];
 }
 
 /** The local schema-guided extractor. */
@@ -115,9 +124,13 @@ export function extractFromLayout(
   schema: JsonSchema,
   options: ExtractOptions = {},
 ): ExtractionResult {
+  if (options.rulesOff && options.rulesOff.length > 0) {
+    const { rulesOff, ...rest } = options;
+    return withRulesOff(rulesOff, () => extractFromLayout(layout, schema, rest));
+  }
   const root = compileSchema(schema);
   const walk: Walk = {
-    ctx: createDocumentContext(layout),
+    ctx: createDocumentContext(layout, options.nameWeights),
     result: { data: {}, confidence: {}, grounding: {} },
     options,
   };

@@ -5,6 +5,7 @@
  */
 import { unionBox, type Row } from './layout-index';
 import { squash } from './text-normalize';
+import { ruleOn } from './rule-switches';
 
 /** Names and addresses whose least legible word is below this OCR confidence are not reported (likely misread). */
 export const MIN_WORD_CONFIDENCE = 0.3;
@@ -27,7 +28,9 @@ export function cleanName(text: string): string {
   );
   t = t.replace(/(?<=\s)[5S]\/[B8D]$/, 'S/B');
   // `SDN BHD` read as one word with its middle garbled (`SLIBHD`, `SDNBHD`).
-  t = t.replace(/(?<=\s)[S5][A-Z0-9|]{1,2}B[HN]D(\.?)$/, (m: string, dot: string) => `SDN BHD${dot}`);
+  if (ruleOn('glued-suffix')) {
+    t = t.replace(/(?<=\s)[S5][A-Z0-9|]{1,2}B[HN]D(\.?)$/, (m: string, dot: string) => `SDN BHD${dot}`);
+  }
   // The legal-entity suffix ends the name: marks or a logo fragment read after it are not part of it.
   // A registration number or a short fragment read after it is dropped, and so is a label before such a name.
   const legal = /^(.*?\b(?:SDN\.?\s+BHD|S\/B|BHD|LTD|LLC|LLP|INC|PLC|GMBH|CORP)\.?)\s+(.+)$/i.exec(t);
@@ -51,7 +54,7 @@ export function cleanAddressLine(text: string): string {
     /\s+(?:(?!lot\b|unit\b|no\b)[A-Za-z]+\s+)?(?:no|tel|fax|gst|date|phone|invoice|doc(?:ument)?|receipt)\b\.?\s*[:#].*$/i.exec(
       text,
     );
-  if (label && label.index >= 10) text = text.slice(0, label.index);
+  if (ruleOn('address-label-cut') && label && label.index >= 10) text = text.slice(0, label.index);
   return squash(
     text
       .replace(/^[^A-Za-z0-9(]+/, '')
@@ -62,7 +65,7 @@ export function cleanAddressLine(text: string): string {
 
 /**
  * A single letter closing a line of words, set apart by more than twice the widest gap between the other words and by
- * at least half a line's height (`RESTAURANT SIN DU    S`): a mark or logo fragment beside the text, not a word of it.
+ * at least half a line's height (`KEDAI CONTOH    S`): a mark or logo fragment beside the text, not a word of it.
  */
 function loneMark(words: Row['words']): boolean {
   const last = words[words.length - 1];
@@ -82,7 +85,7 @@ export function trimEdges(row: Row): Row {
   let to = row.words.length;
   while (from < to && speck(row.words[from])) from += 1;
   while (to > from && speck(row.words[to - 1])) to -= 1;
-  if (to === row.words.length && loneMark(row.words)) to -= 1;
+  if (ruleOn('lone-mark') && to === row.words.length && loneMark(row.words)) to -= 1;
   if (from === 0 && to === row.words.length) return row;
   if (from >= to) return { ...row, text: '', words: [] };
   let text = '';

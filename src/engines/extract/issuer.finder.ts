@@ -1,8 +1,10 @@
 /**
- * Finds the issuer of a receipt or invoice in its header: the business name (preferring a line with a legal-entity
- * suffix, high on the page, before any document title, joined with a suffix-only line below it) and the postal
- * address printed under it (registration lines skipped; contact, tax and title lines end it). When the same name is
- * printed again elsewhere more legibly (a footer "thank you for shopping at ..."), that reading is used.
+ * Finds the issuer of a receipt or invoice in its header: the business name and the postal address printed under it
+ * (registration lines skipped; contact, tax and title lines end it). Every header line that could be the name is a
+ * candidate with its layout evidence (legal-entity suffix, position, size, width, a registration number or an address
+ * beside it, title, branch and region words); the name is the candidate whose evidence weighs most under
+ * `issuer-weights.ts`, joined with a suffix-only line below it. When the same name is printed again elsewhere more
+ * legibly (a footer "thank you for shopping at ..."), that reading is used.
  */
 import { foundInRows, type FoundValue } from './found-value';
 import type { LayoutIndex, Row } from './layout-index';
@@ -11,7 +13,9 @@ import { cleanAddressLine, cleanName, MIN_WORD_CONFIDENCE, trimEdges, weakestWor
 import { alnumUpper, editDistance, similarity } from './text-normalize';
 import * as kind from './line-kinds';
 import { LEGAL_SUFFIXES } from './vocabulary';
+import { NAME_WEIGHTS, scoreFeatures, type NameFeatures, type NameWeights } from './issuer-weights';
 import { repairAddress, repairName } from './ocr-fixes';
+import { ruleOn } from './rule-switches';
 
 /** The issuer's name and address lines, either possibly missing. */
 export interface Issuer {
@@ -52,19 +56,28 @@ function kindOnly(text: string): boolean {
   return words.length > 0 && words.every((t) => kind.hasBusinessWord(t));
 }
 
-function scoreName(row: Row, rank: number, afterTitle: boolean, rowHeight: number): number {
+/** The evidence for one candidate (its rows joined), before the address test `pickName` adds. */
+function nameFeatures(row: Row, rank: number, afterTitle: boolean, rowHeight: number, widest: number): NameFeatures {
   const text = repairName(cleanName(row.text)).text;
   const letters = text.replace(/[^A-Za-z]/g, '');
   const upper = letters.replace(/[^A-Z]/g, '').length / Math.max(1, letters.length);
-  let score = 0.6 * row.confidence - 0.25 * rank;
-  if (kind.hasLegalSuffix(text)) score += 2;
-  else if (kind.hasBusinessWord(text) && !kindOnly(text)) score += 1;
-  if (upper >= 0.8) score += 0.3;
-  // Businesses print their names capitalised; an all-lower-case line up top is a handwritten or personal note.
-  if (letters.length > 0 && letters === letters.toLowerCase()) score -= 1;
-  if (row.box.y1 - row.box.y0 >= 1.3 * rowHeight) score += 0.4;
-  if (afterTitle) score -= 1.5;
-  return score;
+  const legal = kind.hasLegalSuffix(text);
+  return {
+    ocr: row.confidence,
+    rank,
+    legal: legal ? 1 : 0,
+    business: !legal && kind.hasBusinessWord(text) && !kindOnly(text) ? 1 : 0,
+    upper: upper >= 0.8 ? 1 : 0,
+    // Businesses print their names capitalised; an all-lower-case line up top is a handwritten or personal note.
+    lower: letters.length > 0 && letters === letters.toLowerCase() ? 1 : 0,
+    tall: row.box.y1 - row.box.y0 >= 1.3 * rowHeight ? 1 : 0,
+    wide: Math.min(1, (row.box.x1 - row.box.x0) / Math.max(1, widest)),
+    afterTitle: afterTitle ? 1 : 0,
+    addressBelow: 0,
+    registration: 0,
+    region: kind.hasRegion(text) ? 1 : 0,
+    branch: kind.isBranchLabel(text) ? 1 : 0,
+  };
 }
 
 /** `below` is printed right under `above` (no blank line between) and centred or aligned with it. */
@@ -81,7 +94,7 @@ function stacked(above: Row, below: Row, rowHeight: number, overlapOnly = false)
 }
 
 /**
- * A line printed right above a legal name that reads as the first half of that name (`LIAN CHI PU TIAN VEGETARIAN`
+ * A line printed right above a legal name that reads as the first half of that name (`SRI CONTOH VEGETARIAN`
  * over `RESTAURANT SDN BHD`): letters, no legal suffix of its own, not contact, address, title or registration data.
  * Over a suffix-only line (`Sdn Bhd`, `regionOk`), any overlap will do and region words (`... MALAYSIA`) are allowed.
  */
@@ -96,7 +109,7 @@ function nameHead(row: Row | undefined, name: Row, rowHeight: number, regionOk =
   return regionOk || !kind.hasRegion(text);
 }
 
-/** Words that continue a name on the line below it (`TSH POWER HARDWARE` / `TRADING`). */
+/** Words that continue a name on the line below it (`CONTOH HARDWARE` / `TRADING`). */
 const CONTINUATION = new Set(['TRADING', 'ENTERPRISE', 'ENTERPRISES', 'CO', 'COMPANY', 'INDUSTRIES', 'HOLDINGS']);
 const continues = (text: string): boolean => {
   const tokens = kind.upperTokens(text);
@@ -104,7 +117,7 @@ const continues = (text: string): boolean => {
 };
 
 /**
- * A legal name that cannot stand alone: it opens with a joining mark (`& TEA LEAF (M) SDN. BHD.`, `(SEMENYIH) SDN
+ * A legal name that cannot stand alone: it opens with a joining mark (`& TEA HOUSE (M) SDN. BHD.`, `(KAJANG) SDN
  * BHD`) or names no more than a kind of business (`RESTAURANT SDN BHD`), so its first half is on the line above.
  */
 function incomplete(rows: Row[]): boolean {
@@ -117,8 +130,6 @@ function incomplete(rows: Row[]): boolean {
 }
 const LEGAL_WORDS = new Set(LEGAL_SUFFIXES.flatMap((s) => s.split(' ')));
 
-const ADDRESS_BELOW = 0.8;
-
 /** The first line from `from` that is not a registration number is part of a postal address. */
 function addressBelow(lines: Row[], from: number): boolean {
   for (let i = from; i < Math.min(lines.length, from + 2); i += 1) {
@@ -129,9 +140,16 @@ function addressBelow(lines: Row[], from: number): boolean {
   return false;
 }
 
-function pickName(index: LayoutIndex, lines: Row[], end: number): { rows: Row[]; score: number } | undefined {
-  let best: { rows: Row[]; score: number } | undefined;
-  let rank = 0;
+/** A header line (or lines) that may be the business name, with the evidence for it. */
+export interface NameCandidate {
+  rows: Row[];
+  features: NameFeatures;
+}
+
+/** Every line of the header that may be the business name, in reading order, each with its evidence. */
+function nameCandidates(index: LayoutIndex, lines: Row[], end: number): NameCandidate[] {
+  const out: NameCandidate[] = [];
+  const widest = Math.max(1, ...lines.slice(0, end).map((l) => l.box.x1 - l.box.x0));
   let afterTitle = false;
   for (let i = 0; i < end; i += 1) {
     const row = lines[i];
@@ -140,24 +158,65 @@ function pickName(index: LayoutIndex, lines: Row[], end: number): { rows: Row[];
     const suffixBelow = !!next && i + 1 < end && kind.isSuffixOnly(cleanName(next.text));
     // A name printed over two lines, its suffix alone on the second: region words (`... MALAYSIA`) are then part of it.
     if (nameCandidate(row) || (suffixBelow && nameHead(row, next, index.rowHeight, true))) {
-      let rows = suffixBelow || (next && i + 1 < end && continues(next.text)) ? [row, next] : [row];
+      const continued = ruleOn('name-continuation') && next && i + 1 < end && continues(next.text);
+      let rows = suffixBelow || continued ? [row, next] : [row];
       const first = rows[0] as Row;
       const head = lines[i - 1];
-      if (incomplete(rows) && nameHead(head, first, index.rowHeight)) rows = [head as Row, ...rows];
+      if (ruleOn('name-head') && incomplete(rows) && nameHead(head, first, index.rowHeight)) {
+        rows = [head as Row, ...rows];
+      }
       const joined = { ...row, text: rows.map((r) => r.text).join(' ') };
-      let score = scoreName(joined, rank, afterTitle, index.rowHeight);
+      const features = nameFeatures(joined, out.length, afterTitle, index.rowHeight, widest);
       // The issuer's name heads its address: a street line right under a business name (past a registration line)
       // is evidence for it.
       const clean = cleanName(joined.text);
       const named = kind.hasLegalSuffix(clean) || (kind.hasBusinessWord(clean) && !kindOnly(clean));
-      if (named && addressBelow(lines, lines.indexOf(rows[rows.length - 1] as Row) + 1)) score += ADDRESS_BELOW;
-      if (!best || score > best.score) best = { rows, score };
-      rank += 1;
+      const after = lines.indexOf(rows[rows.length - 1] as Row) + 1;
+      if (named && addressBelow(lines, after)) features.addressBelow = 1;
+      if (registrationBeside(joined.text, lines[after])) features.registration = 1;
+      out.push({ rows, features });
     }
     if (kind.isTitleLine(row)) afterTitle = true;
   }
-  return best;
+  return out;
 }
+
+/** A registration number on the name's own line (`... SDN BHD (123456-X)`) or on the line right under it. */
+function registrationBeside(printed: string, below: Row | undefined): boolean {
+  const own = /[A-Z]{0,4}\d{4,}\s?-\s?[A-Z0-9]{1,3}\b/i.test(printed) || /\b(co\.?\s*(reg|no)|roc)\b/i.test(printed);
+  return own || (!!below && kind.isRegistration(below.text));
+}
+
+/** The best-scoring candidate under `weights` (the first of equals), or undefined when there is none. */
+function pickName(
+  candidates: NameCandidate[],
+  weights: NameWeights,
+): { candidate: NameCandidate; margin: number } | undefined {
+  let best: { c: NameCandidate; score: number } | undefined;
+  let second = Number.NEGATIVE_INFINITY;
+  for (const c of candidates) {
+    const score = scoreFeatures(c.features, weights);
+    if (!best || score > best.score) {
+      if (best) second = best.score;
+      best = { c, score };
+    } else second = Math.max(second, score);
+  }
+  return best && { candidate: best.c, margin: best.score - second };
+}
+
+/**
+ * How far the chosen name's score stands above the runner-up's, as a 0..1 factor of its confidence: a close call
+ * between two header lines is less sure than a lone candidate.
+ */
+const marginFactor = (margin: number): number => 0.6 + 0.4 * Math.min(1, margin / MARGIN_SURE);
+/** A score lead at which the choice of name counts as settled. */
+const MARGIN_SURE = 2;
+
+/**
+ * The legibility a name or address is reported with: the mean OCR confidence of its lines pulled down by its least
+ * legible word (a misread is usually one word).
+ */
+const legibility = (mean: number, weakest: number): number => (mean + Math.min(mean, weakest)) / 2;
 
 /** The same name printed more legibly elsewhere on the page (e.g. a footer): its weakest word reads better. */
 function betterReading(index: LayoutIndex, name: string, rows: Row[]): { text: string; row: Row } | undefined {
@@ -178,7 +237,7 @@ function betterReading(index: LayoutIndex, name: string, rows: Row[]): { text: s
 const sameColumn = (a: Row, b: Row): boolean => Math.min(a.box.x1, b.box.x1) - Math.max(a.box.x0, b.box.x0) > 0;
 
 /**
- * A branch or outlet line under the name (`SUSHI MENTAI PLAZA DANAU`, `DOMINO'S PIZZA TAMAN UNIVERSITI`): it repeats
+ * A branch or outlet line under the name (`CONTOH CAFE PLAZA MAJU`, `CONTOH'S PIZZA TAMAN DESA`): it repeats
  * a word of the business name, carries no number, and a numbered address line follows it. Street words in it
  * (`PLAZA`, `TAMAN`) name the outlet's place, not the postal address.
  */
@@ -195,8 +254,8 @@ const streetLine = (text: string): boolean =>
   /\d/.test(text) && !kind.hasPostcode(text) && kind.isAddressLike(text.replace(/\b\d{5}\b/g, ''));
 
 /**
- * An address cannot open with its postcode (`15000 KHEMISSET`): the plain lines stacked right above it, under the
- * name (`AUTOROUTE RABAT MEKNES`), are its street lines even without a street word the vocabulary knows.
+ * An address cannot open with its postcode (`40000 SHAH ALAM`): the plain lines stacked right above it, under the
+ * name (`KAMPUNG CONTOH BARAT`), are its street lines even without a street word the vocabulary knows.
  */
 function postcodeHead(plain: Row[], row: Row, nameRow: Row): Row[] {
   if (!/^\W*\d{5}\b/.test(row.text) || plain.length === 0 || plain.length > 2) return [];
@@ -225,10 +284,11 @@ function pickAddress(lines: Row[], from: number, nameRow: Row, name: Row[]): Row
     if (!row || row.page !== nameRow.page || !sameColumn(row, nameRow)) continue;
     const text = row.text;
     if (out.length === 0) {
-      if (outletName(row, lines[i + 1], nameWords)) continue;
+      if (ruleOn('outlet-line') && outletName(row, lines[i + 1], nameWords)) continue;
       const other = kind.isStopLine(text) || kind.isTitleLine(row) || kind.isRegistration(text);
-      if (kind.isAddressLike(text) && !other && (!afterTitle || streetLine(text))) {
-        out.push(...postcodeHead(plain, row, nameRow), row);
+      const underTitle = afterTitle && (!ruleOn('street-under-title') || !streetLine(text));
+      if (kind.isAddressLike(text) && !other && !underTitle) {
+        out.push(...(ruleOn('postcode-head') ? postcodeHead(plain, row, nameRow) : []), row);
         postcodeSeen = kind.hasPostcode(text);
       } else if (++skipped > 4 || (kind.isTitleLine(row) && (afterTitle || PARTY_TITLE.test(text)))) break;
       else if (kind.isTitleLine(row)) afterTitle = true;
@@ -239,7 +299,7 @@ function pickAddress(lines: Row[], from: number, nameRow: Row, name: Row[]): Row
       break;
     }
     // After the postcode (or under the title) only region or street lines continue it, or any line after a comma.
-    const open = /,\s*$/.test(out[out.length - 1]?.text ?? '');
+    const open = ruleOn('comma-continues') && /,\s*$/.test(out[out.length - 1]?.text ?? '');
     if ((postcodeSeen || afterTitle) && !open && !kind.hasRegion(text) && !kind.isAddressLike(text)) break;
     out.push(row);
     postcodeSeen ||= kind.hasPostcode(text);
@@ -247,20 +307,22 @@ function pickAddress(lines: Row[], from: number, nameRow: Row, name: Row[]): Row
   return postcodeSeen || out.some((r) => kind.isAddressLike(r.text)) ? out : [];
 }
 
-function nameOf(index: LayoutIndex, rows: Row[]): FoundValue | undefined {
+function nameOf(index: LayoutIndex, rows: Row[], margin: number): FoundValue | undefined {
   const printed = cleanName(rows.map((r) => r.text).join(' '));
-  const better = betterReading(index, printed, rows);
+  const better = ruleOn('better-reading') ? betterReading(index, printed, rows) : undefined;
   const source = better ? [better.row] : rows;
   const repaired = repairName(better ? better.text : printed);
-  if (weakestWord(source, repaired.fixed) < MIN_WORD_CONFIDENCE) return undefined;
+  const weakest = weakestWord(source, repaired.fixed);
+  if (weakest < MIN_WORD_CONFIDENCE) return undefined;
   const text = repaired.text;
-  const strength = kind.hasLegalSuffix(text) ? 0.95 : kind.hasBusinessWord(text) ? 0.8 : 0.6;
-  return foundInRows(rows, text, strength);
+  const strength = (kind.hasLegalSuffix(text) ? 0.95 : kind.hasBusinessWord(text) ? 0.8 : 0.6) * marginFactor(margin);
+  const found = foundInRows(rows, text, strength);
+  return found && { ...found, ocr: legibility(found.ocr, weakest) };
 }
 
 /**
- * An address names its street and area more than once (`Jalan Melawati ... Pusat Bandar Melawati`, `Jalan Permas ...
- * Bandar Baru Permas Jaya`): a word of five letters or more printed one edit away from another word of the same block
+ * An address names its street and area more than once (`Jalan Contoh ... Pusat Bandar Contoh`, `Jalan Maju ...
+ * Bandar Baru Maju Jaya`): a word of five letters or more printed one edit away from another word of the same block
  * is a misread of it when the other is printed more often, or as often and longer (OCR drops letters more often than it
  * invents them). Words as different as two edits, or short, are left as printed.
  */
@@ -293,30 +355,55 @@ function agreeWords(lines: string[], fixed: Set<string>): string[] {
 
 function addressOf(rows: Row[]): FoundValue | undefined {
   const fixed = new Set<string>();
-  const lines = agreeWords(
-    rows.map((r) => {
-      const repaired = repairAddress(cleanAddressLine(r.text));
-      for (const w of repaired.fixed) fixed.add(w);
-      return repaired.text;
-    }),
-    fixed,
-  );
-  if (rows.length === 0 || weakestWord(rows, fixed) < MIN_WORD_CONFIDENCE) return undefined;
-  return foundInRows(rows, lines.join(' '), 0.85, lines);
+  const repaired = rows.map((r) => {
+    const line = repairAddress(cleanAddressLine(r.text));
+    for (const w of line.fixed) fixed.add(w);
+    return line.text;
+  });
+  const lines = ruleOn('address-agreement') ? agreeWords(repaired, fixed) : repaired;
+  const weakest = weakestWord(rows, fixed);
+  if (rows.length === 0 || weakest < MIN_WORD_CONFIDENCE) return undefined;
+  // A block that reaches its postcode is complete more often than one that stops before it.
+  const strength = rows.some((r) => kind.hasPostcode(r.text)) ? 0.85 : 0.6;
+  const found = foundInRows(rows, lines.join(' '), strength, lines);
+  return found && { ...found, ocr: legibility(found.ocr, weakest) };
 }
 
-/** Finds the issuer's name and address in the header of the first page. */
-export function findIssuer(index: LayoutIndex): Issuer {
+/** The header lines of the first page, edge specks trimmed, and where the header ends. */
+function headerOf(index: LayoutIndex): { lines: Row[]; end: number } {
   const firstPage = index.lines[0]?.page;
   const lines = index.lines.filter((l) => l.page === firstPage).map(trimEdges);
-  const picked = pickName(index, lines, headerEnd(lines));
-  if (!picked) return { nameRows: [], addressRows: [] };
-  const last = picked.rows[picked.rows.length - 1];
-  const addressRows = last ? pickAddress(lines, lines.indexOf(last) + 1, last, picked.rows) : [];
-  const out: Issuer = { nameRows: picked.rows, addressRows };
-  const name = nameOf(index, picked.rows);
+  return { lines, end: headerEnd(lines) };
+}
+
+/** The issuer block that follows from choosing `candidate` as the name. */
+function issuerFrom(index: LayoutIndex, lines: Row[], candidate: NameCandidate | undefined, margin: number): Issuer {
+  if (!candidate) return { nameRows: [], addressRows: [] };
+  const last = candidate.rows[candidate.rows.length - 1];
+  const addressRows = last ? pickAddress(lines, lines.indexOf(last) + 1, last, candidate.rows) : [];
+  const out: Issuer = { nameRows: candidate.rows, addressRows };
+  const name = nameOf(index, candidate.rows, margin);
   const address = addressOf(addressRows);
   if (name) out.name = name;
   if (address) out.address = address;
   return out;
+}
+
+/** Finds the issuer's name and address in the header of the first page. */
+export function findIssuer(index: LayoutIndex, weights: NameWeights = NAME_WEIGHTS): Issuer {
+  const { lines, end } = headerOf(index);
+  const picked = pickName(nameCandidates(index, lines, end), weights);
+  return issuerFrom(index, lines, picked?.candidate, picked?.margin ?? 0);
+}
+
+/**
+ * Every name candidate with the issuer block it would lead to, for the receipts bench: it measures the evidence once
+ * per receipt and then fits and scores weights without reading the layouts again.
+ */
+export function issuerChoices(index: LayoutIndex): { features: NameFeatures; issuer: () => Issuer }[] {
+  const { lines, end } = headerOf(index);
+  return nameCandidates(index, lines, end).map((c) => {
+    let issuer: Issuer | undefined;
+    return { features: c.features, issuer: () => (issuer ??= issuerFrom(index, lines, c, MARGIN_SURE)) };
+  });
 }

@@ -5,7 +5,15 @@
 import { findLabels } from './label-matcher';
 import type { Row } from './layout-index';
 import { findAmounts, findDates, findEmails, findPhones, findUrls, POSTCODE_RE } from './value-patterns';
-import { ADDRESS_WORDS, BUSINESS_WORDS, COURTESY_WORDS, LEGAL_SUFFIXES, REGION_WORDS, STOP_CUES } from './vocabulary';
+import {
+  ADDRESS_WORDS,
+  BRANCH_WORDS,
+  BUSINESS_WORDS,
+  COURTESY_WORDS,
+  LEGAL_SUFFIXES,
+  REGION_WORDS,
+  STOP_CUES,
+} from './vocabulary';
 
 /** Upper-case word tokens (dots dropped, `/` and `&` kept): `No.53 Jalan` → `NO 53 JALAN`. */
 export const upperTokens = (text: string): string[] =>
@@ -63,6 +71,9 @@ export function hasLegalSuffix(text: string): boolean {
 
 /** A greeting or footer line (`THANK YOU`, `WELCOME`, `CUSTOMER COPY`), never a business name. */
 export const isCourtesy = (text: string): boolean => upperTokens(text).some((t) => COURTESY_WORDS.includes(t));
+
+/** A branch, outlet or staff label (`OUTLET: MID VALLEY`, `CASHIER 03`): never the business name itself. */
+export const isBranchLabel = (text: string): boolean => upperTokens(text).some((t) => BRANCH_WORDS.includes(t));
 
 export const hasBusinessWord = (text: string): boolean => upperTokens(text).some((t) => BUSINESS.has(t));
 

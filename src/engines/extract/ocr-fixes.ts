@@ -8,7 +8,8 @@
  * those words despite their low OCR confidence.
  */
 import { editDistance } from './text-normalize';
-import { ADDRESS_WORDS, BUSINESS_WORDS, CITY_WORDS, REGION_WORDS } from './vocabulary';
+import { ADDRESS_WORDS, BUSINESS_WORDS, CITY_WORDS, PLACE_ELEMENTS, REGION_WORDS } from './vocabulary';
+import { ruleOn } from './rule-switches';
 
 /** Repaired text and the original words that were changed. */
 export interface Repaired {
@@ -18,13 +19,19 @@ export interface Repaired {
 
 const PLACE_WORDS = [...REGION_WORDS, ...CITY_WORDS];
 const REGION_PHRASES = REGION_WORDS.map((p) => p.split(' ')).filter((p) => p.every((w) => w.length >= 4));
-/** Town names are repaired only in their long words (`SUBANG JASA` is a street, not `SUBANG JAYA`). */
+/** Town names are repaired only in their long words: a short word (`JASA` beside `JAYA`) may be a place's own. */
 const CITY_PHRASES = CITY_WORDS.map((p) => p.split(' ')).filter((p) => p.every((w) => w.length >= 4));
 /** Every single word of the place and street vocabulary: a word printed as one of these is never "repaired". */
 const KNOWN_WORDS = new Set([...PLACE_WORDS, ...ADDRESS_WORDS].flatMap((p) => p.split(' ')));
 const LONG_ADDRESS = ADDRESS_WORDS.filter((w) => w.length >= 5 && /^[A-Z]+$/.test(w));
-/** Long town words, repaired only for a substituted letter (`FETALING`): `KANTAN` is a word, not `KUANTAN`. */
-const LONG_CITY = [...new Set(CITY_WORDS.flatMap((p) => p.split(' ')))].filter((w) => w.length >= 7);
+/**
+ * Long town words, repaired only for a substituted letter (`FETALING`): a word a letter shorter may be another word.
+ * The generic parts of place names (`TANJUNG`, `SUNGAI`) are spelt more than one way (`TANJONG`, `SUNGEI`) and are
+ * never repaired alone.
+ */
+const LONG_CITY = [...new Set(CITY_WORDS.flatMap((p) => p.split(' ')))].filter(
+  (w) => w.length >= 7 && !PLACE_ELEMENTS.includes(w),
+);
 const LONG_BUSINESS = BUSINESS_WORDS.filter((w) => w.length >= 6);
 
 function close(word: string, target: string): boolean {
@@ -53,7 +60,7 @@ function fixWords(text: string, vocabulary: readonly string[], fixed: Set<string
       const core = token.replace(/^[^A-Za-z]+|[^A-Za-z]+$/g, '');
       if (core.length < 5 || !/^[A-Za-z]+$/.test(core)) return token;
       if (vocabulary.includes(core.toUpperCase())) return token;
-      // A plural or singular of a vocabulary word (`BOOKSTORES`, `BEVERAGE`, `STATIONERS` beside `STATIONERY`) is a
+      // A plural or singular of a vocabulary word (`BOOKSTORES`, `BEVERAGE`, `STATIONERS` beside `STATIONERY`: kinds of business) is a
       // word as printed, not a misread.
       const upper = core.toUpperCase();
       const plural = (v: string): boolean =>
@@ -73,7 +80,7 @@ function fixRegions(text: string, fixed: Set<string>, phrases: string[][], minLe
       const cores = tokens.slice(i, i + phrase.length).map((t) => t.replace(/[^A-Za-z]/g, ''));
       if (!cores.every((c, k) => close(c, phrase[k] ?? '') || c.toUpperCase() === phrase[k])) continue;
       if (cores.every((c, k) => c.toUpperCase() === phrase[k])) continue;
-      // A word that is itself a place word (`Jalan Pinang`, not `PENANG`) is as printed.
+      // A word that is itself a place word (`Jalan Pinang`, not `PENANG`: both are place words) is as printed.
       if (cores.some((c, k) => c.toUpperCase() !== phrase[k] && KNOWN_WORDS.has(c.toUpperCase()))) continue;
       // Town words (`minLength`): long ones only, and only a substituted letter.
       const odd = (c: string, k: number): boolean =>
@@ -91,7 +98,7 @@ function fixRegions(text: string, fixed: Set<string>, phrases: string[][], minLe
 }
 
 /**
- * `0` and `1` inside a word of letters are the `O` and `I`/`l` OCR mistook (`Ja1an`, `C0.`, `F00DICI0US`, `1DEA`,
+ * `0` and `1` inside a word of letters are the `O` and `I`/`l` OCR mistook (`Ja1an`, `C0.`, `F00D`, `1DEA`,
  * `0ld`): runs of them between two letters, a single one opening a word of at least two letters, or a `0` closing a
  * word of letters (`C0`). Words with any other digit, numbers opening a word (`10GRAM`) and codes ending in a
  * number (`U1`, `PJU1`, `1A`, `SEKSYEN10`) are left alone.
@@ -175,19 +182,9 @@ function joinSplitWords(text: string, fixed: Set<string>): string {
   return tokens.join(' ');
 }
 
-/** `LUT 1504`: a three-letter street word before a number, with `U` read for its `O` (`LOT`). */
-function fixUnitWord(text: string, fixed: Set<string>): string {
-  return text.replace(/(?<![A-Za-z0-9])([A-Za-z])[Uu]([A-Za-z])(?=\.?\s*\d)/g, (m: string, a: string, b: string) => {
-    const word = `${a}O${b}`.toUpperCase();
-    if (!ADDRESS_WORDS.includes(word) || KNOWN_WORDS.has(m.toUpperCase())) return m;
-    fixed.add(m);
-    return m === m.toUpperCase() ? word : `${a}${m[1] === 'u' ? 'o' : 'O'}${b}`;
-  });
-}
-
 /**
- * `&` read as `8` between two house numbers of one series: `211082111` is `2110&2111` (two numbers of one length, the
- * second one more than the first) and `19-1819-2` is `19-1&19-2` (the block prefix `19-` repeated). An `8` that does
+ * `&` read as `8` between two house numbers of one series: `305083051` is `3050&3051` (two numbers of one length, the
+ * second one more than the first) and `7-187-2` is `7-1&7-2` (the block prefix `7-` repeated). An `8` that does
  * not split a number into such a series is a digit.
  */
 function ampersandInSeries(text: string, fixed: Set<string>): string {
@@ -222,22 +219,25 @@ export function repairAddress(text: string): Repaired {
       return digitsFixed;
     })
     .join(' ');
-  out = ampersandInSeries(out, fixed);
-  // `SS15/4B`, `SS21/60`: a section code whose second S was read as 5 (`S515/4B`).
-  out = out.replace(/(?<![A-Za-z0-9])S5(?=\d{1,2}[A-Z]?\/)/g, (m) => {
-    fixed.add(m);
-    return 'SS';
-  });
-  out = fixUnitWord(joinSplitWords(out, fixed), fixed);
-  out = fixRegions(out, fixed, REGION_PHRASES);
-  out = fixRegions(out, fixed, CITY_PHRASES, 6);
-  out = fixWords(out, LONG_ADDRESS, fixed);
-  out = fixWords(out, LONG_CITY, fixed, true);
+  if (ruleOn('ampersand-series')) out = ampersandInSeries(out, fixed);
+  // `SS12/3A`: a section code whose second S was read as 5 (`S512/3A`).
+  if (ruleOn('section-code')) {
+    out = out.replace(/(?<![A-Za-z0-9])S5(?=\d{1,2}[A-Z]?\/)/g, (m) => {
+      fixed.add(m);
+      return 'SS';
+    });
+  }
+  if (ruleOn('split-words')) out = joinSplitWords(out, fixed);
+  if (ruleOn('region-repair')) out = fixRegions(out, fixed, REGION_PHRASES);
+  if (ruleOn('city-repair')) out = fixRegions(out, fixed, CITY_PHRASES, 6);
+  if (ruleOn('street-repair')) out = fixWords(out, LONG_ADDRESS, fixed);
+  if (ruleOn('city-repair')) out = fixWords(out, LONG_CITY, fixed, true);
   return { text: out, fixed };
 }
 
 /** Repairs a business name line. */
 export function repairName(text: string): Repaired {
   const fixed = new Set<string>();
-  return { text: fixWords(fixDigitsInWords(text, fixed), LONG_BUSINESS, fixed), fixed };
+  const digits = fixDigitsInWords(text, fixed);
+  return { text: ruleOn('business-repair') ? fixWords(digits, LONG_BUSINESS, fixed) : digits, fixed };
 }

@@ -3,6 +3,10 @@
  * (`#/$defs/...`, `#/definitions/...`), nullable forms (`type: ['string','null']`, `anyOf` with null, OpenAPI
  * `nullable`) folded into one flag, `allOf` merged, and types inferred where the schema leaves them implicit. The
  * finders then only ever see objects, arrays and scalars.
+ *
+ * The tree is bounded whatever the schema: a `$ref` to a schema it is already inside of is not followed again (the
+ * field reads as a string), and past {@link MAX_TREE_NODES} nodes further fields are left out. Routes refuse such
+ * schemas before they get here (lib/json-schema.ts); this keeps the extractor's cost bounded for any other caller.
  */
 import type { JsonSchema } from '../types';
 
@@ -41,6 +45,14 @@ export interface ScalarNode extends NodeBase {
 export type FieldNode = ObjectNode | ArrayNode | ScalarNode;
 
 const MAX_DEPTH = 12;
+/** Nodes one compiled tree may hold (the routes' budget, lib/json-schema.ts, is 4000 expanded schema objects). */
+export const MAX_TREE_NODES = 4000;
+
+/** The walk's state: nodes left to build and the `$ref`s being expanded on the current path. */
+interface Budget {
+  left: number;
+  refs: Set<string>;
+}
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
@@ -55,14 +67,22 @@ function resolvePointer(root: JsonSchema, ref: string): Record<string, unknown> 
 }
 
 /** Follows `$ref`s and flattens `allOf`/`anyOf`/`oneOf` into one schema plus a nullable flag. */
-function flatten(root: JsonSchema, schema: Record<string, unknown>, depth: number): [Record<string, unknown>, boolean] {
+function flatten(
+  root: JsonSchema,
+  schema: Record<string, unknown>,
+  depth: number,
+  budget: Budget,
+): [Record<string, unknown>, boolean] {
+  budget.left -= 1;
   let nullable = schema['nullable'] === true;
   let out: Record<string, unknown> = { ...schema };
   const ref = str(schema['$ref']);
-  if (ref && depth < MAX_DEPTH) {
+  if (ref && depth < MAX_DEPTH && budget.left > 0 && !budget.refs.has(ref)) {
     const target = resolvePointer(root, ref);
     if (target) {
-      const [resolved, n] = flatten(root, target, depth + 1);
+      budget.refs.add(ref);
+      const [resolved, n] = flatten(root, target, depth + 1, budget);
+      budget.refs.delete(ref);
       nullable ||= n;
       out = { ...resolved, ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$ref')) };
     }
@@ -70,14 +90,20 @@ function flatten(root: JsonSchema, schema: Record<string, unknown>, depth: numbe
   for (const key of ['anyOf', 'oneOf'] as const) {
     const branches = out[key];
     if (!Array.isArray(branches)) continue;
-    const options = branches.filter(isRecord).map((b) => flatten(root, b, depth + 1));
+    const options = branches
+      .filter(isRecord)
+      .slice(0, Math.max(0, budget.left))
+      .map((b) => flatten(root, b, depth + 1, budget));
     nullable ||= options.some(([b, n]) => n || b['type'] === 'null');
     const chosen = options.map(([b]) => b).find((b) => b['type'] !== 'null');
     delete out[key];
     if (chosen) out = { ...chosen, ...out };
   }
   if (Array.isArray(out['allOf'])) {
-    const parts = out['allOf'].filter(isRecord).map((b) => flatten(root, b, depth + 1)[0]);
+    const parts = out['allOf']
+      .filter(isRecord)
+      .slice(0, Math.max(0, budget.left))
+      .map((b) => flatten(root, b, depth + 1, budget)[0]);
     const properties: Record<string, unknown> = {};
     const merged: Record<string, unknown> = {};
     for (const p of parts) {
@@ -107,24 +133,32 @@ function inferType(s: Record<string, unknown>): string {
   return 'string';
 }
 
-function compileNode(root: JsonSchema, raw: Record<string, unknown>, key: string, depth: number): FieldNode {
-  const [s, nullable] = flatten(root, raw, depth);
+function compileNode(
+  root: JsonSchema,
+  raw: Record<string, unknown>,
+  key: string,
+  depth: number,
+  budget: Budget,
+): FieldNode {
+  const [s, nullable] = flatten(root, raw, depth, budget);
   const meta: FieldMeta = { key };
   const title = str(s['title']);
   const description = str(s['description']);
   if (title) meta.title = title;
   if (description) meta.description = description;
-  const type = depth >= MAX_DEPTH ? 'string' : inferType(s);
+  const type = depth >= MAX_DEPTH || budget.left <= 0 ? 'string' : inferType(s);
   if (type === 'object') {
     const props = isRecord(s['properties']) ? s['properties'] : {};
-    const properties = Object.entries(props)
-      .filter((e): e is [string, Record<string, unknown>] => isRecord(e[1]))
-      .map(([k, v]) => ({ key: k, node: compileNode(root, v, k, depth + 1) }));
+    const properties: ObjectNode['properties'] = [];
+    for (const [k, v] of Object.entries(props)) {
+      if (budget.left <= 0) break;
+      if (isRecord(v)) properties.push({ key: k, node: compileNode(root, v, k, depth + 1, budget) });
+    }
     return { kind: 'object', meta, nullable, properties };
   }
   if (type === 'array') {
     const items = isRecord(s['items']) ? s['items'] : {};
-    return { kind: 'array', meta, nullable, items: compileNode(root, items, key, depth + 1) };
+    return { kind: 'array', meta, nullable, items: compileNode(root, items, key, depth + 1, budget) };
   }
   const scalar: ScalarNode = {
     kind: 'scalar',
@@ -144,5 +178,5 @@ function compileNode(root: JsonSchema, raw: Record<string, unknown>, key: string
 
 /** Compiles a JSON schema (root usually an object schema) into a {@link FieldNode} tree. */
 export function compileSchema(schema: JsonSchema): FieldNode {
-  return compileNode(schema, schema, '', 0);
+  return compileNode(schema, schema, '', 0, { left: MAX_TREE_NODES, refs: new Set() });
 }

@@ -1,19 +1,19 @@
 /**
  * Builds `prism-1` from the embedded engines: OCR, images and PDFs (document-engines.ts), video and audio (media), and
- * the schema-guided extractor, adapted to the LocalEngineSet the local extraction engine runs on. The composition
- * root calls `createLocalExtractionEngine` once; everything heavy (OCR workers, the VAD model) starts lazily.
+ * the schema-guided extractor, adapted to the LocalEngineSet the local extraction engine runs on; the same engines
+ * serve the agent tools as their VisionPort (vision-port.ts). The composition root calls `createLocalEngineKit`
+ * once; everything heavy (OCR workers, the VAD model) starts lazily.
  */
 import os from 'node:os';
 import type { Logger } from '../../lib/logger';
 import type { ExtractionEngine } from '../extraction-engine';
-import type { DocumentLayout, JsonSchema, LayoutPage } from '../types';
-import type { AudioAnalysis, SampledVideo } from '../media/types';
 import { extractFromLayout, proposeSchema } from '../extract';
 import { createLocalEngines } from './document-engines';
 import type { OcrEngineKind } from '../ocr/ocr.engine';
 import type { OcrStats } from '../ocr/ocr-engine.types';
 import { createLocalExtraction, type LocalEngineSet } from './extraction.engine';
-import { createAudioEngine, createVideoEngine, resolveMediaTools } from '../media';
+import { createAudioEngine, createVideoEngine, describeMediaTools, resolveMediaTools } from '../media';
+import { audioFacts, type VisionPort } from '../vision-port';
 
 export interface LocalExtractionOptions {
   /** OCR pool size; 0 means one per core. */
@@ -32,26 +32,6 @@ export interface LocalExtractionOptions {
   logger: Logger;
 }
 
-/**
- * The embedded engines one level below `prism-1`, for the agent tools: OCR one image, read or render PDF pages,
- * sample video frames, analyse audio, fill a schema from a layout. They share the extraction engine's OCR pool.
- */
-export interface LocalEngineToolkit {
-  ocrImage(image: Buffer): Promise<LayoutPage>;
-  readDocument(
-    pdf: Buffer,
-    options: { pageIndices: number[] | null; dpi: number | null },
-  ): Promise<{ pageCount: number; pages: LayoutPage[] }>;
-  renderPage(pdf: Buffer, pageIndex: number, dpi: number): Promise<{ png: Buffer; width: number; height: number }>;
-  sampleFrames(video: Buffer, options: { fps: number | null; maxFrames: number | null }): Promise<SampledVideo>;
-  analyzeAudio(audio: Buffer): Promise<AudioAnalysis>;
-  fillSchema(
-    layout: DocumentLayout,
-    schema: JsonSchema,
-    hints: { domain?: string; prompt?: string },
-  ): { data: Record<string, unknown>; confidence: Record<string, number> };
-}
-
 export function createLocalExtractionEngine(options: LocalExtractionOptions): ExtractionEngine {
   return createLocalEngineKit(options).engine;
 }
@@ -59,7 +39,8 @@ export function createLocalExtractionEngine(options: LocalExtractionOptions): Ex
 /** The embedded engines as the composition root holds them. */
 export interface LocalEngineKit {
   engine: ExtractionEngine;
-  toolkit: LocalEngineToolkit;
+  /** The agent tools' view of the same engines. */
+  toolkit: VisionPort;
   /** The shared OCR pool's counters (reads run, reads cancelled) and reads pending now. */
   ocrStats(): OcrStats;
 }
@@ -80,6 +61,17 @@ export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngi
     ...(options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {}),
     ...(options.ffprobePath ? { ffprobePath: options.ffprobePath } : {}),
     ...(options.mediaMemoryMb ? { memoryLimitMb: options.mediaMemoryMb } : {}),
+  });
+  // Which ffmpeg parses untrusted media, and its version, go in the log; the bundled 2018 build gets a warning.
+  void describeMediaTools(tools).then((described) => {
+    const bundled = described.ffmpeg.origin === 'bundled' || described.ffprobe.origin === 'bundled';
+    if (bundled) {
+      logger.warn('media tools: a bundled static ffmpeg/ffprobe parses untrusted media; install a system ffmpeg', {
+        ...described,
+      });
+    } else {
+      logger.info('media tools', { ...described });
+    }
   });
   const video = createVideoEngine({ tools });
   const audio = createAudioEngine({ tools });
@@ -126,7 +118,7 @@ export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngi
       await Promise.allSettled([local.close(), audio.close()]);
     },
   };
-  const toolkit: LocalEngineToolkit = {
+  const toolkit: VisionPort = {
     async ocrImage(image) {
       const layout = await local.layoutFromImage(image);
       return layout.pages[0] ?? { index: 0, width: 0, height: 0, source: 'ocr', lines: [], status: 'ok' };
@@ -148,7 +140,7 @@ export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngi
     },
     sampleFrames: (bytes, { fps, maxFrames }) =>
       video.sampleFrames(bytes, { ...(fps ? { fps } : {}), ...(maxFrames ? { maxFrames } : {}) }),
-    analyzeAudio: (bytes) => audio.analyze(bytes),
+    analyzeAudio: async (bytes) => audioFacts(await audio.analyze(bytes)),
     fillSchema(layout, schema, hints) {
       const result = extractFromLayout(layout, schema, { confidence: true, grounding: false, hints });
       return { data: result.data, confidence: result.confidence };

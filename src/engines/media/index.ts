@@ -4,7 +4,13 @@
  * detail.
  */
 export { createAudioEngine, NO_TRANSCRIPT_MESSAGE, type AudioEngine, type AudioEngineOptions } from './audio.engine';
-export { resolveMediaTools, type MediaTools, type MediaToolsOptions } from './media-tools';
+export {
+  describeMediaTools,
+  resolveMediaTools,
+  type MediaTools,
+  type MediaToolsOptions,
+  type ToolOrigin,
+} from './media-tools';
 export { createProbeEngine, type ProbeEngine, type ProbeOptions } from './probe.engine';
 export { SILERO_PACKAGES } from './silero-vad';
 export { createVideoEngine, FRAME_SAMPLING, type VideoEngine, type VideoEngineOptions } from './video.engine';

@@ -21,19 +21,28 @@
  * and releases the hold, for streams and JSON calls alike.
  */
 import type { Principal } from '../../domain/account';
-import { BadRequestError, ClientDisconnectedError } from '../../domain/errors';
-import { randomHex } from '../../lib/random-id';
+import { BadRequestError, ClientDisconnectedError, SchemaInvalidError } from '../../domain/errors';
+import { schemaProblem } from '../../lib/json-schema';
 import { CancelController, type CancelSignal } from '../../lib/cancel';
 import { TextQueue } from '../../lib/text-queue';
-import type { AgentChat, AgentChatReply, AgentChatRequest } from '../../services/chats/agent-chat';
+import type { AgentChat, AgentChatReply, AgentChatRequest, TurnBudget } from '../../services/chats/agent-chat';
 import type { SkillEntryWire } from '../../services/executions/execution-skills';
-import { maxCallMicros, microsToDollars, type Biller, type ChargeResult, type Payer } from '../../metering/billing';
-import { CapabilityViolationError, ModelNotServingError, UpstreamError } from '../gateway-errors';
+import {
+  maxCallMicros,
+  microsToDollars,
+  priceCall,
+  type Biller,
+  type ChargeResult,
+  type Hold,
+  type Payer,
+} from '../../metering/billing';
+import { CapabilityViolationError, ModelNotServingError, SpendingLimitError, UpstreamError } from '../gateway-errors';
 import { countTokens, mediaParts, textOf, type ChatMessage } from '../message-inputs';
 import { plannerModelFor } from './agent-planner';
 import type { ModelCatalogue } from '../catalogue/model-catalogue';
 import type { CatalogueModel } from '../catalogue/model.types';
 import type { RequestQueue } from '../../metering/request-queue';
+import { completionId, DEFAULT_COMPLETION_BUDGET, REASONING_TOKENS } from '../chat/chat-usage';
 
 type Json = Record<string, unknown>;
 
@@ -69,12 +78,6 @@ const RESERVED_ROUNDS = 4;
 /** Prompt tokens one attachment and the tools' descriptions are assumed to add when reserving. */
 const MEDIA_PART_TOKENS = 1024;
 const TOOL_SPEC_TOKENS = 2048;
-const DEFAULT_COMPLETION_BUDGET = 4096;
-
-const completionId = (): string => `chatcmpl-${randomHex(12)}`;
-
-/** Chat rule 4: `none`, `minimal` and `low` spend 0, 32 and 64 reasoning tokens, accounted as completion tokens. */
-const REASONING_TOKENS: Readonly<Record<string, number>> = { none: 0, minimal: 32, low: 64 };
 
 export function createAgentCompletions(deps: AgentCompletionsDeps) {
   const { catalogue, biller, queue } = deps;
@@ -135,20 +138,36 @@ export function createAgentCompletions(deps: AgentCompletionsDeps) {
         try {
           try {
             const onText = text ? (delta: string) => text.push(delta) : undefined;
-            reply = await queue.run(lane, () => turn.run(cancel.signal, onText), cancel.signal);
+            reply = await queue.run(lane, () => turn.run(cancel.signal, onText, budgetOf(model, hold)), cancel.signal);
           } finally {
             text?.close();
           }
           if (cancel.signal.aborted) throw new ClientDisconnectedError();
-          if (reply.failure !== null) throw new UpstreamError(provider, reply.failure);
+          if (reply.failure !== null) {
+            // A turn ended by the step limit or its spending limit used planner rounds the caller asked for: it is
+            // billed for them (never more than its hold); other failures are not billed.
+            if (reply.limit !== null && reply.promptTokens + reply.completionTokens > 0) {
+              await hold.settle({
+                pricing: model.pricing,
+                usage: { promptTokens: reply.promptTokens, completionTokens: reply.completionTokens },
+                reason: `chat.completions ${name} ${context.requestId} (${reply.limit} limit)`,
+                capMicros: hold.micros,
+              });
+            }
+            throw reply.limit === 'spending'
+              ? new SpendingLimitError(reply.failure)
+              : new UpstreamError(provider, reply.failure);
+          }
           // The turn stores its content; a stream must have shown exactly its beginning (agent-chat makes it so).
           if (text && !reply.content.startsWith(text.text)) throw new Error('The streamed text is not the reply');
           const reasoning = REASONING_TOKENS[String(body.reasoning_effort)] ?? 0;
           reply = { ...reply, completionTokens: reply.completionTokens + reasoning, reasoningTokens: reasoning };
+          // The hold is the ceiling: a turn never debits more than was held for it, so no wallet goes below zero.
           billed = await hold.settle({
             pricing: model.pricing,
             usage: { promptTokens: reply.promptTokens, completionTokens: reply.completionTokens },
             reason: `chat.completions ${name} ${context.requestId}`,
+            capMicros: hold.micros,
           });
         } catch (error) {
           hold.release();
@@ -206,6 +225,8 @@ function agentRequest(model: string, body: Json, sessionHeader: string | null): 
   }
   const format = body.response_format as Json | undefined;
   const nested = (format?.json_schema as Json | undefined)?.schema ?? format?.schema;
+  const problem = format?.type === 'json_schema' && nested != null ? schemaProblem(nested) : null;
+  if (problem) throw new SchemaInvalidError('response_format', problem);
   return {
     model,
     messages: body.messages as ChatMessage[],
@@ -216,6 +237,15 @@ function agentRequest(model: string, body: Json, sessionHeader: string | null): 
     skills: Array.isArray(body.skills) ? (body.skills as SkillEntryWire[]) : [],
     responseSchema: format?.type === 'json_schema' && nested && typeof nested === 'object' ? (nested as Json) : null,
     jsonReply: format?.type === 'json_schema' || format?.type === 'json_object',
+  };
+}
+
+/** The turn's budget: its hold, asked before each planner round (agent-chat stops the turn when it runs out). */
+function budgetOf(model: CatalogueModel, hold: Hold): TurnBudget {
+  return {
+    dollars: microsToDollars(hold.micros),
+    covers: (promptTokens, completionTokens) =>
+      priceCall(model.pricing, { promptTokens, completionTokens }).costMicros <= hold.micros,
   };
 }
 

@@ -226,11 +226,14 @@ export function createDecisionsService(deps: DecisionsServiceDeps): DecisionsSer
               steps: settings.steps,
               ...(signal ? { signal } : {}),
             });
-            Object.assign(answers, asked.answers);
+            // `answers` has no prototype (the engine's): assigning a `__proto__` key makes an own property.
+            for (const [id, answer] of Object.entries(asked.answers)) answers[id] = answer;
             promptTokens = asked.promptTokens || promptTokens;
             completionTokens = asked.completionTokens || countTokens(JSON.stringify(answers));
           }
-          const ordered = Object.fromEntries(questions.map((q) => [q.id, answers[q.id] ?? null]));
+          const ordered = Object.fromEntries(
+            questions.map((q) => [q.id, Object.hasOwn(answers, q.id) ? (answers[q.id] ?? null) : null]),
+          );
           const billed = await biller.charge(payer, {
             pricing: upstream && remote.length > 0 ? upstream.pricing : FREE,
             usage: { promptTokens, completionTokens },

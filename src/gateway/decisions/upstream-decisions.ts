@@ -109,7 +109,10 @@ export async function askUpstream(
   if (parsed === null) throw new UpstreamError(target.provider, 'The model did not answer with a JSON object');
   const usage = (reply.usage ?? {}) as Record<string, unknown>;
   return {
-    answers: Object.fromEntries(call.questions.map((q) => [q.id, fitAnswer(q, parsed[q.id])])),
+    // Own keys only: a question id like `__proto__` reads the model's answer, never Object.prototype.
+    answers: Object.fromEntries(
+      call.questions.map((q) => [q.id, fitAnswer(q, Object.hasOwn(parsed, q.id) ? parsed[q.id] : null)]),
+    ),
     promptTokens: typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : 0,
     completionTokens: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0,
   };

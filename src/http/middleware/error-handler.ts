@@ -78,6 +78,13 @@ function internalError(): AppError {
 /** Known errors, including the body parser's, as AppErrors; null for anything unexpected. */
 function toAppError(error: unknown, maxJsonBytes: number): AppError | null {
   if (error instanceof AppError) return error;
+  // The router decoding a path parameter (`/v1/files/%`, `%zz`): the client's bytes, not a server fault.
+  if (error instanceof URIError) {
+    return new AppError(400, {
+      message: 'The request path is not valid percent-encoding',
+      type: 'invalid_request_error',
+    });
+  }
   const parserError = error as BodyParserError;
   const type = parserError?.type;
   if (type === JSON_TOO_DEEP) return jsonTooDeepError();

@@ -4,7 +4,7 @@
  */
 import { Router } from 'express';
 import type { AgentsService } from '../../services/agents.service';
-import type { ExecutionsService } from '../../services/executions/executions.service';
+import type { ExecutionsService } from '../../services/executions/executions.types';
 import { userOf } from '../request-context';
 import {
   agentSettingsOf,

@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { Router } from 'express';
 import type { Principal } from '../../domain/account';
 import { z } from 'zod';
-import type { ChatService } from '../../gateway/chat/chat.service';
+import type { ChatService } from '../../gateway/chat/chat.types';
 import type { EmbeddingsService } from '../../gateway/embeddings/embeddings.service';
 import type { ModelCatalogue } from '../../gateway/catalogue/model-catalogue';
 import { toListingRecord } from '../../gateway/catalogue/model-catalogue';

@@ -6,7 +6,7 @@
 import { Router } from 'express';
 import type { PredictionKind } from '../../domain/prediction';
 import { BadRequestError } from '../../domain/errors';
-import type { PredictionsService } from '../../services/predictions/predictions.service';
+import type { PredictionsService } from '../../services/predictions/predictions.types';
 import { userOf } from '../request-context';
 import {
   documentSchemaBodySchema,

@@ -3,7 +3,7 @@
  */
 import { Router } from 'express';
 import type { HubService } from '../../services/hub/hub.service';
-import type { PredictionsService } from '../../services/predictions/predictions.service';
+import type { PredictionsService } from '../../services/predictions/predictions.types';
 import { userOf } from '../request-context';
 import { listPredictionsQuerySchema, predictionIdParamsSchema, toPredictionWire } from '../../wire/predictions.schemas';
 import { parseInput } from '../../wire/validation';

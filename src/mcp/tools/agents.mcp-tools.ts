@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { SERVICE_TIERS } from '../../domain/execution';
 import { STATUSES } from '../../domain/prediction';
 import { executeBodySchema, toExecuteCommand, toExecutionWire } from '../../wire/agents.schemas';
-import type { ExecutionsService } from '../../services/executions/executions.service';
+import type { ExecutionsService } from '../../services/executions/executions.types';
 import { defineMcpTool, type McpTool } from '../mcp-tool';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { PredictionKind } from '../../domain/prediction';
 import { MAX_VIDEO_FRAMES, toGenerateCommand, toPredictionWire } from '../../wire/predictions.schemas';
-import type { PredictionsService } from '../../services/predictions/predictions.service';
+import type { PredictionsService } from '../../services/predictions/predictions.types';
 import { defineMcpTool, type McpTool } from '../mcp-tool';
 import { predictionOutput } from './mcp-schemas';
 

@@ -26,7 +26,7 @@ import type { ArtifactsService } from '../artifacts.service';
 import type { FilesService } from '../files.service';
 import type { ToolContextFactory } from '../tool-context';
 import { normaliseInputsIn } from '../executions/execution-inputs';
-import type { PlannerDirectory } from '../executions/executions.service';
+import type { PlannerDirectory } from '../executions/executions.types';
 import { elementsOf, plannerTokens } from '../executions/execution-usage';
 import { resolveSkills, skillRefsOf, type SkillEntryWire } from '../executions/execution-skills';
 import type { ChatsService, OpenedThread, TurnMessage } from './chats.service';
@@ -43,6 +43,9 @@ export interface AgentChatDeps {
   limits: { maxSteps: number; deadlineMs: number };
   logger: Logger;
 }
+
+/** One entry of a run's trace (a planner round or a tool call). */
+type LoopTraceEntry = RunFailure['trace'][number];
 
 /** A chat message as clients send it (OpenAI chat shape). */
 export interface AgentChatMessage {
@@ -83,6 +86,20 @@ export interface AgentChatReply {
   plannedBy: string;
   /** A language-model run that ended without an answer: the reason (the gateway reports it as an error). */
   failure: string | null;
+  /**
+   * Which limit ended a failed run after its planner used tokens: `steps` (PRISM_AGENT_MAX_STEPS planning rounds) or
+   * `spending` (the turn's budget would not cover another round). The gateway bills such a turn for what it used,
+   * up to its hold; null otherwise.
+   */
+  limit: 'steps' | 'spending' | null;
+}
+
+/** What a turn may spend: the gateway's hold, asked before each planner round. */
+export interface TurnBudget {
+  /** Whether the hold covers a turn that has used these planner tokens. */
+  covers(inputTokens: number, outputTokens: number): boolean;
+  /** The amount held, in dollars (for the message). */
+  dollars: number;
 }
 
 export interface AgentChatTurn {
@@ -92,7 +109,7 @@ export interface AgentChatTurn {
    * it (the runtime's reply gate decides which text); the reply's `content` is then exactly the text passed on, or
    * (when nothing was, e.g. the deterministic planner answered whole) the whole answer.
    */
-  run(signal: ToolContext['signal'], onText?: (delta: string) => void): Promise<AgentChatReply>;
+  run(signal: ToolContext['signal'], onText?: (delta: string) => void, budget?: TurnBudget): Promise<AgentChatReply>;
   /** Stores the caller's new messages and the reply (with its billed usage) in the thread. */
   commit(reply: AgentChatReply, usage: Record<string, unknown>): Promise<void>;
 }
@@ -141,7 +158,14 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
       return {
         sessionId: opened.sessionId,
 
-        async run(signal, onText) {
+        async run(outer, onText, budget) {
+          // The run stops when the caller leaves, or (with a budget) before a planner round its hold cannot pay for.
+          const stop = new AbortController();
+          const onOuter = (): void => stop.abort();
+          if (outer.aborted) stop.abort();
+          else outer.addEventListener('abort', onOuter, { once: true });
+          const signal: ToolContext['signal'] = stop.signal;
+          const spent = { input: 0, output: 0 };
           const turnId = `chat-${randomUUID()}`;
           const skills = await resolveSkills(
             deps.skills,
@@ -173,6 +197,7 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
               signal,
               resume: false,
               ...(streamText ? { onText: streamText } : {}),
+              ...(budget ? { onTrace: (entries: LoopTraceEntry[]) => checkBudget(entries, budget) } : {}),
             });
             const whole = task.responseSchema || result.final === null ? JSON.stringify(result.response) : result.final;
             // What the client read is what the thread keeps (text an earlier round showed included).
@@ -190,9 +215,41 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
               const text = `No upstream language model is configured for ${request.model}. ${error.message}`;
               return reply(task, text, error.trace, DETERMINISTIC_MESSAGE, null, null);
             }
-            return reply(task, '', error.trace, null, resolved.modelId, error.message);
+            const rounds = error.trace.filter((e) => e.kind === 'plan').length;
+            const limit =
+              stop.signal.reason instanceof RunFailure && !outer.aborted
+                ? 'spending'
+                : rounds >= deps.limits.maxSteps
+                  ? 'steps'
+                  : null;
+            return reply(task, '', error.trace, null, resolved.modelId, error.message, limit);
           } finally {
+            outer.removeEventListener('abort', onOuter);
             await deps.runtime.discard(turnId).catch(() => undefined);
+          }
+
+          /**
+           * After each planner round that called tools: another round follows, assumed to cost what this one did
+           * (the transcript only grows). When the hold would not cover it, the turn stops here, before the tools and
+           * the next round. A round that answers is never thrown away for its cost: the gateway bills it, never
+           * more than the hold.
+           */
+          function checkBudget(entries: LoopTraceEntry[], limit: TurnBudget): void {
+            for (const entry of entries) {
+              if (entry.kind !== 'plan' || stop.signal.aborted) continue;
+              spent.input += entry.inputTokens;
+              spent.output += entry.outputTokens;
+              if (entry.output !== null) continue;
+              if (limit.covers(spent.input + entry.inputTokens, spent.output + entry.outputTokens)) continue;
+              stop.abort(
+                new RunFailure(
+                  `The turn reached its spending limit: another planner round would cost more than the ` +
+                    `$${limit.dollars.toFixed(4)} held for it. It is billed what its planner used, at most that amount; ` +
+                    'add credits or raise max_tokens (the hold grows with it) to let a turn plan longer.',
+                  [],
+                ),
+              );
+            }
           }
 
           function reply(
@@ -202,11 +259,16 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
             message: string | null,
             plannedBy: string | null,
             failure: string | null,
+            limit: AgentChatReply['limit'] = null,
           ): AgentChatReply {
             const steps = trace.map((entry, index) => ({ ...entry, index }));
             const elements = elementsOf(steps);
             const used = plannerTokens(trace);
-            const counted = { prompt: used.inputTokens, completion: used.outputTokens };
+            // A run stopped inside a round can have a checkpoint that lags the rounds the budget already counted.
+            const counted = {
+              prompt: Math.max(used.inputTokens, spent.input),
+              completion: Math.max(used.outputTokens, spent.output),
+            };
             const words = [...(t.chat?.history ?? []).map((h) => h.content), t.prompt ?? ''].join('\n');
             return {
               content: text,
@@ -218,6 +280,7 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
               message,
               plannedBy: plannedBy ?? resolved.planner.servedBy,
               failure,
+              limit,
             };
           }
         },

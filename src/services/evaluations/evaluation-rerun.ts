@@ -88,6 +88,7 @@ export async function startRerun(
     results: {},
     errorMessage: null,
     createdAt: ctx.now(),
+    attempts: 0,
     completedAt: null,
   };
   await store.insert(run);

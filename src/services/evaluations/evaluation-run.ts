@@ -62,6 +62,7 @@ export async function startRun(ctx: EvaluationContext, principal: Principal, inp
     results: {},
     errorMessage: null,
     createdAt: ctx.now(),
+    attempts: 0,
     completedAt: null,
   };
   await ctx.store.insert(run);

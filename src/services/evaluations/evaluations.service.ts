@@ -13,6 +13,7 @@
 import type { Principal } from '../../domain/account';
 import { AppError, NotFoundError } from '../../domain/errors';
 import type { EvaluationItem, EvaluationRun, EvaluationSourceType } from '../../domain/evaluation';
+import { givenUpMessage, startsUsedUp } from '../../domain/restart-policy';
 import type { EvaluationListQuery } from '../../stores/evaluation-store';
 import { checkSource, type EvaluationContext, type EvaluationsServiceDeps } from './evaluation-context';
 import { createOptimize } from './evaluation-optimise';
@@ -151,9 +152,19 @@ export function createEvaluationsService(deps: EvaluationsServiceDeps): Evaluati
     },
 
     async resumeUnfinished() {
-      const runs = await store.unfinished();
-      for (const run of runs) deps.enqueue(run.id);
-      return { resumed: runs.length };
+      let resumed = 0;
+      for (const run of await store.unfinished()) {
+        if (startsUsedUp(run.attempts)) {
+          // Claimed (so `finish` applies) and failed with the reason, never run.
+          await store.start(run.id);
+          const message = givenUpMessage('evaluation', run.attempts);
+          await fail(run.id, new AppError(500, { message, type: 'internal_server_error' }));
+          continue;
+        }
+        deps.enqueue(run.id);
+        resumed += 1;
+      }
+      return { resumed };
     },
   };
 }

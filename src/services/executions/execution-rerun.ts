@@ -21,9 +21,9 @@ import type { ToolRegistry } from '../../agents/tool-registry';
 import { selectRunTools } from '../../agents/toolsets';
 import type { AgentStore, ExecutionStore } from '../../stores/execution-store';
 import type { ToolContextFactory } from '../tool-context';
-import { toolsetsOf, type PlannerDirectory } from './executions.service';
+import type { PlannerDirectory } from './executions.types';
 import { plannerInputs } from './execution-inputs';
-import { loopRunSpec } from './execution-skills';
+import { loopRunSpec, toolsetsOf } from './execution-skills';
 import { scratchArtifacts } from './scratch-artifacts';
 
 export interface ExecutionRerunDeps {

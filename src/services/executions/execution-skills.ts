@@ -112,3 +112,10 @@ export function loopRunSpec(
 function skillBriefs(skills: ParsedSkill[]): SkillBrief[] {
   return skills.map((s) => ({ name: s.record.name, description: s.record.description, instructions: s.instructions }));
 }
+
+/** The request's toolsets, else those the run's skills declare in prism.yaml, else none (every tool). */
+export function toolsetsOf(requested: string[] | null, skills: ParsedSkill[]): string[] | null {
+  if (requested && requested.length > 0) return requested;
+  const declared = [...new Set(skills.flatMap((s) => s.config?.toolsets ?? []))];
+  return declared.length > 0 ? declared : null;
+}

@@ -1,7 +1,7 @@
 /**
  * The port through which the generate endpoints run a request on the agent runtime (issue 13 item 6), so the
  * predictions service never imports the runtime: the composition root binds it to the executions code
- * (services/executions/skill-runner.ts).
+ * (services/executions/runtime-skill-runner.ts).
  *
  * WHEN the runtime runs a generate request: it names `config.skills`, sends no `domain`, and either one of its
  * skills declares `toolsets` or a `graph` in `prism.yaml`, or the request's `model` is an agent model

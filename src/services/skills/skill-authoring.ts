@@ -7,7 +7,7 @@
  * names. The description says which of the two wrote the skill.
  */
 import { stringify as toYaml } from 'yaml';
-import { compileSchema } from '../../lib/json-schema';
+import { schemaProblem } from '../../lib/json-schema';
 import type { Logger } from '../../lib/logger';
 import { SKILL_NAME_MAX, SKILL_NAME_PATTERN } from './skill-parser';
 
@@ -179,13 +179,7 @@ function propertyFor(name: string): Record<string, unknown> {
 }
 
 function isUsableSchema(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  try {
-    compileSchema(value as Record<string, unknown>);
-    return true;
-  } catch {
-    return false;
-  }
+  return schemaProblem(value) === null;
 }
 
 const snake = (text: string): string =>

@@ -5,10 +5,10 @@
  * Every format rule of the Skills issue is enforced here and reported as an {@link InvalidSkillBundleError} naming
  * the file: a bundle that parses here is one the agent runtime, extraction and MCP can use without further checks.
  */
-import { parse as parseYaml } from 'yaml';
 import { InvalidSkillBundleError } from '../../domain/errors';
 import type { ParsedSkill, SkillConfig, SkillFileEntry } from '../../domain/skill';
-import { compileSchema } from '../../lib/json-schema';
+import { parseBoundedYaml, type YamlLimits } from '../../lib/bounded-yaml';
+import { schemaProblem } from '../../lib/json-schema';
 import type { BundleEntry } from './skill-bundle';
 import { parseStateDiagram } from './state-diagram';
 
@@ -24,6 +24,14 @@ export const CONFIG_API_VERSION = /^(prism|vlm\.run)\/v1(alpha\d*|beta\d*)?$/;
 
 const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 const SCHEMAS_DIR = /^schemas\/([\w.-]+)\.json$/;
+
+/**
+ * YAML budgets (issue 27): front matter holds a name, a description of at most 1024 characters and a little
+ * metadata; prism.yaml a few settings and a Mermaid graph. Both limits are far above real files and keep a parse
+ * in the low milliseconds.
+ */
+export const FRONT_MATTER_LIMITS: YamlLimits = { maxBytes: 32 * 1024, maxNodes: 2000, maxDepth: 32 };
+export const CONFIG_LIMITS: YamlLimits = { maxBytes: 128 * 1024, maxNodes: 5000, maxDepth: 32 };
 
 /** The bundle's content as parsed, before it is tied to a stored record. */
 export type SkillContent = Omit<ParsedSkill, 'record' | 'readFile'> & { name: string; description: string };
@@ -104,9 +112,13 @@ export function parseSkillMd(data: Buffer): { frontMatter: Record<string, unknow
   }
   let frontMatter: unknown;
   try {
-    frontMatter = parseYaml(match[1] ?? '', { maxAliasCount: 10 });
+    frontMatter = parseBoundedYaml(match[1] ?? '', FRONT_MATTER_LIMITS);
   } catch (error) {
-    throw new InvalidSkillBundleError('invalid_skill_md', 'SKILL.md', `front matter is not YAML (${firstLine(error)})`);
+    throw new InvalidSkillBundleError(
+      'invalid_skill_md',
+      'SKILL.md',
+      `front matter is not usable YAML (${firstLine(error)})`,
+    );
   }
   if (!isObject(frontMatter)) {
     throw new InvalidSkillBundleError('invalid_front_matter', 'SKILL.md', 'front matter must be a YAML mapping');
@@ -122,20 +134,17 @@ function parseSchema(entry: string, data: Buffer): Record<string, unknown> {
     throw new InvalidSkillBundleError('invalid_schema', entry, `not JSON (${firstLine(error)})`);
   }
   if (!isObject(schema)) throw new InvalidSkillBundleError('invalid_schema', entry, 'a JSON Schema must be an object');
-  try {
-    compileSchema(schema);
-  } catch (error) {
-    throw new InvalidSkillBundleError('invalid_schema', entry, `not a usable JSON Schema (${firstLine(error)})`);
-  }
+  const problem = schemaProblem(schema);
+  if (problem) throw new InvalidSkillBundleError('invalid_schema', entry, `not a usable JSON Schema: ${problem}`);
   return schema;
 }
 
 function parseConfig(entry: string, data: Buffer): SkillConfig {
   let doc: unknown;
   try {
-    doc = parseYaml(data.toString('utf8'), { maxAliasCount: 10 });
+    doc = parseBoundedYaml(data.toString('utf8'), CONFIG_LIMITS);
   } catch (error) {
-    throw new InvalidSkillBundleError('invalid_prism_yaml', entry, `not YAML (${firstLine(error)})`);
+    throw new InvalidSkillBundleError('invalid_prism_yaml', entry, `not usable YAML (${firstLine(error)})`);
   }
   const fail = (why: string): never => {
     throw new InvalidSkillBundleError('invalid_prism_yaml', entry, why);

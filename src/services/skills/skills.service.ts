@@ -8,12 +8,15 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { buffer as readAll } from 'node:stream/consumers';
 import type { Principal } from '../../domain/account';
 import {
   AuthenticationRequiredError,
   BadRequestError,
+  InvalidSkillBundleError,
   NotFoundError,
   PermissionDeniedError,
+  SchemaInvalidError,
 } from '../../domain/errors';
 import type { ParsedSkill, SkillRecord, SkillReference, SkillResolver } from '../../domain/skill';
 import type { BlobStore } from '../../blobs/types';
@@ -21,6 +24,7 @@ import type { KeyedMutex } from '../../lib/keyed-mutex';
 import type { UrlSigner } from '../../lib/url-signer';
 import type { SkillListQuery, SkillScope, SkillSource, SkillStore } from '../../stores/types';
 import { isUuid } from '../../lib/uuid';
+import { schemaProblem } from '../../lib/json-schema';
 import type { BundleLimits } from './skill-bundle';
 import { draftFiles, type SkillAuthor } from './skill-authoring';
 import { zipFiles } from './skill-pack';
@@ -32,8 +36,8 @@ export interface SkillsServiceDeps {
   locks: KeyedMutex;
   signer: UrlSigner;
   limits: BundleLimits;
-  /** The bytes of an uploaded file of the caller's organisation (create and update by `file_id`). */
-  openFile: (principal: Principal, fileId: string) => Promise<Buffer>;
+  /** An uploaded file of the caller's organisation, its size and its bytes (create and update by `file_id`). */
+  openFile: (principal: Principal, fileId: string) => Promise<{ bytes: number; stream: Readable }>;
   /**
    * A chat session's history as one prompt; null when the caller may not read it (the chat history access rules,
    * `sessionToken` being the caller's `X-Session-Token`) or it does not exist.
@@ -201,6 +205,20 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
     return zip;
   }
 
+  /** An uploaded zip's bytes; one larger than the whole bundle may be is refused before a byte is read. */
+  async function readUploadedZip(principal: Principal, fileId: string): Promise<Buffer> {
+    const { bytes, stream } = await deps.openFile(principal, fileId);
+    if (bytes > deps.limits.maxTotalBytes) {
+      stream.destroy();
+      throw new InvalidSkillBundleError(
+        'total_too_large',
+        null,
+        `the zip (${bytes} bytes) is larger than the bundle limit of ${deps.limits.maxTotalBytes} bytes`,
+      );
+    }
+    return readAll(stream);
+  }
+
   async function createFromZip(
     principal: Principal,
     zip: Buffer,
@@ -233,7 +251,7 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
     async create(principal, source, options = {}) {
       ownerOf(principal);
       if (source.kind === 'file') {
-        return createFromZip(principal, await deps.openFile(principal, source.fileId), options);
+        return createFromZip(principal, await readUploadedZip(principal, source.fileId), options);
       }
       let prompt: string;
       if (source.kind === 'session') {
@@ -244,6 +262,9 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
         prompt = source.prompt;
       }
       if (prompt.trim() === '') throw new BadRequestError('The prompt is empty.', 'invalid_skill_source', 'prompt');
+      // The same schema is refused here as inside a zip (and on every other route that takes one).
+      const problem = source.jsonSchema ? schemaProblem(source.jsonSchema) : null;
+      if (problem) throw new SchemaInvalidError('json_schema', problem);
       const draft = await deps.author.draft({
         prompt,
         jsonSchema: source.jsonSchema,
@@ -262,7 +283,7 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
 
     async updateFromFile(principal, skillId, fileId, options = {}) {
       await visible(principal, skillId);
-      return update(principal, skillId, await deps.openFile(principal, fileId), options);
+      return update(principal, skillId, await readUploadedZip(principal, fileId), options);
     },
 
     get: visible,

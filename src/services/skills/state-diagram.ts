@@ -5,6 +5,9 @@
  * `state "Long name" as A`, comments (`%%`), `direction`, notes and composite-state braces (ignored). The states are
  * listed breadth-first from `[*]` in declaration order, so a linear graph yields its path and a branching one each
  * state once, before the states it leads to.
+ *
+ * Bounded (issue 27): at most {@link MAX_GRAPH_LINES} lines and {@link MAX_GRAPH_STATES} states (each state becomes
+ * a sub-goal of the agent loop, so a graph of thousands is not a plan), and the walk is linear in the transitions.
  */
 
 export interface StateDiagram {
@@ -16,6 +19,10 @@ export interface StateDiagram {
 }
 
 const START_END = '[*]';
+/** Lines a graph may have (after blank lines and comments are dropped). */
+export const MAX_GRAPH_LINES = 2000;
+/** States a graph may name. */
+export const MAX_GRAPH_STATES = 200;
 const TRANSITION = /^(\[\*\]|[\w.-]+)\s*-->\s*(\[\*\]|[\w.-]+)\s*(?::\s*(.*))?$/;
 const DESCRIPTION = /^([\w.-]+)\s*:\s*(.+)$/;
 const ALIAS = /^state\s+"([^"]*)"\s+as\s+([\w.-]+)\s*\{?$/;
@@ -32,6 +39,12 @@ export function parseStateDiagram(source: string): StateDiagram {
   if (lines[0] !== 'stateDiagram-v2' && lines[0] !== 'stateDiagram') {
     throw new Error("the graph must start with 'stateDiagram-v2'");
   }
+  if (lines.length > MAX_GRAPH_LINES) throw new Error(`the graph has more than ${MAX_GRAPH_LINES} lines`);
+  const named = new Set<string>();
+  const name = (state: string): void => {
+    named.add(state);
+    if (named.size > MAX_GRAPH_STATES + 1) throw new Error(`the graph has more than ${MAX_GRAPH_STATES} states`);
+  };
   const descriptions: Record<string, string> = {};
   const transitions: StateDiagram['transitions'] = [];
   let inNote = false;
@@ -48,6 +61,8 @@ export function parseStateDiagram(source: string): StateDiagram {
     const transition = TRANSITION.exec(line);
     if (transition) {
       transitions.push({ from: transition[1] ?? '', to: transition[2] ?? '', label: transition[3]?.trim() || null });
+      name(transition[1] ?? '');
+      name(transition[2] ?? '');
       continue;
     }
     const alias = ALIAS.exec(line);
@@ -64,20 +79,28 @@ export function parseStateDiagram(source: string): StateDiagram {
   }
   if (!transitions.some((t) => t.from === START_END)) throw new Error("the graph has no start ('[*] --> State')");
   const states = walkFromStart(transitions);
-  if (!transitions.some((t) => t.to === START_END && (states.includes(t.from) || t.from === START_END))) {
+  const reached = new Set(states);
+  if (!transitions.some((t) => t.to === START_END && (reached.has(t.from) || t.from === START_END))) {
     throw new Error("no end ('State --> [*]') is reachable from the start");
   }
   return { states, descriptions, transitions };
 }
 
+/** Breadth-first from `[*]`, each transition looked at once (an index by source, not a scan per state). */
 function walkFromStart(transitions: StateDiagram['transitions']): string[] {
+  const next = new Map<string, string[]>();
+  for (const { from, to } of transitions) {
+    const targets = next.get(from);
+    if (targets) targets.push(to);
+    else next.set(from, [to]);
+  }
   const order: string[] = [];
   const seen = new Set<string>([START_END]);
   const queue = [START_END];
-  while (queue.length > 0) {
-    const current = queue.shift() ?? START_END;
-    for (const { from, to } of transitions) {
-      if (from !== current || seen.has(to)) continue;
+  for (let head = 0; head < queue.length; head += 1) {
+    const current = queue[head] ?? START_END;
+    for (const to of next.get(current) ?? []) {
+      if (seen.has(to)) continue;
       seen.add(to);
       order.push(to);
       queue.push(to);

@@ -26,6 +26,7 @@ interface RunRow {
   data_to: string | null;
   results_json: string;
   error_message: string | null;
+  attempts: number;
   created_at: string;
   completed_at: string | null;
 }
@@ -70,6 +71,7 @@ const toRun = (r: RunRow): EvaluationRun => ({
   dataTo: date(r.data_to),
   results: JSON.parse(r.results_json) as Record<string, unknown>,
   errorMessage: r.error_message,
+  attempts: r.attempts,
   createdAt: new Date(r.created_at),
   completedAt: date(r.completed_at),
 });
@@ -133,7 +135,8 @@ export function createSqliteEvaluationStore(db: SqliteDatabase): EvaluationStore
   const getOne = db.prepare<[string, string], RunRow>('SELECT * FROM evaluations WHERE org_id = ? AND id = ?');
   const getAny = db.prepare<[string], RunRow>('SELECT * FROM evaluations WHERE id = ?');
   const start = db.prepare<[string], RunRow>(
-    `UPDATE evaluations SET status = 'running' WHERE id = ? AND status IN ('pending', 'running') RETURNING *`,
+    `UPDATE evaluations SET status = 'running', attempts = attempts + 1
+      WHERE id = ? AND status IN ('pending', 'running') RETURNING *`,
   );
   const finish = db.prepare(
     `UPDATE evaluations SET status = @status, accuracy = @accuracy, api_completion_rate = @api_completion_rate,

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { createFsBlobStore } from '../../../src/blobs/fs.blob-store';
 import type { Principal } from '../../../src/domain/account';
 import { InvalidSkillBundleError, NotFoundError } from '../../../src/domain/errors';
@@ -63,7 +64,7 @@ describe('skills service', () => {
       openFile: async (_principal, fileId) => {
         const zip = uploads.get(fileId);
         if (!zip) throw new NotFoundError('file', fileId);
-        return zip;
+        return { bytes: zip.length, stream: Readable.from([zip]) };
       },
       sessionPrompt: async () => null,
       author: createSkillAuthor({ model: null, logger: createLogger('silent') }),

@@ -81,7 +81,7 @@ describe('field finders', () => {
 
   it('reads `&` before a slash and digits as 6 and trusts that word despite its low confidence', () => {
     const layout = layoutOf([
-      'FUN TOYS (MALURI)',
+      'FUN TOYS (SETIAN)',
       { text: 'LOT 37636,JALAN &/37A,', confidence: 0.9 },
       '52100 KUALA LUMPUR',
       'TOTAL 9.90',
@@ -108,7 +108,7 @@ describe('field finders', () => {
   it('lists contact numbers from labelled rows and the header only, and reads described amounts by their own label', () => {
     const layout = layoutOf([
       'SRI MUTIARA HARDWARE',
-      '9, JALAN TAMPOI 3, 81200 JOHOR BAHRU',
+      '9, JALAN KERIAN 3, 81200 JOHOR BAHRU',
       'Tel: 07-331 2020 Fax: 07-331 2021',
       '0556767615726 PAINT BRUSH 2 11.00',
       'Total 11.00',
@@ -125,7 +125,7 @@ describe('field finders', () => {
     expect(result.data).toEqual({
       phone_numbers: ['07-331 2020', '07-331 2021'],
       current_charges: null,
-      vendor_address: { street: '9, JALAN TAMPOI 3', city: 'JOHOR BAHRU', state: null },
+      vendor_address: { street: '9, JALAN KERIAN 3', city: 'JOHOR BAHRU', state: null },
     });
     expect(Object.keys(result.grounding)).toEqual([
       'phone_numbers.0',

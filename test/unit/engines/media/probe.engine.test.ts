@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { resolveMediaTools } from '../../../../src/engines/media/media-tools';
+import { describeMediaTools, resolveMediaTools } from '../../../../src/engines/media/media-tools';
 import { createProbeEngine } from '../../../../src/engines/media/probe.engine';
 import { looksLikeText } from '../../../../src/engines/media/temp-input';
 import { makeSilence, makeTone, makeVideo, mediaTools } from '../../../helpers/media-clips';
@@ -13,18 +13,29 @@ const probe = createProbeEngine(mediaTools);
 const invalidMedia = { status: 400, code: 'invalid_media' };
 
 describe('resolveMediaTools', () => {
-  it('prefers explicit paths, then /usr/bin, then the npm binaries', () => {
+  it('prefers explicit paths, then a system build, then the npm binaries, and says which', () => {
     expect(resolveMediaTools({ ffmpegPath: '/opt/ff', ffprobePath: '/opt/fp' })).toEqual({
       ffmpeg: '/opt/ff',
       ffprobe: '/opt/fp',
+      origin: { ffmpeg: 'configured', ffprobe: 'configured' },
     });
     expect(resolveMediaTools({ exists: () => true })).toEqual({
       ffmpeg: '/usr/bin/ffmpeg',
       ffprobe: '/usr/bin/ffprobe',
+      origin: { ffmpeg: 'system', ffprobe: 'system' },
     });
+    expect(resolveMediaTools({ exists: (f) => f.startsWith('/usr/local/bin/') }).ffmpeg).toBe('/usr/local/bin/ffmpeg');
     const npm = resolveMediaTools({ exists: () => false });
     expect(npm.ffmpeg).toMatch(/@ffmpeg-installer/);
     expect(npm.ffprobe).toMatch(/@ffprobe-installer/);
+    expect(npm.origin).toEqual({ ffmpeg: 'bundled', ffprobe: 'bundled' });
+  });
+
+  it('reports the version of what runs', async () => {
+    const described = await describeMediaTools(resolveMediaTools({ exists: () => false }));
+    expect(described.ffmpeg.origin).toBe('bundled');
+    expect(described.ffmpeg.version).toMatch(/^ffmpeg version/);
+    expect(described.ffprobe.version).toMatch(/^ffprobe version/);
   });
 });
 

@@ -25,8 +25,8 @@ import type { ArtifactsService } from '../artifacts.service';
 import type { SkillRunHold, SkillRunJob, SkillRunner } from '../predictions/skill-runner';
 import { AGENT_MODEL_ID, SkillRunInterrupted } from '../predictions/skill-runner';
 import type { ToolContextFactory } from '../tool-context';
-import { DEFAULT_AGENT_MODEL, toolsetsOf, type PlannerDirectory, type ResolvedPlanner } from './executions.service';
-import { loopRunSpec, resolveSkills } from './execution-skills';
+import { DEFAULT_AGENT_MODEL, type PlannerDirectory, type ResolvedPlanner } from './executions.types';
+import { loopRunSpec, resolveSkills, toolsetsOf } from './execution-skills';
 import {
   elementsOf,
   plannerTokens,

@@ -1,0 +1,277 @@
+/**
+ * Running one execution: claim the record, build the planner task (skills, inputs, schema, sub-goals), run it in
+ * program mode (a verified program of the skill, no model) or on the agent runtime's loop, stop it at its spending
+ * limit, and finish it `completed` or `failed` with usage and cost settled against the hold taken at acceptance.
+ * Shared by `execute` (a run now), the job queue (`batch`) and resumption after a restart.
+ */
+import { orgWorkPrincipal, type Principal } from '../../domain/account';
+import { AppError } from '../../domain/errors';
+import { emptyExecutionUsage, type Execution, type ExecutionMode, type ExecutionStep } from '../../domain/execution';
+import { isTerminal } from '../../domain/prediction';
+import type { ParsedSkill } from '../../domain/skill';
+import { runForTenant } from '../../lib/work-tenant';
+import { RunFailure } from '../../agents/agent-runtime';
+import type { PlannerTask, ToolContext } from '../../agents/sdk';
+import { selectRunTools } from '../../agents/toolsets';
+import { DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.planner';
+import { plannerInputs } from './execution-inputs';
+import type { ExecutionRuns } from './execution-runs';
+import { loopRunSpec, resolveSkills, toolsetsOf } from './execution-skills';
+import { buildUsage, plannerTokens, type ExecutionBilling } from './execution-usage';
+import type { ExecuteOptions, ExecutionsServiceDeps, ResolvedPlanner } from './executions.types';
+import { runProgramMode, recordProgram } from './program-mode';
+
+/** Claims execution `id` and runs it (resuming from its checkpoint when `resume` and one exists). */
+export type StartExecution = (id: string, resume: boolean, follow?: ExecuteOptions) => Promise<Execution | null>;
+
+export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: ExecutionRuns): StartExecution {
+  const { store, logger } = deps;
+  const { running, holds, releaseHold } = runs;
+
+  const orgPrincipal = (orgId: string): Principal => orgWorkPrincipal(orgId, 'agent-runtime');
+
+  async function buildTask(
+    execution: Execution,
+    principal: Principal,
+  ): Promise<{ task: PlannerTask; skills: ParsedSkill[] }> {
+    const { request } = execution;
+    const skills = await resolveSkills(deps.skills, deps.artifacts, principal, request.skills);
+    const ctx = deps.toolContext.create(principal, { executionId: execution.id });
+    const inputs = await plannerInputs(request.inputs, async (source) => (await ctx.media.load(source)).family);
+    const skillSchema = skills.find((s) => s.schema)?.schema ?? null;
+    const goals = skills.find((s) => (s.config?.graphStates.length ?? 0) > 0)?.config?.graphStates ?? [];
+    return {
+      task: { prompt: request.prompt, inputs, responseSchema: request.jsonSchema ?? skillSchema, goals },
+      skills,
+    };
+  }
+
+  async function finish(
+    execution: Execution,
+    outcome: {
+      status: 'completed' | 'failed';
+      response: Record<string, unknown> | null;
+      steps: ExecutionStep[];
+      mode: ExecutionMode;
+      message: string | null;
+      startedAt: number;
+      resolved: ResolvedPlanner;
+    },
+  ): Promise<Execution | null> {
+    const { inputTokens: tokensIn, outputTokens: tokensOut } = plannerTokens(outcome.steps);
+    // A failed run is billed only for the model tokens it used.
+    const bill = outcome.status === 'completed' || tokensIn + tokensOut > 0;
+    const tier = execution.request.serviceTier;
+    const charge = {
+      pricing: outcome.resolved.pricing,
+      inputTokens: tokensIn,
+      outputTokens: tokensOut,
+      multiplier: emptyExecutionUsage(tier).mode_multiplier,
+      reason: `agent.execute ${execution.model} ${execution.id}`,
+    };
+    // The hold taken at acceptance (or, for a run resumed after a restart, when it started again) is settled.
+    const hold = holds.get(execution.id);
+    holds.delete(execution.id);
+    let cost: Awaited<ReturnType<ExecutionBilling['charge']>> | null = null;
+    try {
+      if (bill) cost = hold ? await hold.settle(charge) : await deps.billing.charge(execution.orgId, charge);
+    } finally {
+      hold?.release();
+    }
+    const usage = buildUsage({
+      steps: outcome.steps,
+      tier,
+      durationMs: Date.now() - outcome.startedAt,
+      message: outcome.message,
+      cost,
+    });
+    const done = await store.transition(execution.id, ['running'], outcome.status, {
+      response: outcome.response,
+      usage,
+      steps: outcome.steps,
+      executionMode: outcome.mode,
+      errorMessage: outcome.status === 'failed' ? outcome.message : null,
+      completedAt: new Date(),
+    });
+    await deps.runtime.discard(execution.id).catch(() => undefined);
+    if (done) deps.onFinished(done);
+    return done;
+  }
+
+  async function run(execution: Execution, resume: boolean, follow: ExecuteOptions = {}): Promise<Execution | null> {
+    const startedAt = Date.now();
+    const principal = orgPrincipal(execution.orgId);
+    let resolved: ResolvedPlanner;
+    try {
+      resolved = deps.planners.resolve(execution.request.model);
+      // A run resumed after a restart lost its hold with the process: it takes a new one before it plans again,
+      // so it stops at its spending limit and can never debit the wallet below zero (402 fails it if it cannot).
+      if (!holds.has(execution.id)) {
+        holds.set(
+          execution.id,
+          await deps.billing.reserve(execution.orgId, {
+            pricing: resolved.pricing,
+            multiplier: emptyExecutionUsage(execution.request.serviceTier).mode_multiplier,
+            maxSteps: deps.limits.maxSteps,
+          }),
+        );
+      }
+    } catch (error) {
+      return failEarly(execution, error);
+    }
+    const controller = new AbortController();
+    running.set(execution.id, controller);
+    const onCancel = (): void => controller.abort();
+    if (follow.signal?.aborted) controller.abort();
+    follow.signal?.addEventListener('abort', onCancel, { once: true });
+    const stepLog: ExecutionStep[] = resume ? [...execution.steps] : [];
+    try {
+      const { task, skills } = await buildTask(execution, principal);
+      // The runtime listens for aborts from its start on; one that came while the task was built stops it here.
+      if (controller.signal.aborted) throw new RunFailure('The run was cancelled.', []);
+      const tools = selectRunTools(deps.tools, execution.request.tools, toolsetsOf(execution.request.toolsets, skills));
+      const context = (signal: ToolContext['signal']): ToolContext =>
+        deps.toolContext.create(principal, { executionId: execution.id, signal, skills });
+
+      const programSkill = skills[0];
+      if (resolved.programCapable && execution.request.mode === 'program' && programSkill && !resume) {
+        const replay = await runProgramMode(deps, programSkill, task, context(controller.signal));
+        if (replay.ok) {
+          return await finish(execution, {
+            status: 'completed',
+            response: replay.response,
+            steps: replay.steps,
+            mode: 'program',
+            message: 'Replayed the compiled program of the skill; no model was called.',
+            startedAt,
+            resolved,
+          });
+        }
+        logger.info('program mode fell back to agent mode', { execution: execution.id, reason: replay.reason });
+      }
+
+      const result = await deps.runtime.run(
+        loopRunSpec(skills, deps.limits, {
+          executionId: execution.id,
+          task,
+          tools,
+          planner: resolved.planner,
+          context,
+          signal: controller.signal,
+          resume,
+          onTrace(entries) {
+            for (const entry of entries) {
+              const step = { ...entry, index: stepLog.length };
+              stepLog.push(step);
+              follow.onStep?.(step, stepLog.length);
+            }
+            stopAtSpendingLimit(execution.id, stepLog, controller);
+            void store
+              .saveProgress(execution.id, { steps: stepLog })
+              .catch((error: unknown) => logger.warn('could not save execution progress', { error: String(error) }));
+          },
+        }),
+      );
+      const steps = result.trace.map((entry, index) => ({ ...entry, index }));
+      const notes: string[] = [];
+      if (resolved.planner.kind === 'deterministic') notes.push(DETERMINISTIC_MESSAGE);
+      if (result.schemaErrors.length > 0) {
+        notes.push(`The response does not fully match the schema: ${result.schemaErrors.join('; ')}.`);
+      }
+      if (resolved.programCapable && programSkill && result.schemaErrors.length === 0) {
+        await recordProgram(deps, programSkill, task, steps, result.response, execution.id, principal).catch(
+          (error: unknown) => logger.warn('could not compile a program', { error: String(error) }),
+        );
+      }
+      return await finish(execution, {
+        status: 'completed',
+        response: result.response,
+        steps,
+        mode: 'agent',
+        message: notes.join(' ') || null,
+        startedAt,
+        resolved,
+      });
+    } catch (error) {
+      // Stopped by a shutdown: the record stays `running` and its checkpoint lets the next start resume it.
+      if (runs.shuttingDown) return null;
+      // The checkpoint's trace can lag the steps already reported (a run stopped inside a step): keep the longer.
+      const checkpointed = error instanceof RunFailure ? error.trace.map((entry, index) => ({ ...entry, index })) : [];
+      const trace = checkpointed.length >= stepLog.length ? checkpointed : stepLog;
+      const message = messageOf(error);
+      if (!(error instanceof RunFailure || error instanceof AppError)) {
+        logger.error('execution failed unexpectedly', { execution: execution.id, error: String(error) });
+      }
+      const notes = resolved.planner.kind === 'deterministic' ? ` ${DETERMINISTIC_MESSAGE}` : '';
+      return finish(execution, {
+        status: 'failed',
+        response: null,
+        steps: trace,
+        mode: 'agent',
+        message: `${message}${notes}`,
+        startedAt,
+        resolved,
+      });
+    } finally {
+      follow.signal?.removeEventListener('abort', onCancel);
+      running.delete(execution.id);
+      releaseHold(execution.id);
+    }
+  }
+
+  /**
+   * A run's hold is its ceiling: once the planner tokens used so far cost more than was held at acceptance, the
+   * run stops (failed, billed the amount held) instead of spending money the wallet was never asked for.
+   */
+  function stopAtSpendingLimit(id: string, steps: ExecutionStep[], controller: AbortController): void {
+    const hold = holds.get(id);
+    if (!hold || controller.signal.aborted) return;
+    const { inputTokens, outputTokens } = plannerTokens(steps);
+    if (hold.covers(inputTokens, outputTokens)) return;
+    controller.abort(
+      new RunFailure(
+        `The run reached its spending limit: its planner used more than the $${hold.dollars.toFixed(4)} held for ` +
+          'it when it was accepted (PRISM_AGENT_MAX_STEPS steps of 8,192 prompt and 1,024 completion tokens at the ' +
+          "planner's prices), and it is billed that amount.",
+        [],
+      ),
+    );
+  }
+
+  async function failEarly(execution: Execution, error: unknown): Promise<Execution | null> {
+    releaseHold(execution.id);
+    const message = messageOf(error);
+    const done = await store.transition(execution.id, ['running'], 'failed', {
+      usage: { ...emptyExecutionUsage(execution.request.serviceTier), message },
+      errorMessage: message,
+      completedAt: new Date(),
+    });
+    if (done) deps.onFinished(done);
+    return done;
+  }
+
+  async function start(id: string, resume: boolean, follow?: ExecuteOptions): Promise<Execution | null> {
+    const execution = await store.getById(id);
+    if (!execution || isTerminal(execution.status)) {
+      releaseHold(id);
+      return execution;
+    }
+    const claimed = await store.transition(id, ['pending', 'enqueued'], 'running', {
+      attempts: execution.attempts + 1,
+    });
+    if (!claimed) {
+      releaseHold(id);
+      return store.getById(id);
+    }
+    const resumed = resume && (await deps.runtime.hasCheckpoint(id));
+    // The run's tool reads take turns with other organisations' in the shared OCR pool.
+    return runForTenant(claimed.orgId, () => run(claimed, resumed, follow));
+  }
+
+  return start;
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof RunFailure || error instanceof AppError) return error.message;
+  return 'The run failed because of an internal error.';
+}

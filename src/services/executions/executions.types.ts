@@ -1,0 +1,96 @@
+/**
+ * The executions service's contract: what it is asked (ExecuteCommand, ExecuteOptions), what it needs
+ * (ExecutionsServiceDeps, the PlannerDirectory) and what it offers (ExecutionsService). Its use cases (execute.ts,
+ * execution-run.ts, execution-resume.ts) and their callers import it from here; executions.service.ts composes them.
+ */
+import type { Principal } from '../../domain/account';
+import type { Execution, ExecutionMode, ExecutionStep, ServiceTier } from '../../domain/execution';
+import type { SkillResolver } from '../../domain/skill';
+import type { Logger } from '../../lib/logger';
+import type { AgentRuntime } from '../../agents/agent-runtime';
+import type { PlannerModel } from '../../agents/sdk';
+import type { ToolRegistry } from '../../agents/tool-registry';
+import type { AgentStore, ExecutionStore, ProgramStore } from '../../stores/execution-store';
+import type { ArtifactsService } from '../artifacts.service';
+import type { FilesService } from '../files.service';
+import type { ToolContextFactory } from '../tool-context';
+import type { SkillEntryWire } from './execution-skills';
+import type { ExecutionBilling, PlannerPricing } from './execution-usage';
+
+/** The planner behind an agent model id (suffix included), as the composition root resolves it. */
+export interface ResolvedPlanner {
+  /** The catalogue model that plans (e.g. `prism-orion-2`). */
+  modelId: string;
+  planner: PlannerModel;
+  pricing: PlannerPricing;
+  /** Program mode applies (the second-generation agent model). */
+  programCapable: boolean;
+}
+
+export interface PlannerDirectory {
+  /** @throws AppError 404 `model_not_found` for an unknown model. */
+  resolve(model: string): ResolvedPlanner;
+}
+
+export interface ExecuteCommand {
+  name: string | null;
+  model: string | null;
+  inputs: Record<string, unknown> | null;
+  batch: boolean;
+  callbackUrl: string | null;
+  prompt: string | null;
+  jsonSchema: Record<string, unknown> | null;
+  skills: SkillEntryWire[];
+  tools: string[] | null;
+  toolsets: string[] | null;
+  serviceTier: ServiceTier;
+  /** `config.mode` / `orchestration_mode`; null when the request does not say (a named agent's own mode, else agent). */
+  mode: ExecutionMode | null;
+  metadata: Record<string, unknown>;
+  clientId: string | null;
+  clientCreatedAt: string | null;
+}
+
+export interface ExecutionsServiceDeps {
+  store: ExecutionStore;
+  agents: AgentStore;
+  programs: ProgramStore;
+  tools: ToolRegistry;
+  runtime: AgentRuntime;
+  toolContext: ToolContextFactory;
+  planners: PlannerDirectory;
+  billing: ExecutionBilling;
+  skills: SkillResolver | null;
+  files: Pick<FilesService, 'get'>;
+  artifacts: Pick<ArtifactsService, 'write' | 'read'>;
+  orgIdFor(principal: Principal): Promise<string>;
+  enqueue(id: string): void;
+  /** PRISM_ALLOW_PRIVATE_URLS: callbacks to private and loopback hosts are accepted (tests, closed networks). */
+  allowPrivateCallbacks?: boolean;
+  onFinished(execution: Execution): void;
+  limits: { maxSteps: number; deadlineMs: number };
+  logger: Logger;
+}
+
+/** How a caller that waits for a run (MCP's execute_agent) follows and stops it. */
+export interface ExecuteOptions {
+  /** Aborting it cancels the run: it ends `failed` with a message saying so. Ignored for `batch` runs. */
+  signal?: AbortSignal;
+  /** Called once per recorded step (plan or tool) while the run goes on, with the steps so far. */
+  onStep?(step: ExecutionStep, stepsSoFar: number): void;
+}
+
+export interface ExecutionsService {
+  execute(principal: Principal, command: ExecuteCommand, options?: ExecuteOptions): Promise<Execution>;
+  list(principal: Principal, page: { skip: number; limit: number }): Promise<Execution[]>;
+  /** @throws NotFoundError (`execution_not_found`) also for other organisations' executions. */
+  get(principal: Principal, id: string): Promise<Execution>;
+  /** Runs a queued execution (the job queue's handler). */
+  runJob(id: string): Promise<void>;
+  /** After a restart: resumes interrupted runs from their checkpoints or fails them with a message. */
+  resumeUnfinished(): Promise<{ resumed: number; failed: number }>;
+  /** Stops running executions for a shutdown; they stay `running` and resume after the restart. */
+  cancelAll(): void;
+}
+
+export const DEFAULT_AGENT_MODEL = 'prism-orion-1:auto';

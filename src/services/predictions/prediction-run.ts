@@ -1,0 +1,299 @@
+/**
+ * Running one prediction record: claim it, read its stored input, run it on the extraction engine (or, when its
+ * request says so, on the agent runtime through the SkillRunner port), check the output against the schema, settle
+ * or release its hold, and store it `completed` or `failed` (a cancelled synchronous call: failed, billed nothing).
+ * Shared by `create` (synchronous requests), the job queue (`batch`) and resumption after a restart.
+ */
+import { AppError, BadRequestError, NotFoundError, SchemaInvalidError } from '../../domain/errors';
+import { EMPTY_USAGE, isTerminal, type Prediction, type PredictionUsage } from '../../domain/prediction';
+import { checkAgainstSchema, schemaProblem } from '../../lib/json-schema';
+import { sniffMediaType } from '../../lib/media-type';
+import { throwIfCancelled, WorkCancelledError, type CancelSignal } from '../../lib/cancel';
+import { runForTenant } from '../../lib/work-tenant';
+import type { ExtractionInput, ExtractionOutput } from '../../engines/extraction-engine';
+import type { ExtractionHold } from './extraction-billing';
+import type { GenerateCommand } from './generate-command';
+import type { PredictionsServiceDeps } from './predictions.types';
+import { SkillRunInterrupted, type SkillRunHold, type SkillRunner } from './skill-runner';
+
+/** The error message of a synchronous prediction whose caller cancelled it before it finished. */
+export const CANCELLED_MESSAGE =
+  'The client cancelled the call before the prediction finished; the remaining work was not done and nothing was billed.';
+
+/** Holds of batch requests waiting in the job queue, by prediction id (a restart forgets them). */
+export interface QueuedHolds {
+  queuedHolds: Map<string, ExtractionHold>;
+  /** The same for batch requests run on the agent runtime (their budget is held as an execution's). */
+  queuedRunHolds: Map<string, SkillRunHold>;
+}
+
+export function createQueuedHolds(): QueuedHolds {
+  return { queuedHolds: new Map(), queuedRunHolds: new Map() };
+}
+
+export interface PredictionRunner {
+  /** Runs a record on the runtime when its request says so, else on the extraction engine. */
+  run: (
+    prediction: Prediction,
+    hold: ExtractionHold | null,
+    runHold: SkillRunHold | null,
+    onProgress?: (done: number, total: number) => void,
+    signal?: CancelSignal,
+  ) => Promise<Prediction>;
+  /** The hold a run settles: its own, or (work resumed after a restart) a direct debit; null when free. */
+  holdFor: (prediction: Prediction) => ExtractionHold | null;
+  /** The schema to fill and the domain's instructions; the same for a new request and for a stored record. */
+  schemaFor: (command: Pick<GenerateCommand, 'kind' | 'domain' | 'request'>) => {
+    schema: Record<string, unknown> | null;
+    prompt: string | null;
+  };
+}
+
+export function createPredictionRunner(deps: PredictionsServiceDeps, held: QueuedHolds): PredictionRunner {
+  const { store, hub, engine, logger } = deps;
+  const wallet = deps.wallet ?? null;
+  const skillRunner = deps.skillRunner ?? null;
+  const { queuedHolds } = held;
+
+  /** The hold a run settles: its own, or (work resumed after a restart) a direct debit; null when free. */
+  function holdFor(prediction: Prediction): ExtractionHold | null {
+    const held = queuedHolds.get(prediction.id);
+    if (held) {
+      queuedHolds.delete(prediction.id);
+      return held;
+    }
+    if (!wallet) return null;
+    // Resumed after a restart, its hold died with the old process: the bill is held when it is known, so a wallet
+    // emptied meanwhile fails the request (402) instead of going below zero.
+    return {
+      settle: async (credits, reason) => (await wallet.reserve(prediction.orgId, credits)).settle(credits, reason),
+      release: () => undefined,
+    };
+  }
+
+  /** The schema to fill and the domain's instructions; the same for a new request and for a stored record. */
+  function schemaFor(command: Pick<GenerateCommand, 'kind' | 'domain' | 'request'>): {
+    schema: Record<string, unknown> | null;
+    prompt: string | null;
+  } {
+    const domain = command.domain ? hub.find(command.domain) : null;
+    const custom = command.request.jsonSchema;
+    if (custom) {
+      const problem = schemaProblem(custom);
+      if (problem) throw new SchemaInvalidError('config.json_schema', problem);
+      return { schema: custom, prompt: command.request.instructions ?? domain?.prompt ?? null };
+    }
+    if (command.kind === 'image_schema' || command.request.proposeSchema) return { schema: null, prompt: null };
+    if (!command.domain) {
+      throw new BadRequestError(
+        'Name a `domain` (see GET /v1/hub/domains) or send `config.json_schema`.',
+        null,
+        'domain',
+      );
+    }
+    if (!domain) throw new NotFoundError('domain', command.domain);
+    return { schema: domain.jsonSchema, prompt: command.request.instructions ?? domain.prompt };
+  }
+
+  async function loadInput(prediction: Prediction): Promise<ExtractionInput> {
+    const [ref] = prediction.inputs;
+    const bytes = ref ? await deps.blobs.read(ref.sha256) : null;
+    if (!ref || !bytes) throw new Error(`input of prediction ${prediction.id} is missing from the blob store`);
+    const sniffed = sniffMediaType(bytes);
+    const family = sniffed.family === 'unknown' ? 'image' : sniffed.family;
+    return { bytes, mimeType: ref.contentType, family, filename: ref.filename };
+  }
+
+  function usageOf(output: ExtractionOutput, notes: string[]): PredictionUsage {
+    const message = [output.message, ...notes].filter(Boolean).join(' ');
+    return {
+      elements_processed: output.elementsProcessed,
+      element_type: output.elementType,
+      credits_used: Math.max(0, Math.round(output.credits)),
+      steps: 1,
+      message: message || null,
+    };
+  }
+
+  /** Runs a record on the agent runtime (its request names the planner and the skills); same contract as `execute`. */
+  async function executeOnRuntime(
+    prediction: Prediction,
+    runner: SkillRunner,
+    agent: NonNullable<Prediction['request']['agent']>,
+    hold: SkillRunHold | null,
+  ): Promise<Prediction> {
+    const running = await claim(prediction, hold);
+    if (!running) return (await store.getById(prediction.id)) ?? prediction;
+    let finished: Prediction | null;
+    let failure: Error | null = null;
+    try {
+      const input = await loadInput(running);
+      const { schema } = schemaFor(running);
+      const result = await runForTenant(running.orgId, () =>
+        runner.run(
+          {
+            predictionId: running.id,
+            orgId: running.orgId,
+            kind: running.kind,
+            input,
+            schema,
+            domain: running.domain,
+            instructions: running.request.instructions ?? null,
+            skills: agent.skills,
+            model: agent.model,
+          },
+          hold,
+        ),
+      );
+      hold = null;
+      finished = await store.transition(running.id, ['running'], 'completed', {
+        response: result.response,
+        usage: result.usage,
+        completedAt: new Date(),
+      });
+    } catch (error) {
+      hold?.release();
+      // A shutdown stopped the run: the record stays `running` and the next start runs it again.
+      if (error instanceof SkillRunInterrupted) return running;
+      failure = error instanceof Error ? error : new Error(String(error));
+      finished = await recordFailure(running, error, 'prediction failed on the agent runtime');
+    }
+    return conclude(finished ?? running, failure);
+  }
+
+  /**
+   * Moves a pending or enqueued record to running. Null when it was no longer waiting (another worker or a cancel
+   * got there first); the hold is given back then, and when the move itself fails.
+   */
+  async function claim(prediction: Prediction, hold: { release(): void } | null): Promise<Prediction | null> {
+    const running = await store
+      .transition(prediction.id, ['pending', 'enqueued'], 'running', { attempts: prediction.attempts + 1 })
+      .catch((error: unknown) => {
+        hold?.release();
+        throw error;
+      });
+    if (!running) hold?.release();
+    return running;
+  }
+
+  /** Stores a run that threw as failed: an AppError's own message, otherwise a generic one (and the error logged). */
+  function recordFailure(running: Prediction, error: unknown, logMessage: string): Promise<Prediction | null> {
+    const message = error instanceof AppError ? error.message : 'Internal error while running the prediction.';
+    if (!(error instanceof AppError)) logger.error(logMessage, { prediction: running.id, error: String(error) });
+    return store.transition(running.id, ['running'], 'failed', {
+      response: null,
+      usage: { ...EMPTY_USAGE, credits_used: 0, message },
+      errorMessage: message,
+      completedAt: new Date(),
+    });
+  }
+
+  /** Announces a finished record (webhooks, waiters), then returns it, or throws the failure that ended it. */
+  function conclude(final: Prediction, failure: Error | null): Prediction {
+    if (isTerminal(final.status)) deps.onFinished(final);
+    if (failure) throw failure;
+    return final;
+  }
+
+  /** Stores a run its caller cancelled as failed, with nothing billed; not an error worth logging. */
+  function recordCancelled(running: Prediction): Promise<Prediction | null> {
+    return store.transition(running.id, ['running'], 'failed', {
+      response: null,
+      usage: { ...EMPTY_USAGE, credits_used: 0, message: CANCELLED_MESSAGE },
+      errorMessage: CANCELLED_MESSAGE,
+      completedAt: new Date(),
+    });
+  }
+
+  /**
+   * Runs a record that is pending or enqueued; returns the final record. Throws the engine's AppError, or
+   * `WorkCancelledError` when `signal` aborted before the work finished.
+   */
+  async function execute(
+    prediction: Prediction,
+    hold: ExtractionHold | null,
+    onProgress?: (done: number, total: number) => void,
+    signal?: CancelSignal,
+  ): Promise<Prediction> {
+    const running = await claim(prediction, hold);
+    if (!running) return (await store.getById(prediction.id)) ?? prediction;
+    let finished: Prediction | null;
+    let failure: Error | null = null;
+    try {
+      const input = await loadInput(running);
+      const { schema, prompt } = schemaFor(running);
+      // The organisation's pages take turns with other organisations' in the shared OCR pool.
+      // With a signal, the engines stop starting pages and frames once the caller cancels.
+      const output = await runForTenant(
+        running.orgId,
+        () =>
+          engine.run({
+            kind: running.kind,
+            model: running.model,
+            domain: running.domain,
+            schema,
+            prompt,
+            request: running.request,
+            input,
+            ...(onProgress ? { onProgress } : {}),
+          }),
+        signal,
+      );
+      // Cancelled while its last page was on a worker: nobody takes the result, so it is neither kept nor billed.
+      throwIfCancelled(signal);
+      const notes: string[] = running.request.runtimeNote ? [running.request.runtimeNote] : [];
+      if (schema && output.response && typeof output.response === 'object') {
+        const check = checkAgainstSchema(schema, stripMetadata(output.response));
+        if (!check.valid) notes.push(`Output does not fully satisfy the schema (${check.errors.join('; ')}).`);
+      }
+      // The work is done: debit what it read (the hold is given back on any failure up to here).
+      const credits = Math.max(0, Math.round(output.credits));
+      if (credits > 0) await hold?.settle(credits, `extraction ${running.model} ${running.id}`);
+      else hold?.release();
+      hold = null;
+      finished = await store.transition(running.id, ['running'], 'completed', {
+        response: output.response,
+        usage: usageOf(output, notes),
+        completedAt: new Date(),
+      });
+    } catch (error) {
+      hold?.release();
+      failure = error instanceof Error ? error : new Error(String(error));
+      finished =
+        error instanceof WorkCancelledError
+          ? await recordCancelled(running)
+          : await recordFailure(running, error, 'prediction failed');
+    }
+    return conclude(finished ?? running, failure);
+  }
+
+  /** Runs a record on the runtime when its request says so, else on the extraction engine. */
+  async function run(
+    prediction: Prediction,
+    hold: ExtractionHold | null,
+    runHold: SkillRunHold | null,
+    onProgress?: (done: number, total: number) => void,
+    signal?: CancelSignal,
+  ): Promise<Prediction> {
+    const agent = prediction.request.agent;
+    if (!agent) return execute(prediction, hold, onProgress, signal);
+    if (!skillRunner) {
+      runHold?.release();
+      throw new Error(`prediction ${prediction.id} needs the agent runtime, which is not wired`);
+    }
+    return executeOnRuntime(prediction, skillRunner, agent, runHold);
+  }
+
+  return { run, holdFor, schemaFor };
+}
+
+/** Drops `<field>_metadata` siblings (confidence and grounding) before schema validation. */
+function stripMetadata(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripMetadata);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([key]) => !key.endsWith('_metadata'))
+      .map(([key, v]) => [key, stripMetadata(v)]),
+  );
+}

@@ -1,0 +1,57 @@
+/**
+ * The predictions service's contract: what it needs (PredictionsServiceDeps) and what it offers
+ * (PredictionsService). Its use cases (create-prediction.ts, prediction-run.ts, prediction-resume.ts) and their
+ * callers import it from here; predictions.service.ts composes them.
+ */
+import type { Principal } from '../../domain/account';
+import type { Prediction } from '../../domain/prediction';
+import type { SkillResolver } from '../../domain/skill';
+import type { BlobStore } from '../../blobs/types';
+import type { CancelSignal } from '../../lib/cancel';
+import type { KeyedMutex } from '../../lib/keyed-mutex';
+import type { Logger } from '../../lib/logger';
+import type { PredictionStore } from '../../stores/types';
+import type { ExtractionEngine } from '../../engines/extraction-engine';
+import type { HubService } from '../hub/hub.service';
+import type { InputResolverDeps } from '../inputs/resolve-input';
+import type { ExtractionWallet } from './extraction-billing';
+import type { GenerateCommand } from './generate-command';
+import type { SkillRunner } from './skill-runner';
+
+export interface PredictionsServiceDeps {
+  store: PredictionStore;
+  blobs: BlobStore;
+  locks: KeyedMutex;
+  hub: HubService;
+  engine: ExtractionEngine;
+  inputs: InputResolverDeps;
+  /** Resolves `config.skills`; without it a request naming skills is refused. */
+  skills?: SkillResolver;
+  orgIdFor: (principal: Principal) => Promise<string>;
+  /** Charges extraction by the credit (PRISM_EXTRACTION_USD_PER_PAGE); absent: extraction is free. */
+  wallet?: ExtractionWallet | null;
+  /** Runs requests whose skills call for the agent runtime; without it they take the extraction engine's path. */
+  skillRunner?: SkillRunner | null;
+  enqueue: (id: string) => void;
+  onFinished: (prediction: Prediction) => void;
+  logger: Logger;
+}
+
+export interface PredictionsService {
+  /**
+   * `onProgress` reports pages or frames done on long synchronous inputs (the CLI prints it). `signal` (synchronous
+   * requests only; a batch request ignores it) cancels the work: the record ends `failed`, billed nothing, and
+   * the call rejects with `WorkCancelledError`.
+   */
+  create(
+    principal: Principal,
+    command: GenerateCommand,
+    options?: { onProgress?: (done: number, total: number) => void; signal?: CancelSignal },
+  ): Promise<Prediction>;
+  get(principal: Principal, id: string): Promise<Prediction>;
+  list(principal: Principal, page: { skip: number; limit: number }): Promise<Prediction[]>;
+  /** Runs one job by id (the job queue's handler). */
+  runJob(id: string): Promise<void>;
+  /** After a restart: re-enqueue unfinished work, give up on work that keeps failing to finish. */
+  resumeUnfinished(): Promise<{ resumed: number; failed: number }>;
+}
