@@ -16,6 +16,10 @@ import { jsonBytesTooDeep } from './lib/json-bounds';
 import { requestId } from './http/middleware/request-id';
 import { filesRoutes } from './http/routes/files.routes';
 import { healthRoutes } from './http/routes/health.routes';
+import { opsRoutes } from './http/routes/ops.routes';
+import { referenceRoutes } from './http/routes/reference.routes';
+import { createCors } from './http/cors';
+import { observeRequest } from './http/request-observer';
 import { rateLimit } from './http/middleware/rate-limit';
 import { compatRoutes } from './http/routes/compat.routes';
 import { feedbackRoutes } from './http/routes/feedback.routes';
@@ -50,7 +54,12 @@ export function createRequestListener(container: Container): RequestListener {
     maxJsonDepth: container.config.limits.maxJsonDepth,
     trustProxy: app.get('trust proxy fn') as (addr: string, index: number) => boolean,
   });
+  const cors = createCors(container.config.server.corsOrigins);
+  const observed = { logger: container.logger, metrics: container.metrics };
   return (req, res) => {
+    observeRequest(req, res, observed);
+    // Preflights are answered before authentication and the rate limits: they never use a caller's budget.
+    if (cors(req, res)) return void Object.assign(req, { routePattern: 'preflight' });
     if (!fastLane(req, res)) app(req, res);
   };
 }
@@ -101,6 +110,15 @@ export function createApp(container: Container): Express {
   app.set('query parser', 'simple');
 
   app.use(requestId());
+  app.use(
+    opsRoutes({
+      version: container.version,
+      probeStorage: async () => void (await container.stores.accounts.countOrgs()),
+      modelCount: () => container.gateway.catalogue.list().length,
+      metrics: container.metrics,
+    }),
+  );
+  app.use(referenceRoutes(container.version));
   // Before the API's JSON parser: /mcp reads its own bodies, with a limit sized for base64 media.
   app.use(
     '/mcp',

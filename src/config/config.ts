@@ -57,6 +57,14 @@ const envSchema = z.object({
   PRISM_UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(5).default(1),
   PRISM_RATE_LIMIT_PER_MINUTE: positiveInt(60),
   PRISM_RATE_LIMIT_PER_HOUR: positiveInt(1000),
+  PRISM_RATE_LIMIT_TIERS: z
+    .string()
+    .regex(
+      /^\s*((anonymous|free|pro|enterprise)=\d+\/\d+\s*(,\s*|$))*$/,
+      'must be tier=PER_MINUTE/PER_HOUR pairs, comma-separated (tiers: anonymous, free, pro, enterprise)',
+    )
+    .default(''),
+  PRISM_CORS_ORIGINS: z.string().default(''),
   PRISM_GUEST_DAILY_CAP_USD: z.coerce.number().positive().default(0.5),
   PRISM_MIN_CHARGE_USD: z.coerce.number().positive().default(0.001),
   PRISM_OWNER_CREDITS_USD: z.coerce.number().min(0).default(100),
@@ -122,6 +130,8 @@ export interface Config {
     /** express `trust proxy`: false, true, a hop count, or a list of trusted subnets. */
     trustProxy: boolean | number | string;
     shutdownGraceMs: number;
+    /** Browser origins allowed to call the API (CORS): exact origins, or `*` for any; empty: none. */
+    corsOrigins: string[];
   };
   data: {
     dir: string;
@@ -160,6 +170,8 @@ export interface Config {
     upstreamRetries: number;
     perMinute: number;
     perHour: number;
+    /** Tiers with budgets of their own (PRISM_RATE_LIMIT_TIERS); the others get perMinute/perHour. */
+    tierLimits: Record<string, { perMinute: number; perHour: number }>;
     guestDailyCapMicros: number;
     minimumChargeMicros: number;
     ownerCreditsMicros: number;
@@ -250,6 +262,16 @@ export class ConfigError extends Error {
  * Parse the environment into a {@link Config}.
  * @throws ConfigError naming every invalid variable.
  */
+/** `pro=600/10000, enterprise=6000/100000` (already checked by the schema) as budgets by tier. */
+function parseTierLimits(text: string): Record<string, { perMinute: number; perHour: number }> {
+  const limits: Record<string, { perMinute: number; perHour: number }> = {};
+  for (const pair of text.split(',')) {
+    const match = /^\s*(\w+)=(\d+)\/(\d+)\s*$/.exec(pair);
+    if (match) limits[match[1]!] = { perMinute: Number(match[2]), perHour: Number(match[3]) };
+  }
+  return limits;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const known = Object.fromEntries(Object.keys(envSchema.shape).map((k) => [k, emptyToUndefined(env[k])]));
   const parsed = envSchema.safeParse(known);
@@ -265,6 +287,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       publicUrl: e.PRISM_PUBLIC_URL?.replace(/\/+$/, ''),
       trustProxy: parseTrustProxy(e.PRISM_TRUST_PROXY),
       shutdownGraceMs: e.PRISM_SHUTDOWN_GRACE_S * 1000,
+      corsOrigins: e.PRISM_CORS_ORIGINS.split(',')
+        .map((o) => o.trim().replace(/\/+$/, ''))
+        .filter((o) => o !== ''),
     },
     data: {
       dir,
@@ -298,6 +323,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       upstreamRetries: e.PRISM_UPSTREAM_RETRIES,
       perMinute: e.PRISM_RATE_LIMIT_PER_MINUTE,
       perHour: e.PRISM_RATE_LIMIT_PER_HOUR,
+      tierLimits: parseTierLimits(e.PRISM_RATE_LIMIT_TIERS),
       guestDailyCapMicros: Math.round(e.PRISM_GUEST_DAILY_CAP_USD * 1_000_000),
       minimumChargeMicros: Math.round(e.PRISM_MIN_CHARGE_USD * 1_000_000),
       ownerCreditsMicros: Math.round(e.PRISM_OWNER_CREDITS_USD * 1_000_000),

@@ -42,6 +42,9 @@ import { loadModelCatalogue, type ModelCatalogue } from '../gateway/catalogue/mo
 import type { RateLimitStore } from '../metering/ports';
 import type { RateLimiter } from '../metering/rate-limiter';
 import { createUpstreamClient } from '../gateway/upstream/upstream-client';
+import { createHttpTransport } from '../gateway/upstream/http-transport';
+import { measuredTransport } from '../gateway/upstream/measured-transport';
+import { createMetrics, type Metrics } from '../lib/metrics';
 import { createJobQueue, type JobQueue } from '../jobs/job-queue';
 import { createEvaluationsModule, type EvaluationsModule } from './evaluations';
 import { createFeedbackService, type FeedbackService } from '../services/feedback.service';
@@ -76,6 +79,8 @@ export interface Container {
     embeddings: EmbeddingsService;
     decisions: DecisionsService;
   };
+  /** Prometheus metrics (`GET /metrics`): request, upstream and WebSocket hooks feed it; gauges read the parts. */
+  metrics: Metrics;
   /** The embedded OCR pool's counters (reads run, reads cancelled) and reads pending now, for operators and tests. */
   ocrStats(): OcrStats;
   jobs: JobQueue;
@@ -114,6 +119,8 @@ export interface ContainerOptions {
   logger?: Logger;
   /** Replaces the local extraction engine (tests of the service layer use a scripted one). */
   engine?: ExtractionEngine;
+  /** Also export the process's own metrics (CPU, memory, event loop): for the server, not for tests. */
+  processMetrics?: boolean;
 }
 
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
@@ -161,7 +168,14 @@ export async function createContainer(config: Config, options: ContainerOptions 
   };
   const hub = createHubService();
   const catalogue = loadModelCatalogue(config.models.file, config.models.env);
-  const upstream = createUpstreamClient({ retries: config.gateway.upstreamRetries });
+  const metrics = createMetrics({ processMetrics: options.processMetrics ?? false });
+  const upstream = createUpstreamClient({
+    retries: config.gateway.upstreamRetries,
+    transport: measuredTransport(createHttpTransport(), {
+      observeCall: (host, status, seconds) => metrics.upstreamDuration.observe({ host, status }, seconds),
+      observeFirstByte: (host, seconds) => metrics.upstreamFirstByte.observe({ host }, seconds),
+    }),
+  });
   const chats = createChatsService({ store: stores.chats, orgIdFor: (principal) => accounts.orgIdFor(principal) });
   const skills = createSkillsService({
     store: stores.skills,
@@ -214,6 +228,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const jobs = createJobQueue({ concurrency: config.jobs.concurrency, logger });
   // Rate limits and billing first: the agent runtime, the gateway and priced extraction all bill through them.
   const metering = createMeteringPart(config, stores.wallets);
+  metrics.readFrom({
+    gatewayInFlight: () => metering.queue.inFlight(),
+    gatewayWaiting: () => metering.queue.waiting,
+    jobsQueued: () => jobs.size(),
+    ocr: () => kit.ocrStats(),
+  });
   const artifacts = createArtifactsService({
     store: stores.artifacts,
     blobs,
@@ -303,6 +323,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     stores,
     blobs,
     engine,
+    metrics,
     ocrStats: () => kit.ocrStats(),
     gateway: {
       catalogue,

@@ -10,7 +10,7 @@ import type { CloseStep } from '../lib/close-all';
 import { createBiller, type Biller } from '../metering/billing';
 import { createGuestSpendGuard } from '../metering/guest-spend';
 import { createMemoryGuestSpendStore, createMemoryRateLimitStore } from '../metering/memory-stores';
-import type { RateLimitStore } from '../metering/ports';
+import type { RateLimitStore, RateWindow } from '../metering/ports';
 import { createRateLimiter, type RateLimiter } from '../metering/rate-limiter';
 import { createRequestQueue, type RequestQueue } from '../metering/request-queue';
 import type { WalletStore } from '../stores/types';
@@ -30,11 +30,19 @@ export interface MeteringPart {
 }
 
 export function createMeteringPart(config: Config, wallets: WalletStore): MeteringPart {
+  const windows = (perMinute: number, perHour: number): RateWindow[] => [
+    { name: 'minute', lengthS: 60, limit: perMinute },
+    { name: 'hour', lengthS: 3600, limit: perHour },
+  ];
+  // The default budget, and the tiers with budgets of their own (PRISM_RATE_LIMIT_TIERS).
   const rateLimitStore = createMemoryRateLimitStore();
-  const limiter = createRateLimiter(rateLimitStore, [
-    { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
-    { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
-  ]);
+  const limiter = createRateLimiter(
+    rateLimitStore,
+    windows(config.gateway.perMinute, config.gateway.perHour),
+    Object.fromEntries(
+      Object.entries(config.gateway.tierLimits).map(([tier, l]) => [tier, windows(l.perMinute, l.perHour)]),
+    ),
+  );
   // One guest cap across chat and decisions; decisions bill their own (smaller) minimum per decision.
   const guestSpend = createGuestSpendGuard(createMemoryGuestSpendStore(), {
     capMicros: config.gateway.guestDailyCapMicros,
