@@ -20,7 +20,7 @@ export async function main(): Promise<void> {
   }
   let running;
   try {
-    running = await startServer(config, { settleHeap: true });
+    running = await startServer(config, { settleHeap: true, processMetrics: true });
   } catch (error) {
     if (error instanceof ModelCatalogueError) {
       console.error(error.message);

@@ -1,5 +1,6 @@
 /**
- * MCP benchmarks: what `/mcp` adds per request and per tool call.
+ * MCP benchmarks: what `/mcp` adds per request and per tool call, and what the toolsets save on `tools/list`.
+ * - an SDK client's `listTools` with the default toolsets against every toolset (bytes in the case names);
  * - one stateless `tools/list` POST (Host check, auth, a fresh McpServer + transport, SSE answer) against a plain
  *   node:http server answering the same bytes (the loopback and HTTP floor);
  * - `tools/call get_prediction` over HTTP against the REST `GET /v1/predictions/{id}` of the same record;
@@ -11,6 +12,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { loadConfig } from '../src/config/config';
 import { defaultPredictionRequest } from '../src/domain/prediction';
@@ -18,6 +21,7 @@ import { toPredictionWire } from '../src/wire/predictions.schemas';
 import { startServer } from '../src/http-server';
 import { mcpServicesOf } from '../src/container/mcp-services';
 import { createMcpServerFactory } from '../src/mcp/mcp-server';
+import { MCP_TOOLSETS } from '../src/mcp/mcp-toolsets';
 import type { BenchCase } from './harness';
 import { renderReceiptImage } from '../test/helpers/media-fixtures';
 
@@ -73,9 +77,43 @@ export async function mcpBenchmarks(): Promise<{ cases: BenchCase[]; close: () =
   const plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
 
   const factory = createMcpServerFactory(mcpServicesOf(container), container.version);
-  const scope = { principal: owner, requestId: 'bench', baseUrl: running.url, logger: container.logger };
+  const scope = {
+    principal: owner,
+    requestId: 'bench',
+    baseUrl: running.url,
+    logger: container.logger,
+    toolsets: MCP_TOOLSETS,
+  };
 
+  // An SDK client's listTools (one stateless POST each), every toolset against the lean default; the names carry
+  // the bytes of each answer. Before toolsets the list was every tool (30, 55,776 bytes uncompacted on f7f930d).
+  const connect = async (toolsets: string): Promise<Client> => {
+    const client = new Client({ name: 'bench', version: '1' });
+    const url = new URL(`${running.url}/mcp?toolsets=${toolsets}`);
+    await client.connect(
+      new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+    );
+    return client;
+  };
+  const everyTool = await connect('all');
+  const lean = await connect('extraction,files,hub');
+  const sizeOf = async (client: Client): Promise<string> => {
+    const listed = await client.listTools();
+    return `${listed.tools.length} tools, ${Buffer.byteLength(JSON.stringify(listed))} bytes`;
+  };
+
+  const [allSize, leanSize] = [await sizeOf(everyTool), await sizeOf(lean)];
   const cases: BenchCase[] = [
+    {
+      name: `SDK client listTools: default (${leanSize}) vs all (${allSize})`,
+      iterations: 200,
+      warmup: 20,
+      baseline: {
+        name: `toolsets=all (${await sizeOf(everyTool)})`,
+        run: async () => void (await everyTool.listTools()),
+      },
+      subject: { name: `default (${await sizeOf(lean)})`, run: async () => void (await lean.listTools()) },
+    },
     {
       name: 'MCP tools/list request (auth + server/transport + list)',
       iterations: 300,
@@ -135,6 +173,8 @@ export async function mcpBenchmarks(): Promise<{ cases: BenchCase[]; close: () =
   return {
     cases,
     async close() {
+      await everyTool.close();
+      await lean.close();
       await new Promise((resolve) => plain.close(resolve));
       await running.close();
       fs.rmSync(dataDir, { recursive: true, force: true });

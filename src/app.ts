@@ -16,6 +16,10 @@ import { jsonBytesTooDeep } from './lib/json-bounds';
 import { requestId } from './http/middleware/request-id';
 import { filesRoutes } from './http/routes/files.routes';
 import { healthRoutes } from './http/routes/health.routes';
+import { opsRoutes } from './http/routes/ops.routes';
+import { referenceRoutes } from './http/routes/reference.routes';
+import { createCors } from './http/cors';
+import { observeRequest } from './http/request-observer';
 import { rateLimit } from './http/middleware/rate-limit';
 import { compatRoutes } from './http/routes/compat.routes';
 import { feedbackRoutes } from './http/routes/feedback.routes';
@@ -25,6 +29,9 @@ import { predictionsRoutes } from './http/routes/predictions.routes';
 import { mcpServicesOf } from './container/mcp-services';
 import { createMcpServerFactory } from './mcp/mcp-server';
 import { mcpRoutes } from './mcp/mcp.routes';
+import { mcpOAuthRoutes } from './mcp/mcp-oauth';
+import { DEFAULT_MCP_TOOLSETS, parseToolsets } from './mcp/mcp-toolsets';
+import { createToolCallLimiter } from './mcp/mcp-rate-limits';
 import { agentsRoutes } from './http/routes/agents.routes';
 import { artifactsRoutes } from './http/routes/artifacts.routes';
 import { decisionsRoutes } from './http/routes/decisions.routes';
@@ -47,7 +54,12 @@ export function createRequestListener(container: Container): RequestListener {
     maxJsonDepth: container.config.limits.maxJsonDepth,
     trustProxy: app.get('trust proxy fn') as (addr: string, index: number) => boolean,
   });
+  const cors = createCors(container.config.server.corsOrigins);
+  const observed = { logger: container.logger, metrics: container.metrics };
   return (req, res) => {
+    observeRequest(req, res, observed);
+    // Preflights are answered before authentication and the rate limits: they never use a caller's budget.
+    if (cors(req, res)) return void Object.assign(req, { routePattern: 'preflight' });
     if (!fastLane(req, res)) app(req, res);
   };
 }
@@ -78,6 +90,16 @@ export function createUpgradeListener(container: Container): DecisionUpgrade {
 const payerOrgIdOf = async (principal: Principal | undefined): Promise<string | null> =>
   principal?.kind === 'user' ? principal.orgId : null;
 
+/** The owner organisation in single-user mode (looked up once), else null: its MCP tool calls are not limited. */
+function ownerOrgIdOf(container: Container): () => Promise<string | null> {
+  let owner: Promise<string | null> | null = null;
+  return () => {
+    if (!container.config.auth.singleUser) return Promise.resolve(null);
+    owner ??= container.services.accounts.ownerPrincipal().then((p) => p?.orgId ?? null);
+    return owner;
+  };
+}
+
 export function createApp(container: Container): Express {
   const { config, services, logger } = container;
   const app = express();
@@ -88,21 +110,48 @@ export function createApp(container: Container): Express {
   app.set('query parser', 'simple');
 
   app.use(requestId());
+  app.use(
+    opsRoutes({
+      version: container.version,
+      probeStorage: async () => void (await container.stores.accounts.countOrgs()),
+      modelCount: () => container.gateway.catalogue.list().length,
+      metrics: container.metrics,
+    }),
+  );
+  app.use(referenceRoutes(container.version));
   // Before the API's JSON parser: /mcp reads its own bodies, with a limit sized for base64 media.
   app.use(
     '/mcp',
     mcpRoutes({
       factory: createMcpServerFactory(mcpServicesOf(container), container.version),
       auth: services.auth,
-      limiter: container.gateway.limiter,
+      oauth: config.mcp.oauth.enabled ? services.mcpOAuth : null,
+      headerless: config.mcp.oauth.headerless,
+      limiter: createToolCallLimiter(container.gateway.rateLimitStore, config.mcp.toolCalls, ownerOrgIdOf(container)),
+      promptLimiter: container.gateway.limiter,
       logger,
       maxJsonBytes: config.mcp.maxJsonBytes,
       maxJsonDepth: config.limits.maxJsonDepth,
       allowedHosts: config.mcp.allowedHosts,
+      defaultToolsets: parseToolsets(config.mcp.toolsets, DEFAULT_MCP_TOOLSETS, 'PRISM_MCP_TOOLSETS'),
       publicUrl: config.server.publicUrl,
       signals: container.signals,
     }),
   );
+  // The MCP OAuth endpoints (/authorize, /token, /register, /revoke, the metadata documents, the consent POST).
+  if (config.mcp.oauth.enabled) {
+    app.use(
+      mcpOAuthRoutes({
+        oauth: services.mcpOAuth,
+        auth: services.auth,
+        singleUser: config.auth.singleUser,
+        ownerPrincipal: () => services.accounts.ownerPrincipal(),
+        publicUrl: config.server.publicUrl,
+        allowedHosts: config.mcp.allowedHosts,
+        logger,
+      }),
+    );
+  }
   // Bodies are read after authentication, so a caller without a valid key gets 401, never a 422 about the body.
   const json = express.json({
     limit: config.limits.maxJsonBytes,

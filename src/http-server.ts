@@ -43,7 +43,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (options.settleHeap) settleHeap();
     server = http.createServer(createRequestListener(container));
     server.keepAliveTimeout = 65_000;
-    server.on('upgrade', (req, socket, head) => upgrades.handle(req, socket, head));
+    server.on('upgrade', (req, socket, head) => {
+      container.metrics.wsSessions.inc();
+      socket.once('close', () => container.metrics.wsSessions.dec());
+      upgrades.handle(req, socket, head);
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.server.port, config.server.host, () => resolve());

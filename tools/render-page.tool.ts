@@ -20,7 +20,13 @@ export const renderPageTool = defineTool({
     width: z.number().int(),
     height: z.number().int(),
   }),
-  annotations: { title: 'Render a PDF page', readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: {
+    title: 'Render a PDF page',
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   async handler({ document, page, dpi }, ctx) {
     const media = await ctx.media.load(document);
     const rendered = await ctx.vision.renderPage(media.bytes, page, dpi);

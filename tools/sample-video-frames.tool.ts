@@ -26,7 +26,13 @@ export const sampleVideoFramesTool = defineTool({
     ),
     layout_id: z.string().nullable(),
   }),
-  annotations: { title: 'Sample video frames', readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: {
+    title: 'Sample video frames',
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   async handler({ video, fps, max_frames, ocr }, ctx) {
     const media = await ctx.media.load(video);
     const sampled = await ctx.vision.sampleFrames(media.bytes, { fps: fps ?? null, maxFrames: max_frames });

@@ -30,7 +30,13 @@ export const writeArtifactTool = defineTool({
     mime_type: z.string(),
     size_bytes: z.number().int(),
   }),
-  annotations: { title: 'Write an artifact', readOnlyHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: {
+    title: 'Write an artifact',
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
   async handler({ filename, format, content }, ctx) {
     if (format === 'json') {
       try {

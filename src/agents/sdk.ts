@@ -48,7 +48,7 @@ export interface LoadedMedia {
 
 export interface MediaPort {
   /**
-   * Loads a file id (`file-…`), an artifact object id (`img_ab12cd`), an http(s) URL (through the SSRF-safe
+   * Loads a file id (a UUID), an artifact object id (`img_ab12cd`), an http(s) URL (through the SSRF-safe
    * fetcher) or a `data:` URL. @throws AppError (`file_not_found`, `url_not_allowed`, …) naming what failed.
    */
   load(source: string): Promise<LoadedMedia>;

@@ -40,6 +40,10 @@ export const COPIED_TABLES: readonly { name: string; key: readonly string[] }[] 
   { name: 'chat_messages', key: ['thread_id', 'seq'] },
   { name: 'evaluations', key: ['id'] },
   { name: 'evaluation_items', key: ['evaluation_id', 'position'] },
+  { name: 'oauth_clients', key: ['client_id'] },
+  { name: 'oauth_requests', key: ['id_hash'] },
+  { name: 'oauth_codes', key: ['code_hash'] },
+  { name: 'oauth_tokens', key: ['token_hash'] },
 ];
 
 const BATCH = 500;

@@ -22,6 +22,7 @@ import { createPostgresExecutionStore } from '../stores/postgres/executions.stor
 import { createPostgresFeedbackStore } from '../stores/postgres/feedback.store';
 import { createPostgresFileStore } from '../stores/postgres/files.store';
 import { createPostgresCheckpointer } from '../stores/postgres/graph-checkpoints';
+import { createPostgresOAuthStore } from '../stores/postgres/oauth.store';
 import { createPostgresPredictionStore } from '../stores/postgres/predictions.store';
 import { createPostgresSkillStore } from '../stores/postgres/skills.store';
 import { createPostgresWalletStore } from '../stores/postgres/wallets.store';
@@ -44,6 +45,7 @@ export function postgresStores(pool: pg.Pool, schema: string): Stores {
     skills: createPostgresSkillStore(pool),
     chats: createPostgresChatStore(pool),
     evaluations: createPostgresEvaluationStore(pool),
+    oauth: createPostgresOAuthStore(pool),
   };
   registerRawDatabase(stores, { dialect: 'postgres', pool, schema });
   return stores;

@@ -21,6 +21,7 @@ import { createSqliteFileStore } from '../stores/sqlite/files.store';
 import { LeanSqliteSaver } from '../stores/sqlite/graph-checkpoints';
 import { createSqlitePredictionStore } from '../stores/sqlite/predictions.store';
 import { createSqliteSkillStore } from '../stores/sqlite/skills.store';
+import { createSqliteOAuthStore } from '../stores/sqlite/oauth.store';
 import { createSqliteWalletStore } from '../stores/sqlite/wallets.store';
 import type { Stores } from '../stores/types';
 import { registerRawDatabase } from './raw-database';
@@ -45,6 +46,7 @@ export function sqliteStores(db: SqliteDatabase, options: { logger?: Logger; wal
     skills: createSqliteSkillStore(db),
     chats: createSqliteChatStore(db),
     evaluations: createSqliteEvaluationStore(db),
+    oauth: createSqliteOAuthStore(db),
   };
   registerRawDatabase(stores, { dialect: 'sqlite', db });
   return stores;

@@ -11,9 +11,18 @@ import { createPool, migratePostgres } from '../stores/postgres/database';
 import { createPostgresCheckpointer } from '../stores/postgres/graph-checkpoints';
 import { migrate as migrateSqlite, openDatabase } from '../stores/sqlite/database';
 
-export const DB_USAGE = `  prism db migrate           (apply pending migrations to PRISM_DATABASE_URL, or to the SQLite file)
-  prism db copy --to postgres://… [--schema NAME] [--blobs DIR|s3://…]
-                             (copy the SQLite install into PostgreSQL, verify counts and checksums; re-runnable)`;
+export const DB_COMMANDS: { name: string; usage: string; about: string }[] = [
+  {
+    name: 'db migrate',
+    usage: 'prism db migrate',
+    about: 'apply pending migrations to PRISM_DATABASE_URL, or to the SQLite file',
+  },
+  {
+    name: 'db copy',
+    usage: 'prism db copy --to postgres://… [--schema NAME] [--blobs DIR|s3://…]',
+    about: 'copy the SQLite install into PostgreSQL, verify counts and checksums; re-runnable',
+  },
+];
 
 export class DbUsageError extends Error {}
 

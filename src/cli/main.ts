@@ -4,6 +4,7 @@
  * Commands work on the database directly (no server needed) and print their result on the last stdout line,
  * so scripts can read it with `tail -n 1`.
  */
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,26 +18,69 @@ import { sniffMediaType } from '../lib/media-type';
 import { serveMcpStdio } from '../mcp/mcp-stdio';
 import { mcpServicesOf } from '../container/mcp-services';
 import { main as serve } from '../../server';
-import { dbCopy, dbMigrate, DbUsageError, DB_USAGE } from './db.commands';
+import { DB_COMMANDS, dbCopy, dbMigrate, DbUsageError } from './db.commands';
+import { MODELS_COMMANDS, modelsCheck, ModelsUsageError } from './models.commands';
 import { isClusterWorker, missingSharedBackends, runPrimary, workersArgument } from './serve-workers';
-import { skillsList, skillsPack, skillsPush, SKILLS_USAGE, SkillsUsageError } from './skills.commands';
+import { SKILLS_COMMANDS, skillsList, skillsPack, skillsPush, SkillsUsageError } from './skills.commands';
+
+/** Each command's usage line and what it does: `prism CMD --help` prints these and starts nothing. */
+const COMMANDS: { name: string; usage: string; about: string }[] = [
+  {
+    name: 'serve',
+    usage: 'prism serve [--workers N]',
+    about:
+      'run the server (settings from the environment; see docs/configuration.md); --workers N > 1 runs one ' +
+      'process per core and needs PRISM_DATABASE_URL and PRISM_REDIS_URL (docs/deployment.md)',
+  },
+  {
+    name: 'keys create',
+    usage: 'prism keys create --org ORG [--tier free|pro|enterprise] [--superuser] [--name NAME]',
+    about: 'create a key (and the organisation if new); prints its id, then the key on the last line',
+  },
+  { name: 'keys list', usage: 'prism keys list --org ORG', about: "list an organisation's keys (never the secrets)" },
+  { name: 'keys revoke', usage: 'prism keys revoke KEY_ID', about: 'revoke a key: it gets 401 from then on' },
+  { name: 'credits add', usage: 'prism credits add --org ORG --usd AMOUNT', about: "top up an organisation's wallet" },
+  { name: 'credits show', usage: 'prism credits show --org ORG', about: "an organisation's balance" },
+  {
+    name: 'extract',
+    usage: 'prism extract FILE --domain DOMAIN|--schema SCHEMA.json [--model MODEL] [--confidence] [--grounding]',
+    about: 'extract one file as the owner, locally; prints the prediction as JSON, progress on stderr',
+  },
+  {
+    name: 'mcp',
+    usage: 'prism mcp [--toolsets extraction,files,hub,skills,agents,agent_tools|all]',
+    about: 'serve MCP on stdin/stdout, acting as the owner of the data folder (default toolsets: extraction,files,hub)',
+  },
+  ...SKILLS_COMMANDS,
+  ...MODELS_COMMANDS,
+  ...DB_COMMANDS,
+];
 
 const USAGE = `Usage:
-  prism serve [--workers N]   (N > 1: one process per core; needs PRISM_DATABASE_URL and PRISM_REDIS_URL)
-  prism keys create --org ORG [--tier free|pro|enterprise] [--superuser] [--name NAME]
-  prism keys revoke KEY_ID
-  prism credits add --org ORG --usd AMOUNT
-  prism extract FILE --domain DOMAIN [--schema SCHEMA.json] [--model MODEL] [--confidence] [--grounding]
-  prism mcp                  (MCP server on stdin/stdout, acting as the owner of the data folder)
-${SKILLS_USAGE}
-${DB_USAGE}
+${COMMANDS.map((c) => `  ${c.usage}`).join('\n')}
 
-Settings come from the environment (PRISM_DATA_DIR, PORT, HOST, …); see README.md.`;
+\`prism COMMAND --help\` explains one command. Commands other than serve work on the data folder directly
+(PRISM_DATA_DIR, default ./data of the current folder), with no server needed, and print their result last.`;
+
+/** The help of the commands `words` names (`keys` gives every keys command); the whole usage if none. */
+function helpFor(words: string[]): string {
+  const named = words.join(' ');
+  const matching = COMMANDS.filter((c) => c.name === named || (named !== '' && c.name.startsWith(`${named} `)));
+  if (matching.length === 0) return USAGE;
+  return matching.map((c) => `Usage: ${c.usage}\n  ${c.about}`).join('\n\n');
+}
+
+const wantsHelp = (argv: string[]): boolean => argv.some((a) => a === '--help' || a === '-h');
 
 class UsageError extends Error {}
 
 export async function run(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
+  if (command === undefined || command === 'help' || wantsHelp(argv)) {
+    const words = (command === 'help' ? argv.slice(1) : argv).filter((a) => !a.startsWith('-')).slice(0, 2);
+    console.log(helpFor(words.filter((w, i) => i === 0 || COMMANDS.some((c) => c.name === `${words[0]} ${w}`))));
+    return 0;
+  }
   try {
     if (command === 'serve') {
       const workers = usage(() => workersArgument(argv.slice(1)));
@@ -44,26 +88,29 @@ export async function run(argv: string[]): Promise<number> {
       await serve();
       return -1;
     }
-    if (command === 'keys' && sub === 'create') return await withContainer((c) => keysCreate(c, rest));
-    if (command === 'keys' && sub === 'revoke') return await withContainer((c) => keysRevoke(c, rest));
-    if (command === 'credits' && sub === 'add') return await withContainer((c) => creditsAdd(c, rest));
+    if (command === 'keys' && sub === 'create') return await withAccounts((c) => keysCreate(c, rest));
+    if (command === 'keys' && sub === 'list') return await withAccounts((c) => keysList(c, rest));
+    if (command === 'keys' && sub === 'revoke') return await withAccounts((c) => keysRevoke(c, rest));
+    if (command === 'credits' && sub === 'add') return await withAccounts((c) => creditsAdd(c, rest));
+    if (command === 'credits' && sub === 'show') return await withAccounts((c) => creditsShow(c, rest));
     if (command === 'extract') return await withContainer((c) => extract(c, argv.slice(1)));
-    if (command === 'mcp') return await withContainer((c) => mcpStdio(c));
+    if (command === 'mcp') {
+      const toolsets = mcpToolsets(argv.slice(1));
+      return await withContainer((c) => mcpStdio(c, toolsets));
+    }
+    if (command === 'models' && sub === 'check') return await modelsCheck(loadConfig(), rest);
     if (command === 'skills' && sub === 'pack') return await skillsPack(loadConfig(), rest);
     if (command === 'skills' && sub === 'push') return await withContainer((c) => skillsPush(c, rest));
     if (command === 'skills' && sub === 'list') return await withContainer((c) => skillsList(c, rest));
     if (command === 'db' && sub === 'migrate') return await dbMigrate(loadConfig());
     if (command === 'db' && sub === 'copy') return await dbCopy(loadConfig(), rest);
-    if (command === undefined || command === 'help' || command === '--help') {
-      console.log(USAGE);
-      return 0;
-    }
     throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
   } catch (error) {
     if (
       error instanceof UsageError ||
       error instanceof SkillsUsageError ||
       error instanceof DbUsageError ||
+      error instanceof ModelsUsageError ||
       error instanceof ConfigError
     ) {
       console.error(`prism: ${error.message}\n\n${USAGE}`);
@@ -91,8 +138,32 @@ async function serveWorkers(workers: number): Promise<number> {
   return runPrimary(workers);
 }
 
-async function withContainer(work: (container: Container) => Promise<number>): Promise<number> {
-  const config: Config = loadConfig();
+/** `prism mcp [--toolsets a,b]`: the toolsets flag, if given. */
+function mcpToolsets(args: string[]): string | undefined {
+  const { values } = usage(() =>
+    parseArgs({ args, options: { toolsets: { type: 'string' } }, allowPositionals: false, strict: true }),
+  );
+  return values.toolsets;
+}
+
+/**
+ * Key and credit commands act on an existing data folder only: run from the wrong folder they would otherwise
+ * create a new one (with its own owner) and report on that. An empty folder is set up, as `serve` would.
+ */
+async function withAccounts(work: (container: Container) => Promise<number>): Promise<number> {
+  const config = loadConfig();
+  if (!existsSync(config.data.dir)) {
+    throw new UsageError(
+      `no Prism data folder at ${config.data.dir}; run this where the server keeps its data, or set PRISM_DATA_DIR`,
+    );
+  }
+  return withContainer(work, config);
+}
+
+async function withContainer(
+  work: (container: Container) => Promise<number>,
+  config: Config = loadConfig(),
+): Promise<number> {
   const container = await createContainer(config);
   try {
     const { ownerKey } = await container.start({ sweep: false, resumeJobs: false, backgroundCheckpoints: false });
@@ -104,7 +175,7 @@ async function withContainer(work: (container: Container) => Promise<number>): P
 }
 
 /** `prism mcp`: the MCP server over stdio, as the owner of the data folder. */
-async function mcpStdio(container: Container): Promise<number> {
+async function mcpStdio(container: Container, toolsets: string | undefined): Promise<number> {
   const { config } = container;
   await serveMcpStdio({
     services: mcpServicesOf(container),
@@ -112,6 +183,9 @@ async function mcpStdio(container: Container): Promise<number> {
     owner: await container.services.accounts.ownerPrincipal(),
     baseUrl: config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`,
     logger: container.logger,
+    toolsets: { value: toolsets ?? config.mcp.toolsets, fromFlag: toolsets !== undefined },
+    maxMessageBytes: config.mcp.maxJsonBytes,
+    maxFileBytes: config.limits.maxUploadBytes,
   });
   return 0;
 }
@@ -138,6 +212,8 @@ async function keysCreate(container: Container, args: string[]): Promise<number>
     ...(values.name ? { name: values.name } : {}),
   });
   console.error(`key ${created.keyId} for organisation ${created.orgName} (${created.orgId}), tier ${created.tier}`);
+  // The id first (what `keys revoke` takes), the secret last so scripts read it with `tail -n 1`.
+  console.log(`key_id ${created.keyId}`);
   console.log(created.key);
   return 0;
 }
@@ -147,6 +223,37 @@ async function keysRevoke(container: Container, args: string[]): Promise<number>
   const keyId = required(positionals[0], 'KEY_ID');
   await container.services.accounts.revokeKey(keyId);
   console.log(`revoked ${keyId}`);
+  return 0;
+}
+
+async function keysList(container: Container, args: string[]): Promise<number> {
+  const { values } = usage(() => parseArgs({ args, strict: true, options: { org: { type: 'string' } } }));
+  const listed = await container.services.accounts.listKeys(required(values.org, '--org'));
+  const rows = listed.keys.map((k) => [
+    k.id,
+    `${k.prefix}…`,
+    k.name,
+    k.createdAt.toISOString(),
+    k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active',
+  ]);
+  const table = [['KEY_ID', 'PREFIX', 'NAME', 'CREATED', 'STATUS'], ...rows];
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+  console.error(`organisation ${listed.orgName} (${listed.orgId}), tier ${listed.tier}: ${rows.length} keys`);
+  for (const row of table) {
+    console.log(
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
+  }
+  return 0;
+}
+
+async function creditsShow(container: Container, args: string[]): Promise<number> {
+  const { values } = usage(() => parseArgs({ args, strict: true, options: { org: { type: 'string' } } }));
+  const result = await container.services.accounts.balance(required(values.org, '--org'));
+  console.log(`balance ${result.balanceUsd.toFixed(6)} USD for organisation ${result.orgId}`);
   return 0;
 }
 
@@ -188,32 +295,47 @@ async function extract(container: Container, args: string[]): Promise<number> {
   const kind = family === 'unknown' ? 'image' : family;
   const owner = await container.services.accounts.ownerPrincipal();
   if (!owner) throw new UsageError('no owner organisation in this data folder');
-  let lastReport = 0;
-  const prediction = await container.services.predictions.create(
-    owner,
-    {
-      kind,
-      model: values.model ?? 'prism-1',
-      domain: values.domain ?? null,
-      callbackUrl: null,
-      images: [bytes.toString('base64')],
-      request: defaultPredictionRequest({
-        jsonSchema,
-        confidence: values.confidence === true,
-        grounding: values.grounding === true,
-        metadata: { source: 'cli', filename: path.basename(file) },
-      }),
-    },
-    {
-      onProgress: (done, total) => {
-        if (total < 3 || Date.now() - lastReport < 1000) return;
-        lastReport = Date.now();
-        console.error(`prism: ${done}/${total} pages`);
+  const progress = startProgress(path.basename(file));
+  const prediction = await container.services.predictions
+    .create(
+      owner,
+      {
+        kind,
+        model: values.model ?? 'prism-1',
+        domain: values.domain ?? null,
+        callbackUrl: null,
+        images: [bytes.toString('base64')],
+        request: defaultPredictionRequest({
+          jsonSchema,
+          confidence: values.confidence === true,
+          grounding: values.grounding === true,
+          metadata: { source: 'cli', filename: path.basename(file) },
+        }),
       },
-    },
-  );
+      { onProgress: progress.pages },
+    )
+    .finally(progress.stop);
   console.log(JSON.stringify(toPredictionWire(prediction), null, 2));
   return prediction.status === 'completed' ? 0 : 1;
+}
+
+/**
+ * A progress line on stderr every second once an extraction has run for one: the time so far, and the pages done
+ * when the document reports them. Quick extractions print nothing.
+ */
+function startProgress(name: string): { pages: (done: number, total: number) => void; stop: () => void } {
+  const started = Date.now();
+  let pages = '';
+  const timer = setInterval(() => {
+    console.error(`prism: extracting ${name}: ${Math.round((Date.now() - started) / 1000)} s${pages}`);
+  }, 1000);
+  timer.unref();
+  return {
+    pages: (done, total) => {
+      pages = `, ${done}/${total} pages`;
+    },
+    stop: () => clearInterval(timer),
+  };
 }
 
 async function readJsonSchema(file: string): Promise<Record<string, unknown>> {

@@ -14,9 +14,23 @@ import { toSkillWire } from '../wire/skills.schemas';
 import { packSkillFolder } from '../services/skills/skill-pack';
 import { parseSkillZip } from '../services/skills/skill-view';
 
-export const SKILLS_USAGE = `  prism skills pack DIR [-o FILE.zip]
-  prism skills push DIR|FILE.zip --org ORG
-  prism skills list [--org ORG] [--all-versions]`;
+export const SKILLS_COMMANDS: { name: string; usage: string; about: string }[] = [
+  {
+    name: 'skills pack',
+    usage: 'prism skills pack DIR [-o FILE.zip]',
+    about: "zip a skill folder with the server's checks; prints the zip's path",
+  },
+  {
+    name: 'skills push',
+    usage: 'prism skills push DIR|FILE.zip --org ORG',
+    about: 'store a folder or zip as a new version for an organisation; prints the skill as JSON',
+  },
+  {
+    name: 'skills list',
+    usage: 'prism skills list [--org ORG] [--all-versions]',
+    about: 'the latest version of each skill an organisation sees (public ones without --org), as JSON',
+  },
+];
 
 /** A command-line mistake: printed with the usage, exit code 2. */
 export class SkillsUsageError extends Error {}

@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseS3BlobUrl, type S3Location } from '../blobs/s3-location';
+import type { Tier } from '../domain/account';
 
 const MIB = 1024 * 1024;
 
@@ -90,6 +91,14 @@ const envSchema = z.object({
   PRISM_UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(5).default(1),
   PRISM_RATE_LIMIT_PER_MINUTE: positiveInt(60),
   PRISM_RATE_LIMIT_PER_HOUR: positiveInt(1000),
+  PRISM_RATE_LIMIT_TIERS: z
+    .string()
+    .regex(
+      /^\s*((anonymous|free|pro|enterprise)=\d+\/\d+\s*(,\s*|$))*$/,
+      'must be tier=PER_MINUTE/PER_HOUR pairs, comma-separated (tiers: anonymous, free, pro, enterprise)',
+    )
+    .default(''),
+  PRISM_CORS_ORIGINS: z.string().default(''),
   PRISM_GUEST_DAILY_CAP_USD: z.coerce.number().positive().default(0.5),
   PRISM_MIN_CHARGE_USD: z.coerce.number().positive().default(0.001),
   PRISM_OWNER_CREDITS_USD: z.coerce.number().min(0).default(100),
@@ -97,6 +106,33 @@ const envSchema = z.object({
   PRISM_WAL_CHECKPOINT_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   PRISM_MCP_MAX_JSON_BYTES: positiveInt(64 * MIB),
   PRISM_MCP_ALLOWED_HOSTS: z.string().min(1).optional(),
+  PRISM_MCP_OAUTH: booleanFlag.default(true),
+  PRISM_MCP_TOOLSETS: z.string().default('extraction,files,hub'),
+  PRISM_MCP_CALLS_PER_MINUTE: z
+    .string()
+    .default('anonymous=60,free=60,pro=600,enterprise=6000')
+    .transform((value, ctx) => {
+      const limits = { anonymous: 60, free: 60, pro: 600, enterprise: 6000 };
+      for (const pair of value
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean)) {
+        const [tier = '', count = ''] = pair.split('=').map((p) => p.trim());
+        if (!(tier in limits) || !/^\d+$/.test(count)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `expected tier=count pairs (anonymous, free, pro, enterprise; 0 = no limit), got '${pair}'`,
+          });
+          return z.NEVER;
+        }
+        limits[tier as keyof typeof limits] = Number(count);
+      }
+      return limits;
+    }),
+  PRISM_MCP_OWNER_UNLIMITED: booleanFlag.default(true),
+  PRISM_MCP_HEADERLESS: z.enum(['challenge', 'anonymous']).default('challenge'),
+  PRISM_MCP_ACCESS_TOKEN_TTL_S: z.coerce.number().int().min(1).max(86_400).default(3600),
+  PRISM_MCP_REFRESH_TOKEN_TTL_S: positiveInt(30 * 24 * 3600),
   PRISM_AGENT_MAX_STEPS: z.coerce.number().int().min(1).max(200).default(24),
   PRISM_AGENT_DEADLINE_S: positiveInt(600),
   PRISM_DECISION_FRAME_BYTES: positiveInt(8 * 1024 * 1024),
@@ -128,6 +164,8 @@ export interface Config {
     /** express `trust proxy`: false, true, a hop count, or a list of trusted subnets. */
     trustProxy: boolean | number | string;
     shutdownGraceMs: number;
+    /** Browser origins allowed to call the API (CORS): exact origins, or `*` for any; empty: none. */
+    corsOrigins: string[];
   };
   data: {
     dir: string;
@@ -176,6 +214,8 @@ export interface Config {
     upstreamRetries: number;
     perMinute: number;
     perHour: number;
+    /** Tiers with budgets of their own (PRISM_RATE_LIMIT_TIERS); the others get perMinute/perHour. */
+    tierLimits: Record<string, { perMinute: number; perHour: number }>;
     guestDailyCapMicros: number;
     minimumChargeMicros: number;
     ownerCreditsMicros: number;
@@ -246,6 +286,18 @@ export interface Config {
      * Loopback names and the host of PRISM_PUBLIC_URL are always allowed; `*` turns the check off.
      */
     allowedHosts: string[];
+    /** Toolsets a connection gets when it names none (`a,b` or `all`; docs/mcp-clients.md). */
+    toolsets: string;
+    /** Tool calls a minute per caller on `/mcp`, by tier (0: no limit); in single-user mode the owner's are unlimited. */
+    toolCalls: { perMinute: Record<'anonymous' | Tier, number>; ownerUnlimited: boolean };
+    /** Prism as the OAuth 2.1 authorization server of `/mcp` (docs/mcp-clients.md). */
+    oauth: {
+      enabled: boolean;
+      /** A request with no Authorization header: a 401 challenge (clients then offer OAuth) or anonymous. */
+      headerless: 'challenge' | 'anonymous';
+      accessTokenTtlS: number;
+      refreshTokenTtlS: number;
+    };
   };
   /** Skill bundles: the unpacking limits every zip is checked against, and the folder of built-in skills. */
   skills: {
@@ -282,6 +334,16 @@ export class ConfigError extends Error {
  * Parse the environment into a {@link Config}.
  * @throws ConfigError naming every invalid variable.
  */
+/** `pro=600/10000, enterprise=6000/100000` (already checked by the schema) as budgets by tier. */
+function parseTierLimits(text: string): Record<string, { perMinute: number; perHour: number }> {
+  const limits: Record<string, { perMinute: number; perHour: number }> = {};
+  for (const pair of text.split(',')) {
+    const match = /^\s*(\w+)=(\d+)\/(\d+)\s*$/.exec(pair);
+    if (match) limits[match[1]!] = { perMinute: Number(match[2]), perHour: Number(match[3]) };
+  }
+  return limits;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const known = Object.fromEntries(Object.keys(envSchema.shape).map((k) => [k, emptyToUndefined(env[k])]));
   const parsed = envSchema.safeParse(known);
@@ -297,6 +359,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       publicUrl: e.PRISM_PUBLIC_URL?.replace(/\/+$/, ''),
       trustProxy: parseTrustProxy(e.PRISM_TRUST_PROXY),
       shutdownGraceMs: e.PRISM_SHUTDOWN_GRACE_S * 1000,
+      corsOrigins: e.PRISM_CORS_ORIGINS.split(',')
+        .map((o) => o.trim().replace(/\/+$/, ''))
+        .filter((o) => o !== ''),
     },
     data: {
       dir,
@@ -336,6 +401,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       upstreamRetries: e.PRISM_UPSTREAM_RETRIES,
       perMinute: e.PRISM_RATE_LIMIT_PER_MINUTE,
       perHour: e.PRISM_RATE_LIMIT_PER_HOUR,
+      tierLimits: parseTierLimits(e.PRISM_RATE_LIMIT_TIERS),
       guestDailyCapMicros: Math.round(e.PRISM_GUEST_DAILY_CAP_USD * 1_000_000),
       minimumChargeMicros: Math.round(e.PRISM_MIN_CHARGE_USD * 1_000_000),
       ownerCreditsMicros: Math.round(e.PRISM_OWNER_CREDITS_USD * 1_000_000),
@@ -382,7 +448,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       attempts: e.PRISM_WEBHOOK_ATTEMPTS,
       backoffMs: e.PRISM_WEBHOOK_BACKOFF_MS,
     },
-    mcp: { maxJsonBytes: e.PRISM_MCP_MAX_JSON_BYTES, allowedHosts: mcpAllowedHosts(e) },
+    mcp: {
+      maxJsonBytes: e.PRISM_MCP_MAX_JSON_BYTES,
+      allowedHosts: mcpAllowedHosts(e),
+      toolsets: e.PRISM_MCP_TOOLSETS,
+      toolCalls: { perMinute: e.PRISM_MCP_CALLS_PER_MINUTE, ownerUnlimited: e.PRISM_MCP_OWNER_UNLIMITED },
+      oauth: {
+        enabled: e.PRISM_MCP_OAUTH,
+        headerless: e.PRISM_MCP_HEADERLESS,
+        accessTokenTtlS: e.PRISM_MCP_ACCESS_TOKEN_TTL_S,
+        refreshTokenTtlS: e.PRISM_MCP_REFRESH_TOKEN_TTL_S,
+      },
+    },
     skills: {
       maxEntries: e.PRISM_SKILL_MAX_ENTRIES,
       maxEntryBytes: e.PRISM_SKILL_MAX_ENTRY_BYTES,

@@ -66,8 +66,6 @@ export interface AgentsModuleDeps {
   catalogue: ModelCatalogue;
   upstream: UpstreamClient;
   biller: Biller;
-  /** The gateway's minimum charge per call, which each execution also pays. */
-  minimumChargeMicros: number;
   skills: SkillResolver | null;
   limits: { maxSteps: number; deadlineMs: number };
   orgIdFor: ExecutionsServiceOrgId;
@@ -112,11 +110,12 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     usage: { promptTokens: input.inputTokens, completionTokens: input.outputTokens },
     multiplier: input.multiplier,
     reason: input.reason,
+    // The $0.001 minimum is the chat-completion rule: a run costs its planner's tokens × the tier, nothing more.
+    minimumMicros: 0,
   });
   const costOf = (charged: ChargeResult): ExecutionCost => ({
     standardMicros: charged.standardMicros,
     costMicros: charged.costMicros,
-    minimumMicros: deps.minimumChargeMicros,
   });
   const billing: ExecutionBilling = {
     authorize: (orgId) => deps.biller.authorize(org(orgId)),
@@ -125,10 +124,10 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
         input.pricing,
         input.maxSteps * STEP_BUDGET.promptTokens,
         input.maxSteps * STEP_BUDGET.completionTokens,
-        { multiplier: input.multiplier, minimumMicros: deps.minimumChargeMicros },
+        { multiplier: input.multiplier, minimumMicros: 0 },
       );
       const hold = await deps.biller.reserve(org(orgId), budget);
-      const pricing = { multiplier: input.multiplier, minimumMicros: deps.minimumChargeMicros };
+      const pricing = { multiplier: input.multiplier, minimumMicros: 0 };
       return {
         settle: async (charge) => costOf(await hold.settle({ ...chargeInput(charge), capMicros: hold.micros })),
         release: () => hold.release(),

@@ -23,6 +23,7 @@ import { createLogger, type Logger } from '../lib/logger';
 import { createUrlSigner } from '../lib/url-signer';
 import { createAccountsService, type AccountsService, type CreatedKey } from '../services/accounts.service';
 import { createAuthService, type AuthService } from '../services/auth.service';
+import { createMcpOAuthService, type McpOAuthService } from '../services/mcp-oauth.service';
 import { createExtractionWallet } from './extraction-wallet';
 import { startGuestFileSweep, type GuestFileSweep } from './guest-file-sweep';
 import { createAgentsModule, type AgentsModule } from './agents';
@@ -40,10 +41,14 @@ import type { ChatService } from '../gateway/chat/chat.types';
 import type { EmbeddingsService } from '../gateway/embeddings/embeddings.service';
 import type { DecisionsService } from '../gateway/decisions/decisions.service';
 import { loadModelCatalogue, type ModelCatalogue } from '../gateway/catalogue/model-catalogue';
+import type { RateLimitStore } from '../metering/ports';
 import type { RateLimiter } from '../metering/rate-limiter';
 import { createUpstreamClient } from '../gateway/upstream/upstream-client';
 import type { JobQueue } from '../jobs/job-queue';
 import type { SignalBus } from '../signals/signal-bus';
+import { createHttpTransport } from '../gateway/upstream/http-transport';
+import { measuredTransport } from '../gateway/upstream/measured-transport';
+import { createMetrics, type Metrics } from '../lib/metrics';
 import { createEvaluationsModule, type EvaluationsModule } from './evaluations';
 import { createFeedbackService, type FeedbackService } from '../services/feedback.service';
 import { createFilesService, type FilesService } from '../services/files.service';
@@ -71,10 +76,14 @@ export interface Container {
   gateway: {
     catalogue: ModelCatalogue;
     limiter: RateLimiter;
+    /** The rate limits' counts (MCP tool-call budgets count there too). */
+    rateLimitStore: RateLimitStore;
     chat: ChatService;
     embeddings: EmbeddingsService;
     decisions: DecisionsService;
   };
+  /** Prometheus metrics (`GET /metrics`): request, upstream and WebSocket hooks feed it; gauges read the parts. */
+  metrics: Metrics;
   /** The embedded OCR pool's counters (reads run, reads cancelled) and reads pending now, for operators and tests. */
   ocrStats(): OcrStats;
   jobs: JobQueue;
@@ -96,6 +105,8 @@ export interface Container {
     artifacts: ArtifactsService;
     skills: SkillsService;
     chats: ChatsService;
+    /** Prism's OAuth authorization server for `/mcp` (clients, consent, tokens). */
+    mcpOAuth: McpOAuthService;
   };
   /**
    * Creates the owner on an empty database and sweeps leftovers of a crash; returns the new owner key, if any.
@@ -113,6 +124,8 @@ export interface ContainerOptions {
   logger?: Logger;
   /** Replaces the local extraction engine (tests of the service layer use a scripted one). */
   engine?: ExtractionEngine;
+  /** Also export the process's own metrics (CPU, memory, event loop): for the server, not for tests. */
+  processMetrics?: boolean;
 }
 
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
@@ -160,7 +173,14 @@ export async function createContainer(config: Config, options: ContainerOptions 
   };
   const hub = createHubService();
   const catalogue = loadModelCatalogue(config.models.file, config.models.env);
-  const upstream = createUpstreamClient({ retries: config.gateway.upstreamRetries });
+  const metrics = createMetrics({ processMetrics: options.processMetrics ?? false });
+  const upstream = createUpstreamClient({
+    retries: config.gateway.upstreamRetries,
+    transport: measuredTransport(createHttpTransport(), {
+      observeCall: (host, status, seconds) => metrics.upstreamDuration.observe({ host, status }, seconds),
+      observeFirstByte: (host, seconds) => metrics.upstreamFirstByte.observe({ host }, seconds),
+    }),
+  });
   const chats = createChatsService({ store: stores.chats, orgIdFor: (principal) => accounts.orgIdFor(principal) });
   const skills = createSkillsService({
     store: stores.skills,
@@ -214,6 +234,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const { signals } = backend.shared;
   // Rate limits and billing first: the agent runtime, the gateway and priced extraction all bill through them.
   const metering = createMeteringPart(config, stores.wallets, backend.shared);
+  metrics.readFrom({
+    gatewayInFlight: () => metering.queue.inFlight(),
+    gatewayWaiting: () => metering.queue.waiting,
+    jobsQueued: () => jobs.size(),
+    ocr: () => kit.ocrStats(),
+  });
   const artifacts = createArtifactsService({
     store: stores.artifacts,
     blobs,
@@ -231,7 +257,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
     catalogue,
     upstream,
     biller: metering.biller,
-    minimumChargeMicros: config.gateway.minimumChargeMicros,
     skills,
     limits: config.agents,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
@@ -293,7 +318,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const feedback = createFeedbackService({
     store: stores.feedback,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
-    targets: { predictions: stores.predictions, executions: stores.executions },
+    targets: { predictions: stores.predictions, executions: stores.executions, chats },
   });
 
   return {
@@ -304,15 +329,34 @@ export async function createContainer(config: Config, options: ContainerOptions 
     stores,
     blobs,
     engine,
+    metrics,
     ocrStats: () => kit.ocrStats(),
-    gateway: { catalogue, limiter: metering.limiter, chat, embeddings, decisions },
+    gateway: {
+      catalogue,
+      limiter: metering.limiter,
+      rateLimitStore: metering.rateLimitStore,
+      chat,
+      embeddings,
+      decisions,
+    },
     jobs,
     signals,
     webhooks,
     executionWebhooks,
     agents,
     evaluations,
-    services: { accounts, auth, files, hub, predictions, feedback, artifacts, skills, chats },
+    services: {
+      accounts,
+      auth,
+      files,
+      hub,
+      predictions,
+      feedback,
+      artifacts,
+      skills,
+      chats,
+      mcpOAuth: createMcpOAuthService({ store: stores.oauth, settings: config.mcp.oauth }),
+    },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
       // Replicas starting together on one empty database create one owner between them.

@@ -24,6 +24,6 @@ export function mcpServicesOf(container: Container): McpServices {
       },
       fetch: container.config.fetch,
     },
-    agents: { registry: container.agents.tools, toolContext: container.agents.toolContext },
+    agents: { registry: container.agents.tools, toolContext: container.agents.toolContext, skills },
   };
 }

@@ -11,6 +11,7 @@ import type { Config } from '../config/config';
 import type { CloseStep } from '../lib/close-all';
 import { createBiller, type Biller } from '../metering/billing';
 import { createGuestSpendGuard } from '../metering/guest-spend';
+import type { RateLimitStore, RateWindow } from '../metering/ports';
 import { createRateLimiter, type RateLimiter } from '../metering/rate-limiter';
 import { createRequestQueue, type RequestQueue } from '../metering/request-queue';
 import type { WalletStore } from '../stores/types';
@@ -18,6 +19,8 @@ import type { WalletStore } from '../stores/types';
 export interface MeteringPart {
   /** The gateway's per-caller budget (chat, embeddings, the compat routes, MCP). */
   limiter: RateLimiter;
+  /** Where the gateway's budget counts; MCP tool-call budgets (by tier) count there too. */
+  rateLimitStore: RateLimitStore;
   /** The gateway's biller (chat and agent executions, priced extraction). */
   biller: Biller;
   /** The admission gate of chat calls on this replica. */
@@ -28,10 +31,19 @@ export interface MeteringPart {
 }
 
 export function createMeteringPart(config: Config, wallets: WalletStore, shared: SharedState): MeteringPart {
-  const limiter = createRateLimiter(shared.rateLimitStore('gateway'), [
-    { name: 'minute', lengthS: 60, limit: config.gateway.perMinute },
-    { name: 'hour', lengthS: 3600, limit: config.gateway.perHour },
-  ]);
+  const windows = (perMinute: number, perHour: number): RateWindow[] => [
+    { name: 'minute', lengthS: 60, limit: perMinute },
+    { name: 'hour', lengthS: 3600, limit: perHour },
+  ];
+  // The default budget, and the tiers with budgets of their own (PRISM_RATE_LIMIT_TIERS).
+  const rateLimitStore = shared.rateLimitStore('gateway');
+  const limiter = createRateLimiter(
+    rateLimitStore,
+    windows(config.gateway.perMinute, config.gateway.perHour),
+    Object.fromEntries(
+      Object.entries(config.gateway.tierLimits).map(([tier, l]) => [tier, windows(l.perMinute, l.perHour)]),
+    ),
+  );
   // One guest cap across chat and decisions; decisions bill their own (smaller) minimum per decision.
   // Both billers share the guests' holds and lane: a guest's chat calls and decisions reserve one at a time, on
   // every replica when the state is in Redis.
@@ -61,5 +73,5 @@ export function createMeteringPart(config: Config, wallets: WalletStore, shared:
       { name: 'hour', lengthS: 3600, limit: config.decisions.perHour },
     ]),
   };
-  return { limiter, biller, queue, decisions, closers: [] };
+  return { limiter, rateLimitStore, biller, queue, decisions, closers: [] };
 }

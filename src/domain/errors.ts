@@ -29,6 +29,8 @@ export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 export const ERROR_CODES = [
   'missing_api_key',
   'invalid_api_key',
+  // MCP OAuth (src/mcp/mcp-auth.ts)
+  'invalid_token',
   'auth_unavailable',
   'permission_denied',
   'tier_not_allowed',
@@ -222,8 +224,10 @@ export class PermissionDeniedError extends AppError {
 
 /** 404: no such resource in the caller's organisation (other organisations' resources look absent). */
 export class NotFoundError extends AppError {
-  constructor(resource: NotFoundResource, id: string) {
-    super(404, { message: `${resource} '${id}' not found`, type: 'not_found_error', code: `${resource}_not_found` });
+  /** @param hint a next step for the caller (e.g. the domain they probably meant), appended to the message. */
+  constructor(resource: NotFoundResource, id: string, hint?: string) {
+    const message = `${resource} '${id}' not found${hint ? `; ${hint}` : ''}`;
+    super(404, { message, type: 'not_found_error', code: `${resource}_not_found` });
   }
 }
 

@@ -48,6 +48,7 @@ export function createGatewayFastLane(
 
     const requestId = resolveRequestId(req.headers['x-request-id']);
     res.setHeader('x-request-id', requestId);
+    Object.assign(req, { routePattern: req.url?.split('?')[0] });
     serve(deps, req, res, requestId).catch((error: unknown) => deps.respondError(res, error, requestId, 'gateway'));
     return true;
   };
@@ -62,6 +63,7 @@ async function serve(
   // Authenticate before reading the body: a bad key is a 401 whatever the body holds.
   const clientIp = proxyaddr(req, deps.trustProxy);
   const principal = await deps.auth.authenticate(req.headers.authorization, { clientIp, surface: 'gateway' });
+  Object.assign(req, { principal }); // for the request log
   const raw = await readBody(req, deps.maxJsonBytes);
   if (jsonBytesTooDeep(raw, deps.maxJsonDepth)) throw jsonTooDeepError();
   const body = parseJsonBody(raw, deps.maxJsonBytes);

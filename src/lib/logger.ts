@@ -1,7 +1,10 @@
 /**
- * A small structured logger: one JSON line per event on stderr, filtered by level.
- * Kept dependency-free; every module receives it through the container rather than importing a global.
+ * The structured logger: one JSON line per event on stderr (`{"level","time","message",...fields}`), filtered by
+ * level (PRISM_LOG_LEVEL). pino writes the lines; every module receives the Logger through the container rather
+ * than importing a global, and tests pass their own `write` to read what was logged.
  */
+import pino from 'pino';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 export interface Logger {
@@ -11,17 +14,21 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
-
 export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
-  const emit = (at: Exclude<LogLevel, 'silent'>, message: string, fields?: Record<string, unknown>): void => {
-    if (ORDER[at] < ORDER[level]) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })}\n`);
-  };
+  const log = pino(
+    {
+      level,
+      base: null,
+      messageKey: 'message',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    { write },
+  );
   return {
-    debug: (m, f) => emit('debug', m, f),
-    info: (m, f) => emit('info', m, f),
-    warn: (m, f) => emit('warn', m, f),
-    error: (m, f) => emit('error', m, f),
+    debug: (m, f) => log.debug(f ?? {}, m),
+    info: (m, f) => log.info(f ?? {}, m),
+    warn: (m, f) => log.warn(f ?? {}, m),
+    error: (m, f) => log.error(f ?? {}, m),
   };
 }

@@ -129,7 +129,11 @@ async function resolveChecked(hostname: string, allowPrivate: boolean): Promise<
   const first = addresses[0];
   if (!first) throw new SafeFetchError('failed', `could not resolve host ${host}`);
   if (!allowPrivate && addresses.some((a) => isPrivateAddress(a.address))) {
-    throw new SafeFetchError('not_allowed', `host ${host} resolves to a private, loopback or link-local address`);
+    throw new SafeFetchError(
+      'not_allowed',
+      `host ${host} resolves to a private, loopback or link-local address; a deployment that should fetch such ` +
+        'addresses sets PRISM_ALLOW_PRIVATE_URLS=1',
+    );
   }
   return first;
 }

@@ -15,6 +15,8 @@ import { errorHeaders } from '../wire/error-body';
 /** JSON-RPC code for a request refused before it reached the server (the SDK's own HTTP-level refusals use it). */
 const REFUSED = -32000;
 const INTERNAL = -32603;
+/** JSON-RPC 2.0: the body is not JSON (or nested past the limit, so it is never parsed). */
+export const PARSE_ERROR = -32700;
 
 function internalError(): AppError {
   return new AppError(500, {
@@ -40,6 +42,31 @@ export function errorObject(error: AppError, requestId: string): { error: Record
   };
 }
 
+/**
+ * Runs a service call whose errors name REST fields (`images`, `images.0`) and renames them to the tool's own
+ * parameters (`data`), in `param` and in the message, so a model corrects the argument it actually sent.
+ */
+export async function withToolParams<T>(renames: Readonly<Record<string, string>>, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const param = error.param !== null ? renames[error.param] : undefined;
+    let message = error.message;
+    for (const [from, to] of Object.entries(renames)) message = message.split(`\`${from}\``).join(`\`${to}\``);
+    if (param === undefined && message === error.message) throw error;
+    throw new AppError(error.status, {
+      message,
+      type: error.type,
+      code: error.code,
+      param: param ?? error.param,
+      ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
+      extra: error.extra,
+      issues: error.issues,
+    });
+  }
+}
+
 /** Turns anything a tool threw into an `isError` tool result; unknown errors are logged and not shown. */
 export function toToolError(error: unknown, requestId: string, logger: Logger): CallToolResult {
   let appError: AppError;
@@ -57,7 +84,14 @@ export function toToolError(error: unknown, requestId: string, logger: Logger): 
  * Writes an HTTP-level refusal of `/mcp` (401, 403, 413, 429, 503…) as a JSON-RPC error, with the error's headers
  * and `Retry-After`. The caller decides about `WWW-Authenticate`: only an unknown key carries a challenge.
  */
-export function sendJsonRpcError(res: ServerResponse, error: unknown, requestId: string, logger: Logger): void {
+export function sendJsonRpcError(
+  res: ServerResponse,
+  error: unknown,
+  requestId: string,
+  logger: Logger,
+  /** The JSON-RPC code; by default -32603 for 5xx and -32000 (refused) otherwise. */
+  jsonRpcCode?: number,
+): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -69,7 +103,7 @@ export function sendJsonRpcError(res: ServerResponse, error: unknown, requestId:
   const body = {
     jsonrpc: '2.0',
     error: {
-      code: appError.status >= 500 ? INTERNAL : REFUSED,
+      code: jsonRpcCode ?? (appError.status >= 500 ? INTERNAL : REFUSED),
       message: appError.message,
       data: errorObject(appError, requestId).error,
     },

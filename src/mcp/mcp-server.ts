@@ -19,10 +19,14 @@ import type { InputResolverDeps } from '../services/inputs/resolve-input';
 import type { PredictionsService } from '../services/predictions/predictions.types';
 import type { SkillsService } from '../services/skills/skills.service';
 import { registerSkillPrompts, skillPromptHandlers, type SkillPrompt } from './mcp-prompts';
-import { registerHubResources } from './mcp-resources';
-import { registerSkillResources } from './mcp-skill-resources';
+import { registerResources } from './mcp-resource-handlers';
+import { hubResources } from './mcp-resources';
+import { skillResources } from './mcp-skill-resources';
 import { createToolDispatcher, registerTools, type McpCallScope, type McpTool, type ToolExtra } from './mcp-tool';
+import type { McpToolset } from './mcp-toolsets';
+import type { LocalFiles } from './mcp-local-files';
 import { registryTools, type RegistryToolsDeps } from './registry-tools';
+import { compactToolList } from './mcp-tool-list';
 import { agentTools } from './tools/agents.mcp-tools';
 import { extractTools, predictionTools } from './tools/extract.mcp-tools';
 import { fileTools } from './tools/files.mcp-tools';
@@ -46,6 +50,7 @@ export interface McpServices {
 /** Everything needed to build servers: the tool list is made once and shared by every request. */
 export interface McpServerFactory {
   tools: readonly McpTool[];
+  /** A server for one caller, offering the tools of `scope.toolsets` (those an anonymous caller can call, for one). */
   create(scope: McpCallScope): McpServer;
 }
 
@@ -55,15 +60,23 @@ const INSTRUCTIONS =
   'url, a file_id from upload_file, or base64 data. Errors come back as isError results whose text is ' +
   '{"error":{"code":…}}.';
 
-export function createMcpServerFactory(services: McpServices, version: string): McpServerFactory {
+/** `localFiles` (prism mcp only) lets the extraction tools and upload_file read a local `path`. */
+export function createMcpServerFactory(
+  services: McpServices,
+  version: string,
+  options: { localFiles?: LocalFiles } = {},
+): McpServerFactory {
+  const inSet = (toolset: McpToolset, list: McpTool[]): McpTool[] => list.map((tool) => ({ ...tool, toolset }));
   const tools: McpTool[] = [
-    ...extractTools(services.predictions),
-    ...predictionTools(services.predictions),
-    ...hubTools(services.hub),
-    ...fileTools({ files: services.files, inputs: services.inputs }),
-    ...skillTools(services.skills),
-    ...agentTools(services.executions),
-    ...registryTools(services.agents),
+    ...inSet('extraction', [
+      ...extractTools(services.predictions, options.localFiles),
+      ...predictionTools(services.predictions),
+    ]),
+    ...inSet('hub', hubTools(services.hub)),
+    ...inSet('files', fileTools({ files: services.files, inputs: services.inputs, local: options.localFiles })),
+    ...inSet('skills', skillTools(services.skills)),
+    ...inSet('agents', agentTools(services.executions)),
+    ...inSet('agent_tools', registryTools(services.agents)),
   ];
   const names = new Set<string>();
   for (const tool of tools) {
@@ -80,15 +93,33 @@ export function createMcpServerFactory(services: McpServices, version: string): 
   // same for every caller, so it is computed once, by the SDK itself (tools registered the SDK's way on a server
   // of its own), and served from memory.
   let listed: Promise<ListToolsResult> | null = null;
+  // The answer per (toolsets, anonymous or not): a handful of entries, each a filter of the full list.
+  const views = new Map<string, Promise<ListToolsResult>>();
+  const listFor = (scope: McpCallScope): Promise<ListToolsResult> => {
+    if (!listed) {
+      const reference = newServer();
+      registerTools(reference, tools, scope);
+      listed = listToolsOnce(reference).then(compactToolList);
+    }
+    const anonymous = scope.principal.kind === 'anonymous';
+    const key = `${scope.toolsets.join(',')}|${anonymous}`;
+    let view = views.get(key);
+    if (!view) {
+      const offered = new Set(
+        tools
+          .filter((t) => t.toolset !== undefined && scope.toolsets.includes(t.toolset))
+          .filter((t) => !(anonymous && t.needsAccount))
+          .map((t) => t.name),
+      );
+      view = listed.then((all) => ({ ...all, tools: all.tools.filter((t) => offered.has(t.name)) }));
+      views.set(key, view);
+    }
+    return view;
+  };
   return {
     tools,
     create(scope) {
-      if (!listed) {
-        const reference = newServer();
-        registerTools(reference, tools, scope);
-        listed = listToolsOnce(reference);
-      }
-      const cached = listed;
+      const cached = listFor(scope);
       const server = newServer();
       // Two handlers instead of one SDK registration per tool (see createToolDispatcher).
       server.server.registerCapabilities({ tools: {} });
@@ -96,8 +127,7 @@ export function createMcpServerFactory(services: McpServices, version: string): 
       server.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
         dispatcher.call(request.params.name, request.params.arguments, extra as unknown as ToolExtra, scope),
       );
-      registerHubResources(server, services.hub);
-      registerSkillResources(server, services.skills, scope.principal);
+      registerResources(server, [hubResources(services.hub), skillResources(services.skills, scope.principal)]);
       registerSkillPrompts(server, prompts);
       return server;
     },

@@ -1,14 +1,17 @@
 /**
  * `prism mcp`: the same MCP server over stdio, on the local data folder, acting as the owner. A desktop client
  * launches it as a local process with no key (single-user mode); stdout carries only JSON-RPC, logs go to stderr.
- * No rate limit applies: the only caller is the owner on their own machine.
+ * No rate limit applies: the only caller is the owner on their own machine. Tools may read local files (`path`),
+ * and a message over PRISM_MCP_MAX_JSON_BYTES is refused with a JSON-RPC error, not the end of the server.
  */
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Principal } from '../domain/account';
 import type { Logger } from '../lib/logger';
 import { randomHex } from '../lib/random-id';
+import { localFiles } from './mcp-local-files';
 import { createMcpServerFactory, type McpServices } from './mcp-server';
+import { LimitedStdioTransport } from './mcp-stdio-transport';
+import { DEFAULT_MCP_TOOLSETS, parseToolsets } from './mcp-toolsets';
 
 /** What `prism mcp` serves: the services, as the owner, with links on the configured public URL. */
 export interface McpStdioSetup {
@@ -18,6 +21,12 @@ export interface McpStdioSetup {
   owner: Principal | null;
   baseUrl: string;
   logger: Logger;
+  /** The toolsets: `--toolsets` when given (`fromFlag`), else PRISM_MCP_TOOLSETS. */
+  toolsets: { value: string; fromFlag: boolean };
+  /** Largest JSON-RPC message read (PRISM_MCP_MAX_JSON_BYTES). */
+  maxMessageBytes: number;
+  /** Largest local file a tool reads by `path` (PRISM_MAX_UPLOAD_BYTES). */
+  maxFileBytes: number;
 }
 
 /** Serves MCP on `input`/`output` until the input ends (the client closed the pipe) or `signal` aborts. */
@@ -27,14 +36,22 @@ export async function serveMcpStdio(
 ): Promise<void> {
   const { owner } = setup;
   if (!owner) throw new Error('no owner organisation in this data folder');
-  const server = createMcpServerFactory(setup.services, setup.version).create({
+  const toolsets = parseToolsets(
+    setup.toolsets.value,
+    DEFAULT_MCP_TOOLSETS,
+    setup.toolsets.fromFlag ? '--toolsets' : 'PRISM_MCP_TOOLSETS',
+  );
+  const server = createMcpServerFactory(setup.services, setup.version, {
+    localFiles: localFiles(setup.maxFileBytes),
+  }).create({
     principal: owner,
     requestId: `mcp-stdio-${randomHex(4)}`,
     baseUrl: setup.baseUrl,
     logger: setup.logger,
+    toolsets,
   });
   const input = options.input ?? process.stdin;
-  const transport = new StdioServerTransport(input, options.output ?? process.stdout);
+  const transport = new LimitedStdioTransport(input, options.output ?? process.stdout, setup.maxMessageBytes);
   const ended = new Promise<void>((resolve) => {
     input.once('end', resolve);
     input.once('close', resolve);

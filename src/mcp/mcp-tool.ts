@@ -18,11 +18,11 @@ import {
 import type { z } from 'zod';
 import type { Principal } from '../domain/account';
 import { AppError, ClientDisconnectedError } from '../domain/errors';
-import { callerKey } from '../metering/caller-key';
 import { RateLimitExceededError } from '../metering/metering-errors';
-import type { RateLimiter } from '../metering/rate-limiter';
 import type { Logger } from '../lib/logger';
 import { toToolError } from './mcp-errors';
+import type { ToolCallLimiter } from './mcp-rate-limits';
+import { TOOLSET_SUMMARY, type McpToolset } from './mcp-toolsets';
 
 /** How often a long call says it is still alive when it has no progress of its own to report. */
 const HEARTBEAT_MS = 10_000;
@@ -51,8 +51,10 @@ export interface McpTool<I extends ObjectSchema = ObjectSchema, O extends Object
   input: I;
   output: O;
   annotations: ToolAnnotations;
-  /** Anonymous callers get an `isError` result saying an account is needed. */
+  /** Anonymous callers get an `isError` result saying an account is needed (and do not see it listed). */
   needsAccount: boolean;
+  /** The toolset a connection selects it by; set by the server factory. */
+  toolset?: McpToolset;
   run(args: z.output<I>, ctx: McpCallContext): Promise<z.output<O>>;
 }
 
@@ -67,8 +69,10 @@ export interface McpCallScope {
   requestId: string;
   baseUrl: string;
   logger: Logger;
-  /** The gateway's limiter; absent for the local stdio server, whose only caller is the owner. */
-  limiter?: RateLimiter;
+  /** Tool-call budgets by tier; absent for the local stdio server, whose only caller is the owner. */
+  limiter?: ToolCallLimiter;
+  /** The toolsets this connection selected: only their tools are listed and callable. */
+  toolsets: readonly McpToolset[];
 }
 
 /** Puts `tools` on `server`, each wrapped with the account check, rate limit, progress, cancellation and errors. */
@@ -105,6 +109,12 @@ export function createToolDispatcher(tools: readonly McpTool[]): ToolDispatcher 
     async call(name, args, extra, scope) {
       const tool = byName.get(name);
       if (!tool) return protocolError(`Tool ${name} not found`);
+      if (tool.toolset !== undefined && !scope.toolsets.includes(tool.toolset)) {
+        return protocolError(
+          `Tool ${name} is in the '${tool.toolset}' toolset (${TOOLSET_SUMMARY[tool.toolset]}), which this ` +
+            `connection did not select: add ${tool.toolset} to ?toolsets= on the /mcp URL (or prism mcp --toolsets).`,
+        );
+      }
       const input = await tool.input.safeParseAsync(args ?? {});
       if (!input.success) {
         return protocolError(`Input validation error: Invalid arguments for tool ${name}: ${issuesText(input.error)}`);
@@ -176,11 +186,11 @@ function accountNeeded(tool: string): AppError {
   });
 }
 
-/** One call of the caller's gateway budget (the same minute and hour windows as chat and embeddings). */
+/** One call of the caller's tool-call budget (its tier's calls a minute, mcp-rate-limits.ts). */
 async function checkRateLimit(scope: McpCallScope): Promise<void> {
   if (!scope.limiter) return;
-  const decision = await scope.limiter.check(callerKey(scope.principal));
-  if (decision.allowed) return;
+  const decision = await scope.limiter.check(scope.principal);
+  if (!decision || decision.allowed) return;
   throw new RateLimitExceededError({
     window: decision.label,
     retryAfterS: decision.retryAfterS,

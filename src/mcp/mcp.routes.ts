@@ -4,36 +4,48 @@
  * exists to bound or to share between replicas. GET and DELETE answer 405, as there is no session stream to open
  * or end.
  *
- * Order: Host/Origin check → auth (401 with a challenge, 503 without) → the body's bytes reserved against the
- * caller's and the server's in-flight budget (mcp-budget.ts) → JSON body (its own, larger limit) → batch size and
- * prompt rate limit → server.
+ * Order: Host/Origin check → auth (401 with a challenge, 503 without; every method) → the body's bytes reserved
+ * against the caller's and the server's in-flight budget (mcp-budget.ts) → JSON body (its own, larger limit) →
+ * batch size and prompt rate limit → server.
  */
 import express, { Router, type Request, type Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Principal } from '../domain/account';
 import { AppError, PayloadTooLargeError } from '../domain/errors';
 import { callerKey } from '../metering/caller-key';
-import type { RateLimiter } from '../metering/rate-limiter';
 import { jsonBytesTooDeep } from '../lib/json-bounds';
 import type { Logger } from '../lib/logger';
 import type { AuthService } from '../services/auth.service';
+import type { McpOAuthService } from '../services/mcp-oauth.service';
 import { mcpAuth } from './mcp-auth';
-import { sendJsonRpcError } from './mcp-errors';
+import { PARSE_ERROR, sendJsonRpcError } from './mcp-errors';
 import { mcpHostCheck } from './mcp-host-check';
 import { checkMessages, createBodyBudget, overBudget } from './mcp-budget';
 import { createInFlightCalls, type InFlightCalls } from './mcp-in-flight';
+import type { ToolCallLimiter } from './mcp-rate-limits';
+import type { RateLimiter } from '../metering/rate-limiter';
 import type { McpServerFactory } from './mcp-server';
+import { parseToolsets, type McpToolset } from './mcp-toolsets';
 import type { SignalBus } from '../signals/signal-bus';
 
 export interface McpRoutesOptions {
   factory: McpServerFactory;
   auth: AuthService;
-  limiter: RateLimiter;
+  /** Prism's OAuth authorization server; null when PRISM_MCP_OAUTH is off. */
+  oauth: McpOAuthService | null;
+  /** What a request without an Authorization header is while OAuth is on (PRISM_MCP_HEADERLESS). */
+  headerless: 'challenge' | 'anonymous';
+  /** Tool-call budgets by tier (PRISM_MCP_CALLS_PER_MINUTE). */
+  limiter: ToolCallLimiter;
+  /** The gateway's per-caller budget, which `prompts/get` counts against (mcp-budget.ts). */
+  promptLimiter: RateLimiter;
   logger: Logger;
   maxJsonBytes: number;
   /** Deepest JSON nesting a body may have (PRISM_MAX_JSON_DEPTH). */
   maxJsonDepth: number;
   allowedHosts: readonly string[];
+  /** Toolsets of a connection that names none (PRISM_MCP_TOOLSETS). */
+  defaultToolsets: readonly McpToolset[];
   /** Base URL for links; derived from the request when unset. */
   publicUrl: string | undefined;
   /** Carries cancels to the replica running the call (Redis with several replicas). */
@@ -77,10 +89,21 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
     res.on('close', release);
   };
   router.use(mcpHostCheck(options.allowedHosts, logger));
+  // Every method is authenticated first: a client probing with GET (mcp-remote) must see the 401 challenge that
+  // starts its OAuth flow, not the 405.
+  router.use(
+    mcpAuth({
+      auth: options.auth,
+      oauth: options.oauth,
+      headerless: options.headerless,
+      publicUrl: options.publicUrl,
+      allowedHosts: options.allowedHosts,
+      logger,
+    }),
+  );
 
   router.post(
     '/',
-    mcpAuth(options.auth, logger),
     (req, res, next) => {
       const anonymous = (req.principal as Principal).kind === 'anonymous';
       const limit = anonymous ? anonymousLimit : options.maxJsonBytes;
@@ -100,11 +123,13 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
         if (!error) return next();
         // The rest of a body over the limit is not read: the connection closes after the answer.
         if ((error as { type?: string }).type === 'entity.too.large') res.setHeader('Connection', 'close');
-        sendJsonRpcError(res, bodyError(error, limit), req.requestId, logger);
+        const type = (error as { type?: string }).type;
+        const code = type === 'entity.parse.failed' || type === TOO_DEEP ? PARSE_ERROR : undefined;
+        sendJsonRpcError(res, bodyError(error, limit), req.requestId, logger, code);
       });
     },
     (req, res, next) => {
-      checkMessages(req.body, req.principal as Principal, options.limiter).then(
+      checkMessages(req.body, req.principal as Principal, options.promptLimiter).then(
         () => next(),
         (error: unknown) => sendJsonRpcError(res, error, req.requestId, logger),
       );
@@ -131,6 +156,13 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
 
 async function serve(req: Request, res: Response, options: McpRoutesOptions, inFlight: InFlightCalls): Promise<void> {
   const principal = req.principal as Principal;
+  let toolsets: McpToolset[];
+  try {
+    toolsets = toolsetsOf(req, options.defaultToolsets);
+  } catch (error) {
+    sendJsonRpcError(res, error, req.requestId, options.logger);
+    return;
+  }
   const caller = callerKey(principal);
   inFlight.cancel(caller, req.body);
   const server = options.factory.create({
@@ -139,6 +171,7 @@ async function serve(req: Request, res: Response, options: McpRoutesOptions, inF
     baseUrl: options.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`,
     logger: options.logger,
     limiter: options.limiter,
+    toolsets,
   });
   // No sessionIdGenerator: stateless.
   const transport = new StreamableHTTPServerTransport({});
@@ -154,6 +187,13 @@ async function serve(req: Request, res: Response, options: McpRoutesOptions, inF
   } catch (error) {
     sendJsonRpcError(res, error, req.requestId, options.logger);
   }
+}
+
+/** The connection's toolsets: `?toolsets=` on the URL, else the `X-MCP-Toolsets` header, else the default. */
+function toolsetsOf(req: Request, fallback: readonly McpToolset[]): McpToolset[] {
+  const query = req.query.toolsets;
+  if (typeof query === 'string') return parseToolsets(query, fallback, 'toolsets');
+  return parseToolsets(req.get('x-mcp-toolsets'), fallback, 'X-MCP-Toolsets');
 }
 
 /** The body parser's refusals as AppErrors (too large, not JSON); anything else is unexpected. */

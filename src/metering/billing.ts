@@ -61,7 +61,8 @@ export function priceCall(
     tokens(usage.promptTokens) * perToken(pricing.prompt) +
     tokens(usage.completionTokens) * perToken(pricing.completion);
   const standardMicros = Number(ceilDiv(picos, 1_000_000n));
-  const scaled = Number(ceilDiv(picos * BigInt(Math.round(multiplier * 1000)), 1_000_000_000n));
+  // The multiplier scales the standard cost as reported, so cost = standard × multiplier holds to the micro-dollar.
+  const scaled = Number(ceilDiv(BigInt(standardMicros) * BigInt(Math.round(multiplier * 1000)), 1000n));
   const priced =
     (pricing.prompt !== null || usage.promptTokens === 0) &&
     (pricing.completion !== null || usage.completionTokens === 0);
@@ -85,6 +86,8 @@ export interface ChargeInput {
   reason: string;
   /** The most this charge may debit (an agent run's hold is its ceiling); the priced cost is cut to it. */
   capMicros?: number;
+  /** The least it debits, instead of the biller's (chat completions' $0.001); agent executions have none (0). */
+  minimumMicros?: number;
 }
 
 export interface ChargeResult extends CallCost {
@@ -149,13 +152,15 @@ export function createBiller(deps: BillerDeps): Biller {
   const guestLane = deps.lock ?? createKeyedMutex();
 
   const price = (input: ChargeInput): CallCost => {
+    const floor = input.minimumMicros ?? minimum;
     const options =
       input.multiplier === undefined
-        ? { minimumMicros: minimum }
-        : { minimumMicros: minimum, multiplier: input.multiplier };
+        ? { minimumMicros: floor }
+        : { minimumMicros: floor, multiplier: input.multiplier };
     const priced = priceCall(input.pricing, input.usage, options);
+    // A capped charge reports the cap before the multiplier as its standard cost (cost = standard × multiplier).
     return input.capMicros !== undefined && priced.costMicros > input.capMicros
-      ? { ...priced, costMicros: input.capMicros }
+      ? { ...priced, costMicros: input.capMicros, standardMicros: Math.floor(input.capMicros / priced.multiplier) }
       : priced;
   };
 

@@ -15,13 +15,14 @@ export async function enforceRateLimit(
   principal: Principal,
   res: { setHeader(name: string, value: string): unknown },
 ): Promise<void> {
-  const decision = await limiter.check(callerKey(principal));
+  const tier = principal.kind === 'user' ? principal.tier : 'anonymous';
+  const decision = await limiter.check(callerKey(principal), undefined, tier);
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
   if (!decision.allowed) {
     throw new RateLimitExceededError({
       window: decision.label,
       retryAfterS: decision.retryAfterS,
-      tier: principal.kind === 'user' ? principal.tier : 'anonymous',
+      tier,
       anonymous: principal.kind === 'anonymous',
     });
   }

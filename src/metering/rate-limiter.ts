@@ -1,6 +1,6 @@
 /**
- * Per-caller request budgets: 60 per minute and 1000 per hour, one budget shared by chat completions, embeddings
- * and the public compat routes.
+ * Per-caller request budgets: 60 per minute and 1000 per hour by default, one budget shared by chat completions,
+ * embeddings and the public compat routes; a tier may have windows of its own (settings).
  *
  * Windows are FIXED and aligned to the clock (a minute window is [hh:mm:00, hh:mm+1:00)), the Envoy / Redis
  * `INCR`+`EXPIRE` scheme: O(1) per call, exact across replicas once the store is shared, and a wait of one window
@@ -26,24 +26,34 @@ export interface RateLimitDecision {
   remaining: number;
   /** Seconds until the binding window resets (rounded up). */
   resetS: number;
-  /** 0 when allowed; otherwise the length of the longest exhausted window, so one wait of it is always enough. */
+  /**
+   * 0 when allowed; otherwise the seconds until the binding (longest exhausted) window resets, at least 1: the
+   * same moment `x-ratelimit-reset-requests` names, and a wait of it always finds room (windows are fixed).
+   */
   retryAfterS: number;
   /** People's wording of the binding window: `60 per 1 minute`. */
   label: string;
 }
 
 export interface RateLimiter {
-  /** Count one request for `key` (e.g. `ip:203.0.113.7` or `user:<id>`) and say whether it may proceed. */
-  check(key: string, nowMs?: number): Promise<RateLimitDecision>;
+  /**
+   * Count one request for `key` (e.g. `ip:203.0.113.7` or `user:<id>`) and say whether it may proceed. `tier`
+   * (`anonymous`, `free`, `pro`, `enterprise`) picks that tier's windows when it has its own.
+   */
+  check(key: string, nowMs?: number, tier?: string): Promise<RateLimitDecision>;
 }
 
 export function createRateLimiter(
   store: RateLimitStore,
-  windows: readonly RateWindow[] = GATEWAY_WINDOWS,
+  defaultWindows: readonly RateWindow[] = GATEWAY_WINDOWS,
+  windowsByTier: Readonly<Record<string, readonly RateWindow[]>> = {},
 ): RateLimiter {
-  if (windows.length === 0) throw new RangeError('at least one window is required');
+  for (const windows of [defaultWindows, ...Object.values(windowsByTier)]) {
+    if (windows.length === 0) throw new RangeError('at least one window is required');
+  }
   return {
-    async check(key, nowMs = Date.now()) {
+    async check(key, nowMs = Date.now(), tier) {
+      const windows = (tier !== undefined ? windowsByTier[tier] : undefined) ?? defaultWindows;
       const { allowed, states } = await store.consume(key, windows, nowMs);
       let pick = 0;
       for (let i = 0; i < windows.length; i += 1) {
@@ -60,13 +70,14 @@ export function createRateLimiter(
       }
       const w = windows[pick] as RateWindow;
       const s = states[pick] as WindowState;
+      const resetS = Math.max(0, Math.ceil((s.resetAtMs - nowMs) / 1000));
       return {
         allowed,
         window: w.name,
         limit: w.limit,
         remaining: Math.max(0, w.limit - s.count),
-        resetS: Math.max(0, Math.ceil((s.resetAtMs - nowMs) / 1000)),
-        retryAfterS: allowed ? 0 : w.lengthS,
+        resetS,
+        retryAfterS: allowed ? 0 : Math.max(1, resetS),
         label: `${w.limit} per 1 ${w.name}`,
       };
     },

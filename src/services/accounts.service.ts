@@ -6,7 +6,7 @@
  * way in, written to a 0600 file.
  */
 import { randomBytes } from 'node:crypto';
-import type { OrgPrincipal, Principal, Tier } from '../domain/account';
+import type { ApiKeyRecord, OrgPrincipal, Principal, Tier } from '../domain/account';
 import { NotFoundError } from '../domain/errors';
 import { sha256Hex } from '../lib/hash';
 import type { AccountStore, WalletStore } from '../stores/types';
@@ -45,6 +45,10 @@ export interface AccountsService {
   createKey(input: { org: string; tier?: Tier; superuser?: boolean; name?: string }): Promise<CreatedKey>;
   /** @throws NotFoundError when no key has that id. */
   revokeKey(keyId: string): Promise<void>;
+  /** The keys of `org` (by id or name), revoked ones included. @throws NotFoundError for an unknown organisation. */
+  listKeys(org: string): Promise<{ orgId: string; orgName: string; tier: Tier; keys: ApiKeyRecord[] }>;
+  /** An organisation's balance in USD. @throws NotFoundError for an unknown organisation. */
+  balance(org: string): Promise<{ orgId: string; orgName: string; balanceUsd: number }>;
   /** Adds USD credit; returns the new balance in USD. @throws NotFoundError for an unknown organisation. */
   addCredits(org: string, usd: number): Promise<{ orgId: string; balanceUsd: number }>;
   /** The organisation that owns what a principal stores: its own, or a per-IP guest organisation. */
@@ -109,6 +113,18 @@ export function createAccountsService(deps: AccountsServiceDeps): AccountsServic
     async revokeKey(keyId) {
       const revoked = await accounts.revokeKey(keyId);
       if (!revoked) throw new NotFoundError('api_key', keyId);
+    },
+
+    async listKeys(orgRef) {
+      const org = await accounts.findOrg(orgRef);
+      if (!org) throw new NotFoundError('organisation', orgRef);
+      return { orgId: org.id, orgName: org.name, tier: org.tier, keys: await accounts.listKeys(org.id) };
+    },
+
+    async balance(orgRef) {
+      const org = await accounts.findOrg(orgRef);
+      if (!org) throw new NotFoundError('organisation', orgRef);
+      return { orgId: org.id, orgName: org.name, balanceUsd: (await wallets.balance(org.id)) / 1_000_000 };
     },
 
     async addCredits(orgRef, usd) {

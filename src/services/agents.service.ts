@@ -1,7 +1,8 @@
 /**
  * Named agents: `<name>:<version>` with the config their executions start from (prompt, schema, skills, tools,
  * tier, mode, model). Versions not given are derived from the config's content (`YYYYMMDD-<8 hex>`), so the same
- * definition twice is the same version.
+ * definition twice is the same version. A name not given (the SDKs declare it optional) is made from the prompt's
+ * first words (`receipt-total-date`), else `agent-<8 hex>`.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Principal } from '../domain/account';
@@ -15,7 +16,8 @@ import type { ArtifactsService } from './artifacts.service';
 import { skillRefsOf, type SkillEntryWire } from './executions/execution-skills';
 
 export interface CreateAgentCommand {
-  name: string;
+  /** `<name>` or `<name>:<version>`; null to have one made from the prompt. */
+  name: string | null;
   version: string | null;
   description: string | null;
   prompt: string | null;
@@ -49,7 +51,8 @@ export function createAgentsService(deps: {
 }): AgentsService {
   return {
     async create(principal, command) {
-      const [name = '', suffix] = command.name.split(':');
+      const id = randomUUID();
+      const [name = '', suffix] = (command.name ?? generatedName(command.prompt, id)).split(':');
       if (!NAME.test(name)) {
         throw new BadRequestError(
           `Agent name '${name}' must be letters, digits, '.', '_' or '-' (at most 128).`,
@@ -64,7 +67,6 @@ export function createAgentsService(deps: {
       deps.tools.select(command.tools);
       checkToolsets(command.toolsets);
       const orgId = await deps.orgIdFor(principal);
-      const id = randomUUID();
       const config = {
         prompt: command.prompt,
         jsonSchema: command.jsonSchema,
@@ -110,6 +112,20 @@ export function createAgentsService(deps: {
       return deps.store.list(await deps.orgIdFor(principal));
     },
   };
+}
+
+/** Words of the prompt that say nothing of the task. */
+const FILLER = new Set(['a', 'an', 'the', 'of', 'from', 'and', 'or', 'to', 'in', 'on', 'for', 'with', 'this', 'these']);
+
+/** A name for an agent created without one: the prompt's first few telling words, else `agent-<8 hex of its id>`. */
+export function generatedName(prompt: string | null, id: string): string {
+  const words = (prompt ?? '')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w && !FILLER.has(w))
+    .slice(0, 5);
+  const slug = words.join('-').slice(0, 60).replace(/-+$/, '');
+  return NAME.test(slug) ? slug : `agent-${id.replace(/-/g, '').slice(0, 8)}`;
 }
 
 function contentVersion(now: Date, config: unknown): string {

@@ -1,12 +1,15 @@
 /**
  * Feedback: corrections and notes a caller attaches to one of its requests (predictions), agent executions or
- * chats. Exactly one target id per submission, and at least a response or notes; reads are org-scoped.
+ * chats. Exactly one target id per submission, and at least a response or notes; reads are org-scoped. A target
+ * the caller cannot see is absent for both: submitting and listing answer the same 404 (`prediction_not_found`,
+ * `execution_not_found`, `chat_not_found`).
  */
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../domain/account';
 import { BadRequestError, NotFoundError } from '../domain/errors';
 import type { ExecutionStore } from '../stores/types/execution';
 import type { FeedbackEntityType, FeedbackRecord, FeedbackStore, PredictionStore } from '../stores/types';
+import type { ChatsService } from './chats/chats.service';
 
 export interface FeedbackSubmission {
   requestId: string | null;
@@ -19,12 +22,20 @@ export interface FeedbackSubmission {
 export interface FeedbackServiceDeps {
   store: FeedbackStore;
   orgIdFor: (principal: Principal) => Promise<string>;
-  /** Where targets are looked up (predictions and executions now; chats later). */
-  targets: { predictions: Pick<PredictionStore, 'get'>; executions: Pick<ExecutionStore, 'get'> };
+  /**
+   * Where targets are looked up: predictions and executions of the caller's organisation, and chats the caller may
+   * read (what `GET /v1/chat/messages` answers).
+   */
+  targets: {
+    predictions: Pick<PredictionStore, 'get'>;
+    executions: Pick<ExecutionStore, 'get'>;
+    chats: Pick<ChatsService, 'readable'>;
+  };
 }
 
 export interface FeedbackService {
   submit(principal: Principal, submission: FeedbackSubmission): Promise<FeedbackRecord>;
+  /** @throws NotFoundError when the target does not exist for the caller, as `submit` does. */
   list(
     principal: Principal,
     entity: { type: FeedbackEntityType; id: string },
@@ -35,12 +46,16 @@ export interface FeedbackService {
 const NOT_FOUND_BY_TYPE = { request: 'prediction', agent_execution: 'execution', chat: 'chat' } as const;
 
 export function createFeedbackService(deps: FeedbackServiceDeps): FeedbackService {
-  /** Whether the caller's organisation owns the target. */
-  const targetExists = async (orgId: string, type: FeedbackEntityType, id: string): Promise<boolean> => {
+  /** Whether the caller may see the target. */
+  const targetExists = async (principal: Principal, orgId: string, type: FeedbackEntityType, id: string) => {
     if (type === 'request') return (await deps.targets.predictions.get(orgId, id)) !== null;
     if (type === 'agent_execution') return (await deps.targets.executions.get(orgId, id)) !== null;
-    return false;
+    return deps.targets.chats.readable(principal, id);
   };
+  const checkTarget = async (principal: Principal, orgId: string, type: FeedbackEntityType, id: string) => {
+    if (!(await targetExists(principal, orgId, type, id))) throw new NotFoundError(NOT_FOUND_BY_TYPE[type], id);
+  };
+
   return {
     async submit(principal, s) {
       const targets: [FeedbackEntityType, string | null][] = [
@@ -58,9 +73,7 @@ export function createFeedbackService(deps: FeedbackServiceDeps): FeedbackServic
       }
       const [type, id] = target as [FeedbackEntityType, string];
       const orgId = await deps.orgIdFor(principal);
-      if (!(await targetExists(orgId, type, id))) {
-        throw new NotFoundError(NOT_FOUND_BY_TYPE[type], id);
-      }
+      await checkTarget(principal, orgId, type, id);
       return deps.store.insert({
         id: randomUUID(),
         orgId,
@@ -72,7 +85,9 @@ export function createFeedbackService(deps: FeedbackServiceDeps): FeedbackServic
       });
     },
     async list(principal, entity, page) {
-      return deps.store.list(await deps.orgIdFor(principal), entity, page);
+      const orgId = await deps.orgIdFor(principal);
+      await checkTarget(principal, orgId, entity.type, entity.id);
+      return deps.store.list(orgId, entity, page);
     },
   };
 }

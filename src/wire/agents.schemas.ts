@@ -4,7 +4,7 @@
  * `file_ids`/`urls`, requests with no `model` or `batch`), and the one mapper from an execution record to JSON.
  */
 import { z } from 'zod';
-import type { AgentRecord, Execution, ExecutionMode, ServiceTier } from '../domain/execution';
+import type { AgentRecord, Execution, ExecutionMode, ExecutionStep, ServiceTier } from '../domain/execution';
 import type { ExecuteCommand } from '../services/executions/executions.types';
 import { pagination } from './common.schemas';
 
@@ -62,7 +62,7 @@ export const executeBodySchema = z
 
 export const createAgentBodySchema = z
   .object({
-    name: z.string().min(1).max(200),
+    name: z.string().min(1).max(200).nullish(),
     version: z.string().min(1).max(100).nullish(),
     description: z.string().max(4000).nullish(),
     inputs: z.record(z.string(), z.unknown()).nullish(),
@@ -156,8 +156,28 @@ export function toExecutionWire(e: Execution) {
     execution_mode: e.executionMode,
     response: e.response,
     usage: e.usage,
+    steps: e.steps.map(toStepWire),
     created_at: e.createdAt.toISOString(),
     completed_at: iso(e.completedAt),
+  };
+}
+
+/**
+ * One recorded step on the execution record: what ran, with what arguments, how it ended and what it used. Tool
+ * outputs (OCR text, layouts) stay out of the record; the `steps.json` artifact has them whole.
+ */
+function toStepWire(step: ExecutionStep) {
+  return {
+    index: step.index,
+    kind: step.kind,
+    goal: step.goal,
+    name: step.name,
+    tool_call_id: step.toolCallId,
+    arguments: step.arguments,
+    error: step.error,
+    duration_ms: step.durationMs,
+    input_tokens: step.inputTokens,
+    output_tokens: step.outputTokens,
   };
 }
 

@@ -31,6 +31,17 @@ const generationConfigSchema = z
   })
   .loose();
 
+/**
+ * Generation settings sent at the top level of a generate body instead of inside `config` (`page_indices`, `detail`
+ * …): the first one found, or null. Unknown keys are otherwise ignored, so these would be silently dropped (all
+ * pages read) where the caller meant them.
+ */
+export function misplacedConfigField(body: unknown): string | null {
+  if (!body || typeof body !== 'object') return null;
+  const keys = [...Object.keys(generationConfigSchema.shape), 'service_tier'];
+  return keys.find((key) => key !== 'skills' && key in body) ?? null;
+}
+
 const metadataSchema = z.record(z.string(), z.unknown()).nullish();
 
 const commonFields = {
@@ -42,13 +53,19 @@ const commonFields = {
   batch: z.boolean().optional(),
 };
 
-export const imageGenerateBodySchema = z.object({ ...commonFields, images: z.array(z.string()).min(1) });
+const inputFields = { file_id: z.string().min(1).nullish(), url: z.string().min(1).nullish() };
 
-export const fileGenerateBodySchema = z.object({
+/**
+ * Images come as `images` (what the SDKs send), `file_id` or `url`, as documents do; a body with none is the
+ * service's 400 `missing_input` naming all three, not a 422 about `images` alone.
+ */
+export const imageGenerateBodySchema = z.object({
   ...commonFields,
-  file_id: z.string().min(1).nullish(),
-  url: z.string().min(1).nullish(),
+  ...inputFields,
+  images: z.array(z.string()).min(1).nullish(),
 });
+
+export const fileGenerateBodySchema = z.object({ ...commonFields, ...inputFields });
 
 /** The schema endpoints run only the structured model: `prism-1`, or the id the SDKs send for it (`vlm-1`). */
 const structuredModel = z.enum(['prism-1', ...Object.keys(STRUCTURED_MODEL_ALIASES)]).default('prism-1');
@@ -73,7 +90,7 @@ export const documentSchemaBodySchema = z.object({
 export const listPredictionsQuerySchema = pagination({ max: 1000, default: 10 });
 export const predictionIdParamsSchema = z.object({ id: z.string().min(1).max(200) });
 
-type GenerateBody = z.output<typeof fileGenerateBodySchema> & { images?: string[] };
+type GenerateBody = z.output<typeof fileGenerateBodySchema> & { images?: string[] | null | undefined };
 
 /** Image generation answers synchronously unless asked; documents, audio and video default to batch (docs). */
 const DEFAULT_BATCH: Record<PredictionKind, boolean> = {
@@ -104,7 +121,7 @@ export function toGenerateCommand(kind: PredictionKind, body: GenerateBody): Gen
     model: body.model,
     domain: body.domain ?? null,
     callbackUrl: body.callback_url ?? null,
-    images: body.images,
+    images: body.images ?? undefined,
     fileId: body.file_id ?? undefined,
     url: body.url ?? undefined,
     request,

@@ -1,6 +1,6 @@
 /**
  * The records conformance suite: behaviour every backend's prediction, execution, wallet-hold, feedback, artifact,
- * agent, program, chat and evaluation stores must show — organisation scoping, compare-and-set status changes,
+ * agent, program, chat, evaluation and MCP OAuth stores (and an organisation's key list) must show — organisation scoping, compare-and-set status changes,
  * progress that never overwrites a finished record, holds that never exceed the balance under concurrency, JSON
  * kept in the caller's key order. Run it for each backend with that backend's factory.
  */
@@ -356,7 +356,9 @@ export function describeRecordsConformance(backend: string, open: () => Promise<
       };
       await s.evaluations.insert(run);
       expect(await s.evaluations.unfinished()).toHaveLength(1);
-      expect(await s.evaluations.start(run.id)).toMatchObject({ status: 'running' });
+      // Each start counts (the restart policy gives up on a run started too often).
+      expect(await s.evaluations.start(run.id)).toMatchObject({ status: 'running', attempts: 1 });
+      expect(await s.evaluations.start(run.id)).toMatchObject({ status: 'running', attempts: 2 });
       const outcome = {
         status: 'completed' as const,
         accuracy: 0.5,
@@ -386,6 +388,110 @@ export function describeRecordsConformance(backend: string, open: () => Promise<
       ).toEqual([run.id]);
       expect(await s.evaluations.delete(other, run.id)).toBe(false);
       expect(await s.evaluations.delete(org, run.id)).toBe(true);
+    });
+
+    it("lists an organisation's keys oldest first, revoked ones included, and no other organisation's", async () => {
+      const user = await s.accounts.createUser({ orgId: org, name: 'ana', isSuperuser: false });
+      const stranger = await s.accounts.createUser({ orgId: other, name: 'bo', isSuperuser: false });
+      const first = await s.accounts.createKey({ orgId: org, userId: user.id, name: 'a', keyHash: 'h1', prefix: 'p1' });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const second = await s.accounts.createKey({
+        orgId: org,
+        userId: user.id,
+        name: 'b',
+        keyHash: 'h2',
+        prefix: 'p2',
+      });
+      await s.accounts.createKey({ orgId: other, userId: stranger.id, name: 'c', keyHash: 'h3', prefix: 'p3' });
+      await s.accounts.revokeKey(first.id);
+      const keys = await s.accounts.listKeys(org);
+      expect(keys.map((k) => k.id)).toEqual([first.id, second.id]);
+      expect(keys[0]?.revokedAt).toBeInstanceOf(Date);
+      expect(keys[1]).toMatchObject({ name: 'b', prefix: 'p2', revokedAt: null });
+      expect(keys[1]).not.toHaveProperty('keyHash');
+    });
+
+    it('MCP OAuth: requests and codes are single use, tokens end with their sign-in key, a revocation wins once', async () => {
+      const now = 1_900_000_000;
+      const user = await s.accounts.createUser({ orgId: org, name: 'ana', isSuperuser: true });
+      const key = await s.accounts.createKey({ orgId: org, userId: user.id, name: 'k', keyHash: 'hk', prefix: 'pk' });
+      await s.oauth.insertClient('client-1', { client_name: 'Inspector', redirect_uris: ['http://127.0.0.1/cb'] });
+      expect(await s.oauth.getClient('client-1')).toEqual({
+        client_name: 'Inspector',
+        redirect_uris: ['http://127.0.0.1/cb'],
+      });
+      expect(await s.oauth.getClient('nobody')).toBeNull();
+
+      const params = {
+        redirectUri: 'http://127.0.0.1/cb',
+        state: 's',
+        scopes: ['mcp'],
+        codeChallenge: 'cc',
+        resource: 'r',
+      };
+      await s.oauth.insertRequest('req-hash', { clientId: 'client-1', csrfHash: 'csrf', params, expiresAt: now + 600 });
+      expect(await s.oauth.getRequest('req-hash', now)).toEqual({
+        clientId: 'client-1',
+        csrfHash: 'csrf',
+        params,
+        expiresAt: now + 600,
+      });
+      expect(await s.oauth.getRequest('req-hash', now + 600)).toBeNull();
+      expect(await Promise.all([s.oauth.takeRequest('req-hash'), s.oauth.takeRequest('req-hash')])).toEqual(
+        expect.arrayContaining([true, false]),
+      );
+
+      const grant = {
+        grantId: 'grant-1',
+        clientId: 'client-1',
+        orgId: org,
+        userId: user.id,
+        keyId: key.id,
+        scopes: ['mcp', 'files'],
+        resource: 'r',
+      };
+      const code = { ...grant, codeChallenge: 'cc', redirectUri: 'http://127.0.0.1/cb', expiresAt: now + 60 };
+      await s.oauth.insertCode('code-hash', code, now);
+      expect(await s.oauth.getCode('code-hash', now)).toEqual(code);
+      const taken = await Promise.all([s.oauth.takeCode('code-hash', now), s.oauth.takeCode('code-hash', now)]);
+      expect(taken.filter((c) => c !== null)).toEqual([code]);
+      await s.oauth.insertCode('late-hash', code, now);
+      expect(await s.oauth.takeCode('late-hash', now + 60)).toBeNull();
+
+      await s.oauth.insertTokens([
+        { ...grant, tokenHash: 'access-hash', kind: 'access', expiresAt: now + 3600 },
+        { ...grant, tokenHash: 'refresh-hash', kind: 'refresh', expiresAt: now + 86_400 },
+      ]);
+      expect(await s.oauth.findToken('access-hash', 'access', now)).toEqual({
+        ...grant,
+        kind: 'access',
+        expiresAt: now + 3600,
+        tier: 'pro',
+        isSuperuser: true,
+        revoked: false,
+      });
+      expect(await s.oauth.findToken('access-hash', 'refresh', now)).toBeNull();
+      expect(await s.oauth.findToken('access-hash', 'access', now + 3600)).toBeNull();
+      // A tier change applies to the next lookup.
+      await s.accounts.setOrgTier(org, 'enterprise');
+      expect(await s.oauth.findToken('access-hash', 'access', now)).toMatchObject({ tier: 'enterprise' });
+
+      const rotations = await Promise.all([
+        s.oauth.revokeToken('refresh-hash', now),
+        s.oauth.revokeToken('refresh-hash', now),
+      ]);
+      expect(rotations.filter(Boolean)).toHaveLength(1);
+      expect(await s.oauth.findToken('refresh-hash', 'refresh', now)).toMatchObject({ revoked: true });
+      await s.oauth.revokeGrant('grant-1', now);
+      expect(await s.oauth.findToken('access-hash', 'access', now)).toMatchObject({ revoked: true });
+
+      // Revoking the sign-in key ends its tokens at once.
+      await s.oauth.insertTokens([
+        { ...grant, grantId: 'grant-2', tokenHash: 'a2', kind: 'access', expiresAt: now + 60 },
+      ]);
+      expect(await s.oauth.findToken('a2', 'access', now)).not.toBeNull();
+      await s.accounts.revokeKey(key.id);
+      expect(await s.oauth.findToken('a2', 'access', now)).toBeNull();
     });
   });
 }

@@ -40,8 +40,21 @@ export function describeStoreConformance(backend: string, open: () => Promise<St
         org: { name: 'acme' },
       });
       expect(await stores.accounts.findKeyOwner('h2')).toBeNull();
+      const other = await stores.accounts.createKey({
+        orgId: org.id,
+        userId: user.id,
+        name: 'k2',
+        keyHash: 'h3',
+        prefix: 'q',
+      });
       await stores.accounts.revokeKey(key.id);
       expect(await stores.accounts.findKeyOwner('h1')).toBeNull();
+      const listed = await stores.accounts.listKeys(org.id);
+      expect(listed.map((k) => [k.id, k.name, k.prefix, k.revokedAt !== null])).toEqual([
+        [key.id, 'k', 'p', true],
+        [other.id, 'k2', 'q', false],
+      ]);
+      expect(listed[0]).not.toHaveProperty('keyHash');
       expect(await stores.accounts.revokeKey('missing')).toBeNull();
       await expect(stores.accounts.createOrg({ name: 'acme', tier: 'free', kind: 'standard' })).rejects.toHaveProperty(
         'message',

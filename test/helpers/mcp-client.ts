@@ -5,11 +5,20 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-/** `authorization` is the whole header value (`Bearer …`); leave it out for no header at all. */
-export async function connectMcp(baseUrl: string, authorization?: string): Promise<Client> {
+/**
+ * `authorization` is the whole header value (`Bearer …`); leave it out for no header at all. `toolsets` goes in the
+ * URL (`?toolsets=`); without it the connection gets the server's default toolsets.
+ */
+export async function connectMcp(
+  baseUrl: string,
+  authorization?: string,
+  options: { toolsets?: string } = {},
+): Promise<Client> {
   const client = new Client({ name: 'prism-test', version: '1.0.0' });
   const headers: Record<string, string> = authorization === undefined ? {} : { Authorization: authorization };
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers } }));
+  const url = new URL(`${baseUrl}/mcp`);
+  if (options.toolsets !== undefined) url.searchParams.set('toolsets', options.toolsets);
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
   return client;
 }
 

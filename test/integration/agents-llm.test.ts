@@ -127,7 +127,13 @@ describe('agent executions planned by an upstream model', () => {
       inputs: { receipt: { type: 'input_file', file_id: receiptId } },
       config: { prompt: 'Read it', json_schema: SCHEMA, service_tier: 'priority' },
     });
-    expect(priority.usage).toMatchObject({ mode_multiplier: 1.8, cost_dollars: 0.01188, savings_dollars: 0 });
+    // savings_dollars is standard_cost_dollars minus cost_dollars (the spec's definition): negative at priority.
+    expect(priority.usage).toMatchObject({
+      mode_multiplier: 1.8,
+      standard_cost_dollars: 0.0066,
+      cost_dollars: 0.01188,
+      savings_dollars: -0.00528,
+    });
     const orgId = (await app.container.services.accounts.addCredits('llm-org', 0)).orgId;
     const after = await app.container.stores.wallets.balance(orgId);
     expect(before - after).toBe(3300 + 11880);

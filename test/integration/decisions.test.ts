@@ -351,14 +351,16 @@ describe('decision stream with an upstream vision model', () => {
     expect((await client.next('decision')).seq).toBe(1);
     await client.sendFrame(textFrame());
     const over = await client.next('error');
-    expect(over).toMatchObject({ seq: 2, error: { code: 'rate_limit_exceeded', retry_after_s: 3600 } });
+    expect(over).toMatchObject({ seq: 2, error: { code: 'rate_limit_exceeded' } });
+    expect(over.error.retry_after_s).toBeGreaterThanOrEqual(1);
+    expect(over.error.retry_after_s).toBeLessThanOrEqual(3600);
     expect(over.error.message).toContain('3 per 1 hour');
     const res = await call(`${app.url}/v1/compat/decisions`, {
       key: app.ownerKey,
       json: { questions: [MEASURED[0]], image: textFrame().toString('base64') },
     });
     expect(res.status).toBe(429);
-    expect(res.headers.get('retry-after')).toBe('3600');
+    expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(3600);
     client.send({ type: 'session.close' });
     expect(await client.next('session.closed')).toMatchObject({ frames: { received: 2, decided: 1, failed: 1 } });
   });

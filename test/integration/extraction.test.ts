@@ -168,8 +168,10 @@ describe('extraction', () => {
       expect(badSchema.body).toMatchObject({
         detail: { error: { code: 'schema_invalid', param: 'config.json_schema' } },
       });
+      // No input at all: `images`, `file_id` and `url` are all accepted, so the refusal names the three (issue 32).
       const missing = await post('/v1/image/generate', { domain: 'document.receipt' });
-      expect(missing.status).toBe(422);
+      expect(missing.status).toBe(400);
+      expect(missing.body).toMatchObject({ detail: { error: { code: 'missing_input' } } });
       const after = ((await (await call(`${app.url}/v1/predictions?limit=1000`, { key })).json()) as unknown[]).length;
       expect(after).toBe(before);
     });

@@ -2,7 +2,8 @@
  * Issue 18, defect 5 (the rest of it): extraction and agent executions hold their largest cost on the wallet
  * before any work, like gateway calls. With PRISM_EXTRACTION_USD_PER_PAGE set, concurrent generate requests at a
  * wallet that covers N of them get exactly N predictions and N-many 402 `insufficient_credits` for the rest; the
- * same for concurrent agent executions at the minimum charge. The balance never goes below zero.
+ * same for concurrent agent executions, each holding the biller's minimum while it runs. The balance never goes
+ * below zero.
  */
 import { makePdf, makeTextPdf, renderTextImage } from '../helpers/media-fixtures';
 import { call, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
@@ -16,7 +17,8 @@ describe('priced work reserves the wallet', () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    // $0.002 a page: the two-page invoice costs $0.004; an execution on the local planner costs the $0.001 minimum.
+    // $0.002 a page: the two-page invoice costs $0.004; an execution on the local planner holds the $0.001 minimum
+    // while it runs and costs nothing (no model tokens; the minimum bill is the chat-completion rule, issue 32).
     app = await startTestApp({ PRISM_EXTRACTION_USD_PER_PAGE: '0.002', PRISM_RATE_LIMIT_PER_MINUTE: '1000' });
   });
   afterAll(() => app.close());
@@ -114,7 +116,7 @@ describe('priced work reserves the wallet', () => {
 
   it('lets exactly the covered executions of 12 concurrent ones through, and gives failed runs their hold back', async () => {
     const key = await app.createKey('agents-tight');
-    await app.container.services.accounts.addCredits('agents-tight', 0.004); // four runs at the $0.001 minimum
+    await app.container.services.accounts.addCredits('agents-tight', 0.004); // four holds of the $0.001 minimum
     const fileId = await fileFor(key);
     const execute = () =>
       call(`${app.url}/v1/agent/execute`, {
@@ -134,10 +136,17 @@ describe('priced work reserves the wallet', () => {
     for (const r of results) {
       const body = (await r.json()) as Record<string, unknown>;
       if (r.status === 402) expect(JSON.stringify(body)).toContain('insufficient_credits');
-      else expect(body).toMatchObject({ status: 'completed', usage: { cost_dollars: 0.001 } });
+      else {
+        expect(body).toMatchObject({
+          status: 'completed',
+          usage: { standard_cost_dollars: 0, cost_dollars: 0, savings_dollars: 0 },
+        });
+      }
     }
-    expect(await balanceOf('agents-tight')).toBe(0);
-    // With the wallet empty nothing runs; a run refused before its model gives everything back (balance unchanged).
+    // No model ran: every hold was given back and nothing debited.
+    expect(await balanceOf('agents-tight')).toBe(4000);
+    // With the wallet empty nothing runs.
+    await app.container.services.accounts.addCredits('agents-tight', -0.004);
     expect((await execute()).status).toBe(402);
   });
 });

@@ -74,5 +74,5 @@ export function stemOf(source: string): string {
 
 /** The description every tool that takes media uses for its source argument. */
 export const SOURCE_DESCRIPTION =
-  'Where the bytes are: a file id from POST /v1/files (file-…), an artifact id from an earlier tool (img_…, doc_…), ' +
-  'an http(s) URL, or a data: URL.';
+  'Where the bytes are: a file id (a UUID, from upload_file or POST /v1/files), an artifact id from an earlier tool ' +
+  '(img_…, doc_…), an http(s) URL, or a data: URL.';

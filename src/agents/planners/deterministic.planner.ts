@@ -4,8 +4,15 @@
  * It reads the task, not the words: each media input gets the reading tool of its modality (image → ocr_image,
  * PDF → read_document, video → sample_video_frames, audio → probe_audio), then, when a response schema was asked,
  * fill_json_schema over every layout read plus the text inputs; the answer is the filled object, or without a
- * schema what was read. It never writes prose, so a task that needs language understanding (summarise, translate,
- * answer, classify…) is refused with a message naming the setting to configure — never answered by invention.
+ * schema what was read. It never writes prose, so it serves only what those two answers are answers to:
+ *
+ * - with a schema (the request's or a skill's), any instruction but one that needs language understanding
+ *   (summarise, translate, classify…): the filled schema is the answer;
+ * - without one, no instruction, or one that asks for the reading itself ("read", "OCR", "transcribe"): what was
+ *   read is the answer.
+ *
+ * Anything else — a question ("Which store issued this receipt?", "And the total?"), a remark ("Thanks!") — is
+ * refused with a message that says what it can do offline and what to configure, never answered with the OCR text.
  */
 import {
   PlannerRefusal,
@@ -22,6 +29,16 @@ export const DETERMINISTIC_PLANNER_ID = 'deterministic-planner';
 /** Instructions the planner can carry out without understanding language: they all mean "read and extract". */
 const NEEDS_LANGUAGE =
   /\b(summari[sz]e|summary|explain|translate|write|compose|draft|classify|categori[sz]e|why|should|recommend|answer|compare|analy[sz]e|describe|reason|decide|judge|evaluate|rewrite|generate|suggest|predict|sentiment|opinion|critique|review|question)\b/i;
+
+/** Instructions whose answer is the reading itself (without a schema, what was read is all it returns). */
+const ASKS_FOR_READING =
+  /\b(read|ocr|transcribe|transcription|transcript|scan|digiti[sz]e|raw text|plain text|probe|frames|(?:extract|get|return|dump|show|give me)\s+(?:all\s+|the\s+)?(?:raw\s+|plain\s+|full\s+)?text)\b/i;
+
+/** What a chat turn's prompt carries besides the user's words: `[attached image: input message0.image0]`. */
+const ATTACHMENT_NOTE = /\[attached [^\]]*\]/g;
+
+/** The longest quote of the instruction a refusal repeats. */
+const QUOTE_CHARS = 120;
 
 export const CONFIGURE_HINT =
   'Configure an upstream chat model with tool calling for the agent model in PRISM_MODELS_FILE ' +
@@ -60,7 +77,7 @@ function planNext(request: PlanRequest): PlanStep {
   const results = toolResults(messages);
 
   if (turns === 0) {
-    refuseIfNeedsLanguage(task.prompt, task.inputs, task.responseSchema !== null);
+    refuseIfNeedsLanguage(task);
     const reads = readingCalls(task.inputs, available);
     if (reads.length > 0) return { content: null, toolCalls: reads, usage };
   }
@@ -89,9 +106,11 @@ function planNext(request: PlanRequest): PlanStep {
   return { content: JSON.stringify(response), toolCalls: [], usage };
 }
 
-function refuseIfNeedsLanguage(prompt: string | null, inputs: PlannerInput[], hasSchema: boolean): void {
-  const media = inputs.some((i) => i.kind === 'media');
-  const words = prompt?.match(NEEDS_LANGUAGE)?.[0];
+function refuseIfNeedsLanguage(task: PlanRequest['task']): void {
+  const hasSchema = task.responseSchema !== null;
+  const media = task.inputs.some((i) => i.kind === 'media');
+  const prompt = (task.prompt ?? '').replace(ATTACHMENT_NOTE, ' ').replace(/\s+/g, ' ').trim();
+  const words = prompt.match(NEEDS_LANGUAGE)?.[0];
   if (words) {
     throw new PlannerRefusal(
       `The instruction asks to "${words}", which needs a language model; the deterministic planner only reads ` +
@@ -104,7 +123,19 @@ function refuseIfNeedsLanguage(prompt: string | null, inputs: PlannerInput[], ha
         `json_schema to fill. ${CONFIGURE_HINT}`,
     );
   }
+  if (!hasSchema && prompt !== '' && !(ASKS_FOR_READING.test(prompt) && !prompt.includes('?'))) {
+    const quoted = prompt.length > QUOTE_CHARS ? `${prompt.slice(0, QUOTE_CHARS - 1)}…` : prompt;
+    const schemaField = task.chat ? 'response_format {type: "json_schema"}' : 'config.json_schema';
+    throw new PlannerRefusal(
+      `The deterministic planner cannot answer "${quoted}": without a language model it only reads inputs (OCR of ` +
+        'images, document text, video frames, audio speech segments) and fills a JSON schema. For values such as ' +
+        `a total or a name, send a schema naming them (${schemaField}, or a skill with a schema); to have the raw ` +
+        `reading, ask to "read" the input. For questions and conversation, ${lowerFirst(CONFIGURE_HINT)}`,
+    );
+  }
 }
+
+const lowerFirst = (text: string): string => text.charAt(0).toLowerCase() + text.slice(1);
 
 function readingCalls(inputs: PlannerInput[], available: Set<string>): PlannerToolCall[] {
   const calls: PlannerToolCall[] = [];

@@ -49,7 +49,7 @@ export function agentsRoutes(agents: AgentsService, executions: ExecutionsServic
     const body = parseInput(createAgentBodySchema, req.body, 'body');
     const config = body.config ?? undefined;
     const agent = await agents.create(userOf(req), {
-      name: body.name,
+      name: body.name ?? null,
       version: body.version ?? null,
       description: body.description ?? null,
       ...agentSettingsOf(body),

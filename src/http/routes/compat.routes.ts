@@ -20,7 +20,7 @@ import { parseInput } from '../../wire/validation';
 import { parseChatBody, parseChatThreadFields } from '../../wire/chat.schemas';
 import { CancelController, type CancelSignal } from '../../lib/cancel';
 
-const embeddingsBodySchema = z
+export const embeddingsBodySchema = z
   .object({
     model: z.string().min(1),
     input: z.union([z.string(), z.array(z.unknown()), z.record(z.string(), z.unknown())]),
@@ -33,7 +33,7 @@ const embeddingsBodySchema = z
   })
   .loose();
 
-const modelParamsSchema = z.object({ model: z.string().min(1).max(200) });
+export const modelParamsSchema = z.object({ model: z.string().min(1).max(200) });
 
 export interface CompatRoutesDeps {
   catalogue: ModelCatalogue;

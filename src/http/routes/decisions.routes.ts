@@ -13,7 +13,7 @@ import { principalOf } from '../request-context';
 import { parseInput } from '../../wire/validation';
 import type { Principal } from '../../domain/account';
 
-const decisionBodySchema = decisionSettingsSchema
+export const decisionBodySchema = decisionSettingsSchema
   .extend({
     /** The image: a data URL, bare base64, or an http(s) URL. */
     image: z.string().min(1).optional(),

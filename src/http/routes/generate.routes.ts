@@ -14,10 +14,11 @@ import {
   imageGenerateBodySchema,
   imageSchemaBodySchema,
   MAX_VIDEO_FRAMES,
+  misplacedConfigField,
   toGenerateCommand,
   toPredictionWire,
 } from '../../wire/predictions.schemas';
-import { parseInput } from '../../wire/validation';
+import { fieldError, parseInput } from '../../wire/validation';
 
 const STATUS: Record<Exclude<PredictionKind, 'image_schema'>, number> = {
   image: 201,
@@ -26,11 +27,26 @@ const STATUS: Record<Exclude<PredictionKind, 'image_schema'>, number> = {
   audio: 200,
 };
 
+/** A generation setting at the top level is refused (422 naming `config.<field>`) rather than ignored. */
+function refuseMisplacedConfig(body: unknown): void {
+  const field = misplacedConfigField(body);
+  if (field === null) return;
+  const input = (body as Record<string, unknown>)[field];
+  throw fieldError(
+    'body',
+    field,
+    'extra_forbidden',
+    `'${field}' is a generation setting: send it as config.${field}`,
+    input,
+  );
+}
+
 export function generateRoutes(predictions: PredictionsService): Router {
   const router = Router();
 
   router.post('/image/generate', async (req, res) => {
     const user = userOf(req); // authenticate before validating: a keyless caller gets 401, not a 422 echo
+    refuseMisplacedConfig(req.body);
     const body = parseInput(imageGenerateBodySchema, req.body, 'body');
     const prediction = await predictions.create(user, toGenerateCommand('image', body));
     res.status(STATUS.image).json(toPredictionWire(prediction));
@@ -39,6 +55,7 @@ export function generateRoutes(predictions: PredictionsService): Router {
   for (const kind of ['document', 'video', 'audio'] as const) {
     router.post(`/${kind}/generate`, async (req, res) => {
       const user = userOf(req);
+      refuseMisplacedConfig(req.body);
       const body = parseInput(fileGenerateBodySchema, req.body, 'body');
       if ((body.config?.video_max_frames ?? 0) > MAX_VIDEO_FRAMES) {
         throw new BadRequestError(`video_max_frames is at most ${MAX_VIDEO_FRAMES}.`, null, 'config.video_max_frames');

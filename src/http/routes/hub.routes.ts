@@ -8,7 +8,7 @@ import type { HubService } from '../../services/hub/hub.service';
 import { toDomainInfo } from '../../wire/hub.schemas';
 import { parseInput } from '../../wire/validation';
 
-const schemaBodySchema = z.object({
+export const schemaBodySchema = z.object({
   domain: z.string().min(1),
   gql_stmt: z.string().nullish(),
   config: z.object({ gql_stmt: z.string().nullish() }).loose().nullish(),

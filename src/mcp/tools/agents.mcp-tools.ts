@@ -29,6 +29,20 @@ const executionUsage = z.object({
 });
 
 /** The execution record of `/v1/agent/executions`. */
+/** One recorded step of a run (tool outputs are in the execution's `steps.json` artifact). */
+const executionStep = z.object({
+  index: z.number(),
+  kind: z.enum(['plan', 'tool']),
+  goal: z.string().nullable(),
+  name: z.string(),
+  tool_call_id: z.string().nullable(),
+  arguments: z.record(z.string(), z.unknown()).nullable(),
+  error: z.string().nullable(),
+  duration_ms: z.number(),
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+});
+
 export const executionOutput = z.object({
   id: z.string(),
   name: z.string(),
@@ -37,6 +51,7 @@ export const executionOutput = z.object({
   execution_mode: z.enum(['agent', 'program']),
   response: z.record(z.string(), z.unknown()).nullable().describe('The answer (null until completed)'),
   usage: executionUsage,
+  steps: z.array(executionStep).describe('What the run did, step by step'),
   created_at: z.string(),
   completed_at: z.string().nullable(),
 });

@@ -15,11 +15,10 @@ export function hubTools(hub: HubService): McpTool[] {
       name: 'list_hub_domains',
       title: 'List hub domains',
       description:
-        'The extraction domains Prism knows (document.invoice, image.receipt, …), as GET /v1/hub/domains. ' +
-        'Optionally filtered by a substring of the domain name or by supported input (image, document, video, audio).',
+        'Extraction domains (document.invoice, image.receipt, …) as GET /v1/hub/domains, optionally filtered.',
       input: z.object({
-        contains: z.string().min(1).optional().describe('Keep domains whose id contains this text'),
-        input: z.enum(['image', 'document', 'video', 'audio']).optional().describe('Keep domains taking this input'),
+        contains: z.string().min(1).optional().describe('Substring of the domain id'),
+        input: z.enum(['image', 'document', 'video', 'audio']).optional().describe('Input kind the domain takes'),
       }),
       output: z.object({ version: z.string(), domains: z.array(domainInfoSchema) }),
       annotations: READ_ONLY,
@@ -36,7 +35,7 @@ export function hubTools(hub: HubService): McpTool[] {
     defineMcpTool({
       name: 'get_domain_schema',
       title: 'Get a domain schema',
-      description: 'The JSON schema a hub domain extracts into, as POST /v1/hub/schema answers.',
+      description: 'The JSON schema a hub domain extracts into (POST /v1/hub/schema).',
       input: z.object({ domain: z.string().min(1), gql_stmt: z.string().min(1).optional() }),
       output: z.object({
         domain: z.string(),

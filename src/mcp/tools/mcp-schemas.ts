@@ -22,7 +22,7 @@ export const predictionOutput = z.object({
   status: z.enum(STATUSES),
   model: z.string(),
   domain: z.string().nullable(),
-  response: z.unknown().describe('The extracted JSON (null until completed)'),
+  response: z.unknown().describe('The extracted JSON'),
   usage: usageSchema,
   metadata: z.record(z.string(), z.unknown()),
 });

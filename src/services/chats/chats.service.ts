@@ -56,6 +56,13 @@ export interface TurnMessage {
   meta?: Record<string, unknown> | null;
 }
 
+/** A chat written out for a skill author. */
+export interface SessionPrompt {
+  prompt: string;
+  /** The thread's title: the first words the user wrote. */
+  title: string;
+}
+
 export interface ChatHistory {
   thread: ChatThread;
   messages: ChatMessageRecord[];
@@ -74,8 +81,13 @@ export interface ChatsService {
   list(principal: Principal, page: { skip: number; limit: number }): Promise<ChatThread[]>;
   /** @throws NotFoundError `chat_not_found` unless the access rules let the caller read the thread. */
   history(principal: Principal, sessionId: string, sessionToken: string | null): Promise<ChatHistory>;
-  /** The history as a prompt for a skill; null when the caller may not read the thread (or it does not exist). */
-  sessionPrompt(principal: Principal, sessionId: string, sessionToken: string | null): Promise<string | null>;
+  /** Whether the caller may read the thread (without a session token): what feedback on a chat requires. */
+  readable(principal: Principal, sessionId: string): Promise<boolean>;
+  /**
+   * The history as a prompt for a skill, with the thread's title (what the skill is named and described after);
+   * null when the caller may not read the thread (or it does not exist).
+   */
+  sessionPrompt(principal: Principal, sessionId: string, sessionToken: string | null): Promise<SessionPrompt | null>;
 }
 
 /** Thread titles are the first words the user wrote. */
@@ -176,10 +188,14 @@ export function createChatsService(deps: ChatsServiceDeps): ChatsService {
       return { thread, messages: await store.messages(thread.id) };
     },
 
+    async readable(principal, sessionId) {
+      return (await readable(principal, sessionId, null)) !== null;
+    },
+
     async sessionPrompt(principal, sessionId, sessionToken) {
       const thread = await readable(principal, sessionId, sessionToken);
       if (!thread) return null;
-      return historyPrompt(thread, await store.messages(thread.id));
+      return { prompt: historyPrompt(thread, await store.messages(thread.id)), title: thread.title };
     },
   };
 }

@@ -13,7 +13,7 @@ import { runForTenant } from '../../lib/work-tenant';
 import { RunFailure } from '../../agents/agent-runtime';
 import type { PlannerTask, ToolContext } from '../../agents/sdk';
 import { selectRunTools } from '../../agents/toolsets';
-import { DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.planner';
+import { CONFIGURE_HINT, DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.planner';
 import { plannerInputs } from './execution-inputs';
 import type { ExecutionRuns } from './execution-runs';
 import { loopRunSpec, resolveSkills, toolsetsOf } from './execution-skills';
@@ -59,8 +59,8 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
     },
   ): Promise<Execution | null> {
     const { inputTokens: tokensIn, outputTokens: tokensOut } = plannerTokens(outcome.steps);
-    // A failed run is billed only for the model tokens it used.
-    const bill = outcome.status === 'completed' || tokensIn + tokensOut > 0;
+    // A run is billed for the model tokens it used, completed or not; one that used none costs nothing.
+    const bill = tokensIn + tokensOut > 0;
     const tier = execution.request.serviceTier;
     const charge = {
       pricing: outcome.resolved.pricing,
@@ -94,11 +94,38 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       completedAt: new Date(),
     });
     await deps.runtime.discard(execution.id).catch(() => undefined);
+    if (done && outcome.steps.length > 0) await writeSteps(done, outcome.steps);
     if (done) deps.onFinished(done);
     return done;
   }
 
-  async function run(execution: Execution, resume: boolean, follow: ExecuteOptions = {}): Promise<Execution | null> {
+  /**
+   * The run's steps as the `steps.json` artifact of the execution (each step's state, tool, arguments, output and
+   * tokens), as a generate-with-skills prediction files them; `GET /v1/artifacts?execution_id=` lists it.
+   */
+  async function writeSteps(execution: Execution, steps: ExecutionStep[]): Promise<void> {
+    try {
+      await deps.artifacts.write(
+        orgPrincipal(execution.orgId),
+        { executionId: execution.id },
+        {
+          kind: 'json',
+          filename: 'steps.json',
+          mimeType: 'application/json',
+          bytes: Buffer.from(JSON.stringify(steps, null, 2)),
+        },
+      );
+    } catch (error) {
+      logger.warn('could not store the steps of an execution', { execution: execution.id, error: String(error) });
+    }
+  }
+
+  async function run(
+    execution: Execution,
+    resume: boolean,
+    follow: ExecuteOptions,
+    controller: AbortController,
+  ): Promise<Execution | null> {
     const startedAt = Date.now();
     const principal = orgPrincipal(execution.orgId);
     let resolved: ResolvedPlanner;
@@ -119,7 +146,6 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
     } catch (error) {
       return failEarly(execution, error);
     }
-    const controller = new AbortController();
     running.set(execution.id, controller);
     const onCancel = (): void => controller.abort();
     if (follow.signal?.aborted) controller.abort();
@@ -134,6 +160,15 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
         deps.toolContext.create(principal, { executionId: execution.id, signal, skills });
 
       const programSkill = skills[0];
+      /** Why a run that asked for program mode runs the agent loop instead (said in `usage.message`). */
+      let programNote: string | null = null;
+      if (execution.request.mode === 'program' && !resume) {
+        if (!resolved.programCapable) {
+          programNote = `program mode runs only on prism-orion-2 (this run's model is ${execution.request.model})`;
+        } else if (!programSkill) {
+          programNote = 'the request names no skill (programs are compiled per skill version)';
+        }
+      }
       if (resolved.programCapable && execution.request.mode === 'program' && programSkill && !resume) {
         const replay = await runProgramMode(deps, programSkill, task, context(controller.signal));
         if (replay.ok) {
@@ -148,6 +183,7 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
           });
         }
         logger.info('program mode fell back to agent mode', { execution: execution.id, reason: replay.reason });
+        programNote = replay.reason;
       }
 
       const result = await deps.runtime.run(
@@ -174,6 +210,7 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       );
       const steps = result.trace.map((entry, index) => ({ ...entry, index }));
       const notes: string[] = [];
+      if (programNote) notes.push(`Program mode did not engage: ${programNote}; the agent loop ran instead.`);
       if (resolved.planner.kind === 'deterministic') notes.push(DETERMINISTIC_MESSAGE);
       if (result.schemaErrors.length > 0) {
         notes.push(`The response does not fully match the schema: ${result.schemaErrors.join('; ')}.`);
@@ -202,13 +239,12 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       if (!(error instanceof RunFailure || error instanceof AppError)) {
         logger.error('execution failed unexpectedly', { execution: execution.id, error: String(error) });
       }
-      const notes = resolved.planner.kind === 'deterministic' ? ` ${DETERMINISTIC_MESSAGE}` : '';
       return finish(execution, {
         status: 'failed',
         response: null,
         steps: trace,
         mode: 'agent',
-        message: `${message}${notes}`,
+        message: resolved.planner.kind === 'deterministic' ? withPlannerNote(message) : message,
         startedAt,
         resolved,
       });
@@ -264,11 +300,22 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       return store.getById(id);
     }
     const resumed = resume && (await deps.runtime.hasCheckpoint(id));
-    // The run's tool reads take turns with other organisations' in the shared OCR pool.
-    return runForTenant(claimed.orgId, () => run(claimed, resumed, follow));
+    // The run's tool reads take turns with other organisations' in the shared OCR pool, and its cancel signal is the
+    // work's: a cancelled run stops the document or video a tool is reading at its next page or frame.
+    const controller = new AbortController();
+    return runForTenant(claimed.orgId, () => run(claimed, resumed, follow ?? {}, controller), controller.signal);
   }
 
   return start;
+}
+
+/**
+ * A deterministic run's failure with the note on what planned it, said once: a planner refusal already says it
+ * needs a language model and names the setting to configure, so the note is not added to it again.
+ */
+export function withPlannerNote(message: string): string {
+  if (!message.includes(CONFIGURE_HINT)) return `${message} ${DETERMINISTIC_MESSAGE}`;
+  return message;
 }
 
 function messageOf(error: unknown): string {

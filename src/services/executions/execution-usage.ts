@@ -2,9 +2,10 @@
  * The execution usage object and what an execution costs.
  *
  * Elements come from what the tools read (pages of documents, images, videos, audio clips). The standard cost is
- * the planner's tokens at the agent model's prices (the deterministic planner uses none); the tier multiplier
- * (flex 0.5×, priority 1.8×) applies on top and the gateway's minimum charge per call applies to each execution,
- * debited from the organisation's wallet like a gateway call.
+ * the planner's tokens at the agent model's prices (the deterministic planner uses none, so its runs cost nothing);
+ * `cost_dollars` is that times the tier multiplier (flex 0.5×, priority 1.8×) and `savings_dollars` their
+ * difference, as the spec defines them (negative for priority). The $0.001 minimum is the chat-completion rule and
+ * does not apply; what is debited from the organisation's wallet is exactly `cost_dollars`.
  */
 import type { ExecutionStep, ExecutionUsage, ServiceTier } from '../../domain/execution';
 import { TIER_MULTIPLIER } from '../../domain/execution';
@@ -15,7 +16,7 @@ export interface PlannerPricing {
   completion: number | null;
 }
 
-/** What a run used, to be priced at `multiplier` (with the minimum) and debited. */
+/** What a run used, to be priced at `multiplier` and debited. */
 export interface ExecutionChargeInput {
   pricing: PlannerPricing;
   inputTokens: number;
@@ -25,9 +26,10 @@ export interface ExecutionChargeInput {
 }
 
 export interface ExecutionCost {
+  /** Before the multiplier. */
   standardMicros: number;
+  /** Debited: the standard cost × the multiplier, rounded up to a micro-dollar. */
   costMicros: number;
-  minimumMicros: number;
 }
 
 /** Money held for one execution from its acceptance until it ends. */
@@ -57,14 +59,15 @@ export interface ExecutionBilling {
   authorize(orgId: string): Promise<void>;
   /**
    * Before any work: holds the largest cost the run is budgeted at ({@link STEP_BUDGET} × `maxSteps` at the
-   * planner's prices and `multiplier`, at least the minimum), like a gateway call's reservation.
+   * planner's prices and `multiplier`; the biller holds at least its minimum, so an empty wallet runs nothing),
+   * like a gateway call's reservation.
    * @throws 402 `insufficient_credits` when the balance less other holds cannot cover it.
    */
   reserve(
     orgId: string,
     input: { pricing: PlannerPricing; multiplier: number; maxSteps: number },
   ): Promise<ExecutionHold>;
-  /** Prices the tokens at `multiplier`, applies the minimum, debits the wallet (runs resumed after a restart). */
+  /** Prices the tokens at `multiplier` and debits the wallet (runs resumed after a restart). */
   charge(orgId: string, input: ExecutionChargeInput): Promise<ExecutionCost>;
 }
 
@@ -115,12 +118,11 @@ export function buildUsage(input: {
   tier: ServiceTier;
   durationMs: number;
   message: string | null;
-  cost: { standardMicros: number; costMicros: number; minimumMicros: number } | null;
+  cost: ExecutionCost | null;
 }): ExecutionUsage {
   const elements = elementsOf(input.steps);
   const multiplier = TIER_MULTIPLIER[input.tier];
-  // The standard cost is what the run would have cost at 1×, minimum included, so savings compare like with like.
-  const standard = input.cost ? Math.max(input.cost.standardMicros, input.cost.minimumMicros) : 0;
+  const standard = input.cost?.standardMicros ?? 0;
   const cost = input.cost?.costMicros ?? 0;
   return {
     ...elements,
@@ -132,6 +134,6 @@ export function buildUsage(input: {
     mode_multiplier: multiplier,
     standard_cost_dollars: dollars(standard),
     cost_dollars: dollars(cost),
-    savings_dollars: dollars(Math.max(0, standard - cost)),
+    savings_dollars: dollars(standard - cost),
   };
 }

@@ -30,7 +30,10 @@ export async function runProgramMode(
   ctx: ToolContext,
 ): Promise<ProgramOutcome> {
   const stored = await deps.programs.get(skill.record.id, skill.record.skillVersion, inputSignature(task.inputs));
-  if (!stored?.verifiedAt) return { ok: false, reason: 'no verified program for this skill version and inputs' };
+  if (!stored?.verifiedAt) {
+    const reason = 'no verified program for this skill version and inputs yet (a schema-valid agent run compiles one)';
+    return { ok: false, reason };
+  }
   let replay;
   try {
     replay = await replayProgram(deps.tools, stored.program, task.inputs, ctx);

@@ -70,17 +70,16 @@ export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
   let shuttingDown = false;
   const orgPrincipal = (orgId: string): Principal => orgWorkPrincipal(orgId, 'agent-runtime');
 
-  /** Debits the run (its hold, or directly after a restart); a failed run pays only for model tokens it used. */
+  /** Debits the run (its hold, or directly after a restart): the model tokens it used, completed or not. */
   async function settle(
     job: SkillRunJob,
     resolved: ResolvedPlanner,
     steps: ExecutionStep[],
-    completed: boolean,
     hold: ExecutionHold | null,
   ): Promise<ExecutionCost | null> {
     const { inputTokens, outputTokens } = plannerTokens(steps);
     try {
-      if (!completed && inputTokens + outputTokens === 0) return null;
+      if (inputTokens + outputTokens === 0) return null;
       const charge = {
         pricing: resolved.pricing,
         inputTokens,
@@ -236,7 +235,7 @@ export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
           }
         }
         if (resolved.planner.kind === 'deterministic' && mode === 'agent') notes.push(DETERMINISTIC_MESSAGE);
-        await settle(job, resolved, steps, true, hold);
+        await settle(job, resolved, steps, hold);
         const stepsId = await writeSteps(principal, job, steps);
         return {
           response,
@@ -249,7 +248,7 @@ export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
           throw new SkillRunInterrupted();
         }
         const trace = error instanceof RunFailure ? error.trace.map((entry, index) => ({ ...entry, index })) : steps;
-        await settle(job, resolved, trace, false, hold).catch((e: unknown) =>
+        await settle(job, resolved, trace, hold).catch((e: unknown) =>
           deps.logger.warn('could not bill a failed prediction run', { error: String(e) }),
         );
         if (trace.length > 0) await writeSteps(principal, job, trace);

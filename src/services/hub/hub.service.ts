@@ -47,7 +47,10 @@ export interface HubSchema {
 export interface HubService {
   version: string;
   list(): HubDomain[];
-  /** @throws NotFoundError (`domain_not_found`) for an unknown domain. */
+  /**
+   * @throws NotFoundError (`domain_not_found`) for an unknown domain, suggesting the full names it may mean
+   *   (`receipt` → `document.receipt`).
+   */
   get(domain: string): HubDomain;
   find(domain: string): HubDomain | null;
   schema(domain: string, gqlStmt?: string | null): HubSchema;
@@ -85,7 +88,7 @@ export function createHubService(entries: CatalogueEntry[] = loadCatalogue()): H
   const find = (domain: string): HubDomain | null => domains.get(domain) ?? null;
   const get = (domain: string): HubDomain => {
     const found = find(domain);
-    if (!found) throw new NotFoundError('domain', domain);
+    if (!found) throw new NotFoundError('domain', domain, suggestionFor(domain, [...domains.keys()]));
     return found;
   };
   return {
@@ -113,4 +116,14 @@ function titleOf(domain: string): string {
     .split('-')
     .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
     .join('');
+}
+
+/** Domains a name not in the catalogue may mean: those whose last part is it (`receipt`), else that contain it. */
+export function suggestionFor(name: string, known: string[]): string {
+  const wanted = name.trim().toLowerCase();
+  const byLastPart = known.filter((d) => d.split('.').pop() === wanted);
+  const containing = wanted.length >= 3 ? known.filter((d) => d.includes(wanted)) : [];
+  const picks = (byLastPart.length > 0 ? byLastPart : containing).slice(0, 5);
+  if (picks.length === 0) return 'GET /v1/hub/domains lists the domains';
+  return `did you mean ${picks.map((d) => `'${d}'`).join(' or ')}? (GET /v1/hub/domains lists them all)`;
 }

@@ -4,7 +4,7 @@
  * or release its hold, and store it `completed` or `failed` (a cancelled synchronous call: failed, billed nothing).
  * Shared by `create` (synchronous requests), the job queue (`batch`) and resumption after a restart.
  */
-import { AppError, BadRequestError, NotFoundError, SchemaInvalidError } from '../../domain/errors';
+import { AppError, BadRequestError, SchemaInvalidError } from '../../domain/errors';
 import { EMPTY_USAGE, isTerminal, type Prediction, type PredictionUsage } from '../../domain/prediction';
 import { checkAgainstSchema, schemaProblem } from '../../lib/json-schema';
 import { sniffMediaType } from '../../lib/media-type';
@@ -91,8 +91,9 @@ export function createPredictionRunner(deps: PredictionsServiceDeps, held: Queue
         'domain',
       );
     }
-    if (!domain) throw new NotFoundError('domain', command.domain);
-    return { schema: domain.jsonSchema, prompt: command.request.instructions ?? domain.prompt };
+    // An unknown domain is 404 `domain_not_found`, naming the domains it may mean (`receipt` → `document.receipt`).
+    const named = domain ?? hub.get(command.domain);
+    return { schema: named.jsonSchema, prompt: command.request.instructions ?? named.prompt };
   }
 
   async function loadInput(prediction: Prediction): Promise<ExtractionInput> {

@@ -24,6 +24,11 @@ export interface SkillDraft {
 export interface AuthoringRequest {
   prompt: string;
   jsonSchema: Record<string, unknown> | null;
+  /**
+   * What the task is about in a few words when the prompt is long (a chat's title, for a skill made from a chat):
+   * the default name and description come from it instead of the prompt's first words.
+   */
+  subject?: string | null;
   name: string | null;
   description: string | null;
 }
@@ -106,8 +111,8 @@ function readModelDraft(reply: string, request: AuthoringRequest, model: string)
   const name = request.name ?? (typeof draft.name === 'string' ? slug(draft.name) : '');
   const described = typeof draft.description === 'string' ? draft.description.trim() : '';
   return {
-    name: name || slugFromPrompt(request.prompt),
-    description: withAuthor(request.description ?? (described || firstSentence(request.prompt)), `model ${model}`),
+    name: name || defaultName(request),
+    description: withAuthor(request.description ?? (described || defaultDescription(request)), `model ${model}`),
     instructions: draft.instructions.trim(),
     schema,
     author: { kind: 'upstream', model },
@@ -119,7 +124,7 @@ export function templateDraft(request: AuthoringRequest): SkillDraft {
   const schema = request.jsonSchema ?? deriveSchema(request.prompt);
   const fields = Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
   const instructions = [
-    `# ${titleOf(request.name ?? slugFromPrompt(request.prompt))}`,
+    `# ${titleOf(request.name ?? defaultName(request))}`,
     '',
     '## Task',
     '',
@@ -133,8 +138,8 @@ export function templateDraft(request: AuthoringRequest): SkillDraft {
     'Use `null` for anything the input does not show; never invent values.',
   ].join('\n');
   return {
-    name: request.name ?? slugFromPrompt(request.prompt),
-    description: withAuthor(request.description ?? firstSentence(request.prompt), 'the deterministic template'),
+    name: request.name ?? defaultName(request),
+    description: withAuthor(request.description ?? defaultDescription(request), 'the deterministic template'),
     instructions,
     schema,
     author: { kind: 'template' },
@@ -218,6 +223,17 @@ function slugFromPrompt(prompt: string): string {
     .filter((w) => w && !STOP_WORDS.has(w))
     .slice(0, 5);
   return slug(words.join('-')) || 'prompt-skill';
+}
+
+/** The name a skill gets when none is given: from its subject (a chat's title) if any, else from the prompt. */
+function defaultName(request: AuthoringRequest): string {
+  return slugFromPrompt(request.subject ?? request.prompt);
+}
+
+function defaultDescription(request: AuthoringRequest): string {
+  const subject = request.subject?.replace(/\s+/g, ' ').trim();
+  if (subject) return `Performs the task worked through in the chat "${subject.replace(/"/g, "'")}".`;
+  return firstSentence(request.prompt);
 }
 
 function titleOf(name: string): string {

@@ -42,7 +42,11 @@ export interface SkillsServiceDeps {
    * A chat session's history as one prompt; null when the caller may not read it (the chat history access rules,
    * `sessionToken` being the caller's `X-Session-Token`) or it does not exist.
    */
-  sessionPrompt: (principal: Principal, sessionId: string, sessionToken: string | null) => Promise<string | null>;
+  sessionPrompt: (
+    principal: Principal,
+    sessionId: string,
+    sessionToken: string | null,
+  ) => Promise<{ prompt: string; title: string } | null>;
   /** Writes SKILL.md and schema.json from a prompt (upstream model or template). */
   author: SkillAuthor;
   /** Parsed views kept in memory (least recently used go first). */
@@ -254,10 +258,12 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
         return createFromZip(principal, await readUploadedZip(principal, source.fileId), options);
       }
       let prompt: string;
+      let subject: string | null = null;
       if (source.kind === 'session') {
         const history = await deps.sessionPrompt(principal, source.sessionId, source.sessionToken ?? null);
         if (history === null) throw new NotFoundError('chat', source.sessionId);
-        prompt = history;
+        prompt = history.prompt;
+        subject = history.title;
       } else {
         prompt = source.prompt;
       }
@@ -268,6 +274,7 @@ export function createSkillsService(deps: SkillsServiceDeps): SkillsService {
       const draft = await deps.author.draft({
         prompt,
         jsonSchema: source.jsonSchema,
+        subject,
         name: options.name ? checkSkillName(options.name) : null,
         description: options.description ?? null,
       });

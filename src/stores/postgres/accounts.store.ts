@@ -121,6 +121,14 @@ export function createPostgresAccountStore(pool: pg.Pool): AccountStore {
       );
       return row ? toKey(row) : null;
     },
+    async listKeys(orgId) {
+      const { rows } = await pool.query<KeyRow>(
+        `SELECT id, org_id, user_id, name, prefix, created_at, revoked_at FROM api_keys
+          WHERE org_id = $1 ORDER BY created_at, id`,
+        [orgId],
+      );
+      return rows.map(toKey);
+    },
     async countOrgs() {
       return (await one<{ n: number }>('SELECT COUNT(*) AS n FROM organisations', []))?.n ?? 0;
     },

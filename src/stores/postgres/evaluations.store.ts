@@ -105,7 +105,8 @@ export function createPostgresEvaluationStore(pool: pg.Pool): EvaluationStore {
       return (
         (
           await runs(
-            `UPDATE evaluations SET status = 'running' WHERE id = $1 AND status IN ('pending', 'running') RETURNING *`,
+            `UPDATE evaluations SET status = 'running', attempts = attempts + 1
+              WHERE id = $1 AND status IN ('pending', 'running') RETURNING *`,
             [id],
           )
         )[0] ?? null

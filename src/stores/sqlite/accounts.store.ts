@@ -97,6 +97,9 @@ export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
   const revoke = db.prepare<[string, string], KeyRow>(
     'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING *',
   );
+  const keysOfOrg = db.prepare<[string], KeyRow>(
+    'SELECT id, org_id, user_id, name, prefix, created_at, revoked_at FROM api_keys WHERE org_id = ? ORDER BY created_at, id',
+  );
   const orgCount = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM organisations');
 
   const createOrgTx = db.transaction((org: Organisation) => {
@@ -163,6 +166,9 @@ export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
       keyOwners.clear();
       const row = revoke.get(new Date().toISOString(), keyId);
       return row ? toKey(row) : null;
+    },
+    async listKeys(orgId) {
+      return keysOfOrg.all(orgId).map(toKey);
     },
     async countOrgs() {
       return orgCount.get()?.n ?? 0;

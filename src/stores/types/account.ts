@@ -30,5 +30,7 @@ export interface AccountStore {
   /** Active (not revoked) key by hash, with its user and organisation. */
   findKeyOwner(keyHash: string): Promise<KeyOwner | null>;
   revokeKey(keyId: string): Promise<ApiKeyRecord | null>;
+  /** Every key of an organisation, revoked ones included, oldest first (never the hash). */
+  listKeys(orgId: string): Promise<ApiKeyRecord[]>;
   countOrgs(): Promise<number>;
 }

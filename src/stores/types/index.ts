@@ -20,6 +20,7 @@ export type * from './artifact';
 export type * from './chat';
 export type * from './evaluation';
 export type * from './execution';
+export type * from './oauth';
 
 import type { AccountStore } from './account';
 import type { ArtifactStore } from './artifact';
@@ -28,6 +29,7 @@ import type { EvaluationStore } from './evaluation';
 import type { AgentStore, ExecutionStore, ProgramStore } from './execution';
 import type { FeedbackStore } from './feedback';
 import type { FileStore } from './file';
+import type { OAuthStore } from './oauth';
 import type { PredictionStore } from './prediction';
 import type { SkillStore } from './skill';
 import type { WalletStore } from './wallet';
@@ -46,4 +48,5 @@ export interface Stores {
   skills: SkillStore;
   chats: ChatStore;
   evaluations: EvaluationStore;
+  oauth: OAuthStore;
 }

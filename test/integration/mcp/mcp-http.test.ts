@@ -13,6 +13,9 @@ import { connectMcp, toolError, toolOutput } from '../../helpers/mcp-client';
 import { call, startTestApp, type TestApp } from '../../helpers/test-app';
 import { rawSql } from '../../helpers/raw-sql';
 
+/** Every toolset: this suite exercises every tool (mcp-toolsets.test.ts covers the default list). */
+const ALL = { toolsets: 'all' };
+
 const INIT = {
   jsonrpc: '2.0',
   id: 1,
@@ -35,7 +38,7 @@ describe('/mcp over Streamable HTTP', () => {
   beforeAll(async () => {
     app = await startTestApp({ PRISM_ALLOW_PRIVATE_URLS: '1' });
     key = await app.createKey('mcp-users', 'pro');
-    client = await connectMcp(app.url, `Bearer ${key}`);
+    client = await connectMcp(app.url, `Bearer ${key}`, ALL);
     receipt = renderReceiptImage();
     media = http.createServer((req, res) => {
       res.setHeader('content-type', 'image/png');
@@ -181,7 +184,7 @@ describe('/mcp over Streamable HTTP', () => {
       await callTool(client, 'ocr_image', { image: `data:image/png;base64,${receipt.toString('base64')}` }),
     );
     expect(JSON.stringify(ocr.page)).toMatch(/GREENLEAF/);
-    const anonymous = await connectMcp(app.url);
+    const anonymous = await connectMcp(app.url, 'Bearer prism', ALL);
     try {
       const found = toolOutput(await callTool(anonymous, 'lookup_hub_domain', { domain: 'document.invoice' }));
       expect(found).toMatchObject({ found: true, domain: 'document.invoice' });
@@ -233,7 +236,8 @@ describe('/mcp over Streamable HTTP', () => {
   });
 
   it('serves anonymous callers the hub, and tells them other tools need an account', async () => {
-    for (const authorization of [undefined, 'Bearer ', 'Bearer prism']) {
+    // No header at all is challenged (OAuth), see mcp-oauth.test.ts; the sentinel and an empty bearer are anonymous.
+    for (const authorization of ['Bearer ', 'Bearer prism']) {
       const anonymous = await connectMcp(app.url, authorization);
       try {
         const hub = toolOutput(await callTool(anonymous, 'list_hub_domains', { input: 'document' }));
@@ -293,38 +297,21 @@ describe('/mcp over Streamable HTTP', () => {
     });
     expect(foreignOrigin.status).toBe(403);
     const localOrigin = await call(`${app.url}/mcp`, {
+      key: 'prism',
       json: INIT,
       headers: { ...MCP_HEADERS, origin: 'http://localhost:3000' },
     });
     expect(localOrigin.status).toBe(200);
-    const get = await call(`${app.url}/mcp`, { headers: MCP_HEADERS });
+    const get = await call(`${app.url}/mcp`, { key: 'prism', headers: MCP_HEADERS });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
   });
 });
 
 describe('/mcp limits', () => {
-  it('counts tool calls against the gateway rate limit', async () => {
-    const app = await startTestApp({ PRISM_RATE_LIMIT_PER_MINUTE: '2' });
-    const client = await connectMcp(app.url);
-    try {
-      for (let i = 0; i < 2; i += 1) {
-        toolOutput((await client.callTool({ name: 'list_hub_domains', arguments: {} })) as CallToolResult);
-      }
-      const limited = toolError((await client.callTool({ name: 'list_hub_domains', arguments: {} })) as CallToolResult);
-      expect(limited).toMatchObject({ code: 'rate_limit_exceeded', status: 429 });
-      expect(limited.retry_after).toEqual(expect.any(Number));
-      // Listing is not a call: it still works.
-      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
-    } finally {
-      await client.close();
-      await app.close();
-    }
-  });
-
   it('takes base64 media larger than the API JSON limit, and refuses bodies over its own', async () => {
     const app = await startTestApp({ PRISM_MAX_JSON_BYTES: '2048', PRISM_MCP_MAX_JSON_BYTES: '200000' });
-    const client = await connectMcp(app.url, `Bearer ${app.ownerKey}`);
+    const client = await connectMcp(app.url, `Bearer ${app.ownerKey}`, ALL);
     try {
       const png = renderReceiptImage();
       expect(png.length).toBeGreaterThan(2048);
@@ -374,7 +361,7 @@ describe('/mcp limits', () => {
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(res.headers.get('www-authenticate')).toBeNull();
       expect(await res.json()).toMatchObject({ error: { data: { code: 'auth_unavailable' } } });
-      await expect(connectMcp(app.url, `Bearer ${app.ownerKey}`)).rejects.toMatchObject({ code: 503 });
+      await expect(connectMcp(app.url, `Bearer ${app.ownerKey}`, ALL)).rejects.toMatchObject({ code: 503 });
     } finally {
       await app.close();
     }

@@ -5,14 +5,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { renderReceiptImage } from '../../helpers/media-fixtures';
-import { toolOutput } from '../../helpers/mcp-client';
+import { toolError, toolOutput } from '../../helpers/mcp-client';
 import { call, databaseEnvFor, startTestApp } from '../../helpers/test-app';
 
 const BIN = path.resolve(__dirname, '..', '..', '..', 'bin', 'prism.js');
+/** The message limit of the spawned server (PRISM_MCP_MAX_JSON_BYTES), small so a test can pass it. */
+const LIMIT = 2 * 1024 * 1024;
 
 describe('prism mcp (stdio)', () => {
   let dataDir: string;
@@ -24,12 +28,13 @@ describe('prism mcp (stdio)', () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [BIN, 'mcp'],
+        args: [BIN, 'mcp', '--toolsets', 'all'],
         env: {
           ...(process.env as Record<string, string>),
           ...databaseEnvFor(dataDir),
           PRISM_DATA_DIR: dataDir,
           PRISM_LOG_LEVEL: 'silent',
+          PRISM_MCP_MAX_JSON_BYTES: String(LIMIT),
         },
         stderr: 'ignore',
       }),
@@ -74,6 +79,59 @@ describe('prism mcp (stdio)', () => {
     expect(text).toContain('"inputs":{"document":{"type":"input_file","file_id":"file-123"}}');
   });
 
+  it('refuses a message over the limit with a JSON-RPC error naming the limit, and keeps serving', async () => {
+    const big = Buffer.alloc(LIMIT, 7).toString('base64');
+    const refused = client.callTool({ name: 'upload_file', arguments: { data: big, filename: 'big.bin' } });
+    await expect(refused).rejects.toMatchObject({
+      code: -32600,
+      message: expect.stringMatching(/Message too large: \d+ bytes, over the 2097152-byte limit/) as unknown,
+    });
+    // The same server answers the next calls.
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    const small = toolOutput(
+      (await client.callTool({
+        name: 'upload_file',
+        arguments: { data: 'aGVsbG8=', filename: 'h.txt' },
+      })) as CallToolResult,
+    );
+    expect(small).toMatchObject({ filename: 'h.txt', bytes: 5 });
+  });
+
+  it('reads a local file given as path (upload_file and the extract tools), which HTTP does not offer', async () => {
+    const file = path.join(dataDir, 'receipt.png');
+    fs.writeFileSync(file, renderReceiptImage());
+    const { tools } = await client.listTools();
+    const extract = tools.find((t) => t.name === 'extract_image');
+    expect(Object.keys(extract?.inputSchema.properties ?? {})).toContain('path');
+    const uploaded = toolOutput(
+      (await client.callTool({ name: 'upload_file', arguments: { path: file } })) as CallToolResult,
+    );
+    expect(uploaded).toMatchObject({
+      filename: 'receipt.png',
+      bytes: fs.statSync(file).size,
+      content_type: 'image/png',
+    });
+    const prediction = toolOutput(
+      (await client.callTool({
+        name: 'extract_image',
+        arguments: { domain: 'document.receipt', path: file },
+      })) as CallToolResult,
+    );
+    expect(prediction).toMatchObject({ status: 'completed' });
+    expect(JSON.stringify(prediction.response)).toMatch(/26\.22/);
+    const missing = toolError(
+      (await client.callTool({
+        name: 'extract_image',
+        arguments: { domain: 'document.receipt', path: path.join(dataDir, 'nope.png') },
+      })) as CallToolResult,
+    );
+    expect(missing).toMatchObject({ code: 'missing_input', param: 'path' });
+    const relative = toolError(
+      (await client.callTool({ name: 'upload_file', arguments: { path: 'receipt.png' } })) as CallToolResult,
+    );
+    expect(String(relative.message)).toMatch(/must be absolute/);
+  });
+
   it('acts as the owner: an extraction and a file land in the data folder the HTTP API serves', async () => {
     const png = renderReceiptImage();
     const prediction = toolOutput(
@@ -99,6 +157,48 @@ describe('prism mcp (stdio)', () => {
       expect(storedFile.status).toBe(200);
     } finally {
       await app.stop();
+    }
+  });
+});
+
+describe('prism mcp (stdio) on the wire', () => {
+  it('answers a line that is not JSON with -32700 and one that is not JSON-RPC with -32600, and keeps serving', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-mcp-raw-'));
+    const child = spawn(process.execPath, [BIN, 'mcp'], {
+      env: { ...process.env, PRISM_DATA_DIR: dataDir, PRISM_LOG_LEVEL: 'silent' },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    const lines = createInterface({ input: child.stdout });
+    const answers: Record<string, unknown>[] = [];
+    const waiting: (() => void)[] = [];
+    lines.on('line', (line) => {
+      answers.push(JSON.parse(line) as Record<string, unknown>);
+      waiting.shift()?.();
+    });
+    const next = () =>
+      new Promise<Record<string, unknown>>((resolve) => {
+        const take = () => resolve(answers.shift() as Record<string, unknown>);
+        if (answers.length > 0) take();
+        else waiting.push(take);
+      });
+    try {
+      child.stdin.write('{"jsonrpc": "2.0", "id": 1, "method": \n');
+      expect(await next()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+      child.stdin.write('{"id": 2, "hello": true}\n');
+      expect(await next()).toMatchObject({ id: 2, error: { code: -32600 } });
+      child.stdin.write(
+        `${JSON.stringify({
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        })}\n`,
+      );
+      expect(await next()).toMatchObject({ id: 3, result: { serverInfo: { name: 'prism' } } });
+    } finally {
+      child.stdin.end();
+      await new Promise((resolve) => child.once('exit', resolve));
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

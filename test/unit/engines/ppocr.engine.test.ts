@@ -157,13 +157,18 @@ describe('OCR engine (PP-OCRv4 on onnxruntime, offline)', () => {
     expect(near(page.lines[1]!.box, upright.lines[1]!.box, 12)).toBe(true);
   });
 
-  it('reads a scanned receipt of the dev set, spaces included', async () => {
-    const page = await ocr.recognize(fs.readFileSync(path.join(SROIE, 'images', 'X00016469672.jpg')));
-    const read = texts(page);
-    expect(read).toContain('SOON HUAT MACHINERY ENTERPRISE');
-    const squashed = read.map((l) => l.replace(/\s+/g, ''));
-    expect(squashed).toEqual(expect.arrayContaining(['81200JOHORBAHRU', 'TotalSales:327.00', 'CASH:327.00']));
-  });
+  // The development receipts are not shipped with the repository (a clone elsewhere has no ../shared).
+  const withDevSet = fs.existsSync(SROIE) ? it : it.skip;
+  withDevSet(
+    'reads a scanned receipt of the dev set, spaces included (skipped without ../shared/data/sroie-dev)',
+    async () => {
+      const page = await ocr.recognize(fs.readFileSync(path.join(SROIE, 'images', 'X00016469672.jpg')));
+      const read = texts(page);
+      expect(read).toContain('SOON HUAT MACHINERY ENTERPRISE');
+      const squashed = read.map((l) => l.replace(/\s+/g, ''));
+      expect(squashed).toEqual(expect.arrayContaining(['81200JOHORBAHRU', 'TotalSales:327.00', 'CASH:327.00']));
+    },
+  );
 
   it('refuses undecodable input with invalid_media and keeps serving', async () => {
     const error = await ocr.recognize(Buffer.from('nope')).catch((e: unknown) => e);

@@ -39,6 +39,7 @@ async function setUp() {
     requestId: 'req_test',
     baseUrl: 'http://localhost',
     logger: createLogger('silent'),
+    toolsets: [],
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const sent: JSONRPCMessage[] = [];

@@ -88,6 +88,16 @@ describe('priceCall', () => {
     );
     expect(flex).toMatchObject({ standardMicros: 1_000_000, costMicros: 500_000, multiplier: 0.5 });
   });
+
+  it('scales the standard cost as reported, so cost = standard × multiplier to the micro-dollar (rounded up)', () => {
+    // 2,500 tokens at $0.001/M: 2.5 micro-dollars, 3 once rounded up; the tiers scale the 3.
+    const usage = { promptTokens: 2500, completionTokens: 0 };
+    const at = (multiplier: number) =>
+      priceCall({ prompt: 0.001, completion: 0.001 }, usage, { multiplier, minimumMicros: 0 });
+    expect(at(1)).toMatchObject({ standardMicros: 3, costMicros: 3, minimumApplied: false });
+    expect(at(0.5)).toMatchObject({ standardMicros: 3, costMicros: 2 });
+    expect(at(1.8)).toMatchObject({ standardMicros: 3, costMicros: 6 });
+  });
 });
 
 describe('biller', () => {
@@ -112,13 +122,45 @@ describe('biller', () => {
     const biller = createBiller({ wallets, guestSpend: guestSpend() });
     const input = { pricing: { prompt: 1, completion: 2 }, usage: { promptTokens: 3000, completionTokens: 1000 } };
     const capped = await biller.charge(org, { ...input, reason: 'run 1', capMicros: 4000 });
-    expect(capped).toMatchObject({ standardMicros: 5000, costMicros: 4000, balanceMicros: 46_000 });
+    // A capped charge's standard cost is the cap before the multiplier: cost = standard × multiplier still holds.
+    expect(capped).toMatchObject({ standardMicros: 4000, costMicros: 4000, balanceMicros: 46_000 });
     const under = await biller.charge(org, { ...input, reason: 'run 2', capMicros: 9000 });
     expect(under).toMatchObject({ costMicros: 5000, balanceMicros: 41_000 });
     expect(wallets.ledger).toEqual([
       ['org_1', -4000, 'run 1'],
       ['org_1', -5000, 'run 2'],
     ]);
+  });
+
+  it('takes a charge’s own minimum over the biller’s (agent executions have none) and keeps the rule when capped', async () => {
+    const wallets = fakeWallets({ org_1: 50_000 });
+    const biller = createBiller({ wallets, guestSpend: guestSpend() });
+    const pricing = { prompt: 1, completion: 1 };
+    const free = await biller.charge(org, {
+      pricing,
+      usage: { promptTokens: 0, completionTokens: 0 },
+      reason: 'run 0',
+      minimumMicros: 0,
+    });
+    expect(free).toMatchObject({ standardMicros: 0, costMicros: 0, minimumApplied: false });
+    const small = await biller.charge(org, {
+      pricing,
+      usage: { promptTokens: 200, completionTokens: 0 },
+      multiplier: 0.5,
+      reason: 'run 1',
+      minimumMicros: 0,
+    });
+    expect(small).toMatchObject({ standardMicros: 200, costMicros: 100 });
+    const capped = await biller.charge(org, {
+      pricing,
+      usage: { promptTokens: 10_000, completionTokens: 0 },
+      multiplier: 0.5,
+      reason: 'run 2',
+      minimumMicros: 0,
+      capMicros: 1000,
+    });
+    expect(capped).toMatchObject({ standardMicros: 2000, costMicros: 1000 });
+    expect(wallets.ledger.map(([, micros]) => micros)).toEqual([-0, -100, -1000]);
   });
 
   it('refuses with 402 insufficient_credits before any work when the wallet cannot pay the minimum', async () => {

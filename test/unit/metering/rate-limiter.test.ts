@@ -5,14 +5,14 @@ import { createRateLimiter, rateLimitHeaders, type RateLimitDecision } from '../
 const T0 = Date.UTC(2026, 0, 1);
 const MIN = 60_000;
 
-async function burst(limiter: ReturnType<typeof createRateLimiter>, key: string, n: number, at: number) {
+async function burst(limiter: ReturnType<typeof createRateLimiter>, key: string, n: number, at: number, tier?: string) {
   const out: RateLimitDecision[] = [];
-  for (let i = 0; i < n; i += 1) out.push(await limiter.check(key, at));
+  for (let i = 0; i < n; i += 1) out.push(await limiter.check(key, at, tier));
   return out;
 }
 
 describe('rate limiter (fixed windows, memory store)', () => {
-  it('allows 60 per minute, then rejects with Retry-After 60 until the minute rolls over', async () => {
+  it('allows 60 per minute, then rejects with Retry-After at the reset until the minute rolls over', async () => {
     const limiter = createRateLimiter(createMemoryRateLimitStore());
     const first60 = await burst(limiter, 'ip:1.2.3.4', 60, T0 + 1000);
     expect(first60.every((d) => d.allowed)).toBe(true);
@@ -22,11 +22,21 @@ describe('rate limiter (fixed windows, memory store)', () => {
     expect(rejected).toMatchObject({
       allowed: false,
       window: 'minute',
-      retryAfterS: 60,
+      retryAfterS: 58,
       resetS: 58,
       label: '60 per 1 minute',
     });
     expect((await limiter.check('ip:1.2.3.4', T0 + MIN)).allowed).toBe(true);
+  });
+
+  it('gives a tier its own windows and every other tier the default ones', async () => {
+    const limiter = createRateLimiter(createMemoryRateLimitStore(), [{ name: 'minute', lengthS: 60, limit: 2 }], {
+      enterprise: [{ name: 'minute', lengthS: 60, limit: 5 }],
+    });
+    expect((await burst(limiter, 'user:e', 5, T0, 'enterprise')).every((d) => d.allowed)).toBe(true);
+    expect(await limiter.check('user:e', T0, 'enterprise')).toMatchObject({ allowed: false, limit: 5 });
+    expect((await burst(limiter, 'user:f', 2, T0, 'free')).every((d) => d.allowed)).toBe(true);
+    expect(await limiter.check('user:f', T0, 'free')).toMatchObject({ allowed: false, limit: 2, retryAfterS: 60 });
   });
 
   it('keeps callers apart', async () => {
@@ -36,14 +46,14 @@ describe('rate limiter (fixed windows, memory store)', () => {
     expect((await limiter.check('user:b', T0)).allowed).toBe(true);
   });
 
-  it('enforces 1000 per hour and reports the hour (the longest exhausted window) with Retry-After 3600', async () => {
+  it('enforces 1000 per hour and reports the hour (the longest exhausted window) with Retry-After at its reset', async () => {
     const limiter = createRateLimiter(createMemoryRateLimitStore());
     for (let minute = 0; minute < 17; minute += 1) {
       const decisions = await burst(limiter, 'user:u', minute < 16 ? 60 : 40, T0 + minute * MIN);
       expect(decisions.every((d) => d.allowed)).toBe(true);
     }
     const last = await limiter.check('user:u', T0 + 17 * MIN);
-    expect(last).toMatchObject({ allowed: false, window: 'hour', limit: 1000, remaining: 0, retryAfterS: 3600 });
+    expect(last).toMatchObject({ allowed: false, window: 'hour', limit: 1000, remaining: 0, retryAfterS: 43 * 60 });
     expect(last.resetS).toBe(43 * 60);
     // Both windows exhausted: the hour is still the one reported.
     const both = createRateLimiter(createMemoryRateLimitStore(), [
@@ -51,7 +61,12 @@ describe('rate limiter (fixed windows, memory store)', () => {
       { name: 'hour', lengthS: 3600, limit: 2 },
     ]);
     await burst(both, 'k', 2, T0);
-    expect(await both.check('k', T0)).toMatchObject({ allowed: false, window: 'hour', retryAfterS: 3600 });
+    expect(await both.check('k', T0)).toMatchObject({
+      allowed: false,
+      window: 'hour',
+      retryAfterS: 3600,
+      resetS: 3600,
+    });
     expect((await limiter.check('user:u', T0 + 60 * MIN)).allowed).toBe(true);
   });
 

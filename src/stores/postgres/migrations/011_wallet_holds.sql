@@ -1,4 +1,4 @@
--- 010: wallet holds as rows, so every replica sees the same money set aside. (No SQLite twin: a SQLite install has
+-- 011: wallet holds as rows, so every replica sees the same money set aside. (No SQLite twin: a SQLite install has
 -- one serving process, whose wallet store keeps holds in memory.)
 -- `held_micros` is the sum of the live holds of a wallet; taking a hold is ONE conditional UPDATE
 -- (`... SET held_micros = held_micros + $x WHERE balance_micros - held_micros >= $x`), which PostgreSQL serialises

@@ -1,0 +1,64 @@
+/**
+ * `prism models check [FILE]`: before pointing a server at a models file, validate it (every problem named, as the
+ * server would at start) and call each upstream model once (a one-token chat, or one embedding), printing per
+ * model whether it answered, how fast, and what it is declared to take; any failure makes the exit code 1.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Config } from '../config/config';
+import { loadModelCatalogue } from '../gateway/catalogue/model-catalogue';
+import { ModelCatalogueError } from '../gateway/catalogue/models-file';
+import { createUpstreamClient } from '../gateway/upstream/upstream-client';
+
+export const MODELS_COMMANDS: { name: string; usage: string; about: string }[] = [
+  {
+    name: 'models check',
+    usage: 'prism models check [FILE]',
+    about: 'validate a models file (default: PRISM_MODELS_FILE) and call each of its upstream models once',
+  },
+];
+
+/** A command-line mistake: printed with the usage, exit code 2. */
+export class ModelsUsageError extends Error {}
+
+export async function modelsCheck(config: Config, args: string[]): Promise<number> {
+  let positionals: string[];
+  try {
+    ({ positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: {} }));
+  } catch (error) {
+    throw new ModelsUsageError((error as Error).message);
+  }
+  const named = positionals[0] ?? config.models.file;
+  if (!named) throw new ModelsUsageError('name a models file, or set PRISM_MODELS_FILE');
+  const file = path.resolve(named);
+  let catalogue;
+  try {
+    catalogue = loadModelCatalogue(file, config.models.env);
+  } catch (error) {
+    if (!(error instanceof ModelCatalogueError)) throw error;
+    console.error(`prism: ${error.message}`);
+    return 2;
+  }
+  const upstream = createUpstreamClient({ retries: 0 });
+  const models = catalogue.list().filter((m) => m.engine.kind === 'upstream');
+  console.error(`prism: ${file}: valid, ${models.length} upstream models; calling each once`);
+  let failed = 0;
+  for (const model of models) {
+    const target = catalogue.upstreamTarget(model);
+    if (!target) continue;
+    const started = performance.now();
+    try {
+      if (model.mode === 'embedding') await upstream.embeddings(target, { input: 'ping' });
+      else await upstream.chat(target, { messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1 });
+      const ms = Math.round(performance.now() - started);
+      const takes = model.capabilities.supportedInputTypes.join(', ');
+      console.log(`ok    ${model.id}  ${target.provider} ${target.model}  ${ms} ms  takes: ${takes}`);
+    } catch (error) {
+      failed += 1;
+      console.log(
+        `FAIL  ${model.id}  ${target.provider} ${target.model} at ${target.baseUrl}: ${(error as Error).message}`,
+      );
+    }
+  }
+  return failed === 0 ? 0 : 1;
+}
