@@ -203,7 +203,7 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined>
     const sent: { method?: string; id?: number | string }[] = [];
     const client = new Client({ name: 'multi-replica', version: '1' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${a!.url}/mcp`), {
+      new StreamableHTTPClientTransport(new URL(`${a!.url}/mcp?toolsets=agents`), {
         requestInit: { headers: { Authorization: `Bearer ${key}` } },
         fetch: async (url, init) => {
           if (typeof init?.body === 'string') sent.push(JSON.parse(init.body) as { method?: string });

@@ -58,7 +58,7 @@ describeWithRedis('replicas sharing Redis', (redisUrl) => {
     const sent: { method?: string; id?: number | string }[] = [];
     const client = new Client({ name: 'replica-test', version: '1' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${a!.url}/mcp`), {
+      new StreamableHTTPClientTransport(new URL(`${a!.url}/mcp?toolsets=agents`), {
         requestInit: { headers: { Authorization: `Bearer ${key}` } },
         fetch: async (url, init) => {
           if (typeof init?.body === 'string') sent.push(JSON.parse(init.body) as { method?: string });
@@ -89,7 +89,7 @@ describeWithRedis('replicas sharing Redis', (redisUrl) => {
     await held.closed;
     expect(held.closedEarly).toBe(true);
 
-    const reader = await connectMcp(b!.url, `Bearer ${key}`);
+    const reader = await connectMcp(b!.url, `Bearer ${key}`, { toolsets: 'agents' });
     let newest: Record<string, unknown> = {};
     for (let i = 0; i < 200; i += 1) {
       newest = (
