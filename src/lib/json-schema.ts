@@ -205,13 +205,25 @@ export function compileSchema(schema: Record<string, unknown>): ValidateFunction
   measureSchema(schema);
   let validate: ValidateFunction;
   try {
-    validate = ajv.compile(schema);
+    validate = ajv.compile(withKnownDialect(schema));
   } catch (error) {
     throw new SchemaError(readable(error));
   }
   if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value ?? '');
   cache.set(key, validate);
   return validate;
+}
+
+/**
+ * The schema with a `$schema` this ajv does not know (e.g. 2020-12, which LangChain and zod emit) taken off, so it
+ * is read as the drafts it speaks alike are (unknown keywords ignored, as everywhere here) instead of refused for
+ * naming a meta-schema that is not loaded.
+ */
+function withKnownDialect(schema: Record<string, unknown>): Record<string, unknown> {
+  const dialect = schema.$schema;
+  if (typeof dialect !== 'string' || ajv.getSchema(dialect) !== undefined) return schema;
+  const { $schema: _unknownDialect, ...rest } = schema;
+  return rest;
 }
 
 /**

@@ -46,7 +46,11 @@ describe('memory bounds', () => {
 
   it('takes at most 1 MiB from a caller without a key (hub tools only), the media-sized limit with one', async () => {
     const body = { jsonrpc: '2.0', id: 1, method: 'prompts/list', params: { pad: 'x'.repeat(2 << 20) } };
-    const anonymous = await call(`${app.url}/mcp`, { headers: MCP_HEADERS, json: body });
+    // The anonymous sentinel (a request with no header at all is challenged for OAuth instead).
+    const anonymous = await call(`${app.url}/mcp`, {
+      headers: { ...MCP_HEADERS, authorization: 'Bearer prism' },
+      json: body,
+    });
     expect(anonymous.status).toBe(413);
     expect(((await anonymous.json()) as { error: { message: string } }).error.message).toMatch(/limit of 1 MiB/);
     const key = await app.createKey('big-body-org');
@@ -56,7 +60,7 @@ describe('memory bounds', () => {
   });
 
   it('refuses a prompt argument that carries bytes instead of a reference (MCP SDK client)', async () => {
-    const client = await connectMcp(app.url);
+    const client = await connectMcp(app.url, 'Bearer prism');
     try {
       await expect(
         client.getPrompt({ name: 'receipt', arguments: { image: `data:image/png;base64,${'A'.repeat(600_000)}` } }),

@@ -88,3 +88,19 @@ describe("the extractor's schema tree", () => {
     expect(nodes).toBeLessThanOrEqual(4000);
   });
 });
+
+describe('dialects', () => {
+  it('reads a 2020-12 schema (as LangChain and zod send it) instead of refusing its $schema', () => {
+    const schema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+      additionalProperties: false,
+    };
+    expect(schemaProblem(schema)).toBeNull();
+    expect(checkAgainstSchema(schema, { city: 'Lyon' }).valid).toBe(true);
+    expect(checkAgainstSchema(schema, { town: 'Lyon' }).valid).toBe(false);
+    expect(schemaProblem({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' })).toBeNull();
+  });
+});
