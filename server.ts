@@ -2,6 +2,7 @@
  * Process entry: read the config, start the server, and stop gracefully on SIGTERM or SIGINT.
  * The only file (with the CLI) that exits the process.
  */
+import cluster from 'node:cluster';
 import { ConfigError, loadConfig } from './src/config/config';
 import { ModelCatalogueError } from './src/gateway/catalogue/models-file';
 import { startServer } from './src/http-server';
@@ -27,7 +28,8 @@ export async function main(): Promise<void> {
     }
     throw error;
   }
-  console.error(`prism ${running.container.version} listening on ${running.url} (data in ${config.data.dir})`);
+  const worker = cluster.isWorker ? `, worker ${process.pid}` : '';
+  console.error(`prism ${running.container.version} listening on ${running.url} (data in ${config.data.dir}${worker})`);
   const stop = (signal: string): void => {
     console.error(`${signal} received: finishing requests in flight, then exiting`);
     running.close().then(

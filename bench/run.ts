@@ -15,6 +15,8 @@ import { pdfBenchmarks } from './pdf.bench';
 import { predictionBenchmarks } from './predictions.bench';
 import { receiptsBenchmarks } from './receipts-cv';
 import { skillsBenchmarks } from './skills.bench';
+import { storesBenchmarks } from './stores.bench';
+import { workersBenchmarks } from './workers.bench';
 
 interface Group {
   cases: BenchCase[];
@@ -31,6 +33,7 @@ const GROUPS: Record<string, () => Promise<Group>> = {
   predictions: predictionBenchmarks,
   mcp: mcpBenchmarks,
   skills: skillsBenchmarks,
+  stores: storesBenchmarks,
 };
 
 async function main(): Promise<void> {
@@ -60,6 +63,7 @@ async function main(): Promise<void> {
   if (asked.length === 0 || asked.includes('decisions')) notes.push(...(await decisionBenchmarks()));
   if (asked.length === 0 || asked.includes('evaluations')) notes.push(...(await evaluationBenchmarks()));
   if (asked.length === 0 || asked.includes('receipts')) notes.push((await receiptsBenchmarks()).join('\n'));
+  if (asked.length === 0 || asked.includes('workers')) notes.push(...(await workersBenchmarks()));
   printResults(results);
   for (const note of notes) console.log(`\n${note}`);
 }

@@ -14,11 +14,20 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { rawDatabaseOf } from '../src/backend/raw-database';
 import { loadConfig } from '../src/config/config';
+import type { Container } from '../src/container';
 import type { Principal } from '../src/domain/account';
 import { startServer } from '../src/http-server';
 import { zipFiles } from '../src/services/skills/skill-pack';
 import type { BenchCase } from './harness';
+
+/** The app's SQLite handle (this bench measures the SQLite install). */
+function sqliteOf(container: Container) {
+  const raw = rawDatabaseOf(container.stores);
+  if (raw.dialect !== 'sqlite') throw new Error('the skills bench runs on SQLite');
+  return raw.db;
+}
 
 const ITERATIONS = 40;
 
@@ -79,8 +88,9 @@ export async function skillsBenchmarks(): Promise<{ cases: BenchCase[]; close: (
       );
     }
   }
-  const skillCount = (container.db.prepare('SELECT COUNT(*) AS n FROM skills').get() as { n: number }).n;
-  const selectOne = container.db.prepare('SELECT 1');
+  const db = sqliteOf(container);
+  const skillCount = (db.prepare('SELECT COUNT(*) AS n FROM skills').get() as { n: number }).n;
+  const selectOne = db.prepare('SELECT 1');
   const lookupBody = JSON.stringify({ name: 'skill-517' });
   const lookupAnswer = await (
     await fetch(`${running.url}/v1/skills/lookup`, { method: 'POST', headers: auth, body: lookupBody })

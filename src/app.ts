@@ -135,6 +135,7 @@ export function createApp(container: Container): Express {
       allowedHosts: config.mcp.allowedHosts,
       defaultToolsets: parseToolsets(config.mcp.toolsets, DEFAULT_MCP_TOOLSETS, 'PRISM_MCP_TOOLSETS'),
       publicUrl: config.server.publicUrl,
+      signals: container.signals,
     }),
   );
   // The MCP OAuth endpoints (/authorize, /token, /register, /revoke, the metadata documents, the consent POST).

@@ -6,18 +6,25 @@
  * fsynced, so after a crash a blob is either whole or absent. The writer's pid in the part name lets the start-up
  * sweep tell a dead writer's leftovers from a live one's.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { PayloadTooLargeError } from '../domain/errors';
-import type { StoredBytes } from '../domain/file';
+import { isMissing, listDir, sweepDeadParts, writePartFile } from './part-file';
 import type { BlobStore, StagedBlob } from './types';
 
 const HASH_PATTERN = /^[0-9a-f]{64}$/;
 
-export function createFsBlobStore(dir: string): BlobStore {
+export interface FsBlobStoreOptions {
+  /**
+   * Unreferenced blobs younger than this survive a sweep (default 0: one process owns the folder). With several
+   * replicas on one folder, another may have written a blob whose record it has not written yet.
+   */
+  orphanMinAgeMs?: number;
+}
+
+export function createFsBlobStore(dir: string, options: FsBlobStoreOptions = {}): BlobStore {
+  const orphanMinAgeMs = options.orphanMinAgeMs ?? 0;
   const tmpDir = path.join(dir, 'tmp');
   const blobRoot = path.join(dir, 'sha256');
 
@@ -27,54 +34,20 @@ export function createFsBlobStore(dir: string): BlobStore {
   };
 
   async function stage(source: Readable, options: { maxBytes: number }): Promise<StagedBlob> {
-    // Listen before the first await: a source that fails while the part file is being opened must not emit an
-    // 'error' nobody hears (that is an uncaught exception); the loop below still sees the failure.
-    const ignore = (): void => undefined;
-    source.on('error', ignore);
-    try {
-      return await stageFrom(source, options);
-    } finally {
-      source.off('error', ignore);
-    }
-  }
-
-  async function stageFrom(source: Readable, options: { maxBytes: number }): Promise<StagedBlob> {
-    await fs.mkdir(tmpDir, { recursive: true });
-    const partPath = path.join(tmpDir, `${process.pid}-${randomBytes(8).toString('hex')}.part`);
-    const handle = await fs.open(partPath, 'wx', 0o600);
-    const md5 = createHash('md5');
-    const sha256 = createHash('sha256');
-    let bytes = 0;
-    try {
-      for await (const chunk of source) {
-        const buffer = chunk as Buffer;
-        bytes += buffer.length;
-        if (bytes > options.maxBytes) throw new PayloadTooLargeError(options.maxBytes, 'Upload');
-        md5.update(buffer);
-        sha256.update(buffer);
-        await handle.write(buffer);
-      }
-      await handle.sync();
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      await fs.rm(partPath, { force: true });
-      throw error;
-    }
-    await handle.close();
-    const stored: StoredBytes = { bytes, md5: md5.digest('hex'), sha256: sha256.digest('hex') };
-    const finalPath = blobPath(stored.sha256);
+    const part = await writePartFile(tmpDir, source, options.maxBytes);
+    const finalPath = blobPath(part.stored.sha256);
     let committed = false;
     return {
-      stored,
+      stored: part.stored,
       async commit() {
         if (committed) return;
         await fs.mkdir(path.dirname(finalPath), { recursive: true });
-        await fs.rename(partPath, finalPath);
+        await fs.rename(part.path, finalPath);
         await syncDirectory(path.dirname(finalPath));
         committed = true;
       },
       async discard() {
-        if (!committed) await fs.rm(partPath, { force: true });
+        if (!committed) await fs.rm(part.path, { force: true });
       },
     };
   }
@@ -103,20 +76,16 @@ export function createFsBlobStore(dir: string): BlobStore {
   }
 
   async function sweep(referenced: Set<string>): Promise<{ partsRemoved: number; orphansRemoved: number }> {
-    let partsRemoved = 0;
-    for (const name of await listDir(tmpDir)) {
-      const pid = Number(name.split('-')[0]);
-      const ownedByLiveWriter = Number.isInteger(pid) && (pid === process.pid || isAlive(pid));
-      if (ownedByLiveWriter) continue;
-      await fs.rm(path.join(tmpDir, name), { force: true });
-      partsRemoved += 1;
-    }
+    const partsRemoved = await sweepDeadParts(tmpDir);
+    const cutoff = Date.now() - orphanMinAgeMs;
     let orphansRemoved = 0;
     for (const a of await listDir(blobRoot)) {
       for (const b of await listDir(path.join(blobRoot, a))) {
         for (const name of await listDir(path.join(blobRoot, a, b))) {
           if (referenced.has(name)) continue;
-          await fs.rm(path.join(blobRoot, a, b, name), { force: true });
+          const file = path.join(blobRoot, a, b, name);
+          if (orphanMinAgeMs > 0 && (await fs.stat(file)).mtimeMs > cutoff) continue;
+          await fs.rm(file, { force: true });
           orphansRemoved += 1;
         }
       }
@@ -124,16 +93,7 @@ export function createFsBlobStore(dir: string): BlobStore {
     return { partsRemoved, orphansRemoved };
   }
 
-  return { stage, open, read, delete: remove, sweep };
-}
-
-async function listDir(dir: string): Promise<string[]> {
-  try {
-    return await fs.readdir(dir);
-  } catch (error) {
-    if (isMissing(error)) return [];
-    throw error;
-  }
+  return { stage, open, read, delete: remove, sweep, close: () => undefined };
 }
 
 async function syncDirectory(dir: string): Promise<void> {
@@ -143,17 +103,4 @@ async function syncDirectory(dir: string): Promise<void> {
   } finally {
     await handle.close();
   }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function isMissing(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException).code === 'ENOENT';
 }

@@ -2,7 +2,9 @@
  * BlobStore: content-addressed bytes, kept apart from records.
  *
  * Bytes are addressed by sha256, so identical uploads share one blob. A write is all-or-nothing: a crash leaves
- * at most a temporary part that the next start removes, never a half-written blob.
+ * at most a temporary part that the next start removes, never a half-written blob. Two implementations: a local
+ * folder (fs.blob-store.ts, the default) and an S3-compatible bucket (s3.blob-store.ts, `PRISM_BLOB_URL=s3://…`);
+ * both pass test/contract/blob-store.conformance.ts.
  */
 import type { Readable } from 'node:stream';
 import type { StoredBytes } from '../domain/file';
@@ -32,4 +34,6 @@ export interface BlobStore {
    * @returns how many of each were removed.
    */
   sweep(referenced: Set<string>): Promise<{ partsRemoved: number; orphansRemoved: number }>;
+  /** Releases connections (S3's sockets); the local folder has none. */
+  close(): Promise<void> | void;
 }

@@ -18,15 +18,19 @@ import { sniffMediaType } from '../lib/media-type';
 import { serveMcpStdio } from '../mcp/mcp-stdio';
 import { mcpServicesOf } from '../container/mcp-services';
 import { main as serve } from '../../server';
+import { DB_COMMANDS, dbCopy, dbMigrate, DbUsageError } from './db.commands';
 import { MODELS_COMMANDS, modelsCheck, ModelsUsageError } from './models.commands';
+import { isClusterWorker, missingSharedBackends, runPrimary, workersArgument } from './serve-workers';
 import { SKILLS_COMMANDS, skillsList, skillsPack, skillsPush, SkillsUsageError } from './skills.commands';
 
 /** Each command's usage line and what it does: `prism CMD --help` prints these and starts nothing. */
 const COMMANDS: { name: string; usage: string; about: string }[] = [
   {
     name: 'serve',
-    usage: 'prism serve',
-    about: 'run the server (settings from the environment; see docs/configuration.md)',
+    usage: 'prism serve [--workers N]',
+    about:
+      'run the server (settings from the environment; see docs/configuration.md); --workers N > 1 runs one ' +
+      'process per core and needs PRISM_DATABASE_URL and PRISM_REDIS_URL (docs/deployment.md)',
   },
   {
     name: 'keys create',
@@ -49,6 +53,7 @@ const COMMANDS: { name: string; usage: string; about: string }[] = [
   },
   ...SKILLS_COMMANDS,
   ...MODELS_COMMANDS,
+  ...DB_COMMANDS,
 ];
 
 const USAGE = `Usage:
@@ -78,6 +83,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   try {
     if (command === 'serve') {
+      const workers = usage(() => workersArgument(argv.slice(1)));
+      if (workers > 1 && !isClusterWorker()) return await serveWorkers(workers);
       await serve();
       return -1;
     }
@@ -95,11 +102,14 @@ export async function run(argv: string[]): Promise<number> {
     if (command === 'skills' && sub === 'pack') return await skillsPack(loadConfig(), rest);
     if (command === 'skills' && sub === 'push') return await withContainer((c) => skillsPush(c, rest));
     if (command === 'skills' && sub === 'list') return await withContainer((c) => skillsList(c, rest));
+    if (command === 'db' && sub === 'migrate') return await dbMigrate(loadConfig());
+    if (command === 'db' && sub === 'copy') return await dbCopy(loadConfig(), rest);
     throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
   } catch (error) {
     if (
       error instanceof UsageError ||
       error instanceof SkillsUsageError ||
+      error instanceof DbUsageError ||
       error instanceof ModelsUsageError ||
       error instanceof ConfigError
     ) {
@@ -112,6 +122,20 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+/** `prism serve --workers N` with N > 1: checks the shared backends, then runs the cluster's primary. */
+async function serveWorkers(workers: number): Promise<number> {
+  const missing = missingSharedBackends(loadConfig());
+  if (missing.length > 0) {
+    console.error(
+      `prism: --workers ${workers} runs ${workers} replicas, which must share their state; set ${missing.join(' and ')}.\n` +
+        'Without them each process would keep its own rate limits, guest spend, wallet holds and job queue. ' +
+        'See docs/deployment.md.',
+    );
+    return 2;
+  }
+  return runPrimary(workers);
 }
 
 /** `prism mcp [--toolsets a,b]`: the toolsets flag, if given. */

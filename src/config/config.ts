@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { parseS3BlobUrl, type S3Location } from '../blobs/s3-location';
 import type { Tier } from '../domain/account';
 
 const MIB = 1024 * 1024;
@@ -20,6 +21,16 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   PRISM_DATA_DIR: z.string().min(1).default('./data'),
+  PRISM_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  PRISM_DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
+    .default('public'),
+  PRISM_DATABASE_POOL_MAX: positiveInt(10),
+  PRISM_DATABASE_MIGRATE: booleanFlag.default(true),
   PRISM_SINGLE_USER: booleanFlag.default(false),
   PRISM_MODELS_FILE: z.string().min(1).optional(),
   PRISM_PUBLIC_URL: z.url().optional(),
@@ -42,6 +53,29 @@ const envSchema = z.object({
   PRISM_FETCH_MAX_BYTES: positiveInt(100 * MIB),
   PRISM_FETCH_TIMEOUT_S: positiveInt(30),
   PRISM_JOB_CONCURRENCY: positiveInt(1),
+  PRISM_JOB_LEASE_S: z.coerce.number().min(0.2).max(3600).default(30),
+  PRISM_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/./, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  PRISM_REDIS_PREFIX: z
+    .string()
+    .regex(/^[\w:.-]{1,64}$/, 'must be 1-64 letters, digits, or _ : . -')
+    .default('prism:'),
+  PRISM_BLOB_URL: z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        parseS3BlobUrl(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    })
+    .optional(),
+  AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  AWS_SESSION_TOKEN: z.string().min(1).optional(),
+  AWS_REGION: z.string().min(1).optional(),
   PRISM_OCR_WORKERS: z.coerce.number().int().min(0).default(0),
   PRISM_OCR_ENGINE: z.enum(['tesseract', 'ppocr', 'ensemble']).default('ppocr'),
   PRISM_OCR_THREADS: z.coerce.number().int().min(0).default(0),
@@ -142,6 +176,16 @@ export interface Config {
     /** How often the server checkpoints SQLite's WAL on a worker thread (0: inside commits, SQLite's default). */
     walCheckpointMs: number;
   };
+  /** Where records live: the SQLite file above (default) or PostgreSQL (src/backend builds either). */
+  database: {
+    /** postgres://… when set; undefined keeps SQLite in the data folder. */
+    url: string | undefined;
+    /** PostgreSQL schema holding Prism's tables (and, beside it, `<schema>_checkpoints` for LangGraph). */
+    schema: string;
+    poolMax: number;
+    /** Apply pending migrations at start (under an advisory lock); off: `prism db migrate` does it. */
+    migrate: boolean;
+  };
   auth: { singleUser: boolean; secret: string | undefined };
   limits: {
     maxJsonBytes: number;
@@ -192,7 +236,29 @@ export interface Config {
   };
   /** Fetching caller-supplied URLs (inputs) and calling callback URLs. */
   fetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number };
-  jobs: { concurrency: number };
+  jobs: {
+    concurrency: number;
+    /**
+     * With Redis: how long a replica's claim on a job lasts without renewal; a job whose replica died runs again
+     * elsewhere after about one to two leases.
+     */
+    leaseMs: number;
+  };
+  /** Redis (`PRISM_REDIS_URL`): shared rate limits, guest spend, cancellation signals and the job queue. */
+  redis: {
+    url: string | undefined;
+    /** Prefix of every key and channel, so several installs (or test runs) can share one Redis. */
+    prefix: string;
+  };
+  /** Where bytes live: the local folder (`data.blobDir`, default) or an S3-compatible bucket. */
+  blobs: {
+    s3: (S3Location & { credentials: AwsCredentials | undefined }) | undefined;
+    /**
+     * Static credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (also for `prism db copy --blobs s3://…`);
+     * unset: the SDK's default chain.
+     */
+    awsCredentials: AwsCredentials | undefined;
+  };
   /** Agent executions: most planner steps per run, and the total deadline of one run. */
   agents: { maxSteps: number; deadlineMs: number };
   engines: {
@@ -250,6 +316,12 @@ export interface Config {
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
 }
 
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken: string | undefined;
+}
+
 /** Raised when the environment is invalid; `problems` names every bad variable. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -299,6 +371,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       secretPath: path.join(dir, 'secret.key'),
       walCheckpointMs: e.PRISM_WAL_CHECKPOINT_MS,
     },
+    database: {
+      url: e.PRISM_DATABASE_URL,
+      schema: e.PRISM_DATABASE_SCHEMA,
+      poolMax: e.PRISM_DATABASE_POOL_MAX,
+      migrate: e.PRISM_DATABASE_MIGRATE,
+    },
     auth: { singleUser: e.PRISM_SINGLE_USER, secret: e.PRISM_SECRET },
     limits: {
       maxJsonBytes: e.PRISM_MAX_JSON_BYTES,
@@ -343,7 +421,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxBytes: e.PRISM_FETCH_MAX_BYTES,
       timeoutMs: e.PRISM_FETCH_TIMEOUT_S * 1000,
     },
-    jobs: { concurrency: e.PRISM_JOB_CONCURRENCY },
+    jobs: { concurrency: e.PRISM_JOB_CONCURRENCY, leaseMs: Math.round(e.PRISM_JOB_LEASE_S * 1000) },
+    redis: { url: e.PRISM_REDIS_URL, prefix: e.PRISM_REDIS_PREFIX },
+    blobs: {
+      s3: e.PRISM_BLOB_URL
+        ? { ...parseS3BlobUrl(e.PRISM_BLOB_URL, e.AWS_REGION), credentials: awsCredentials(e) }
+        : undefined,
+      awsCredentials: awsCredentials(e),
+    },
     agents: { maxSteps: e.PRISM_AGENT_MAX_STEPS, deadlineMs: e.PRISM_AGENT_DEADLINE_S * 1000 },
     engines: {
       ocrWorkers: e.PRISM_OCR_WORKERS,
@@ -384,6 +469,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     evaluations: { model: e.PRISM_EVAL_MODEL, maxItems: e.PRISM_EVAL_MAX_ITEMS },
     log: { level: e.PRISM_LOG_LEVEL },
+  };
+}
+
+function awsCredentials(e: z.infer<typeof envSchema>): AwsCredentials | undefined {
+  if (!e.AWS_ACCESS_KEY_ID || !e.AWS_SECRET_ACCESS_KEY) return undefined;
+  return {
+    accessKeyId: e.AWS_ACCESS_KEY_ID,
+    secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
+    sessionToken: e.AWS_SESSION_TOKEN,
   };
 }
 

@@ -35,9 +35,8 @@ import { createExecutionRerun, type ExecutionRerun } from '../services/execution
 import { createSkillRunner } from '../services/executions/runtime-skill-runner';
 import type { SkillRunner } from '../services/predictions/skill-runner';
 import { createToolContextFactory, type ToolContextFactory } from '../services/tool-context';
-import type { AgentStore, ExecutionStore, ProgramStore } from '../stores/execution-store';
-import type { SqliteDatabase } from '../stores/sqlite/database';
-import { LeanSqliteSaver } from '../stores/sqlite/graph-checkpoints';
+import type { AgentStore, ExecutionStore, ProgramStore } from '../stores/types/execution';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { BUILTIN_TOOLS } from '../../tools';
 
 export interface AgentsModule {
@@ -56,7 +55,8 @@ export interface AgentsModule {
 }
 
 export interface AgentsModuleDeps {
-  db: SqliteDatabase;
+  /** LangGraph checkpoints, on the backend's database. */
+  checkpointer: BaseCheckpointSaver;
   stores: { executions: ExecutionStore; agents: AgentStore; programs: ProgramStore };
   artifacts: ArtifactsService;
   files: FilesService;
@@ -85,7 +85,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
   const runtime = createAgentRuntime({
     tools,
     graphs: BUILTIN_GRAPHS,
-    checkpointer: new LeanSqliteSaver(deps.db),
+    checkpointer: deps.checkpointer,
     logger: deps.logger,
   });
   const deterministic = createDeterministicPlanner();

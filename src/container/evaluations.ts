@@ -15,10 +15,8 @@ import { EVALUATION_MODEL_SETTING, type EvaluationModel } from '../services/eval
 import { createReprocess, type ReprocessExecution } from '../services/evaluations/reprocess';
 import type { HubService } from '../services/hub/hub.service';
 import type { SkillsService } from '../services/skills/skills.service';
-import type { AgentStore } from '../stores/execution-store';
-import type { EvaluationStore } from '../stores/evaluation-store';
-import { createSqliteEvaluationStore } from '../stores/sqlite/evaluations.store';
-import type { SqliteDatabase } from '../stores/sqlite/database';
+import type { AgentStore } from '../stores/types/execution';
+import type { EvaluationStore } from '../stores/types/evaluation';
 import type { PredictionStore } from '../stores/types';
 import { upstreamTextModel } from './upstream-text-model';
 
@@ -29,7 +27,7 @@ export interface EvaluationsModule {
 }
 
 export function createEvaluationsModule(deps: {
-  db: SqliteDatabase;
+  store: EvaluationStore;
   predictions: PredictionStore;
   agents: AgentStore;
   blobs: BlobStore;
@@ -45,7 +43,7 @@ export function createEvaluationsModule(deps: {
   enqueue: (id: string) => void;
   logger: Logger;
 }): EvaluationsModule {
-  const store = createSqliteEvaluationStore(deps.db);
+  const { store } = deps;
   const model = evaluationModel(deps.catalogue, deps.upstream, deps.config.model);
   const service = createEvaluationsService({
     store,

@@ -1,10 +1,11 @@
 /**
  * The composition root: the only place that names concrete classes.
  *
- * It opens SQLite and the blob folder from the config, builds the stores and services on top, and owns their
- * lifecycle: `start()` runs the owner bootstrap and the start-up sweep, `close()` releases everything even if one
- * step fails. Each part (stores.ts, extraction.ts, metering.ts, agents.ts, gateway.ts) returns what it built plus
- * its closers; `close()` runs every closer in the reverse of the order things were built, each guarded by closeAll.
+ * It asks the backend seam (src/backend) for the stores, blobs, checkpointer, job queue and shared metering state
+ * the config chose, builds the services on top, and owns their lifecycle: `start()` runs the owner bootstrap and the
+ * start-up sweep, `close()` releases everything even if one step fails. Each part (the backend, extraction.ts,
+ * metering.ts, agents.ts, gateway.ts) returns what it built plus its closers; `close()` runs every closer in the
+ * reverse of the order things were built, each guarded by closeAll.
  *
  * Everything is built in the order it is used, with no forward reference: metering before the agent runtime (which
  * bills through it), the runtime before agent chat, agent chat before the gateway's chat completions (which route
@@ -28,8 +29,9 @@ import { startGuestFileSweep, type GuestFileSweep } from './guest-file-sweep';
 import { createAgentsModule, type AgentsModule } from './agents';
 import { createExtractionPart } from './extraction';
 import { createGatewayPart, draftingModel } from './gateway';
+import { createBackend } from '../backend';
+import type { Stores } from '../stores/types';
 import { createMeteringPart } from './metering';
-import { createStoragePart, type Stores } from './stores';
 import { createArtifactsService, type ArtifactsService } from '../services/artifacts.service';
 import type { Execution } from '../domain/execution';
 import { toExecutionWire } from '../wire/agents.schemas';
@@ -42,10 +44,11 @@ import { loadModelCatalogue, type ModelCatalogue } from '../gateway/catalogue/mo
 import type { RateLimitStore } from '../metering/ports';
 import type { RateLimiter } from '../metering/rate-limiter';
 import { createUpstreamClient } from '../gateway/upstream/upstream-client';
+import type { JobQueue } from '../jobs/job-queue';
+import type { SignalBus } from '../signals/signal-bus';
 import { createHttpTransport } from '../gateway/upstream/http-transport';
 import { measuredTransport } from '../gateway/upstream/measured-transport';
 import { createMetrics, type Metrics } from '../lib/metrics';
-import { createJobQueue, type JobQueue } from '../jobs/job-queue';
 import { createEvaluationsModule, type EvaluationsModule } from './evaluations';
 import { createFeedbackService, type FeedbackService } from '../services/feedback.service';
 import { createFilesService, type FilesService } from '../services/files.service';
@@ -60,13 +63,13 @@ import { createSkillAuthor } from '../services/skills/skill-authoring';
 import { createSkillsService, type SkillsService } from '../services/skills/skills.service';
 import { createChatsService, type ChatsService } from '../services/chats/chats.service';
 import { createAgentChat } from '../services/chats/agent-chat';
-import type { SqliteDatabase } from '../stores/sqlite/database';
 
 export interface Container {
   config: Config;
   logger: Logger;
   version: string;
-  db: SqliteDatabase;
+  /** Which database the records live in. */
+  dialect: 'sqlite' | 'postgres';
   stores: Stores;
   blobs: BlobStore;
   engine: ExtractionEngine;
@@ -84,6 +87,8 @@ export interface Container {
   /** The embedded OCR pool's counters (reads run, reads cancelled) and reads pending now, for operators and tests. */
   ocrStats(): OcrStats;
   jobs: JobQueue;
+  /** Signals between replicas (MCP cancels): in the process, or Redis pub/sub with PRISM_REDIS_URL. */
+  signals: SignalBus;
   webhooks: WebhookSender;
   executionWebhooks: WebhookSender<Execution>;
   /** The tool registry and the ToolContext factory (shared by the agent runtime and MCP). */
@@ -125,8 +130,8 @@ export interface ContainerOptions {
 
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
   const logger = options.logger ?? createLogger(config.log.level);
-  const storage = await createStoragePart(config, logger);
-  const { db, stores, blobs } = storage;
+  const backend = await createBackend(config, logger);
+  const { stores, blobs } = backend;
   const secret = config.auth.secret ?? (await readOrCreateSecret(config.data.secretPath));
 
   const accounts = createAccountsService({
@@ -225,9 +230,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
   });
   // The queue runs every kind of background work; each service registers its handler once it exists.
-  const jobs = createJobQueue({ concurrency: config.jobs.concurrency, logger });
+  const jobs = backend.shared.createJobQueue({ concurrency: config.jobs.concurrency, logger });
+  const { signals } = backend.shared;
   // Rate limits and billing first: the agent runtime, the gateway and priced extraction all bill through them.
-  const metering = createMeteringPart(config, stores.wallets);
+  const metering = createMeteringPart(config, stores.wallets, backend.shared);
   metrics.readFrom({
     gatewayInFlight: () => metering.queue.inFlight(),
     gatewayWaiting: () => metering.queue.waiting,
@@ -242,7 +248,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     maxBytes: config.limits.maxUploadBytes,
   });
   const agents = createAgentsModule({
-    db,
+    checkpointer: backend.checkpointer,
     stores,
     artifacts,
     files,
@@ -259,7 +265,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     logger,
     vision: kit.toolkit,
   });
-  jobs.handle('execution', (id) => agents.executions.runJob(id));
+  jobs.handle('execution', (id, delivery) => agents.executions.runJob(id, delivery));
   // Chat turns of the agent models, on the runtime: the gateway's chat completions route them here.
   const agentChat = createAgentChat({
     chats,
@@ -291,9 +297,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
     onFinished: (prediction) => webhooks.deliver(prediction),
     logger,
   });
-  jobs.handle('prediction', (id) => predictions.runJob(id));
+  jobs.handle('prediction', (id, delivery) => predictions.runJob(id, delivery));
   const evaluations = createEvaluationsModule({
-    db,
+    store: stores.evaluations,
     predictions: stores.predictions,
     agents: stores.agents,
     blobs,
@@ -319,7 +325,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     config,
     logger,
     version: packageVersion(),
-    db,
+    dialect: backend.dialect,
     stores,
     blobs,
     engine,
@@ -334,6 +340,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       decisions,
     },
     jobs,
+    signals,
     webhooks,
     executionWebhooks,
     agents,
@@ -352,8 +359,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
     },
 
     async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
-      const ownerKey = await accounts.bootstrapOwner();
-      if (backgroundCheckpoints) await storage.startCheckpoints();
+      // Replicas starting together on one empty database create one owner between them.
+      const ownerKey = await backend.exclusive('bootstrap', () => accounts.bootstrapOwner());
+      if (backgroundCheckpoints) await backend.startBackground();
       if (sweep) {
         await stores.files.deleteExpiredPending(new Date());
         const swept = await blobs.sweep(await stores.files.referencedBlobs());
@@ -362,11 +370,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
       guestSweep ??= startGuestFileSweep(files, config.guestUploads.ttlMs, logger);
       await seedBuiltinSkills(skills, config.skills.builtinDir, logger);
       if (resumeJobs) {
-        const jobsAfterRestart = await predictions.resumeUnfinished();
+        // With a shared queue, running records belong to live replicas; the queue's leases hand over a dead one's.
+        const takeOverRunning = !backend.shared.sharedAcrossReplicas;
+        const jobsAfterRestart = await predictions.resumeUnfinished({ takeOverRunning });
         if (jobsAfterRestart.resumed + jobsAfterRestart.failed > 0) {
           logger.info('picked up unfinished predictions', jobsAfterRestart);
         }
-        const runsAfterRestart = await agents.executions.resumeUnfinished();
+        const runsAfterRestart = await agents.executions.resumeUnfinished({ takeOverRunning });
         if (runsAfterRestart.resumed + runsAfterRestart.failed > 0) {
           logger.info('picked up unfinished agent executions', runsAfterRestart);
         }
@@ -375,6 +385,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
           logger.info('picked up unfinished evaluations', evaluationsAfterRestart);
         }
       }
+      jobs.start();
       return { ownerKey };
     },
 
@@ -383,7 +394,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       // debits are always written and the file closed.
       closeAll(
         [
-          ...storage.closers,
+          ...backend.closers,
           ...extraction.closers,
           ...metering.closers,
           ...gateway.closers,
@@ -393,6 +404,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
           { name: 'executions', run: () => agents.executions.cancelAll() },
           { name: 'prediction runs', run: () => agents.skillRunner.cancelAll() },
           { name: 'evaluation execution re-runs', run: () => agents.executionRerun.cancelAll() },
+          // Before running work is stopped: a shared queue hands the jobs cut short back to the other replicas.
+          { name: 'jobs: stop taking work', run: () => jobs.stopTaking() },
           { name: 'guest file sweep', run: () => guestSweep?.stop() },
         ].reverse(),
       ),

@@ -1,15 +1,16 @@
 /**
- * The metering part of the composition root: rate limits, the guest spend cap and billing, on this replica's
- * in-memory stores (src/metering/memory-stores.ts). A shared store (Redis, PostgreSQL) for several replicas is chosen
- * here. Built before the agent runtime, the gateway and the predictions service, which all bill through it.
+ * The metering part of the composition root: rate limits, the guest spend cap and billing. Their stores come from
+ * the backend's shared state (src/backend): this replica's memory by default, or Redis shared by the replicas with
+ * `PRISM_REDIS_URL` (the backend opens and closes it). Built before the agent runtime, the gateway and the
+ * predictions service, which all bill through it.
  *
- * Nothing here holds a resource of its own (limits and holds are in memory), so it has no closers yet.
+ * Nothing here holds a resource of its own (the backend owns the shared state), so it has no closers yet.
  */
+import type { SharedState } from '../backend/types';
 import type { Config } from '../config/config';
 import type { CloseStep } from '../lib/close-all';
 import { createBiller, type Biller } from '../metering/billing';
 import { createGuestSpendGuard } from '../metering/guest-spend';
-import { createMemoryGuestSpendStore, createMemoryRateLimitStore } from '../metering/memory-stores';
 import type { RateLimitStore, RateWindow } from '../metering/ports';
 import { createRateLimiter, type RateLimiter } from '../metering/rate-limiter';
 import { createRequestQueue, type RequestQueue } from '../metering/request-queue';
@@ -29,13 +30,13 @@ export interface MeteringPart {
   closers: CloseStep[];
 }
 
-export function createMeteringPart(config: Config, wallets: WalletStore): MeteringPart {
+export function createMeteringPart(config: Config, wallets: WalletStore, shared: SharedState): MeteringPart {
   const windows = (perMinute: number, perHour: number): RateWindow[] => [
     { name: 'minute', lengthS: 60, limit: perMinute },
     { name: 'hour', lengthS: 3600, limit: perHour },
   ];
   // The default budget, and the tiers with budgets of their own (PRISM_RATE_LIMIT_TIERS).
-  const rateLimitStore = createMemoryRateLimitStore();
+  const rateLimitStore = shared.rateLimitStore('gateway');
   const limiter = createRateLimiter(
     rateLimitStore,
     windows(config.gateway.perMinute, config.gateway.perHour),
@@ -44,13 +45,17 @@ export function createMeteringPart(config: Config, wallets: WalletStore): Meteri
     ),
   );
   // One guest cap across chat and decisions; decisions bill their own (smaller) minimum per decision.
-  const guestSpend = createGuestSpendGuard(createMemoryGuestSpendStore(), {
+  // Both billers share the guests' holds and lane: a guest's chat calls and decisions reserve one at a time, on
+  // every replica when the state is in Redis.
+  const guestSpend = createGuestSpendGuard(shared.guestSpendStore(), {
     capMicros: config.gateway.guestDailyCapMicros,
+    holds: shared.guestHolds,
   });
   const biller = createBiller({
     wallets,
     guestSpend,
     minimumMicros: config.gateway.minimumChargeMicros,
+    lock: shared.payerLock,
   });
   const queue = createRequestQueue({
     maxInFlight: { upstream: config.gateway.maxInFlight, local: config.gateway.localInFlight },
@@ -61,8 +66,9 @@ export function createMeteringPart(config: Config, wallets: WalletStore): Meteri
       wallets,
       guestSpend,
       minimumMicros: config.decisions.minimumChargeMicros,
+      lock: shared.payerLock,
     }),
-    limiter: createRateLimiter(createMemoryRateLimitStore(), [
+    limiter: createRateLimiter(shared.rateLimitStore('decisions'), [
       { name: 'minute', lengthS: 60, limit: config.decisions.perMinute },
       { name: 'hour', lengthS: 3600, limit: config.decisions.perHour },
     ]),

@@ -4,8 +4,12 @@
  * (caller, JSON-RPC request id) to the running call's server, so the cancel closes that server, which aborts the
  * tool's signal. It holds only calls in flight (entries leave when their response closes), so it needs no bound
  * beyond the number of open requests. Keys include the caller, so nobody can cancel someone else's call.
+ *
+ * With several replicas the cancel may reach another replica than the call: a cancel that names no call running
+ * here is published on the signal bus (Redis pub/sub), and the replica running the call closes its server.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { SignalBus } from '../signals/signal-bus';
 
 type RequestId = string | number;
 
@@ -17,9 +21,22 @@ export interface InFlightCalls {
   readonly size: number;
 }
 
-export function createInFlightCalls(): InFlightCalls {
+/** The bus channel cancels travel on between replicas: `{"key": "<caller>\0<type>:<id>"}`. */
+const CANCEL_CHANNEL = 'mcp:cancel';
+
+/** `signals` carries cancels to the other replicas; without it, cancels stay on this one. */
+export function createInFlightCalls(signals?: SignalBus): InFlightCalls {
   const running = new Map<string, McpServer>();
   const key = (caller: string, id: RequestId): string => `${caller}\u0000${typeof id}:${String(id)}`;
+  const closeLocal = (k: string): boolean => {
+    const server = running.get(k);
+    if (server) void server.close();
+    return server !== undefined;
+  };
+  signals?.subscribe(CANCEL_CHANNEL, (message) => {
+    const parsed = JSON.parse(message) as { key?: unknown };
+    if (typeof parsed.key === 'string') closeLocal(parsed.key);
+  });
   return {
     track(caller, body, server) {
       const keys = messages(body)
@@ -34,8 +51,8 @@ export function createInFlightCalls(): InFlightCalls {
       for (const m of messages(body)) {
         const requestId = (m.params as { requestId?: unknown } | undefined)?.requestId;
         if (m.method !== 'notifications/cancelled' || !isRequestId(requestId)) continue;
-        const server = running.get(key(caller, requestId));
-        if (server) void server.close();
+        const k = key(caller, requestId);
+        if (!closeLocal(k)) void signals?.publish(CANCEL_CHANNEL, JSON.stringify({ key: k })).catch(() => undefined);
       }
     },
     get size() {

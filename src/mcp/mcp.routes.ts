@@ -26,6 +26,7 @@ import type { ToolCallLimiter } from './mcp-rate-limits';
 import type { RateLimiter } from '../metering/rate-limiter';
 import type { McpServerFactory } from './mcp-server';
 import { parseToolsets, type McpToolset } from './mcp-toolsets';
+import type { SignalBus } from '../signals/signal-bus';
 
 export interface McpRoutesOptions {
   factory: McpServerFactory;
@@ -47,6 +48,8 @@ export interface McpRoutesOptions {
   defaultToolsets: readonly McpToolset[];
   /** Base URL for links; derived from the request when unset. */
   publicUrl: string | undefined;
+  /** Carries cancels to the replica running the call (Redis with several replicas). */
+  signals?: SignalBus;
 }
 
 const TOO_DEEP = 'entity.too.deep';
@@ -63,7 +66,7 @@ export const ANONYMOUS_MCP_BYTES = 1024 * 1024;
 /** Mounted at `/mcp`, before the API's JSON parser (base64 media needs the larger limit). */
 export function mcpRoutes(options: McpRoutesOptions): Router {
   const { logger } = options;
-  const inFlight = createInFlightCalls();
+  const inFlight = createInFlightCalls(options.signals);
   const budget = createBodyBudget({ perCaller: options.maxJsonBytes, total: options.maxJsonBytes * TOTAL_BODIES });
   const router = Router();
   const anonymousLimit = Math.min(ANONYMOUS_MCP_BYTES, options.maxJsonBytes);

@@ -9,18 +9,18 @@
  * Organisations pay from their wallet. Before any work, `reserve` holds the largest cost the call can have (its
  * prompt and its whole completion budget at the model's prices, at least the minimum) against the balance less what
  * other calls already hold, refusing with 402 when it does not fit; after the work the hold is settled (the real
- * cost debited, the hold given back) or, when the call failed, released. Reservations and settlements of one
- * payer run one at a time, so fifty concurrent calls at a wallet that covers ten get exactly ten holds and the
- * balance never goes below zero. Guests pay nothing but hold and count against the daily playground cap the same way.
- * A hold that is never settled (a stream nobody read) lapses on its own after `holdTtlMs`.
+ * cost debited, the hold given back) or, when the call failed, released. An organisation's holds live in its wallet
+ * store, which takes each one atomically, so fifty concurrent calls at a wallet that covers ten get exactly ten holds
+ * and the balance never goes below zero, on one process or many. Guests pay nothing but hold and count against the
+ * daily playground cap the same way. A hold that is never settled (a stream nobody read) lapses on its own after
+ * `holdTtlMs`.
  */
 import { extend } from '../lib/extend';
 import { createKeyedMutex } from '../lib/keyed-mutex';
 import type { WalletStore } from '../stores/types';
 import type { GuestIdentity, GuestSpendGuard } from './guest-spend';
-import { createMemoryHoldStore } from './memory-stores';
 import { InsufficientCreditsError } from './metering-errors';
-import type { HoldStore, PayerLock } from './ports';
+import type { PayerLock } from './ports';
 
 /** USD per 1M tokens; null = unknown (never the same as free). */
 export interface ModelPricing {
@@ -123,9 +123,11 @@ export interface BillerDeps {
   now?: () => number;
   /** How long an unsettled hold lives before it lapses (default 15 minutes). */
   holdTtlMs?: number;
-  /** Money held per organisation by calls not yet settled (default: this replica's, in memory). */
-  holds?: HoldStore;
-  /** One reservation or settlement per payer at a time (default: this replica's keyed mutex). */
+  /**
+   * Guests' reservations and settlements run one at a time under this lock (default: this replica's keyed mutex;
+   * a shared guest spend store needs a lock shared as widely). Organisations need none: their wallet store takes
+   * each hold atomically.
+   */
   lock?: PayerLock;
 }
 
@@ -146,13 +148,10 @@ export function createBiller(deps: BillerDeps): Biller {
   const minimum = deps.minimumMicros ?? MINIMUM_CHARGE_MICROS;
   const now = deps.now ?? Date.now;
   const holdTtlMs = deps.holdTtlMs ?? 15 * 60_000;
-  /** Micro-dollars held per organisation by calls not yet settled. */
-  const heldByOrg = deps.holds ?? createMemoryHoldStore();
-  /** One reservation or settlement per payer at a time (guests share one lane: they are few and cheap). */
-  const lanes = deps.lock ?? createKeyedMutex();
-  const laneOf = (payer: Payer): string => (payer.kind === 'org' ? `org:${payer.orgId}` : 'guests');
+  /** Guests' holds and settlements run one at a time (they share one lane: they are few and cheap). */
+  const guestLane = deps.lock ?? createKeyedMutex();
 
-  const charge = async (payer: Payer, input: ChargeInput): Promise<ChargeResult> => {
+  const price = (input: ChargeInput): CallCost => {
     const floor = input.minimumMicros ?? minimum;
     const options =
       input.multiplier === undefined
@@ -160,14 +159,13 @@ export function createBiller(deps: BillerDeps): Biller {
         : { minimumMicros: floor, multiplier: input.multiplier };
     const priced = priceCall(input.pricing, input.usage, options);
     // A capped charge reports the cap before the multiplier as its standard cost (cost = standard × multiplier).
-    const cost =
-      input.capMicros !== undefined && priced.costMicros > input.capMicros
-        ? {
-            ...priced,
-            costMicros: input.capMicros,
-            standardMicros: Math.floor(input.capMicros / priced.multiplier),
-          }
-        : priced;
+    return input.capMicros !== undefined && priced.costMicros > input.capMicros
+      ? { ...priced, costMicros: input.capMicros, standardMicros: Math.floor(input.capMicros / priced.multiplier) }
+      : priced;
+  };
+
+  const charge = async (payer: Payer, input: ChargeInput): Promise<ChargeResult> => {
+    const cost = price(input);
     if (payer.kind === 'guest') {
       await deps.guestSpend.record(payer, cost.costMicros, now());
       return extend(cost, { balanceMicros: null });
@@ -176,12 +174,59 @@ export function createBiller(deps: BillerDeps): Biller {
     return extend(cost, { balanceMicros });
   };
 
-  const unhold = (payer: Payer, micros: number): void => {
-    if (payer.kind === 'guest') {
+  /** A guest's hold: counted against the daily cap by the guest spend guard, under the guests' lane. */
+  const guestHold = async (payer: Payer & { kind: 'guest' }, micros: number): Promise<Hold> => {
+    await guestLane.run('guests', () => deps.guestSpend.hold(payer, micros, now()));
+    let open = true;
+    const lapse = setTimeout(() => release(), holdTtlMs);
+    lapse.unref();
+    function release(): void {
+      if (!open) return;
+      open = false;
+      clearTimeout(lapse);
       deps.guestSpend.release(payer, micros);
-      return;
     }
-    heldByOrg.remove([payer.orgId], micros);
+    return {
+      micros,
+      release,
+      settle(input) {
+        if (!open) return charge(payer, input);
+        return guestLane.run('guests', async () => {
+          try {
+            return await charge(payer, input);
+          } finally {
+            release();
+          }
+        });
+      },
+    };
+  };
+
+  /**
+   * An organisation's hold lives in the wallet store: taking it is one atomic step there (on PostgreSQL one
+   * conditional UPDATE), so replicas and processes never hand out the same money twice; the store lapses it after
+   * `holdTtlMs` should this process die before settling.
+   */
+  const walletHold = async (orgId: string, micros: number): Promise<Hold> => {
+    const id = await deps.wallets.hold(orgId, micros, holdTtlMs);
+    if (id === null) throw new InsufficientCreditsError();
+    let open = true;
+    return {
+      micros,
+      release() {
+        if (!open) return;
+        open = false;
+        // Fire and forget: a release that fails leaves the hold to lapse in the store.
+        deps.wallets.release(id).catch(() => undefined);
+      },
+      async settle(input) {
+        if (!open) return charge({ kind: 'org', orgId }, input);
+        open = false;
+        const cost = price(input);
+        const balanceMicros = await deps.wallets.settle(id, orgId, cost.costMicros, input.reason);
+        return extend(cost, { balanceMicros });
+      },
+    };
   };
 
   return {
@@ -191,39 +236,7 @@ export function createBiller(deps: BillerDeps): Biller {
     },
     async reserve(payer, maxMicros) {
       const micros = Math.max(minimum, Math.ceil(maxMicros));
-      await lanes.run(laneOf(payer), async () => {
-        if (payer.kind === 'guest') {
-          await deps.guestSpend.hold(payer, micros, now());
-          return;
-        }
-        const [held = 0] = await heldByOrg.held([payer.orgId]);
-        if ((await deps.wallets.balance(payer.orgId)) - held < micros) throw new InsufficientCreditsError();
-        await heldByOrg.add([payer.orgId], micros);
-      });
-      let open = true;
-      const lapse = setTimeout(() => release(), holdTtlMs);
-      lapse.unref();
-      function release(): void {
-        if (!open) return;
-        open = false;
-        clearTimeout(lapse);
-        unhold(payer, micros);
-      }
-      return {
-        micros,
-        release,
-        settle(input) {
-          if (!open) return charge(payer, input);
-          // The debit lands before the hold is given back, so no other reservation sees the money twice.
-          return lanes.run(laneOf(payer), async () => {
-            try {
-              return await charge(payer, input);
-            } finally {
-              release();
-            }
-          });
-        },
-      };
+      return payer.kind === 'guest' ? guestHold(payer, micros) : walletHold(payer.orgId, micros);
     },
     charge,
   };

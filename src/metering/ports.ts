@@ -5,8 +5,9 @@
  *
  * - RateLimitStore: the per-caller request counts of the fixed windows (rate-limiter.ts).
  * - GuestSpendStore: what guests spent today, per client address and per browser fingerprint (guest-spend.ts).
- * - HoldStore: money held by calls still running, per organisation (billing.ts) and per guest counter
- *   (guest-spend.ts), so a reservation sees what other calls may still spend.
+ * - HoldStore: money held by calls still running, per guest counter (guest-spend.ts), so a reservation sees what
+ *   other calls may still spend. (An organisation's holds live in its WalletStore, src/stores/types/wallet.ts,
+ *   which takes each one atomically in the database.)
  * - PayerLock: reservations and settlements of one payer run one at a time (billing.ts); a hold store shared across
  *   replicas needs a lock shared as widely.
  *

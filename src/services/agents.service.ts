@@ -11,7 +11,7 @@ import type { AgentRecord, ExecutionMode, ServiceTier } from '../domain/executio
 import { schemaProblem } from '../lib/json-schema';
 import type { ToolRegistry } from '../agents/tool-registry';
 import { checkToolsets } from '../agents/toolsets';
-import type { AgentStore } from '../stores/execution-store';
+import type { AgentStore } from '../stores/types/execution';
 import type { ArtifactsService } from './artifacts.service';
 import { skillRefsOf, type SkillEntryWire } from './executions/execution-skills';
 

@@ -9,7 +9,7 @@ import type { Principal } from '../domain/account';
 import { ARTIFACT_PREFIX, type ArtifactKind, type ArtifactRecord } from '../domain/artifact';
 import { NotFoundError } from '../domain/errors';
 import type { KeyedMutex } from '../lib/keyed-mutex';
-import type { ArtifactScope, ArtifactStore } from '../stores/artifact-store';
+import type { ArtifactScope, ArtifactStore } from '../stores/types/artifact';
 
 export interface ArtifactsServiceDeps {
   store: ArtifactStore;

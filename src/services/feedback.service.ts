@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../domain/account';
 import { BadRequestError, NotFoundError } from '../domain/errors';
-import type { ExecutionStore } from '../stores/execution-store';
+import type { ExecutionStore } from '../stores/types/execution';
 import type { FeedbackEntityType, FeedbackRecord, FeedbackStore, PredictionStore } from '../stores/types';
 import type { ChatsService } from './chats/chats.service';
 

@@ -1,28 +1,22 @@
 /**
- * Runs the store conformance suite against SQLite on a real temporary file.
+ * Runs the store conformance suites against SQLite on a real temporary file (postgres.store.test.ts runs the same
+ * suites against PostgreSQL), plus what only the SQLite stores promise (key memory, debits written behind).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createSqliteAccountStore } from '../../src/stores/sqlite/accounts.store';
 import { migrate, openDatabase } from '../../src/stores/sqlite/database';
-import { createSqliteFileStore } from '../../src/stores/sqlite/files.store';
 import { createSqliteWalletStore } from '../../src/stores/sqlite/wallets.store';
+import { describeRecordsConformance } from './records.conformance';
+import { openSqliteStores } from './store-backends';
 import { describeStoreConformance } from './store.conformance';
 
 describeStoreConformance('sqlite', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-store-'));
-  const db = openDatabase(path.join(dir, 'prism.db'));
-  return {
-    accounts: createSqliteAccountStore(db),
-    wallets: createSqliteWalletStore(db),
-    files: createSqliteFileStore(db),
-    async close() {
-      db.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const { stores, close } = await openSqliteStores();
+  return { ...stores, close };
 });
+describeRecordsConformance('sqlite', openSqliteStores);
 
 describe('sqlite migrations', () => {
   it('apply once, in order, and are recorded', () => {

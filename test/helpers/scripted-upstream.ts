@@ -86,6 +86,8 @@ export interface RecordedRequest {
   body: Record<string, unknown>;
   /** True once the client closed the connection before the reply was complete. */
   closedEarly: boolean;
+  /** The client's port (which process made the call: see test/helpers/socket-owner.ts). */
+  remotePort: number;
   /** Settles when the exchange is over, either way. */
   closed: Promise<void>;
 }
@@ -124,6 +126,7 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
         headers: req.headers,
         body,
         closedEarly: false,
+        remotePort: req.socket.remotePort ?? 0,
         closed: new Promise<void>((resolve) => (settle = resolve)),
       };
       requests.push(record);

@@ -1,6 +1,10 @@
 /**
  * Starts the real app on 127.0.0.1 with a real SQLite file in a fresh temporary data folder.
  * Each test file builds its own app: no shared state between files.
+ *
+ * `PRISM_TEST_BACKEND=postgres` (with `PRISM_TEST_DATABASE_URL`) runs the same app on PostgreSQL instead: each app
+ * gets a schema of its own, derived from its data folder (so an app started again on the folder finds its records),
+ * dropped by close().
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,6 +14,13 @@ import type { Container } from '../../src/container';
 import type { Tier } from '../../src/domain/account';
 import type { Logger } from '../../src/lib/logger';
 import { startServer } from '../../src/http-server';
+import { dropTestSchema, TEST_DATABASE_URL, testSchemaName } from './pg-schema';
+
+/** True when the integration suites run their apps on PostgreSQL. */
+export const APP_ON_POSTGRES = process.env.PRISM_TEST_BACKEND === 'postgres';
+if (APP_ON_POSTGRES && !TEST_DATABASE_URL) {
+  throw new Error('PRISM_TEST_BACKEND=postgres needs PRISM_TEST_DATABASE_URL');
+}
 
 export interface TestApp {
   url: string;
@@ -23,6 +34,18 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
+/** Settings that keep a test on SQLite whatever PRISM_TEST_BACKEND says (the test is about SQLite itself). */
+export const ON_SQLITE: Record<string, string> = { PRISM_DATABASE_URL: '' };
+
+/**
+ * The database settings of the app on `dataDir` (empty on SQLite): a CLI run beside a test app passes them so both
+ * work on the same records.
+ */
+export function databaseEnvFor(dataDir: string): Record<string, string> {
+  if (!APP_ON_POSTGRES || !TEST_DATABASE_URL) return {};
+  return { PRISM_DATABASE_URL: TEST_DATABASE_URL, PRISM_DATABASE_SCHEMA: testSchemaName(dataDir) };
+}
+
 /** `logger` replaces the silent one (a test that reads what the app logs passes a collecting logger). */
 export async function startTestApp(
   env: Record<string, string> = {},
@@ -30,11 +53,14 @@ export async function startTestApp(
   options: { logger?: Logger } = {},
 ): Promise<TestApp> {
   const dataDir = existingDataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'prism-test-'));
+  const database = databaseEnvFor(dataDir);
+  const schema = { ...database, ...env }.PRISM_DATABASE_URL ? (database.PRISM_DATABASE_SCHEMA ?? null) : null;
   const config = loadConfig({
     PRISM_DATA_DIR: dataDir,
     PORT: '0',
     HOST: '127.0.0.1',
     PRISM_LOG_LEVEL: 'silent',
+    ...database,
     ...env,
   });
   const running = await startServer(config, {
@@ -53,6 +79,7 @@ export async function startTestApp(
     async close() {
       await running.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      if (schema) await dropTestSchema(schema);
     },
     stop: () => running.close(),
   };

@@ -3,6 +3,7 @@
  * cannot be looked up.
  */
 import { call, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
+import { rawSql } from '../helpers/raw-sql';
 
 describe('authentication', () => {
   let app: TestApp;
@@ -138,7 +139,7 @@ describe('key lookup failure', () => {
   it('answers 503 with Retry-After when the key store is down, and never falls back to anonymous', async () => {
     const app = await startTestApp();
     try {
-      app.container.db.close();
+      await rawSql(app.container).breakConnection();
       const res = await call(`${app.url}/v1/files`, { key: app.ownerKey });
       expect(res.status).toBe(503);
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);

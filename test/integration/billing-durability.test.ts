@@ -4,11 +4,11 @@
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { call, startTestApp } from '../helpers/test-app';
+import { call, ON_SQLITE, startTestApp } from '../helpers/test-app';
 
 it('writes every queued debit to the database when the server stops', async () => {
   // A flush interval far beyond the test: only the shutdown can write the debit.
-  const app = await startTestApp({ PRISM_WALLET_FLUSH_MS: '10000' });
+  const app = await startTestApp({ ...ON_SQLITE, PRISM_WALLET_FLUSH_MS: '10000' });
   const dbPath = app.container.config.data.dbPath;
   const debits = (): Array<{ amount: number; reason: string }> => {
     const db = new Database(dbPath, { readonly: true });

@@ -7,14 +7,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startScriptedUpstream } from '../helpers/scripted-upstream';
-import { call, startTestApp, type TestApp } from '../helpers/test-app';
+import { call, databaseEnvFor, startTestApp, type TestApp } from '../helpers/test-app';
 import { writeLabModelsFile } from '../helpers/upstream-app';
 
 const BIN = path.resolve(__dirname, '..', '..', 'bin', 'prism.js');
 
 function prism(dataDir: string, ...args: string[]) {
   const result = spawnSync(process.execPath, [BIN, ...args], {
-    env: { ...process.env, PRISM_DATA_DIR: dataDir, PRISM_LOG_LEVEL: 'silent' },
+    env: { ...process.env, ...databaseEnvFor(dataDir), PRISM_DATA_DIR: dataDir, PRISM_LOG_LEVEL: 'silent' },
     encoding: 'utf8',
   });
   const lines = result.stdout.trim().split('\n');

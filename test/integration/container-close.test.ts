@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/config/config';
 import { createContainer } from '../../src/container';
 import type { ExtractionEngine } from '../../src/engines/extraction-engine';
+import { rawSql } from '../helpers/raw-sql';
 
 const refuse = (): Promise<never> => Promise.reject(new Error('not used in this test'));
 
@@ -35,7 +36,7 @@ it('writes queued debits and closes the database when an earlier shutdown step t
 
     await expect(container.close()).rejects.toThrow(/engine: engine would not stop/);
 
-    expect(container.db.open).toBe(false);
+    expect(rawSql(container).sqlite().open).toBe(false);
     const db = new Database(config.data.dbPath, { readonly: true });
     try {
       const entries = db

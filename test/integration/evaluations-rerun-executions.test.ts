@@ -8,6 +8,7 @@
 import { makeTextPdf } from '../helpers/media-fixtures';
 import { call, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
 import { createSkill, waitFor, type Json, type Run } from '../helpers/evaluation-steps';
+import { rawSql } from '../helpers/raw-sql';
 
 const SCHEMA = {
   type: 'object',
@@ -105,8 +106,7 @@ describe('evaluation reruns over agent executions', () => {
 
   const post = (path: string, json: unknown, k = key) => call(`${app.url}/v1/evaluations${path}`, { key: k, json });
   const get = (path: string, k = key) => call(`${app.url}/v1/evaluations${path}`, { key: k });
-  const artifactCount = (): number =>
-    (app.container.db.prepare('SELECT COUNT(*) AS n FROM artifacts').get() as { n: number }).n;
+  const artifactCount = (): Promise<number> => rawSql(app.container).count('artifacts');
   const executionCount = async (): Promise<number> => {
     const listed = (await (await call(`${app.url}/v1/agent/executions?limit=100`, { key })).json()) as unknown[];
     return listed.length;
@@ -128,7 +128,7 @@ describe('evaluation reruns over agent executions', () => {
     const balanceMicros = async (): Promise<number> =>
       Math.round((await app.container.services.accounts.addCredits('exec-evaluators', 0.000001)).balanceUsd * 1e6) - 1;
     const walletBefore = await balanceMicros();
-    const artifactsBefore = artifactCount();
+    const artifactsBefore = await artifactCount();
     expect(artifactsBefore).toBeGreaterThan(0); // the stored executions' read_document layouts
 
     const started = await post('/rerun', { evaluation_id: run.id, skill_id: skill.id });
@@ -159,7 +159,7 @@ describe('evaluation reruns over agent executions', () => {
     // Nothing new was stored as an execution or an artifact, nothing was billed, and the stored executions kept their responses.
     expect(await executionCount()).toBe(executionsBefore);
     expect(await balanceMicros()).toBe(walletBefore + 1);
-    expect(artifactCount()).toBe(artifactsBefore);
+    expect(await artifactCount()).toBe(artifactsBefore);
     const stored = (await (await call(`${app.url}/v1/agent/executions/${executionIds[0]}`, { key })).json()) as {
       response: Json;
     };

@@ -12,6 +12,7 @@ import { VlmRun } from 'vlmrun';
 import { makePdf, makeScannedPdf, makeTextPdf, renderReceiptImage, renderTextImage } from '../helpers/media-fixtures';
 import { makeSpeechLike, makeVideo } from '../helpers/media-clips';
 import { call, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
+import { rawSql } from '../helpers/raw-sql';
 
 const RECEIPT_SCHEMA = {
   type: 'object',
@@ -452,9 +453,10 @@ describe('extraction safety and restarts', () => {
     const { id } = (await res.json()) as { id: string };
     await first.container.jobs.idle();
     // Make it look as if the process died mid-run.
-    first.container.db
-      .prepare(`UPDATE predictions SET status = 'running', completed_at = NULL, response_json = NULL WHERE id = ?`)
-      .run(id);
+    await rawSql(first.container).run(
+      `UPDATE predictions SET status = 'running', completed_at = NULL, response_json = NULL WHERE id = ?`,
+      [id],
+    );
     await first.stop();
 
     const second = await startTestApp({}, dataDir);

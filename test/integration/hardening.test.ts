@@ -9,7 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { makeTextPdf } from '../helpers/media-fixtures';
-import { call, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
+import { call, ON_SQLITE, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
 
 const deep = (levels: number): string => '['.repeat(levels) + ']'.repeat(levels);
 const deepObject = (levels: number): string => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
@@ -430,7 +430,7 @@ describe('document page cap', () => {
 
 describe('data folder permissions', () => {
   it('creates prism.db (and its WAL files) readable by the owner only', async () => {
-    const app = await startTestApp();
+    const app = await startTestApp(ON_SQLITE);
     try {
       for (const name of ['prism.db', 'prism.db-wal', 'prism.db-shm']) {
         const file = path.join(app.dataDir, name);

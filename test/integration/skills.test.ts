@@ -15,6 +15,7 @@ import { zipFiles } from '../../src/services/skills/skill-pack';
 import { craftZip, skillMd, type CraftedEntry } from '../helpers/crafted-zip';
 import { makeTextPdf, RECEIPT_LINES } from '../helpers/media-fixtures';
 import { call, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
+import { rawSql } from '../helpers/raw-sql';
 
 interface SkillInfo {
   id: string;
@@ -72,7 +73,7 @@ describe('skills API', () => {
   const post = (p: string, json: unknown, k: string | null = key) =>
     call(`${app.url}${p}`, { method: 'POST', json, ...(k === null ? {} : { key: k }) });
   const get = (p: string, k: string | null = key) => call(`${app.url}${p}`, k === null ? {} : { key: k });
-  const skillRows = () => (app.container.db.prepare('SELECT COUNT(*) AS n FROM skills').get() as { n: number }).n;
+  const skillRows = () => rawSql(app.container).count('skills');
 
   it('creates from an uploaded zip, looks up, lists, updates and downloads byte-identical versions', async () => {
     const zip1 = await bundle('invoice-parsing');
@@ -252,19 +253,19 @@ describe('skills API', () => {
   it.each(refusals)(
     'refuses %s with a 400 naming the entry and the rule, storing nothing',
     async (_l, make, rule, entry) => {
-      const before = skillRows();
+      const before = await skillRows();
       const zip = make();
       const fileId = await uploadZip(zip);
       const info = (await (await get(`/v1/files/${fileId}`)).json()) as { bytes: number };
       expect(info.bytes).toBe(zip.length);
-      const blobsBefore = (app.container.db.prepare('SELECT COUNT(*) AS n FROM blobs').get() as { n: number }).n;
+      const blobsBefore = await rawSql(app.container).count('blobs');
       const response = await post('/v1/skills/create', { file_id: fileId });
       expect(response.status).toBe(400);
       const { error } = ((await response.json()) as ErrorBody).detail;
       expect(error).toMatchObject({ code: 'invalid_skill_bundle', rule, entry });
       if (entry !== null) expect(error.message).toContain(entry);
-      expect(skillRows()).toBe(before);
-      expect((app.container.db.prepare('SELECT COUNT(*) AS n FROM blobs').get() as { n: number }).n).toBe(blobsBefore);
+      expect(await skillRows()).toBe(before);
+      expect(await rawSql(app.container).count('blobs')).toBe(blobsBefore);
     },
   );
 
@@ -303,18 +304,18 @@ describe('skills API', () => {
 
   it('seeds the built-in skills once and again only when their content changes', async () => {
     const { skills } = app.container.services;
-    const before = skillRows();
+    const before = await skillRows();
     const again = await seedBuiltinSkills(skills, app.container.config.skills.builtinDir, app.container.logger);
     expect([again.created, again.failed]).toEqual([[], []]);
     expect(again.unchanged).toHaveLength(BUILTINS.length);
-    expect(skillRows()).toBe(before);
+    expect(await skillRows()).toBe(before);
 
     const copy = path.join(workDir, 'builtins');
     fs.cpSync(app.container.config.skills.builtinDir, copy, { recursive: true });
     fs.appendFileSync(path.join(copy, 'receipt', 'SKILL.md'), '\nAlso read the loyalty number.\n');
     const changed = await seedBuiltinSkills(skills, copy, app.container.logger);
     expect(changed.created).toEqual([expect.stringMatching(/^receipt@\d{8}-[0-9a-f]{8}$/)]);
-    expect(skillRows()).toBe(before + 1);
+    expect(await skillRows()).toBe(before + 1);
     const latest = (await (await post('/v1/skills/lookup', { name: 'receipt' }, null)).json()) as SkillInfo;
     expect(changed.created[0]).toBe(`receipt@${latest.skill_version}`);
     const versions = ((await (await get('/v1/skills?limit=1000', null)).json()) as SkillInfo[]).filter(

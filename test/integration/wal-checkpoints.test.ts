@@ -4,13 +4,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { ON_SQLITE, startTestApp, type TestApp } from '../helpers/test-app';
+import { rawSql } from '../helpers/raw-sql';
 
-const autocheckpointPages = (app: TestApp): unknown => app.container.db.pragma('wal_autocheckpoint', { simple: true });
+const autocheckpointPages = (app: TestApp): unknown =>
+  rawSql(app.container).sqlite().pragma('wal_autocheckpoint', { simple: true });
 
 describe('WAL checkpoints in the server', () => {
   it('are off in the main connection while the worker runs, and the log is folded in at shutdown', async () => {
-    const app = await startTestApp({ PRISM_WAL_CHECKPOINT_MS: '50' });
+    const app = await startTestApp({ ...ON_SQLITE, PRISM_WAL_CHECKPOINT_MS: '50' });
     try {
       expect(autocheckpointPages(app)).toBe(0);
       for (let i = 0; i < 20; i += 1) await app.createKey(`org-${i}`);
@@ -22,7 +24,7 @@ describe('WAL checkpoints in the server', () => {
   });
 
   it('stay in commits with PRISM_WAL_CHECKPOINT_MS=0', async () => {
-    const app = await startTestApp({ PRISM_WAL_CHECKPOINT_MS: '0' });
+    const app = await startTestApp({ ...ON_SQLITE, PRISM_WAL_CHECKPOINT_MS: '0' });
     try {
       expect(autocheckpointPages(app)).toBe(1000);
     } finally {

@@ -19,7 +19,7 @@ import {
 } from '../../domain/chat';
 import { NotFoundError, PermissionDeniedError } from '../../domain/errors';
 import { safeEqualHex, sha256Hex } from '../../lib/hash';
-import type { ChatStore } from '../../stores/chat-store';
+import type { ChatStore } from '../../stores/types/chat';
 
 export interface ChatsServiceDeps {
   store: ChatStore;

@@ -14,7 +14,7 @@ import type { Principal } from '../../domain/account';
 import { AppError, NotFoundError } from '../../domain/errors';
 import type { EvaluationItem, EvaluationRun, EvaluationSourceType } from '../../domain/evaluation';
 import { givenUpMessage, startsUsedUp } from '../../domain/restart-policy';
-import type { EvaluationListQuery } from '../../stores/evaluation-store';
+import type { EvaluationListQuery } from '../../stores/types/evaluation';
 import { checkSource, type EvaluationContext, type EvaluationsServiceDeps } from './evaluation-context';
 import { createOptimize } from './evaluation-optimise';
 import { startRerun, rescore, type RerunInput, type RerunStarted } from './evaluation-rerun';

@@ -11,7 +11,7 @@ import type { ArtifactKind } from '../../domain/artifact';
 import { DataUrlError, decodeDataUrl } from '../../lib/data-url';
 import { sniffMediaType } from '../../lib/media-type';
 import type { PlannerInput } from '../../agents/sdk';
-import type { ArtifactScope } from '../../stores/artifact-store';
+import type { ArtifactScope } from '../../stores/types/artifact';
 import type { ArtifactsService } from '../artifacts.service';
 import type { FilesService } from '../files.service';
 

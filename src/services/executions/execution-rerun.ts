@@ -19,7 +19,7 @@ import { RunFailure } from '../../agents/agent-runtime';
 import type { LoadedMedia, ToolContext } from '../../agents/sdk';
 import type { ToolRegistry } from '../../agents/tool-registry';
 import { selectRunTools } from '../../agents/toolsets';
-import type { AgentStore, ExecutionStore } from '../../stores/execution-store';
+import type { AgentStore, ExecutionStore } from '../../stores/types/execution';
 import type { ToolContextFactory } from '../tool-context';
 import type { PlannerDirectory } from './executions.types';
 import { plannerInputs } from './execution-inputs';

@@ -6,11 +6,12 @@
 import type { Principal } from '../../domain/account';
 import type { Execution, ExecutionMode, ExecutionStep, ServiceTier } from '../../domain/execution';
 import type { SkillResolver } from '../../domain/skill';
+import type { JobDelivery } from '../../jobs/job-queue';
 import type { Logger } from '../../lib/logger';
 import type { AgentRuntime } from '../../agents/agent-runtime';
 import type { PlannerModel } from '../../agents/sdk';
 import type { ToolRegistry } from '../../agents/tool-registry';
-import type { AgentStore, ExecutionStore, ProgramStore } from '../../stores/execution-store';
+import type { AgentStore, ExecutionStore, ProgramStore } from '../../stores/types/execution';
 import type { ArtifactsService } from '../artifacts.service';
 import type { FilesService } from '../files.service';
 import type { ToolContextFactory } from '../tool-context';
@@ -85,10 +86,16 @@ export interface ExecutionsService {
   list(principal: Principal, page: { skip: number; limit: number }): Promise<Execution[]>;
   /** @throws NotFoundError (`execution_not_found`) also for other organisations' executions. */
   get(principal: Principal, id: string): Promise<Execution>;
-  /** Runs a queued execution (the job queue's handler). */
-  runJob(id: string): Promise<void>;
-  /** After a restart: resumes interrupted runs from their checkpoints or fails them with a message. */
-  resumeUnfinished(): Promise<{ resumed: number; failed: number }>;
+  /**
+   * Runs a queued execution (the job queue's handler). A redelivered job whose record says `running` lost its
+   * replica: the run is taken over from its checkpoint (a redelivery counts as a start of the restart policy).
+   */
+  runJob(id: string, delivery?: JobDelivery): Promise<void>;
+  /**
+   * After a restart: resumes interrupted runs from their checkpoints or fails them with a message. With a shared
+   * queue (`takeOverRunning: false`) runs another replica holds are left to it (the queue's leases hand them over).
+   */
+  resumeUnfinished(options?: { takeOverRunning?: boolean }): Promise<{ resumed: number; failed: number }>;
   /** Stops running executions for a shutdown; they stay `running` and resume after the restart. */
   cancelAll(): void;
 }

@@ -11,7 +11,7 @@ import { inputSignature } from '../../agents/program/program-compiler';
 import { compileAndVerify, replayProgram } from '../../agents/program/program-runner';
 import type { PlannerTask, ToolContext } from '../../agents/sdk';
 import type { ToolRegistry } from '../../agents/tool-registry';
-import type { ProgramStore } from '../../stores/execution-store';
+import type { ProgramStore } from '../../stores/types/execution';
 import type { ToolContextFactory } from '../tool-context';
 
 export interface ProgramModeDeps {

@@ -20,7 +20,7 @@ import { DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.plann
 import type { PlannerTask, ToolContext } from '../../agents/sdk';
 import type { ToolRegistry } from '../../agents/tool-registry';
 import { selectRunTools } from '../../agents/toolsets';
-import type { ProgramStore } from '../../stores/execution-store';
+import type { ProgramStore } from '../../stores/types/execution';
 import type { ArtifactsService } from '../artifacts.service';
 import type { SkillRunHold, SkillRunJob, SkillRunner } from '../predictions/skill-runner';
 import { AGENT_MODEL_ID, SkillRunInterrupted } from '../predictions/skill-runner';

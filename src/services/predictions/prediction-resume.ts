@@ -1,10 +1,11 @@
 /**
  * The job queue's handler and the restart sweep: a queued record runs with the hold it was accepted with (or, after
  * a restart, a direct debit); after a restart unfinished records go back to the queue, and one interrupted too often
- * is failed with a message.
+ * is failed with a message. With a shared queue (Redis) a job whose replica died is redelivered to another one,
+ * which takes the `running` record over: the redelivery is a start like a restart's, under the same restart policy.
  */
 import { AppError } from '../../domain/errors';
-import { EMPTY_USAGE, isTerminal } from '../../domain/prediction';
+import { EMPTY_USAGE, isTerminal, type Prediction } from '../../domain/prediction';
 import { givenUpMessage, startsUsedUp } from '../../domain/restart-policy';
 import type { PredictionRunner, QueuedHolds } from './prediction-run';
 import type { PredictionsService, PredictionsServiceDeps } from './predictions.types';
@@ -17,9 +18,34 @@ export function createPredictionResume(
   const { store } = deps;
   const { queuedHolds, queuedRunHolds } = held;
   const { run, holdFor } = runner;
+
+  /**
+   * Makes an interrupted record runnable again (`enqueued`), or fails it once it has used its starts.
+   * @returns whether it may run.
+   */
+  async function reclaim(prediction: Prediction): Promise<boolean> {
+    if (startsUsedUp(prediction.attempts)) {
+      const message = givenUpMessage('request', prediction.attempts);
+      const done = await store.transition(prediction.id, ['pending', 'enqueued', 'running'], 'failed', {
+        usage: { ...EMPTY_USAGE, credits_used: 0, message },
+        errorMessage: message,
+        completedAt: new Date(),
+      });
+      if (done) deps.onFinished(done);
+      return false;
+    }
+    if (prediction.status === 'running' || prediction.status === 'pending') {
+      await store.transition(prediction.id, ['running', 'pending'], 'enqueued');
+    }
+    return true;
+  }
+
   return {
-    async runJob(id) {
-      const prediction = await store.getById(id);
+    async runJob(id, delivery = { redelivered: false }) {
+      let prediction = await store.getById(id);
+      if (prediction && delivery.redelivered && prediction.status === 'running') {
+        prediction = (await reclaim(prediction)) ? await store.getById(id) : null;
+      }
       const runHold = queuedRunHolds.get(id) ?? null;
       queuedRunHolds.delete(id);
       if (!prediction || isTerminal(prediction.status)) {
@@ -34,23 +60,15 @@ export function createPredictionResume(
       });
     },
 
-    async resumeUnfinished() {
+    async resumeUnfinished({ takeOverRunning = true } = {}) {
       let resumed = 0;
       let failed = 0;
       for (const prediction of await store.unfinished()) {
-        if (startsUsedUp(prediction.attempts)) {
-          const message = givenUpMessage('request', prediction.attempts);
-          const done = await store.transition(prediction.id, ['pending', 'enqueued', 'running'], 'failed', {
-            usage: { ...EMPTY_USAGE, credits_used: 0, message },
-            errorMessage: message,
-            completedAt: new Date(),
-          });
-          if (done) deps.onFinished(done);
+        // With a shared queue a `running` record belongs to a live replica; the queue's lease hands a dead one's over.
+        if (!takeOverRunning && prediction.status === 'running') continue;
+        if (!(await reclaim(prediction))) {
           failed += 1;
           continue;
-        }
-        if (prediction.status === 'running' || prediction.status === 'pending') {
-          await store.transition(prediction.id, ['running', 'pending'], 'enqueued');
         }
         deps.enqueue(prediction.id);
         resumed += 1;

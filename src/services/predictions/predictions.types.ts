@@ -9,6 +9,7 @@ import type { SkillResolver } from '../../domain/skill';
 import type { BlobStore } from '../../blobs/types';
 import type { CancelSignal } from '../../lib/cancel';
 import type { KeyedMutex } from '../../lib/keyed-mutex';
+import type { JobDelivery } from '../../jobs/job-queue';
 import type { Logger } from '../../lib/logger';
 import type { PredictionStore } from '../../stores/types';
 import type { ExtractionEngine } from '../../engines/extraction-engine';
@@ -50,8 +51,15 @@ export interface PredictionsService {
   ): Promise<Prediction>;
   get(principal: Principal, id: string): Promise<Prediction>;
   list(principal: Principal, page: { skip: number; limit: number }): Promise<Prediction[]>;
-  /** Runs one job by id (the job queue's handler). */
-  runJob(id: string): Promise<void>;
-  /** After a restart: re-enqueue unfinished work, give up on work that keeps failing to finish. */
-  resumeUnfinished(): Promise<{ resumed: number; failed: number }>;
+  /**
+   * Runs one job by id (the job queue's handler). A redelivered job whose record says `running` lost its replica:
+   * it is taken over (or given up once it has used its starts; a redelivery counts as a start).
+   */
+  runJob(id: string, delivery?: JobDelivery): Promise<void>;
+  /**
+   * After a restart: re-enqueue unfinished work, give up on work that keeps failing to finish. With a shared queue
+   * (`takeOverRunning: false`) records another replica is running are left to it; the queue's leases hand them
+   * over if that replica died.
+   */
+  resumeUnfinished(options?: { takeOverRunning?: boolean }): Promise<{ resumed: number; failed: number }>;
 }

@@ -12,21 +12,21 @@ import type { AccountStore, KeyOwner } from '../types';
 import type { SqliteDatabase } from './database';
 import { watchOtherCommits } from './other-commits';
 
-interface OrgRow {
+export interface OrgRow {
   id: string;
   name: string;
   tier: Tier;
   kind: OrganisationKind;
   created_at: string;
 }
-interface UserRow {
+export interface UserRow {
   id: string;
   org_id: string;
   name: string;
   is_superuser: number;
   created_at: string;
 }
-interface KeyRow {
+export interface KeyRow {
   id: string;
   org_id: string;
   user_id: string;
@@ -36,21 +36,21 @@ interface KeyRow {
   revoked_at: string | null;
 }
 
-const toOrg = (r: OrgRow): Organisation => ({
+export const toOrg = (r: OrgRow): Organisation => ({
   id: r.id,
   name: r.name,
   tier: r.tier,
   kind: r.kind,
   createdAt: new Date(r.created_at),
 });
-const toUser = (r: UserRow): User => ({
+export const toUser = (r: UserRow): User => ({
   id: r.id,
   orgId: r.org_id,
   name: r.name,
   isSuperuser: r.is_superuser === 1,
   createdAt: new Date(r.created_at),
 });
-const toKey = (r: KeyRow): ApiKeyRecord => ({
+export const toKey = (r: KeyRow): ApiKeyRecord => ({
   id: r.id,
   orgId: r.org_id,
   userId: r.user_id,

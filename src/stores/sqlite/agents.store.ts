@@ -3,10 +3,10 @@
  * programs, one per skill version and input signature).
  */
 import type { AgentRecord, SkillProgram } from '../../domain/execution';
-import type { AgentStore, ProgramStore } from '../execution-store';
+import type { AgentStore, ProgramStore } from '../types/execution';
 import type { SqliteDatabase } from './database';
 
-interface AgentRow {
+export interface AgentRow {
   id: string;
   org_id: string;
   name: string;
@@ -17,7 +17,7 @@ interface AgentRow {
   created_at: string;
 }
 
-interface ProgramRow {
+export interface ProgramRow {
   skill_id: string;
   skill_version: string;
   signature: string;
@@ -27,7 +27,7 @@ interface ProgramRow {
   created_at: string;
 }
 
-const toAgent = (r: AgentRow): AgentRecord => ({
+export const toAgent = (r: AgentRow): AgentRecord => ({
   id: r.id,
   orgId: r.org_id,
   name: r.name,

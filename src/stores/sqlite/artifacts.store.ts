@@ -3,11 +3,11 @@
  * (the service always names one).
  */
 import type { ArtifactKind, ArtifactRecord } from '../../domain/artifact';
-import type { ArtifactScope, ArtifactStore } from '../artifact-store';
+import type { ArtifactScope, ArtifactStore } from '../types/artifact';
 import { createBlobRecorder } from './blob-rows';
 import type { SqliteDatabase } from './database';
 
-interface ArtifactRow {
+export interface ArtifactRow {
   object_id: string;
   org_id: string;
   execution_id: string | null;
@@ -20,7 +20,7 @@ interface ArtifactRow {
   created_at: string;
 }
 
-const toArtifact = (r: ArtifactRow): ArtifactRecord => ({
+export const toArtifact = (r: ArtifactRow): ArtifactRecord => ({
   objectId: r.object_id,
   orgId: r.org_id,
   executionId: r.execution_id,

@@ -3,10 +3,10 @@
  * messages) is written in one transaction, numbered after the thread's last message.
  */
 import type { ChatAttachment, ChatMessageRecord, ChatRole, ChatThread } from '../../domain/chat';
-import type { ChatStore } from '../chat-store';
+import type { ChatStore } from '../types/chat';
 import type { SqliteDatabase } from './database';
 
-interface ThreadRow {
+export interface ThreadRow {
   id: string;
   org_id: string;
   owner_user_id: string | null;
@@ -19,7 +19,7 @@ interface ThreadRow {
   updated_at: string;
 }
 
-interface MessageRow {
+export interface MessageRow {
   thread_id: string;
   seq: number;
   role: ChatRole;
@@ -29,7 +29,7 @@ interface MessageRow {
   created_at: string;
 }
 
-const toThread = (r: ThreadRow): ChatThread => ({
+export const toThread = (r: ThreadRow): ChatThread => ({
   id: r.id,
   orgId: r.org_id,
   ownerUserId: r.owner_user_id,
@@ -42,7 +42,7 @@ const toThread = (r: ThreadRow): ChatThread => ({
   updatedAt: new Date(r.updated_at),
 });
 
-const toMessage = (r: MessageRow): ChatMessageRecord => ({
+export const toMessage = (r: MessageRow): ChatMessageRecord => ({
   threadId: r.thread_id,
   seq: r.seq,
   role: r.role,

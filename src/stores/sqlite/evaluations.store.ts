@@ -4,10 +4,10 @@
  * correlated lookups).
  */
 import type { EvaluationItem, EvaluationRun, SourceItem } from '../../domain/evaluation';
-import type { EvaluationStore, SourceQuery } from '../evaluation-store';
+import type { EvaluationStore, SourceQuery } from '../types/evaluation';
 import type { SqliteDatabase } from './database';
 
-interface RunRow {
+export interface RunRow {
   id: string;
   org_id: string;
   kind: EvaluationRun['kind'];
@@ -31,14 +31,14 @@ interface RunRow {
   completed_at: string | null;
 }
 
-interface ItemRow {
+export interface ItemRow {
   position: number;
   entity_type: EvaluationItem['entityType'];
   entity_id: string;
   detail_json: string;
 }
 
-interface SourceRow {
+export interface SourceRow {
   entity_type: SourceItem['entityType'];
   id: string;
   status: string;
@@ -52,7 +52,7 @@ interface SourceRow {
 const date = (v: string | null): Date | null => (v === null ? null : new Date(v));
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
-const toRun = (r: RunRow): EvaluationRun => ({
+export const toRun = (r: RunRow): EvaluationRun => ({
   id: r.id,
   orgId: r.org_id,
   kind: r.kind,
@@ -76,14 +76,14 @@ const toRun = (r: RunRow): EvaluationRun => ({
   completedAt: date(r.completed_at),
 });
 
-const toItem = (r: ItemRow): EvaluationItem => ({
+export const toItem = (r: ItemRow): EvaluationItem => ({
   position: r.position,
   entityType: r.entity_type,
   entityId: r.entity_id,
   detail: JSON.parse(r.detail_json) as Record<string, unknown>,
 });
 
-const toSourceItem = (r: SourceRow): SourceItem => ({
+export const toSourceItem = (r: SourceRow): SourceItem => ({
   entityType: r.entity_type,
   entityId: r.id,
   status: r.status,

@@ -4,10 +4,10 @@
  */
 import type { Execution } from '../../domain/execution';
 import { canTransition, type Status } from '../../domain/prediction';
-import type { ExecutionStore } from '../execution-store';
+import type { ExecutionStore } from '../types/execution';
 import type { SqliteDatabase } from './database';
 
-interface ExecutionRow {
+export interface ExecutionRow {
   id: string;
   org_id: string;
   agent_id: string | null;
@@ -27,7 +27,7 @@ interface ExecutionRow {
   completed_at: string | null;
 }
 
-interface DeliveryRow {
+export interface DeliveryRow {
   execution_id: string;
   url: string;
   attempt: number;
@@ -37,7 +37,7 @@ interface DeliveryRow {
   created_at: string;
 }
 
-const toExecution = (r: ExecutionRow): Execution => ({
+export const toExecution = (r: ExecutionRow): Execution => ({
   id: r.id,
   orgId: r.org_id,
   agentId: r.agent_id,
@@ -75,7 +75,7 @@ export function createSqliteExecutionStore(db: SqliteDatabase): ExecutionStore {
     `SELECT * FROM executions WHERE status IN ('pending', 'enqueued', 'running') ORDER BY created_at, rowid`,
   );
   const progress = db.prepare(
-    'UPDATE executions SET steps_json = @steps, usage_json = COALESCE(@usage, usage_json), updated_at = @now WHERE id = @id',
+    "UPDATE executions SET steps_json = @steps, usage_json = COALESCE(@usage, usage_json), updated_at = @now WHERE id = @id AND status = 'running'",
   );
   const insertDelivery = db.prepare(
     `INSERT INTO execution_webhook_deliveries (execution_id, url, attempt, status_code, outcome, error, created_at)

@@ -4,7 +4,7 @@
 import type { FeedbackRecord, FeedbackStore } from '../types';
 import type { SqliteDatabase } from './database';
 
-interface FeedbackRow {
+export interface FeedbackRow {
   id: string;
   org_id: string;
   entity_type: FeedbackRecord['entityType'];
@@ -14,7 +14,7 @@ interface FeedbackRow {
   created_at: string;
 }
 
-const toFeedback = (r: FeedbackRow): FeedbackRecord => ({
+export const toFeedback = (r: FeedbackRow): FeedbackRecord => ({
   id: r.id,
   orgId: r.org_id,
   entityType: r.entity_type,

@@ -10,7 +10,7 @@ import type { FileStore, NewFile, StoredBytes } from '../types';
 import { createBlobRecorder } from './blob-rows';
 import type { SqliteDatabase } from './database';
 
-interface FileRow {
+export interface FileRow {
   id: string;
   org_id: string;
   filename: string;
@@ -24,7 +24,7 @@ interface FileRow {
   upload_expires_at: string | null;
 }
 
-const toFile = (r: FileRow): FileRecord => ({
+export const toFile = (r: FileRow): FileRecord => ({
   id: r.id,
   orgId: r.org_id,
   filename: r.filename,

@@ -7,7 +7,7 @@ import type { Tier } from '../../domain/account';
 import type { OAuthCodeRecord, OAuthRequestRecord, OAuthStore, OAuthTokenRecord } from '../types';
 import type { SqliteDatabase } from './database';
 
-interface CodeRow {
+export interface CodeRow {
   grant_id: string;
   client_id: string;
   org_id: string;
@@ -20,7 +20,7 @@ interface CodeRow {
   expires_at: number;
 }
 
-interface TokenRow {
+export interface TokenRow {
   kind: 'access' | 'refresh';
   grant_id: string;
   client_id: string;
@@ -35,9 +35,9 @@ interface TokenRow {
   is_superuser: number;
 }
 
-const splitScopes = (s: string): string[] => (s === '' ? [] : s.split(' '));
+export const splitScopes = (s: string): string[] => (s === '' ? [] : s.split(' '));
 
-const toCode = (r: CodeRow): OAuthCodeRecord => ({
+export const toCode = (r: CodeRow): OAuthCodeRecord => ({
   grantId: r.grant_id,
   clientId: r.client_id,
   orgId: r.org_id,
@@ -50,7 +50,7 @@ const toCode = (r: CodeRow): OAuthCodeRecord => ({
   expiresAt: r.expires_at,
 });
 
-const toToken = (r: TokenRow): OAuthTokenRecord & { revoked: boolean } => ({
+export const toToken = (r: TokenRow): OAuthTokenRecord & { revoked: boolean } => ({
   kind: r.kind,
   grantId: r.grant_id,
   clientId: r.client_id,
@@ -66,7 +66,7 @@ const toToken = (r: TokenRow): OAuthTokenRecord & { revoked: boolean } => ({
 });
 
 /** Expired rows are kept this long past their time (a late replay of a refresh token is still recognised). */
-const TOKEN_KEEP_S = 7 * 24 * 3600;
+export const TOKEN_KEEP_S = 7 * 24 * 3600;
 
 export function createSqliteOAuthStore(db: SqliteDatabase): OAuthStore {
   const insertClient = db.prepare('INSERT INTO oauth_clients (client_id, info_json, created_at) VALUES (?, ?, ?)');

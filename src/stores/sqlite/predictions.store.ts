@@ -15,7 +15,7 @@ import type { PredictionStore, StoredBytes, WebhookDelivery } from '../types';
 import { createBlobRecorder } from './blob-rows';
 import type { SqliteDatabase } from './database';
 
-interface PredictionRow {
+export interface PredictionRow {
   id: string;
   org_id: string;
   kind: PredictionKind;
@@ -33,7 +33,7 @@ interface PredictionRow {
   completed_at: string | null;
 }
 
-interface DeliveryRow {
+export interface DeliveryRow {
   prediction_id: string;
   url: string;
   attempt: number;
@@ -43,7 +43,7 @@ interface DeliveryRow {
   created_at: string;
 }
 
-const toPrediction = (r: PredictionRow): Prediction => ({
+export const toPrediction = (r: PredictionRow): Prediction => ({
   id: r.id,
   orgId: r.org_id,
   kind: r.kind,

@@ -10,7 +10,7 @@ import type { SkillListQuery, SkillOrder, SkillSource, SkillStore, StoredBytes }
 import { createBlobRecorder } from './blob-rows';
 import type { SqliteDatabase } from './database';
 
-interface SkillRow {
+export interface SkillRow {
   id: string;
   org_id: string | null;
   name: string;
@@ -24,7 +24,7 @@ interface SkillRow {
   updated_at: string;
 }
 
-const toSkill = (r: SkillRow): SkillRecord => ({
+export const toSkill = (r: SkillRow): SkillRecord => ({
   id: r.id,
   name: r.name,
   skillVersion: r.skill_version,

@@ -9,7 +9,13 @@
  * that dies without closing loses at most `flushMs` of debits (calls served, not billed); nothing is ever
  * billed twice. Credits (operators adding money) are written through at once, after any queued debits.
  * Balances held in memory are dropped when `PRAGMA data_version` shows another connection (the CLI) committed.
+ *
+ * Holds live in this store's memory: a SQLite install has one serving process (`prism serve --workers N` needs
+ * PostgreSQL), so the check and the hold are one synchronous step here, exactly as the PostgreSQL store's single
+ * conditional UPDATE is across processes. A process that dies loses its holds with its calls, which is what a
+ * lapsed hold means anyway.
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../lib/logger';
 import type { WalletStore } from '../types';
 import type { SqliteDatabase } from './database';
@@ -90,6 +96,18 @@ export function createSqliteWalletStore(db: SqliteDatabase, options: SqliteWalle
   /** Per organisation: the balance including queued debits, valid while no other connection commits. */
   const balances = new Map<string, number>();
   let timer: NodeJS.Timeout | null = null;
+  /** Live holds by id, and their sum per organisation. */
+  const holds = new Map<string, { orgId: string; micros: number; lapse: NodeJS.Timeout }>();
+  const heldByOrg = new Map<string, number>();
+  const dropHold = (holdId: string): void => {
+    const hold = holds.get(holdId);
+    if (!hold) return;
+    holds.delete(holdId);
+    clearTimeout(hold.lapse);
+    const left = (heldByOrg.get(hold.orgId) ?? 0) - hold.micros;
+    if (left > 0) heldByOrg.set(hold.orgId, left);
+    else heldByOrg.delete(hold.orgId);
+  };
 
   const flush = (): void => {
     if (timer) clearTimeout(timer);
@@ -130,26 +148,52 @@ export function createSqliteWalletStore(db: SqliteDatabase, options: SqliteWalle
     return balance;
   };
 
+  const credit = async (orgId: string, amountMicros: number, reason: string): Promise<number> => {
+    if (!Number.isSafeInteger(amountMicros)) throw new RangeError('amount must be a whole number of micro-dollars');
+    const at = new Date().toISOString();
+    if (amountMicros >= 0 || flushMs <= 0) {
+      flush();
+      const written = creditTx(orgId, amountMicros, reason, at);
+      balances.delete(orgId);
+      return written + (queuedByOrg.get(orgId) ?? 0);
+    }
+    const balance = current(orgId) + amountMicros;
+    balances.set(orgId, balance);
+    queuedByOrg.set(orgId, (queuedByOrg.get(orgId) ?? 0) + amountMicros);
+    queue.push({ orgId, amountMicros, reason, at });
+    if (queue.length >= FLUSH_AT) flush();
+    else schedule();
+    return balance;
+  };
+
   return {
-    async credit(orgId, amountMicros, reason) {
-      if (!Number.isSafeInteger(amountMicros)) throw new RangeError('amount must be a whole number of micro-dollars');
-      const at = new Date().toISOString();
-      if (amountMicros >= 0 || flushMs <= 0) {
-        flush();
-        const written = creditTx(orgId, amountMicros, reason, at);
-        balances.delete(orgId);
-        return written + (queuedByOrg.get(orgId) ?? 0);
-      }
-      const balance = current(orgId) + amountMicros;
-      balances.set(orgId, balance);
-      queuedByOrg.set(orgId, (queuedByOrg.get(orgId) ?? 0) + amountMicros);
-      queue.push({ orgId, amountMicros, reason, at });
-      if (queue.length >= FLUSH_AT) flush();
-      else schedule();
-      return balance;
-    },
+    credit,
     async balance(orgId) {
       return current(orgId);
+    },
+    async hold(orgId, micros, ttlMs) {
+      const held = heldByOrg.get(orgId) ?? 0;
+      if (current(orgId) - held < micros) return null;
+      const id = randomUUID();
+      const lapse = setTimeout(() => dropHold(id), ttlMs);
+      lapse.unref();
+      holds.set(id, { orgId, micros, lapse });
+      heldByOrg.set(orgId, held + micros);
+      return id;
+    },
+    async settle(holdId, orgId, costMicros, reason) {
+      // The debit lands before the hold is given back, so no other hold sees the money twice.
+      try {
+        return await credit(orgId, -costMicros, reason);
+      } finally {
+        dropHold(holdId);
+      }
+    },
+    async release(holdId) {
+      dropHold(holdId);
+    },
+    async held(orgId) {
+      return heldByOrg.get(orgId) ?? 0;
     },
     flush,
   };

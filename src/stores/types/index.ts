@@ -16,4 +16,37 @@ export type * from './file';
 export type * from './prediction';
 export type * from './feedback';
 export type * from './skill';
+export type * from './artifact';
+export type * from './chat';
+export type * from './evaluation';
+export type * from './execution';
 export type * from './oauth';
+
+import type { AccountStore } from './account';
+import type { ArtifactStore } from './artifact';
+import type { ChatStore } from './chat';
+import type { EvaluationStore } from './evaluation';
+import type { AgentStore, ExecutionStore, ProgramStore } from './execution';
+import type { FeedbackStore } from './feedback';
+import type { FileStore } from './file';
+import type { OAuthStore } from './oauth';
+import type { PredictionStore } from './prediction';
+import type { SkillStore } from './skill';
+import type { WalletStore } from './wallet';
+
+/** Every record store, as one backend (SQLite or PostgreSQL) builds them. */
+export interface Stores {
+  accounts: AccountStore;
+  wallets: WalletStore;
+  files: FileStore;
+  predictions: PredictionStore;
+  feedback: FeedbackStore;
+  artifacts: ArtifactStore;
+  executions: ExecutionStore;
+  agents: AgentStore;
+  programs: ProgramStore;
+  skills: SkillStore;
+  chats: ChatStore;
+  evaluations: EvaluationStore;
+  oauth: OAuthStore;
+}

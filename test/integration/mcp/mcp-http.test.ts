@@ -11,6 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { makeTextPdf, renderReceiptImage } from '../../helpers/media-fixtures';
 import { connectMcp, toolError, toolOutput } from '../../helpers/mcp-client';
 import { call, startTestApp, type TestApp } from '../../helpers/test-app';
+import { rawSql } from '../../helpers/raw-sql';
 
 /** Every toolset: this suite exercises every tool (mcp-toolsets.test.ts covers the default list). */
 const ALL = { toolsets: 'all' };
@@ -354,7 +355,7 @@ describe('/mcp limits', () => {
   it('answers 503 with Retry-After and no challenge when keys cannot be looked up', async () => {
     const app = await startTestApp();
     try {
-      app.container.db.close();
+      await rawSql(app.container).breakConnection();
       const res = await call(`${app.url}/mcp`, { key: app.ownerKey, json: INIT, headers: MCP_HEADERS });
       expect(res.status).toBe(503);
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);

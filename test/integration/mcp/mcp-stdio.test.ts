@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { renderReceiptImage } from '../../helpers/media-fixtures';
 import { toolError, toolOutput } from '../../helpers/mcp-client';
-import { call, startTestApp } from '../../helpers/test-app';
+import { call, databaseEnvFor, startTestApp } from '../../helpers/test-app';
 
 const BIN = path.resolve(__dirname, '..', '..', '..', 'bin', 'prism.js');
 /** The message limit of the spawned server (PRISM_MCP_MAX_JSON_BYTES), small so a test can pass it. */
@@ -31,6 +31,7 @@ describe('prism mcp (stdio)', () => {
         args: [BIN, 'mcp', '--toolsets', 'all'],
         env: {
           ...(process.env as Record<string, string>),
+          ...databaseEnvFor(dataDir),
           PRISM_DATA_DIR: dataDir,
           PRISM_LOG_LEVEL: 'silent',
           PRISM_MCP_MAX_JSON_BYTES: String(LIMIT),

@@ -40,3 +40,50 @@ describe('loadConfig', () => {
     expect(names.sort()).toEqual(['PORT', 'PRISM_MAX_UPLOAD_BYTES', 'PRISM_SECRET', 'PRISM_SINGLE_USER']);
   });
 });
+
+describe('shared backends settings', () => {
+  it('keeps everything local by default', () => {
+    const config = loadConfig({});
+    expect(config.redis).toEqual({ url: undefined, prefix: 'prism:' });
+    expect(config.blobs.s3).toBeUndefined();
+    expect(config.jobs.leaseMs).toBe(30_000);
+  });
+
+  it('reads Redis, the lease and an S3 bucket with static credentials', () => {
+    const config = loadConfig({
+      PRISM_REDIS_URL: 'redis://cache:6379/2',
+      PRISM_REDIS_PREFIX: 'team-a:',
+      PRISM_JOB_LEASE_S: '1.5',
+      PRISM_BLOB_URL: 's3://media/prism?endpoint=http://minio:9000',
+      AWS_ACCESS_KEY_ID: 'AKIA',
+      AWS_SECRET_ACCESS_KEY: 'secret',
+      AWS_REGION: 'eu-west-1',
+    });
+    expect(config.redis).toEqual({ url: 'redis://cache:6379/2', prefix: 'team-a:' });
+    expect(config.jobs.leaseMs).toBe(1500);
+    expect(config.blobs.s3).toEqual({
+      bucket: 'media',
+      prefix: 'prism/',
+      endpoint: 'http://minio:9000',
+      region: 'eu-west-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AKIA', secretAccessKey: 'secret', sessionToken: undefined },
+    });
+  });
+
+  it('names bad Redis and blob URLs', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PRISM_REDIS_URL: 'http://cache', PRISM_BLOB_URL: 'https://bucket', PRISM_REDIS_PREFIX: 'a b' });
+    } catch (e) {
+      error = e;
+    }
+    const problems = (error as ConfigError).problems;
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'PRISM_BLOB_URL',
+      'PRISM_REDIS_PREFIX',
+      'PRISM_REDIS_URL',
+    ]);
+    expect(problems.find((p) => p.startsWith('PRISM_BLOB_URL'))).toContain('only s3:// URLs');
+  });
+});

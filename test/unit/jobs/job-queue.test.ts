@@ -66,3 +66,26 @@ describe('job queue', () => {
     expect(queue.size()).toBe(0);
   });
 });
+
+describe('job queue shutdown', () => {
+  it('stops taking work first: waiting jobs are dropped (the stores resume them), running ones finish', async () => {
+    const ran: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const queue = createJobQueue({ concurrency: 1, logger: createLogger('silent') });
+    queue.handle('prediction', async (id, delivery) => {
+      ran.push(`${id} ${String(delivery.redelivered)}`);
+      await gate;
+    });
+    queue.start();
+    queue.enqueue({ kind: 'prediction', id: 'a' });
+    queue.enqueue({ kind: 'prediction', id: 'b' });
+    await new Promise((resolve) => setImmediate(resolve));
+    await queue.stopTaking();
+    queue.enqueue({ kind: 'prediction', id: 'c' });
+    expect(queue.size()).toBe(1);
+    release();
+    await queue.close(1000);
+    expect(ran).toEqual(['a false']);
+  });
+});

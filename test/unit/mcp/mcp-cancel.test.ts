@@ -10,6 +10,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { createLogger } from '../../../src/lib/logger';
 import { createInFlightCalls } from '../../../src/mcp/mcp-in-flight';
+import { createLocalSignalBus } from '../../../src/signals/signal-bus';
 import { defineMcpTool, registerTools } from '../../../src/mcp/mcp-tool';
 
 /** A server with one tool that runs until its signal aborts, and a client connected to it. */
@@ -92,5 +93,32 @@ describe('MCP cancellation', () => {
     forget();
     expect(inFlight.size).toBe(0);
     await client.close();
+  });
+
+  it('carries a cancel to the replica running the call over the signal bus, for that caller only', async () => {
+    const { server, client, running, stopped, callId } = await setUp();
+    const bus = createLocalSignalBus();
+    const replicaA = createInFlightCalls(bus);
+    const replicaB = createInFlightCalls(bus);
+    const call = client.callTool({ name: 'wait_forever', arguments: {} });
+    await running;
+    const id = callId();
+    replicaA.track('caller-a', { jsonrpc: '2.0', id, method: 'tools/call', params: {} }, server);
+    const published: string[] = [];
+    bus.subscribe('mcp:cancel', (message) => published.push(message));
+
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } };
+    replicaB.cancel('caller-b', cancel);
+    let abortedEarly = false;
+    void stopped.then(() => (abortedEarly = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(abortedEarly).toBe(false);
+    expect(published).toHaveLength(1);
+
+    replicaB.cancel('caller-a', cancel);
+    await stopped;
+    await expect(call).rejects.toThrow();
+    await client.close();
+    await bus.close();
   });
 });

@@ -3,20 +3,46 @@ import { createGuestSpendGuard } from '../../../src/metering/guest-spend';
 import { createMemoryGuestSpendStore, createMemoryHoldStore } from '../../../src/metering/memory-stores';
 import type { WalletStore } from '../../../src/stores/types';
 
-/** A wallet fake with the store's contract: credit adds (or removes) and returns the new balance. */
+/**
+ * A wallet fake with the store's contract: credit adds (or removes) and returns the new balance; a hold is taken
+ * only when the balance less live holds covers it, and lapses after its ttl.
+ */
 function fakeWallets(initial: Record<string, number> = {}): WalletStore & { ledger: [string, number, string][] } {
   const balances = new Map(Object.entries(initial));
   const ledger: [string, number, string][] = [];
+  const holds = new Map<string, { orgId: string; micros: number }>();
+  let nextHold = 0;
+  const held = (orgId: string): number =>
+    [...holds.values()].filter((h) => h.orgId === orgId).reduce((sum, h) => sum + h.micros, 0);
+  const credit = async (orgId: string, amount: number, reason: string): Promise<number> => {
+    const next = (balances.get(orgId) ?? 0) + amount;
+    balances.set(orgId, next);
+    ledger.push([orgId, amount, reason]);
+    return next;
+  };
   return {
     ledger,
-    async credit(orgId, amount, reason) {
-      const next = (balances.get(orgId) ?? 0) + amount;
-      balances.set(orgId, next);
-      ledger.push([orgId, amount, reason]);
-      return next;
-    },
+    credit,
     async balance(orgId) {
       return balances.get(orgId) ?? 0;
+    },
+    async hold(orgId, micros, ttlMs) {
+      if ((balances.get(orgId) ?? 0) - held(orgId) < micros) return null;
+      const id = `hold-${(nextHold += 1)}`;
+      holds.set(id, { orgId, micros });
+      setTimeout(() => holds.delete(id), ttlMs).unref();
+      return id;
+    },
+    async settle(holdId, orgId, cost, reason) {
+      const balance = await credit(orgId, -cost, reason);
+      holds.delete(holdId);
+      return balance;
+    },
+    async release(holdId) {
+      holds.delete(holdId);
+    },
+    async held(orgId) {
+      return held(orgId);
     },
   };
 }
@@ -175,31 +201,28 @@ describe('biller', () => {
   });
 });
 
-describe('hold store port', () => {
+describe('holds', () => {
   const org: Payer = { kind: 'org', orgId: 'org_1' };
 
-  it("lets billers that share a hold store see each other's holds (two replicas on one store), and frees them on settle", async () => {
+  it("lets billers on one wallet store see each other's holds (two replicas on one database), and frees them on settle", async () => {
     const wallets = fakeWallets({ org_1: 10_000 });
-    const holds = createMemoryHoldStore();
     const guestSpend = createGuestSpendGuard(createMemoryGuestSpendStore());
-    const a = createBiller({ wallets, guestSpend, holds });
-    const b = createBiller({ wallets, guestSpend, holds });
+    const a = createBiller({ wallets, guestSpend });
+    const b = createBiller({ wallets, guestSpend });
     const first = await a.reserve(org, 6000);
-    expect(await holds.held(['org_1'])).toEqual([6000]);
+    expect(await wallets.held('org_1')).toBe(6000);
     await expect(b.reserve(org, 6000)).rejects.toMatchObject({ status: 402, code: 'insufficient_credits' });
-    // Apart, each biller holds only its own: the same second reservation fits.
-    const apart = createBiller({ wallets, guestSpend });
-    (await apart.reserve(org, 6000)).release();
     await first.settle({
       pricing: { prompt: 1, completion: 0 },
       usage: { promptTokens: 2000, completionTokens: 0 },
       reason: 'r',
     });
-    expect(holds.size()).toBe(0);
+    expect(await wallets.held('org_1')).toBe(0);
     const second = await b.reserve(org, 6000);
-    expect(await holds.held(['org_1'])).toEqual([6000]);
+    expect(await wallets.held('org_1')).toBe(6000);
     second.release();
-    expect(await holds.held(['org_1'])).toEqual([0]);
+    await Promise.resolve();
+    expect(await wallets.held('org_1')).toBe(0);
   });
 
   it('holds guest spend per counter key in the store it is given', async () => {

@@ -9,7 +9,7 @@ import type {
   EvaluationSourceType,
   EvaluationStatus,
   SourceItem,
-} from '../domain/evaluation';
+} from '../../domain/evaluation';
 
 export interface EvaluationListQuery {
   limit: number;

@@ -3,9 +3,9 @@
  * status changes (a job runner and a restart sweep can never both move one record), callback deliveries, and
  * compiled skill programs. Every tenant read takes the organisation id.
  */
-import type { AgentRecord, Execution, ExecutionStep, ExecutionUsage, SkillProgram } from '../domain/execution';
-import type { Status } from '../domain/prediction';
-import type { WebhookDelivery } from './types';
+import type { AgentRecord, Execution, ExecutionStep, ExecutionUsage, SkillProgram } from '../../domain/execution';
+import type { Status } from '../../domain/prediction';
+import type { WebhookDelivery } from './prediction';
 
 export interface ExecutionUpdate {
   response?: Record<string, unknown> | null;

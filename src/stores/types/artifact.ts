@@ -2,8 +2,8 @@
  * What the artifacts service asks of persistence: artifact rows (the blob row of their bytes is written in the same
  * transaction, so the start-up sweep keeps them). Every read is scoped by organisation.
  */
-import type { ArtifactRecord } from '../domain/artifact';
-import type { StoredBytes } from './types';
+import type { ArtifactRecord } from '../../domain/artifact';
+import type { StoredBytes } from '../../domain/file';
 
 export interface ArtifactScope {
   executionId?: string | undefined;

@@ -2,7 +2,7 @@
  * What the chats service asks of persistence: threads (found by session id across organisations, so the access
  * rules can decide; listed per owner) and their messages, a turn appended in one transaction.
  */
-import type { ChatMessageRecord, ChatThread } from '../domain/chat';
+import type { ChatMessageRecord, ChatThread } from '../../domain/chat';
 
 /** A turn to append: the thread (created when new, else its settings updated) and its new messages. */
 export interface ChatTurnWrite {

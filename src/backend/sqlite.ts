@@ -1,77 +1,41 @@
 /**
- * The storage part of the composition root: the SQLite file with every store on it, the blob folder, and the WAL
- * checkpoint worker a long-running process moves checkpoints to.
+ * The default records backend: every store and the LangGraph checkpointer on one SQLite file in the data folder,
+ * plus the WAL checkpoint worker a long-running process moves checkpoints to.
  *
  * Its closers release what it opened in the order it opened them (the container runs all closers in reverse):
  * the checkpoint worker stops, the gateway's queued wallet debits are written, then the database closes.
  */
 import fs from 'node:fs/promises';
-import { createFsBlobStore } from '../blobs/fs.blob-store';
-import type { BlobStore } from '../blobs/types';
 import type { Config } from '../config/config';
-import type { CloseStep } from '../lib/close-all';
 import type { Logger } from '../lib/logger';
-import type { ArtifactStore } from '../stores/artifact-store';
-import type { AgentStore, ExecutionStore, ProgramStore } from '../stores/execution-store';
 import { createSqliteAccountStore } from '../stores/sqlite/accounts.store';
 import { createSqliteAgentStore, createSqliteProgramStore } from '../stores/sqlite/agents.store';
 import { createSqliteArtifactStore } from '../stores/sqlite/artifacts.store';
 import { startBackgroundCheckpoints, type BackgroundCheckpoints } from '../stores/sqlite/background-checkpoints';
+import { createSqliteChatStore } from '../stores/sqlite/chats.store';
 import { openDatabase, type SqliteDatabase } from '../stores/sqlite/database';
+import { createSqliteEvaluationStore } from '../stores/sqlite/evaluations.store';
 import { createSqliteExecutionStore } from '../stores/sqlite/executions.store';
 import { createSqliteFeedbackStore } from '../stores/sqlite/feedback.store';
 import { createSqliteFileStore } from '../stores/sqlite/files.store';
+import { LeanSqliteSaver } from '../stores/sqlite/graph-checkpoints';
 import { createSqlitePredictionStore } from '../stores/sqlite/predictions.store';
 import { createSqliteSkillStore } from '../stores/sqlite/skills.store';
-import { createSqliteChatStore } from '../stores/sqlite/chats.store';
 import { createSqliteOAuthStore } from '../stores/sqlite/oauth.store';
-import type { ChatStore } from '../stores/chat-store';
 import { createSqliteWalletStore } from '../stores/sqlite/wallets.store';
-import type {
-  AccountStore,
-  FeedbackStore,
-  FileStore,
-  OAuthStore,
-  PredictionStore,
-  SkillStore,
-  WalletStore,
-} from '../stores/types';
+import type { Stores } from '../stores/types';
+import { registerRawDatabase } from './raw-database';
+import type { RecordsBackend } from './types';
 
-export interface Stores {
-  accounts: AccountStore;
-  wallets: WalletStore;
-  files: FileStore;
-  predictions: PredictionStore;
-  feedback: FeedbackStore;
-  artifacts: ArtifactStore;
-  executions: ExecutionStore;
-  agents: AgentStore;
-  programs: ProgramStore;
-  skills: SkillStore;
-  chats: ChatStore;
-  oauth: OAuthStore;
-}
-
-export interface StoragePart {
-  db: SqliteDatabase;
-  stores: Stores;
-  blobs: BlobStore;
-  /** Moves WAL checkpoints to a worker thread; a worker that does not start leaves them in commits (logged). */
-  startCheckpoints(): Promise<void>;
-  /** In the order things were opened; the container runs them in reverse. */
-  closers: CloseStep[];
-}
-
-export async function createStoragePart(config: Config, logger: Logger): Promise<StoragePart> {
-  await fs.mkdir(config.data.dir, { recursive: true });
-  const db = openDatabase(config.data.dbPath);
-  let checkpoints: BackgroundCheckpoints | null = null;
-
-  // Gateway debits are written behind (PRISM_WALLET_FLUSH_MS); close() writes what is queued before the file closes.
-  const wallets = createSqliteWalletStore(db, { logger, flushMs: config.gateway.walletFlushMs });
+/** Every store on one open SQLite database (also what `prism db copy` reads from). */
+export function sqliteStores(db: SqliteDatabase, options: { logger?: Logger; walletFlushMs?: number } = {}): Stores {
   const stores: Stores = {
     accounts: createSqliteAccountStore(db),
-    wallets,
+    // Gateway debits are written behind (PRISM_WALLET_FLUSH_MS); close() writes what is queued before the file closes.
+    wallets: createSqliteWalletStore(db, {
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.walletFlushMs === undefined ? {} : { flushMs: options.walletFlushMs }),
+    }),
     files: createSqliteFileStore(db),
     predictions: createSqlitePredictionStore(db),
     feedback: createSqliteFeedbackStore(db),
@@ -81,15 +45,26 @@ export async function createStoragePart(config: Config, logger: Logger): Promise
     programs: createSqliteProgramStore(db),
     skills: createSqliteSkillStore(db),
     chats: createSqliteChatStore(db),
+    evaluations: createSqliteEvaluationStore(db),
     oauth: createSqliteOAuthStore(db),
   };
-  const blobs = createFsBlobStore(config.data.blobDir);
+  registerRawDatabase(stores, { dialect: 'sqlite', db });
+  return stores;
+}
+
+export async function openSqliteRecords(config: Config, logger: Logger): Promise<RecordsBackend> {
+  await fs.mkdir(config.data.dir, { recursive: true });
+  const db = openDatabase(config.data.dbPath);
+  let checkpoints: BackgroundCheckpoints | null = null;
+  const stores = sqliteStores(db, { logger, walletFlushMs: config.gateway.walletFlushMs });
+  const wallets = stores.wallets as ReturnType<typeof createSqliteWalletStore>;
 
   return {
-    db,
+    dialect: 'sqlite',
     stores,
-    blobs,
-    async startCheckpoints() {
+    checkpointer: new LeanSqliteSaver(db),
+    exclusive: (_name, work) => work(),
+    async startBackground() {
       if (config.data.walCheckpointMs <= 0 || checkpoints !== null) return;
       try {
         checkpoints = await startBackgroundCheckpoints(db, config.data.dbPath, {

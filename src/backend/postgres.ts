@@ -1,0 +1,91 @@
+/**
+ * The PostgreSQL records backend (`PRISM_DATABASE_URL`): one pool, every store on it, LangGraph checkpoints in their
+ * own schema, migrations applied at start under an advisory lock unless `PRISM_DATABASE_MIGRATE=0` (then
+ * `prism db migrate` does it, and a schema behind the code refuses to start).
+ */
+import type pg from 'pg';
+import type { Config } from '../config/config';
+import type { Logger } from '../lib/logger';
+import { createPostgresAccountStore } from '../stores/postgres/accounts.store';
+import { createPostgresAgentStore, createPostgresProgramStore } from '../stores/postgres/agents.store';
+import { createPostgresArtifactStore } from '../stores/postgres/artifacts.store';
+import { createPostgresChatStore } from '../stores/postgres/chats.store';
+import {
+  appliedMigrations,
+  createPool,
+  migratePostgres,
+  migrationFiles,
+  withAdvisoryLock,
+} from '../stores/postgres/database';
+import { createPostgresEvaluationStore } from '../stores/postgres/evaluations.store';
+import { createPostgresExecutionStore } from '../stores/postgres/executions.store';
+import { createPostgresFeedbackStore } from '../stores/postgres/feedback.store';
+import { createPostgresFileStore } from '../stores/postgres/files.store';
+import { createPostgresCheckpointer } from '../stores/postgres/graph-checkpoints';
+import { createPostgresOAuthStore } from '../stores/postgres/oauth.store';
+import { createPostgresPredictionStore } from '../stores/postgres/predictions.store';
+import { createPostgresSkillStore } from '../stores/postgres/skills.store';
+import { createPostgresWalletStore } from '../stores/postgres/wallets.store';
+import type { Stores } from '../stores/types';
+import { registerRawDatabase } from './raw-database';
+import type { RecordsBackend } from './types';
+
+/** Every store on one pool whose search_path is `schema` (also what `prism db copy` writes to). */
+export function postgresStores(pool: pg.Pool, schema: string): Stores {
+  const stores: Stores = {
+    accounts: createPostgresAccountStore(pool),
+    wallets: createPostgresWalletStore(pool),
+    files: createPostgresFileStore(pool),
+    predictions: createPostgresPredictionStore(pool),
+    feedback: createPostgresFeedbackStore(pool),
+    artifacts: createPostgresArtifactStore(pool),
+    executions: createPostgresExecutionStore(pool),
+    agents: createPostgresAgentStore(pool),
+    programs: createPostgresProgramStore(pool),
+    skills: createPostgresSkillStore(pool),
+    chats: createPostgresChatStore(pool),
+    evaluations: createPostgresEvaluationStore(pool),
+    oauth: createPostgresOAuthStore(pool),
+  };
+  registerRawDatabase(stores, { dialect: 'postgres', pool, schema });
+  return stores;
+}
+
+/** Brings the schema up to date, or (migrations off) checks it already is. */
+export async function preparePostgresSchema(pool: pg.Pool, schema: string, migrate: boolean): Promise<number[]> {
+  if (migrate) return migratePostgres(pool, schema);
+  const applied = new Set(await appliedMigrations(pool));
+  const missing = migrationFiles().filter((m) => !applied.has(m.version));
+  if (missing.length > 0) {
+    throw new Error(
+      `the PostgreSQL schema "${schema}" lacks migrations ${missing.map((m) => m.version).join(', ')}: ` +
+        'run `prism db migrate` (or start with PRISM_DATABASE_MIGRATE=1)',
+    );
+  }
+  return [];
+}
+
+export async function openPostgresRecords(config: Config, logger: Logger): Promise<RecordsBackend> {
+  const { url, schema, poolMax, migrate } = config.database;
+  if (!url) throw new Error('PRISM_DATABASE_URL is not set');
+  const pool = createPool({ url, schema, max: poolMax });
+  try {
+    const applied = await preparePostgresSchema(pool, schema, migrate);
+    if (applied.length > 0) logger.info('applied PostgreSQL migrations', { schema, versions: applied });
+    const checkpoints = await createPostgresCheckpointer(url, schema);
+    return {
+      dialect: 'postgres',
+      stores: postgresStores(pool, schema),
+      checkpointer: checkpoints.saver,
+      startBackground: async () => undefined,
+      exclusive: (name, work) => withAdvisoryLock(pool, `prism:${schema}:${name}`, () => work()),
+      closers: [
+        { name: 'database', run: () => (pool.ended ? undefined : pool.end()) },
+        { name: 'checkpoint database', run: () => checkpoints.end() },
+      ],
+    };
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * An S3 wire-protocol server on loopback (s3rver), for the S3 blob store's tests: no real S3 is reachable here.
+ * Each server gets its own temporary folder and one bucket, and listens on a free port of 127.0.0.1.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+
+interface S3rverInstance {
+  run(): Promise<AddressInfo>;
+  close(): Promise<void>;
+}
+type S3rverConstructor = new (options: Record<string, unknown>) => S3rverInstance;
+
+export interface TestS3Server {
+  endpoint: string;
+  bucket: string;
+  /** `PRISM_BLOB_URL` for this server. */
+  blobUrl(prefix?: string): string;
+  /** s3rver's fixed credentials, as the SDK's environment variables. */
+  env: { AWS_ACCESS_KEY_ID: string; AWS_SECRET_ACCESS_KEY: string };
+  close(): Promise<void>;
+}
+
+export async function startS3Server(bucket = 'prism-test'): Promise<TestS3Server> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const S3rver = require('s3rver') as S3rverConstructor;
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-s3rver-'));
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket, configs: [] }],
+  });
+  const address = await server.run();
+  const endpoint = `http://127.0.0.1:${address.port}`;
+  return {
+    endpoint,
+    bucket,
+    blobUrl: (prefix = '') => `s3://${bucket}/${prefix}?endpoint=${encodeURIComponent(endpoint)}`,
+    env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' },
+    async close() {
+      await server.close();
+      fs.rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
