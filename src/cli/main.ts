@@ -295,7 +295,7 @@ async function extract(container: Container, args: string[]): Promise<number> {
   const kind = family === 'unknown' ? 'image' : family;
   const owner = await container.services.accounts.ownerPrincipal();
   if (!owner) throw new UsageError('no owner organisation in this data folder');
-  const progress = startProgress(path.basename(file));
+  const progress = startProgress(path.basename(file), container.config.cli.progressMs);
   const prediction = await container.services.predictions
     .create(
       owner,
@@ -320,15 +320,18 @@ async function extract(container: Container, args: string[]): Promise<number> {
 }
 
 /**
- * A progress line on stderr every second once an extraction has run for one: the time so far, and the pages done
- * when the document reports them. Quick extractions print nothing.
+ * A progress line on stderr every `everyMs` (a second by default, PRISM_CLI_PROGRESS_MS) once an extraction has run
+ * that long: the time so far, and the pages done when the document reports them. Quick extractions print nothing.
  */
-function startProgress(name: string): { pages: (done: number, total: number) => void; stop: () => void } {
+function startProgress(
+  name: string,
+  everyMs: number,
+): { pages: (done: number, total: number) => void; stop: () => void } {
   const started = Date.now();
   let pages = '';
   const timer = setInterval(() => {
     console.error(`prism: extracting ${name}: ${Math.round((Date.now() - started) / 1000)} s${pages}`);
-  }, 1000);
+  }, everyMs);
   timer.unref();
   return {
     pages: (done, total) => {

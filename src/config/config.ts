@@ -49,6 +49,7 @@ const envSchema = z.object({
   PRISM_URL_TTL_S: positiveInt(3600),
   PRISM_SHUTDOWN_GRACE_S: positiveInt(10),
   PRISM_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  PRISM_CLI_PROGRESS_MS: positiveInt(1000),
   PRISM_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
   PRISM_FETCH_MAX_BYTES: positiveInt(100 * MIB),
   PRISM_FETCH_TIMEOUT_S: positiveInt(30),
@@ -314,6 +315,8 @@ export interface Config {
    */
   evaluations: { model: string | undefined; maxItems: number };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
+  /** The CLI: how often `prism extract` reports progress on stderr (once an extraction has run that long). */
+  cli: { progressMs: number };
 }
 
 export interface AwsCredentials {
@@ -469,6 +472,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     evaluations: { model: e.PRISM_EVAL_MODEL, maxItems: e.PRISM_EVAL_MAX_ITEMS },
     log: { level: e.PRISM_LOG_LEVEL },
+    cli: { progressMs: e.PRISM_CLI_PROGRESS_MS },
   };
 }
 

@@ -134,13 +134,14 @@ describe('prism CLI', () => {
       );
       const result = spawnSync(path.join(elsewhere, 'prism'), ['extract', 'r.png', '--domain', 'document.receipt'], {
         cwd: elsewhere,
-        env: { ...process.env, PRISM_DATA_DIR: 'data', PRISM_LOG_LEVEL: 'silent' },
+        // Progress every 10 ms: any real extraction (it reads with OCR) outlasts that, so the line is always there.
+        env: { ...process.env, PRISM_DATA_DIR: 'data', PRISM_LOG_LEVEL: 'silent', PRISM_CLI_PROGRESS_MS: '10' },
         encoding: 'utf8',
       });
       expect(result.status).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ status: 'completed', response: { total: 26.22 } });
       expect(fs.existsSync(path.join(elsewhere, 'data', 'prism.db'))).toBe(true);
-      // A first extraction loads the OCR models: well over a second, so it reports how long it has run.
+      // The extraction outlasts the 10 ms progress interval, so it reports how long it has run.
       expect(result.stderr).toMatch(/prism: extracting r\.png: \d+ s/);
     } finally {
       fs.rmSync(elsewhere, { recursive: true, force: true });

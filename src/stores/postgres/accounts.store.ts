@@ -124,7 +124,7 @@ export function createPostgresAccountStore(pool: pg.Pool): AccountStore {
     async listKeys(orgId) {
       const { rows } = await pool.query<KeyRow>(
         `SELECT id, org_id, user_id, name, prefix, created_at, revoked_at FROM api_keys
-          WHERE org_id = $1 ORDER BY created_at, id`,
+          WHERE org_id = $1 ORDER BY created_at, name, id`,
         [orgId],
       );
       return rows.map(toKey);

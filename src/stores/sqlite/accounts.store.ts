@@ -98,7 +98,7 @@ export function createSqliteAccountStore(db: SqliteDatabase): AccountStore {
     'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING *',
   );
   const keysOfOrg = db.prepare<[string], KeyRow>(
-    'SELECT id, org_id, user_id, name, prefix, created_at, revoked_at FROM api_keys WHERE org_id = ? ORDER BY created_at, id',
+    'SELECT id, org_id, user_id, name, prefix, created_at, revoked_at FROM api_keys WHERE org_id = ? ORDER BY created_at, name, id',
   );
   const orgCount = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM organisations');
 
