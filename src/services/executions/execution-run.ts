@@ -85,18 +85,40 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       message: outcome.message,
       cost,
     });
-    const done = await store.transition(execution.id, ['running'], outcome.status, {
-      response: outcome.response,
-      usage,
-      steps: outcome.steps,
-      executionMode: outcome.mode,
-      errorMessage: outcome.status === 'failed' ? outcome.message : null,
-      completedAt: new Date(),
-    });
+    const done = await store.transition(
+      execution.id,
+      ['running'],
+      outcome.status,
+      {
+        response: outcome.response,
+        usage,
+        steps: outcome.steps,
+        executionMode: outcome.mode,
+        errorMessage: outcome.status === 'failed' ? outcome.message : null,
+        completedAt: new Date(),
+      },
+      execution.attempts,
+    );
+    if (!done && (await takenOver(execution))) return null;
     await deps.runtime.discard(execution.id).catch(() => undefined);
     if (done && outcome.steps.length > 0) await writeSteps(done, outcome.steps);
     if (done) deps.onFinished(done);
     return done;
+  }
+
+  /**
+   * True when another worker took the run over (this one stalled past its lease): its finish was refused, and its
+   * checkpoint, now the other worker's, is left alone.
+   */
+  async function takenOver(execution: Execution): Promise<boolean> {
+    const now = await store.getById(execution.id);
+    if (!now || now.attempts <= execution.attempts) return false;
+    logger.warn('a run taken over by another worker finished late; its outcome is dropped', {
+      execution: execution.id,
+      attempt: execution.attempts,
+      current: now.attempts,
+    });
+    return true;
   }
 
   /**
@@ -203,7 +225,7 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
             }
             stopAtSpendingLimit(execution.id, stepLog, controller);
             void store
-              .saveProgress(execution.id, { steps: stepLog })
+              .saveProgress(execution.id, { steps: stepLog }, execution.attempts)
               .catch((error: unknown) => logger.warn('could not save execution progress', { error: String(error) }));
           },
         }),
@@ -277,11 +299,17 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
   async function failEarly(execution: Execution, error: unknown): Promise<Execution | null> {
     releaseHold(execution.id);
     const message = messageOf(error);
-    const done = await store.transition(execution.id, ['running'], 'failed', {
-      usage: { ...emptyExecutionUsage(execution.request.serviceTier), message },
-      errorMessage: message,
-      completedAt: new Date(),
-    });
+    const done = await store.transition(
+      execution.id,
+      ['running'],
+      'failed',
+      {
+        usage: { ...emptyExecutionUsage(execution.request.serviceTier), message },
+        errorMessage: message,
+        completedAt: new Date(),
+      },
+      execution.attempts,
+    );
     if (done) deps.onFinished(done);
     return done;
   }

@@ -147,11 +147,17 @@ export function createPredictionRunner(deps: PredictionsServiceDeps, held: Queue
         ),
       );
       hold = null;
-      finished = await store.transition(running.id, ['running'], 'completed', {
-        response: result.response,
-        usage: result.usage,
-        completedAt: new Date(),
-      });
+      finished = await store.transition(
+        running.id,
+        ['running'],
+        'completed',
+        {
+          response: result.response,
+          usage: result.usage,
+          completedAt: new Date(),
+        },
+        running.attempts,
+      );
     } catch (error) {
       hold?.release();
       // A shutdown stopped the run: the record stays `running` and the next start runs it again.
@@ -159,7 +165,7 @@ export function createPredictionRunner(deps: PredictionsServiceDeps, held: Queue
       failure = error instanceof Error ? error : new Error(String(error));
       finished = await recordFailure(running, error, 'prediction failed on the agent runtime');
     }
-    return conclude(finished ?? running, failure);
+    return conclude(running, finished, failure);
   }
 
   /**
@@ -181,16 +187,42 @@ export function createPredictionRunner(deps: PredictionsServiceDeps, held: Queue
   function recordFailure(running: Prediction, error: unknown, logMessage: string): Promise<Prediction | null> {
     const message = error instanceof AppError ? error.message : 'Internal error while running the prediction.';
     if (!(error instanceof AppError)) logger.error(logMessage, { prediction: running.id, error: String(error) });
-    return store.transition(running.id, ['running'], 'failed', {
-      response: null,
-      usage: { ...EMPTY_USAGE, credits_used: 0, message },
-      errorMessage: message,
-      completedAt: new Date(),
-    });
+    return store.transition(
+      running.id,
+      ['running'],
+      'failed',
+      {
+        response: null,
+        usage: { ...EMPTY_USAGE, credits_used: 0, message },
+        errorMessage: message,
+        completedAt: new Date(),
+      },
+      running.attempts,
+    );
   }
 
-  /** Announces a finished record (webhooks, waiters), then returns it, or throws the failure that ended it. */
-  function conclude(final: Prediction, failure: Error | null): Prediction {
+  /**
+   * Announces a finished record (webhooks, waiters), then returns it, or throws the failure that ended it. When the
+   * finishing write was refused because another worker took the record over (this one stalled past its lease), the
+   * outcome is dropped and said so: the record is that worker's now.
+   */
+  async function conclude(
+    running: Prediction,
+    finished: Prediction | null,
+    failure: Error | null,
+  ): Promise<Prediction> {
+    if (!finished) {
+      const now = await store.getById(running.id);
+      if (now && now.attempts > running.attempts) {
+        logger.warn('a run taken over by another worker finished late; its outcome is dropped', {
+          prediction: running.id,
+          attempt: running.attempts,
+          current: now.attempts,
+        });
+        return now;
+      }
+    }
+    const final = finished ?? running;
     if (isTerminal(final.status)) deps.onFinished(final);
     if (failure) throw failure;
     return final;
@@ -198,12 +230,18 @@ export function createPredictionRunner(deps: PredictionsServiceDeps, held: Queue
 
   /** Stores a run its caller cancelled as failed, with nothing billed; not an error worth logging. */
   function recordCancelled(running: Prediction): Promise<Prediction | null> {
-    return store.transition(running.id, ['running'], 'failed', {
-      response: null,
-      usage: { ...EMPTY_USAGE, credits_used: 0, message: CANCELLED_MESSAGE },
-      errorMessage: CANCELLED_MESSAGE,
-      completedAt: new Date(),
-    });
+    return store.transition(
+      running.id,
+      ['running'],
+      'failed',
+      {
+        response: null,
+        usage: { ...EMPTY_USAGE, credits_used: 0, message: CANCELLED_MESSAGE },
+        errorMessage: CANCELLED_MESSAGE,
+        completedAt: new Date(),
+      },
+      running.attempts,
+    );
   }
 
   /**
@@ -252,11 +290,17 @@ export function createPredictionRunner(deps: PredictionsServiceDeps, held: Queue
       if (credits > 0) await hold?.settle(credits, `extraction ${running.model} ${running.id}`);
       else hold?.release();
       hold = null;
-      finished = await store.transition(running.id, ['running'], 'completed', {
-        response: output.response,
-        usage: usageOf(output, notes),
-        completedAt: new Date(),
-      });
+      finished = await store.transition(
+        running.id,
+        ['running'],
+        'completed',
+        {
+          response: output.response,
+          usage: usageOf(output, notes),
+          completedAt: new Date(),
+        },
+        running.attempts,
+      );
     } catch (error) {
       hold?.release();
       failure = error instanceof Error ? error : new Error(String(error));
@@ -265,7 +309,7 @@ export function createPredictionRunner(deps: PredictionsServiceDeps, held: Queue
           ? await recordCancelled(running)
           : await recordFailure(running, error, 'prediction failed');
     }
-    return conclude(finished ?? running, failure);
+    return conclude(running, finished, failure);
   }
 
   /** Runs a record on the runtime when its request says so, else on the extraction engine. */

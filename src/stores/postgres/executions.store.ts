@@ -4,10 +4,9 @@
  * waiting) can never overwrite a finished record.
  */
 import type pg from 'pg';
-import { canTransition } from '../../domain/prediction';
 import { toExecution, type DeliveryRow, type ExecutionRow } from '../sqlite/executions.store';
 import type { ExecutionStore } from '../types/execution';
-import { jsonOrNull, statusUpdate } from './status-update';
+import { jsonOrNull, progressRow, transitionRow } from './status-update';
 
 export function createPostgresExecutionStore(pool: pg.Pool): ExecutionStore {
   const rows = async (sql: string, params: unknown[]): Promise<ExecutionRow[]> =>
@@ -59,31 +58,33 @@ export function createPostgresExecutionStore(pool: pg.Pool): ExecutionStore {
         ])
       ).map(toExecution);
     },
-    async transition(id, from, to, update = {}) {
-      const illegal = from.find((status) => !canTransition(status, to));
-      if (illegal) throw new Error(`illegal execution transition ${illegal} -> ${to}`);
-      const { sql, params } = statusUpdate('executions', id, from, to, {
-        response_json: 'response' in update ? (update.response ? JSON.stringify(update.response) : null) : undefined,
-        usage_json: update.usage ? JSON.stringify(update.usage) : undefined,
-        steps_json: update.steps ? JSON.stringify(update.steps) : undefined,
-        execution_mode: update.executionMode,
-        error_message: 'errorMessage' in update ? (update.errorMessage ?? null) : undefined,
-        completed_at: 'completedAt' in update ? (update.completedAt?.toISOString() ?? null) : undefined,
-        attempts: update.attempts,
-      });
-      const [row] = await rows(sql, params);
+    async transition(id, from, to, update = {}, claim) {
+      const row = await transitionRow<ExecutionRow>(
+        pool,
+        'executions',
+        { id, from, to, claim },
+        {
+          response_json: 'response' in update ? jsonOrNull(update.response) : undefined,
+          usage_json: update.usage ? JSON.stringify(update.usage) : undefined,
+          steps_json: update.steps ? JSON.stringify(update.steps) : undefined,
+          execution_mode: update.executionMode,
+          error_message: 'errorMessage' in update ? (update.errorMessage ?? null) : undefined,
+          completed_at: 'completedAt' in update ? (update.completedAt?.toISOString() ?? null) : undefined,
+          attempts: update.attempts,
+        },
+      );
       return row ? toExecution(row) : null;
     },
-    async saveProgress(id, update) {
-      await pool.query(
-        `UPDATE executions SET steps_json = $2, usage_json = COALESCE($3::jsonb, usage_json), updated_at = $4
-          WHERE id = $1 AND status = 'running'`,
-        [
-          id,
-          JSON.stringify(update.steps ?? []),
-          update.usage ? JSON.stringify(update.usage) : null,
-          new Date().toISOString(),
-        ],
+    async saveProgress(id, update, claim) {
+      await progressRow(
+        pool,
+        'executions',
+        id,
+        {
+          steps_json: JSON.stringify(update.steps ?? []),
+          usage_json: update.usage ? JSON.stringify(update.usage) : undefined,
+        },
+        claim,
       );
     },
     async unfinished() {

@@ -2,11 +2,22 @@
  * PostgreSQL OAuthStore (migration 010): the MCP authorization server's clients, consent requests, codes and tokens,
  * shared by every replica (a code issued on one is redeemed on another). Single use is one statement each:
  * `DELETE … RETURNING` for requests and codes, a conditional `UPDATE` for token revocation, so two replicas racing
- * on the same code or refresh token get one winner. Rows map through the SQLite store's mappers.
+ * on the same code or refresh token get one winner. Rows and insert values map through the SQLite store's
+ * mappers.
  */
 import type pg from 'pg';
-import { toCode, toToken, TOKEN_KEEP_S, type CodeRow, type TokenRow } from '../sqlite/oauth.store';
-import type { OAuthRequestRecord, OAuthStore } from '../types';
+import {
+  codeValues,
+  toCode,
+  toRequest,
+  tokenValues,
+  toToken,
+  TOKEN_KEEP_S,
+  type CodeRow,
+  type RequestRow,
+  type TokenRow,
+} from '../sqlite/oauth.store';
+import type { OAuthStore } from '../types';
 import { withTransaction } from './database';
 
 export function createPostgresOAuthStore(pool: pg.Pool): OAuthStore {
@@ -35,23 +46,11 @@ export function createPostgresOAuthStore(pool: pg.Pool): OAuthStore {
       );
     },
     async getRequest(idHash, now) {
-      const { rows } = await pool.query<{
-        client_id: string;
-        csrf_hash: string;
-        params_json: string;
-        expires_at: number;
-      }>(
+      const { rows } = await pool.query<RequestRow>(
         'SELECT client_id, csrf_hash, params_json, expires_at FROM oauth_requests WHERE id_hash = $1 AND expires_at > $2',
         [idHash, now],
       );
-      const row = rows[0];
-      if (!row) return null;
-      return {
-        clientId: row.client_id,
-        csrfHash: row.csrf_hash,
-        params: JSON.parse(row.params_json) as OAuthRequestRecord['params'],
-        expiresAt: row.expires_at,
-      };
+      return rows[0] ? toRequest(rows[0]) : null;
     },
     async takeRequest(idHash) {
       const result = await pool.query('DELETE FROM oauth_requests WHERE id_hash = $1', [idHash]);
@@ -62,19 +61,7 @@ export function createPostgresOAuthStore(pool: pg.Pool): OAuthStore {
       await pool.query(
         `INSERT INTO oauth_codes (code_hash, grant_id, client_id, org_id, user_id, key_id, scopes, resource,
            code_challenge, redirect_uri, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [
-          codeHash,
-          r.grantId,
-          r.clientId,
-          r.orgId,
-          r.userId,
-          r.keyId,
-          r.scopes.join(' '),
-          r.resource,
-          r.codeChallenge,
-          r.redirectUri,
-          r.expiresAt,
-        ],
+        codeValues(codeHash, r),
       );
     },
     async getCode(codeHash, now) {
@@ -99,18 +86,7 @@ export function createPostgresOAuthStore(pool: pg.Pool): OAuthStore {
           await client.query(
             `INSERT INTO oauth_tokens (token_hash, kind, grant_id, client_id, org_id, user_id, key_id, scopes, resource,
                expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-            [
-              t.tokenHash,
-              t.kind,
-              t.grantId,
-              t.clientId,
-              t.orgId,
-              t.userId,
-              t.keyId,
-              t.scopes.join(' '),
-              t.resource,
-              t.expiresAt,
-            ],
+            tokenValues(t),
           );
         }
       });

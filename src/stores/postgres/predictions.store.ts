@@ -4,12 +4,11 @@
  * move the same record.
  */
 import type pg from 'pg';
-import { canTransition } from '../../domain/prediction';
 import { toPrediction, type DeliveryRow, type PredictionRow } from '../sqlite/predictions.store';
 import type { PredictionStore } from '../types';
 import { recordBlob } from './blob-rows';
 import { withTransaction } from './database';
-import { jsonOrNull, statusUpdate } from './status-update';
+import { jsonOrNull, transitionRow } from './status-update';
 
 export function createPostgresPredictionStore(pool: pg.Pool): PredictionStore {
   const rows = async (sql: string, params: unknown[]): Promise<PredictionRow[]> =>
@@ -70,17 +69,19 @@ export function createPostgresPredictionStore(pool: pg.Pool): PredictionStore {
         )
       ).map(toPrediction);
     },
-    async transition(id, from, to, update = {}) {
-      const illegal = from.find((status) => !canTransition(status, to));
-      if (illegal) throw new Error(`illegal prediction transition ${illegal} -> ${to}`);
-      const { sql, params } = statusUpdate('predictions', id, from, to, {
-        response_json: 'response' in update ? jsonOrNull(update.response) : undefined,
-        usage_json: update.usage ? JSON.stringify(update.usage) : undefined,
-        error_message: 'errorMessage' in update ? (update.errorMessage ?? null) : undefined,
-        completed_at: 'completedAt' in update ? (update.completedAt?.toISOString() ?? null) : undefined,
-        attempts: update.attempts,
-      });
-      const [row] = await rows(sql, params);
+    async transition(id, from, to, update = {}, claim) {
+      const row = await transitionRow<PredictionRow>(
+        pool,
+        'predictions',
+        { id, from, to, claim },
+        {
+          response_json: 'response' in update ? jsonOrNull(update.response) : undefined,
+          usage_json: update.usage ? JSON.stringify(update.usage) : undefined,
+          error_message: 'errorMessage' in update ? (update.errorMessage ?? null) : undefined,
+          completed_at: 'completedAt' in update ? (update.completedAt?.toISOString() ?? null) : undefined,
+          attempts: update.attempts,
+        },
+      );
       return row ? toPrediction(row) : null;
     },
     async unfinished() {

@@ -3,9 +3,10 @@
  * (`WHERE status IN (...)`), like predictions, so a runner and the restart sweep never both move one record.
  */
 import type { Execution } from '../../domain/execution';
-import { canTransition, type Status } from '../../domain/prediction';
+import type { Status } from '../../domain/prediction';
 import type { ExecutionStore } from '../types/execution';
 import type { SqliteDatabase } from './database';
+import { transitionRow } from './status-update';
 
 export interface ExecutionRow {
   id: string;
@@ -75,7 +76,8 @@ export function createSqliteExecutionStore(db: SqliteDatabase): ExecutionStore {
     `SELECT * FROM executions WHERE status IN ('pending', 'enqueued', 'running') ORDER BY created_at, rowid`,
   );
   const progress = db.prepare(
-    "UPDATE executions SET steps_json = @steps, usage_json = COALESCE(@usage, usage_json), updated_at = @now WHERE id = @id AND status = 'running'",
+    "UPDATE executions SET steps_json = @steps, usage_json = COALESCE(@usage, usage_json), updated_at = @now WHERE id = @id AND status = 'running'" +
+      ' AND (@claim IS NULL OR attempts = @claim)',
   );
   const insertDelivery = db.prepare(
     `INSERT INTO execution_webhook_deliveries (execution_id, url, attempt, status_code, outcome, error, created_at)
@@ -119,41 +121,30 @@ export function createSqliteExecutionStore(db: SqliteDatabase): ExecutionStore {
     async list(orgId, { skip, limit }) {
       return page.all(orgId, limit, skip).map(toExecution);
     },
-    async transition(id, from, to, update = {}) {
-      const illegal = from.find((status) => !canTransition(status, to));
-      if (illegal) throw new Error(`illegal execution transition ${illegal} -> ${to}`);
-      const sets = ['status = @to', 'updated_at = @now'];
-      const params: Record<string, unknown> = { id, to, now: new Date().toISOString() };
-      const set = (column: string, key: string, value: unknown): void => {
-        sets.push(`${column} = @${key}`);
-        params[key] = value;
-      };
-      if ('response' in update) {
-        set('response_json', 'response', update.response ? JSON.stringify(update.response) : null);
-      }
-      if (update.usage) set('usage_json', 'usage', JSON.stringify(update.usage));
-      if (update.steps) set('steps_json', 'steps', JSON.stringify(update.steps));
-      if (update.executionMode) set('execution_mode', 'mode', update.executionMode);
-      if ('errorMessage' in update) set('error_message', 'error', update.errorMessage ?? null);
-      if ('completedAt' in update) set('completed_at', 'completed', update.completedAt?.toISOString() ?? null);
-      if (update.attempts !== undefined) set('attempts', 'attempts', update.attempts);
-      const placeholders = from.map((status, i) => {
-        params[`from${i}`] = status;
-        return `@from${i}`;
-      });
-      const row = db
-        .prepare<Record<string, unknown>, ExecutionRow>(
-          `UPDATE executions SET ${sets.join(', ')} WHERE id = @id AND status IN (${placeholders.join(', ')}) RETURNING *`,
-        )
-        .get(params);
+    async transition(id, from, to, update = {}, claim) {
+      const row = transitionRow<ExecutionRow>(
+        db,
+        'executions',
+        { id, from, to, claim },
+        {
+          response_json: 'response' in update ? (update.response ? JSON.stringify(update.response) : null) : undefined,
+          usage_json: update.usage ? JSON.stringify(update.usage) : undefined,
+          steps_json: update.steps ? JSON.stringify(update.steps) : undefined,
+          execution_mode: update.executionMode || undefined,
+          error_message: 'errorMessage' in update ? (update.errorMessage ?? null) : undefined,
+          completed_at: 'completedAt' in update ? (update.completedAt?.toISOString() ?? null) : undefined,
+          attempts: update.attempts,
+        },
+      );
       return row ? toExecution(row) : null;
     },
-    async saveProgress(id, update) {
+    async saveProgress(id, update, claim) {
       progress.run({
         id,
         steps: JSON.stringify(update.steps ?? []),
         usage: update.usage ? JSON.stringify(update.usage) : null,
         now: new Date().toISOString(),
+        claim: claim ?? null,
       });
     },
     async unfinished() {

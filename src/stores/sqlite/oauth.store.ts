@@ -35,6 +35,13 @@ export interface TokenRow {
   is_superuser: number;
 }
 
+export interface RequestRow {
+  client_id: string;
+  csrf_hash: string;
+  params_json: string;
+  expires_at: number;
+}
+
 export const splitScopes = (s: string): string[] => (s === '' ? [] : s.split(' '));
 
 export const toCode = (r: CodeRow): OAuthCodeRecord => ({
@@ -65,6 +72,42 @@ export const toToken = (r: TokenRow): OAuthTokenRecord & { revoked: boolean } =>
   revoked: r.revoked_at !== null,
 });
 
+export const toRequest = (r: RequestRow): OAuthRequestRecord => ({
+  clientId: r.client_id,
+  csrfHash: r.csrf_hash,
+  params: JSON.parse(r.params_json) as OAuthRequestRecord['params'],
+  expiresAt: r.expires_at,
+});
+
+/** The values of an `oauth_codes` insert, in column order (code_hash, grant_id, … expires_at). */
+export const codeValues = (codeHash: string, r: OAuthCodeRecord): unknown[] => [
+  codeHash,
+  r.grantId,
+  r.clientId,
+  r.orgId,
+  r.userId,
+  r.keyId,
+  r.scopes.join(' '),
+  r.resource,
+  r.codeChallenge,
+  r.redirectUri,
+  r.expiresAt,
+];
+
+/** The values of an `oauth_tokens` insert, in column order (token_hash, kind, … expires_at). */
+export const tokenValues = (t: Parameters<OAuthStore['insertTokens']>[0][number]): unknown[] => [
+  t.tokenHash,
+  t.kind,
+  t.grantId,
+  t.clientId,
+  t.orgId,
+  t.userId,
+  t.keyId,
+  t.scopes.join(' '),
+  t.resource,
+  t.expiresAt,
+];
+
 /** Expired rows are kept this long past their time (a late replay of a refresh token is still recognised). */
 export const TOKEN_KEEP_S = 7 * 24 * 3600;
 
@@ -76,10 +119,9 @@ export function createSqliteOAuthStore(db: SqliteDatabase): OAuthStore {
   const insertRequest = db.prepare(
     'INSERT INTO oauth_requests (id_hash, client_id, csrf_hash, params_json, expires_at) VALUES (?, ?, ?, ?, ?)',
   );
-  const getRequest = db.prepare<
-    [string, number],
-    { client_id: string; csrf_hash: string; params_json: string; expires_at: number }
-  >('SELECT client_id, csrf_hash, params_json, expires_at FROM oauth_requests WHERE id_hash = ? AND expires_at > ?');
+  const getRequest = db.prepare<[string, number], RequestRow>(
+    'SELECT client_id, csrf_hash, params_json, expires_at FROM oauth_requests WHERE id_hash = ? AND expires_at > ?',
+  );
   const deleteRequest = db.prepare('DELETE FROM oauth_requests WHERE id_hash = ?');
   const insertCode = db.prepare(
     `INSERT INTO oauth_codes (code_hash, grant_id, client_id, org_id, user_id, key_id, scopes, resource,
@@ -115,20 +157,7 @@ export function createSqliteOAuthStore(db: SqliteDatabase): OAuthStore {
     return row ? toCode(row) : null;
   });
   const insertTokens = db.transaction((tokens: Parameters<OAuthStore['insertTokens']>[0]) => {
-    for (const t of tokens) {
-      insertToken.run(
-        t.tokenHash,
-        t.kind,
-        t.grantId,
-        t.clientId,
-        t.orgId,
-        t.userId,
-        t.keyId,
-        t.scopes.join(' '),
-        t.resource,
-        t.expiresAt,
-      );
-    }
+    for (const t of tokens) insertToken.run(tokenValues(t));
   });
 
   return {
@@ -145,32 +174,14 @@ export function createSqliteOAuthStore(db: SqliteDatabase): OAuthStore {
     },
     async getRequest(idHash, now) {
       const row = getRequest.get(idHash, now);
-      if (!row) return null;
-      return {
-        clientId: row.client_id,
-        csrfHash: row.csrf_hash,
-        params: JSON.parse(row.params_json) as OAuthRequestRecord['params'],
-        expiresAt: row.expires_at,
-      };
+      return row ? toRequest(row) : null;
     },
     async takeRequest(idHash) {
       return deleteRequest.run(idHash).changes === 1;
     },
     async insertCode(codeHash, r, now) {
       sweepCodes.run(now);
-      insertCode.run(
-        codeHash,
-        r.grantId,
-        r.clientId,
-        r.orgId,
-        r.userId,
-        r.keyId,
-        r.scopes.join(' '),
-        r.resource,
-        r.codeChallenge,
-        r.redirectUri,
-        r.expiresAt,
-      );
+      insertCode.run(codeValues(codeHash, r));
     },
     async getCode(codeHash, now) {
       const row = getCode.get(codeHash, now);

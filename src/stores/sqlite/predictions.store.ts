@@ -4,16 +4,11 @@
  * Status changes are compare-and-set (`WHERE status IN (...)`), so a job runner and a restart sweep can never
  * both move the same record.
  */
-import {
-  canTransition,
-  type Prediction,
-  type PredictionInput,
-  type PredictionKind,
-  type Status,
-} from '../../domain/prediction';
+import { type Prediction, type PredictionInput, type PredictionKind, type Status } from '../../domain/prediction';
 import type { PredictionStore, StoredBytes, WebhookDelivery } from '../types';
 import { createBlobRecorder } from './blob-rows';
 import type { SqliteDatabase } from './database';
+import { transitionRow } from './status-update';
 
 export interface PredictionRow {
   id: string;
@@ -131,39 +126,24 @@ export function createSqlitePredictionStore(db: SqliteDatabase): PredictionStore
     async list(orgId, { skip, limit }) {
       return page.all(orgId, limit, skip).map(toPrediction);
     },
-    async transition(id, from, to, update = {}) {
-      const illegal = from.find((status) => !canTransition(status, to));
-      if (illegal) throw new Error(`illegal prediction transition ${illegal} -> ${to}`);
-      const sets = ['status = @to', 'updated_at = @now'];
-      const params: Record<string, unknown> = { id, to, now: new Date().toISOString() };
-      if ('response' in update) {
-        sets.push('response_json = @response');
-        params.response =
-          update.response === null || update.response === undefined ? null : JSON.stringify(update.response);
-      }
-      if (update.usage) {
-        sets.push('usage_json = @usage');
-        params.usage = JSON.stringify(update.usage);
-      }
-      if ('errorMessage' in update) {
-        sets.push('error_message = @error');
-        params.error = update.errorMessage ?? null;
-      }
-      if ('completedAt' in update) {
-        sets.push('completed_at = @completed');
-        params.completed = update.completedAt?.toISOString() ?? null;
-      }
-      if (update.attempts !== undefined) {
-        sets.push('attempts = @attempts');
-        params.attempts = update.attempts;
-      }
-      const placeholders = from.map((_, i) => `@from${i}`);
-      from.forEach((status, i) => (params[`from${i}`] = status));
-      const row = db
-        .prepare<Record<string, unknown>, PredictionRow>(
-          `UPDATE predictions SET ${sets.join(', ')} WHERE id = @id AND status IN (${placeholders.join(', ')}) RETURNING *`,
-        )
-        .get(params);
+    async transition(id, from, to, update = {}, claim) {
+      const row = transitionRow<PredictionRow>(
+        db,
+        'predictions',
+        { id, from, to, claim },
+        {
+          response_json:
+            'response' in update
+              ? update.response === null || update.response === undefined
+                ? null
+                : JSON.stringify(update.response)
+              : undefined,
+          usage_json: update.usage ? JSON.stringify(update.usage) : undefined,
+          error_message: 'errorMessage' in update ? (update.errorMessage ?? null) : undefined,
+          completed_at: 'completedAt' in update ? (update.completedAt?.toISOString() ?? null) : undefined,
+          attempts: update.attempts,
+        },
+      );
       return row ? toPrediction(row) : null;
     },
     async unfinished() {

@@ -24,10 +24,20 @@ export interface ExecutionStore {
   getById(id: string): Promise<Execution | null>;
   /** Newest first. */
   list(orgId: string, page: { skip: number; limit: number }): Promise<Execution[]>;
-  /** Moves `id` to `to` only if its status is one of `from`; null when it was not. */
-  transition(id: string, from: readonly Status[], to: Status, update?: ExecutionUpdate): Promise<Execution | null>;
-  /** Saves progress (steps, usage) of a running execution without changing its status. */
-  saveProgress(id: string, update: Pick<ExecutionUpdate, 'steps' | 'usage'>): Promise<void>;
+  /**
+   * Moves `id` to `to` only if its status is one of `from`; null when it was not.
+   * @param claim when given, the record must also still have these `attempts` (the claim a worker took it with):
+   *   a worker whose run another replica took over, after its lease ran out, then finishes nothing.
+   */
+  transition(
+    id: string,
+    from: readonly Status[],
+    to: Status,
+    update?: ExecutionUpdate,
+    claim?: number,
+  ): Promise<Execution | null>;
+  /** Saves progress (steps, usage) of a running execution (with `claim`: still at those attempts), status unchanged. */
+  saveProgress(id: string, update: Pick<ExecutionUpdate, 'steps' | 'usage'>, claim?: number): Promise<void>;
   /** pending, enqueued and running executions, oldest first (the restart sweep). */
   unfinished(): Promise<Execution[]>;
   recordDelivery(delivery: Omit<WebhookDelivery, 'predictionId'> & { executionId: string }): Promise<void>;

@@ -23,8 +23,16 @@ export interface PredictionStore {
   /**
    * Moves the record to `to` only if it is in one of `from` (compare-and-set); returns the updated record, or
    * null when another writer moved it first.
+   * @param claim when given, the record must also still have these `attempts` (the claim a worker took it with):
+   *   a worker whose run another replica took over, after its lease ran out, then finishes nothing.
    */
-  transition(id: string, from: readonly Status[], to: Status, update?: PredictionUpdate): Promise<Prediction | null>;
+  transition(
+    id: string,
+    from: readonly Status[],
+    to: Status,
+    update?: PredictionUpdate,
+    claim?: number,
+  ): Promise<Prediction | null>;
   /** Records that were not finished when the process stopped: pending/enqueued (batch) and running. */
   unfinished(): Promise<Prediction[]>;
   recordDelivery(delivery: WebhookDelivery): Promise<void>;
