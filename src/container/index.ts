@@ -26,6 +26,7 @@ import { createAuthService, type AuthService } from '../services/auth.service';
 import { createMcpOAuthService, type McpOAuthService } from '../services/mcp-oauth.service';
 import { createExtractionWallet } from './extraction-wallet';
 import { startGuestFileSweep, type GuestFileSweep } from './guest-file-sweep';
+import { startRunHeartbeat, type RunHeartbeat } from './run-heartbeat';
 import { createAgentsModule, type AgentsModule } from './agents';
 import { createExtractionPart } from './extraction';
 import { createGatewayPart, draftingModel } from './gateway';
@@ -162,6 +163,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     guestFileTtlMs: config.guestUploads.ttlMs,
   });
   let guestSweep: GuestFileSweep | null = null;
+  let runHeartbeat: RunHeartbeat | null = null;
 
   // How every service turns a caller's file id or URL into bytes.
   const inputs = {
@@ -385,6 +387,9 @@ export async function createContainer(config: Config, options: ContainerOptions 
           logger.info('picked up unfinished evaluations', evaluationsAfterRestart);
         }
       }
+      if (backend.shared.sharedAcrossReplicas) {
+        runHeartbeat ??= startRunHeartbeat(agents.executions, config.jobs.leaseMs, logger);
+      }
       jobs.start();
       return { ownerKey };
     },
@@ -407,6 +412,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
           // Before running work is stopped: a shared queue hands the jobs cut short back to the other replicas.
           { name: 'jobs: stop taking work', run: () => jobs.stopTaking() },
           { name: 'guest file sweep', run: () => guestSweep?.stop() },
+          { name: 'agent run heartbeat', run: () => runHeartbeat?.stop() },
         ].reverse(),
       ),
   };

@@ -8,8 +8,9 @@
  * - HoldStore: money held by calls still running, per guest counter (guest-spend.ts), so a reservation sees what
  *   other calls may still spend. (An organisation's holds live in its WalletStore, src/stores/types/wallet.ts,
  *   which takes each one atomically in the database.)
- * - PayerLock: reservations and settlements of one payer run one at a time (billing.ts); a hold store shared across
- *   replicas needs a lock shared as widely.
+ * - PayerLock: guests' reservations and settlements run one at a time (billing.ts's guests' lane), so a read of
+ *   the held amounts followed by an add is not raced; a hold store shared across replicas needs a lock shared as
+ *   widely. Organisations need no lock: the wallet store takes each hold in one atomic step.
  *
  * The organisation's balance itself is the WalletStore of src/stores (the database's ledger). The request queue
  * (request-queue.ts) is per replica by design (the spec's queue is "per ingress replica") and has no port.

@@ -176,6 +176,53 @@ export function describeRecordsConformance(backend: string, open: () => Promise<
         expect(await s.executions.get(other, e.id)).toBeNull();
       });
 
+      it('refuse the writes of a worker whose claim another worker took over', async () => {
+        const e = execution(org, { status: 'enqueued' });
+        await s.executions.insert(e);
+        const stale = await s.executions.transition(e.id, ['enqueued'], 'running', { attempts: 1 });
+        // Another worker takes the running record over: its claim is the next attempt.
+        await s.executions.transition(e.id, ['running'], 'enqueued');
+        const fresh = await s.executions.transition(e.id, ['enqueued'], 'running', { attempts: 2 });
+        await s.executions.saveProgress(e.id, { steps: [{ index: 0 } as never] }, stale!.attempts);
+        expect((await s.executions.get(org, e.id))?.steps).toEqual([]);
+        const late = { response: { by: 'stale' }, completedAt: at(3) };
+        expect(await s.executions.transition(e.id, ['running'], 'completed', late, stale!.attempts)).toBeNull();
+        await s.executions.saveProgress(e.id, { steps: [{ index: 0 } as never] }, fresh!.attempts);
+        const done = await s.executions.transition(
+          e.id,
+          ['running'],
+          'completed',
+          { response: { by: 'fresh' }, completedAt: at(4) },
+          fresh!.attempts,
+        );
+        expect(done).toMatchObject({ status: 'completed', response: { by: 'fresh' }, attempts: 2 });
+        expect(done?.steps).toHaveLength(1);
+
+        const p = prediction(org, { status: 'enqueued' });
+        await s.predictions.insert(p, []);
+        await s.predictions.transition(p.id, ['enqueued'], 'running', { attempts: 1 });
+        await s.predictions.transition(p.id, ['running'], 'enqueued');
+        await s.predictions.transition(p.id, ['enqueued'], 'running', { attempts: 2 });
+        expect(await s.predictions.transition(p.id, ['running'], 'failed', { errorMessage: 'late' }, 1)).toBeNull();
+        expect(await s.predictions.transition(p.id, ['running'], 'completed', {}, 2)).toMatchObject({
+          status: 'completed',
+          errorMessage: null,
+        });
+      });
+
+      it('tell running records nobody touched since a time from those their replica keeps alive', async () => {
+        const alive = execution(org, { createdAt: at(1) });
+        const silent = execution(org, { createdAt: at(2) });
+        const finished = execution(org, { status: 'completed', createdAt: at(0), completedAt: at(0) });
+        for (const e of [alive, silent, finished]) await s.executions.insert(e);
+        const now = new Date();
+        expect((await s.executions.stalled(now)).map((e) => e.id)).toEqual([alive.id, silent.id]);
+        await s.executions.touch([alive.id, finished.id]);
+        await s.executions.touch([]);
+        expect((await s.executions.stalled(now)).map((e) => e.id)).toEqual([silent.id]);
+        expect(await s.executions.stalled(at(0))).toEqual([]);
+      });
+
       it('move status compare-and-set and list unfinished oldest first', async () => {
         const older = execution(org, { status: 'pending', createdAt: at(1) });
         const newer = execution(org, { status: 'enqueued', createdAt: at(2) });

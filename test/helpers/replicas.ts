@@ -30,7 +30,9 @@ export async function startReplicas(n: number, env: Record<string, string>): Pro
     dataDir,
     ownerKey: (apps[0] as TestApp).ownerKey,
     async close() {
-      await Promise.allSettled(apps.map((a) => a.stop()));
+      await Promise.allSettled(apps.slice(0, -1).map((a) => a.stop()));
+      // The last one closes: it removes what they shared (the folder, and any schema, Redis keys or S3 folder).
+      await apps.at(-1)?.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

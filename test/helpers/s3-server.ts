@@ -1,6 +1,7 @@
 /**
  * An S3 wire-protocol server on loopback (s3rver), for the S3 blob store's tests: no real S3 is reachable here.
- * Each server gets its own temporary folder and one bucket, and listens on a free port of 127.0.0.1.
+ * Each server gets its own temporary folder (or the one given, so a server started again finds the objects) and one
+ * bucket, and listens on a free port of 127.0.0.1.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,13 +21,15 @@ export interface TestS3Server {
   blobUrl(prefix?: string): string;
   /** s3rver's fixed credentials, as the SDK's environment variables. */
   env: { AWS_ACCESS_KEY_ID: string; AWS_SECRET_ACCESS_KEY: string };
-  close(): Promise<void>;
+  /** Stops the server; its folder is removed unless `keepData`. */
+  close(options?: { keepData?: boolean }): Promise<void>;
 }
 
-export async function startS3Server(bucket = 'prism-test'): Promise<TestS3Server> {
+export async function startS3Server(bucket = 'prism-test', folder?: string): Promise<TestS3Server> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const S3rver = require('s3rver') as S3rverConstructor;
-  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-s3rver-'));
+  const directory = folder ?? fs.mkdtempSync(path.join(os.tmpdir(), 'prism-s3rver-'));
+  fs.mkdirSync(directory, { recursive: true });
   const server = new S3rver({
     address: '127.0.0.1',
     port: 0,
@@ -41,9 +44,9 @@ export async function startS3Server(bucket = 'prism-test'): Promise<TestS3Server
     bucket,
     blobUrl: (prefix = '') => `s3://${bucket}/${prefix}?endpoint=${encodeURIComponent(endpoint)}`,
     env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' },
-    async close() {
+    async close({ keepData = false } = {}) {
       await server.close();
-      fs.rmSync(directory, { recursive: true, force: true });
+      if (!keepData) fs.rmSync(directory, { recursive: true, force: true });
     },
   };
 }

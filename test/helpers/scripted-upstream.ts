@@ -52,6 +52,8 @@ export type UpstreamScript =
       usage?: ScriptedUsage;
       finishReason?: string;
       delayMs?: number;
+      /** Answer only once this (a promise the test settles) is settled, unless the client leaves first. */
+      waitFor?: Promise<unknown>;
     }
   /** A stream; a non-streaming request gets the chunks joined into one reply. */
   | {
@@ -190,6 +192,7 @@ async function serve(script: UpstreamScript, req: RecordedRequest, res: http.Ser
       return;
     }
     case 'reply': {
+      if (script.waitFor && !(await released(script.waitFor, res))) return;
       if (!(await pause(script.delayMs ?? 0, res))) return;
       const chunks: ScriptedChunk[] = [
         { content: script.content ?? '', ...(script.toolCalls && { toolCalls: script.toolCalls }) },

@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { startCallbackReceiver } from '../helpers/callback-receiver';
 import { renderReceiptImage } from '../helpers/media-fixtures';
+import { interruptAgentRun } from '../helpers/interrupted-run';
 import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
-import { call, startTestApp, uploadFile } from '../helpers/test-app';
-import { writeLabModelsFile } from '../helpers/upstream-app';
+import { call, startTestApp } from '../helpers/test-app';
 
 interface ExecutionWire {
   id: string;
@@ -61,7 +61,9 @@ describe('batch executions', () => {
         .update(received[0]?.body ?? '')
         .digest('hex')}`;
       expect(received[0]?.signature).toBe(expected);
-      const got = (await (await call(`${app.url}/v1/agent/executions/${queued.id}`, { key })).json()) as ExecutionWire;
+      const got = (await (
+        await call(`${app.url}/v1/agent/executions/${executionId}`, { key })
+      ).json()) as ExecutionWire;
       expect(got.status).toBe('completed');
       const bad = await call(`${app.url}/v1/agent/execute`, {
         key,
@@ -89,43 +91,16 @@ describe('a restart in the middle of a run', () => {
   });
 
   it('resumes the run from its last checkpoint', async () => {
-    const modelsFile = writeLabModelsFile(dir, upstream.baseUrl, [
-      {
-        id: 'prism-orion-1',
-        upstreamModel: 'planner-llm',
-        pricing: { prompt: 1.0, completion: 1.0 },
-        more: { total_timeout_s: 60 },
-      },
-    ]);
-    const env = { PRISM_MODELS_FILE: modelsFile, PRISM_SHUTDOWN_GRACE_S: '1' };
-    const first = await startTestApp(env);
-    const key = await first.createKey('restart-org');
-    await first.container.services.accounts.addCredits('restart-org', 1);
-    const upload = await uploadFile(first.url, key, renderReceiptImage(), { filename: 'r.png' });
-    const fileId = ((await upload.json()) as { id: string }).id;
-    upstream.next(
-      {
-        kind: 'reply',
-        toolCalls: [{ id: 'call_1', name: 'ocr_image', arguments: JSON.stringify({ image: fileId }) }],
-        usage: { prompt_tokens: 10, completion_tokens: 10 },
-      },
-      { kind: 'hang' },
-    );
-    const queued = (await (
-      await call(`${first.url}/v1/agent/execute`, {
-        key,
-        json: { batch: true, inputs: { r: { type: 'input_file', file_id: fileId } }, config: { prompt: 'Read it' } },
-      })
-    ).json()) as ExecutionWire;
-    // The second planning call hangs: the OCR step is done and checkpointed.
-    await until(async () => (upstream.requests.length >= 2 ? true : null), 'the second planning call');
-    await first.stop();
+    const { env, dataDir, key, executionId } = await interruptAgentRun(upstream, dir, {
+      org: 'restart-org',
+      more: { total_timeout_s: 60 },
+    });
     upstream.next({ kind: 'reply', content: '{"total": "26.22"}', usage: { prompt_tokens: 10, completion_tokens: 5 } });
-    const second = await startTestApp(env, first.dataDir);
+    const second = await startTestApp(env, dataDir);
     try {
       const done = await until(async () => {
         const got = (await (
-          await call(`${second.url}/v1/agent/executions/${queued.id}`, { key })
+          await call(`${second.url}/v1/agent/executions/${executionId}`, { key })
         ).json()) as ExecutionWire;
         return got.status === 'completed' || got.status === 'failed' ? got : null;
       }, 'the resumed run');

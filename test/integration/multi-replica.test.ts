@@ -5,6 +5,7 @@
  * - the 61st call in a minute from one caller is 429 whichever replica it reaches;
  * - 20 background predictions queued on one replica complete exactly once each (the upstream counts the runs);
  * - a replica SIGKILLed during a job: another replica completes it after the lease;
+ * - a replica stopped (SIGSTOP) past its lease finishes late: its finish is refused, the taking-over one's stands;
  * - an MCP `notifications/cancelled` that reaches replica B stops the call running on replica A;
  * - an agent run interrupted by killing its replica is finished from its checkpoint by another;
  * - a $0.01 wallet hit by 60 concurrent billed calls spread over the replicas ends at >= 0, each accepted call billed
@@ -63,6 +64,14 @@ const MODELS = [
 ];
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+const TAKEN_OVER = 'a run taken over by another worker finished late; its outcome is dropped';
+
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
 
 async function until<T>(what: string, probe: () => Promise<T | null | undefined>, timeoutMs = 60_000): Promise<T> {
   const giveUpAt = Date.now() + timeoutMs;
@@ -198,6 +207,41 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined>
     replicas.push(await startChildServer(dataDir, env));
   });
 
+  it('drops the late finish of a replica stopped past its lease, whose job another replica took over', async () => {
+    const stale = gate();
+    const fresh = gate();
+    upstream.next(
+      { kind: 'reply', content: '{"total": 1}', waitFor: stale.promise },
+      { kind: 'reply', content: '{"total": 2}', waitFor: fresh.promise },
+    );
+    const before = upstream.requests.length;
+    const res = await generate(replicas[0]!.url, true);
+    const { id } = (await res.json()) as { id: string };
+    await until('the upstream call', async () => (upstream.requests.length > before ? true : null));
+    const pid = pidOwningLocalPort(upstream.requests[before]!.remotePort, pids());
+    const stalled = replicas.find((r) => r.child.pid === pid) as ChildServer;
+    // Stopped, it renews no lease: another replica's stalled check hands the job on, and that replica calls again.
+    stalled.child.kill('SIGSTOP');
+    try {
+      await until('another replica takes the job over', async () =>
+        upstream.requests.length > before + 1 ? true : null,
+      );
+    } finally {
+      stalled.child.kill('SIGCONT');
+    }
+    expect(pidOwningLocalPort(upstream.requests[before + 1]!.remotePort, pids())).not.toBe(pid);
+    stale.open();
+    await until('the stalled replica finishes late', async () => (stalled.stderr().includes(TAKEN_OVER) ? true : null));
+    expect(await predictionOf(id)).toMatchObject({ status: 'running' });
+    fresh.open();
+    const done = await until(`prediction ${id}`, async () => {
+      const p = await predictionOf(id);
+      return p.status === 'completed' || p.status === 'failed' ? p : null;
+    });
+    expect(done).toMatchObject({ status: 'completed', response: { total: 2 } });
+    expect(upstream.requests.length - before).toBe(2);
+  });
+
   it('stops the call on replica A when its notifications/cancelled reaches replica B', async () => {
     const [a, b] = replicas;
     const sent: { method?: string; id?: number | string }[] = [];
@@ -267,6 +311,30 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined>
     expect(calls).toHaveLength(3);
     const resumed = calls[2]!.body as { messages: { role: string; tool_call_id?: string }[] };
     expect(resumed.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(['call_hub']);
+    replicas.push(await startChildServer(dataDir, env));
+  });
+
+  it('fails, saying why, a synchronous agent run whose replica was killed', async () => {
+    upstream.next({ kind: 'hang' });
+    const before = upstream.requests.length;
+    const pending = call(`${replicas[0]!.url}/v1/agent/execute`, {
+      key,
+      json: { model: 'prism-orion-2', config: { prompt: 'Say hello, slowly' } },
+    }).catch((error: unknown) => error);
+    await until('the planner call', async () => (upstream.requests.length > before ? true : null));
+    await killReplicaOf(upstream.requests[before]!);
+    expect(await pending).toBeInstanceOf(Error);
+    type ExecutionWire = { id: string; status: string; usage: { message: string | null } };
+    const [newest] = (await (await call(`${any()}/v1/agent/executions`, { key })).json()) as ExecutionWire[];
+    expect(newest?.status).toBe('running');
+    // The live replicas stop hearing from it, and one of them fails it with the reason.
+    const done = await until(`execution ${newest!.id}`, async () => {
+      const e = (await (await call(`${any()}/v1/agent/executions/${newest!.id}`, { key })).json()) as ExecutionWire;
+      return e.status === 'running' ? null : e;
+    });
+    expect(done.status).toBe('failed');
+    expect(done.usage.message).toMatch(/The replica running this run stopped before it finished/);
+    expect(upstream.requests.length - before).toBe(1);
     replicas.push(await startChildServer(dataDir, env));
   });
 

@@ -6,10 +6,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { renderReceiptImage } from '../helpers/media-fixtures';
+import { interruptAgentRun } from '../helpers/interrupted-run';
 import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
-import { call, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
-import { writeLabModelsFile } from '../helpers/upstream-app';
+import { call, startTestApp, type TestApp } from '../helpers/test-app';
 
 interface ExecutionWire {
   id: string;
@@ -40,44 +39,22 @@ describe('an execution that keeps hanging across restarts', () => {
   });
 
   it('is resumed once, then failed with a message on the next start', async () => {
-    const modelsFile = writeLabModelsFile(dir, upstream.baseUrl, [
-      { id: 'prism-orion-1', upstreamModel: 'planner-llm', pricing: { prompt: 1.0, completion: 1.0 } },
-    ]);
-    const env = { PRISM_MODELS_FILE: modelsFile, PRISM_SHUTDOWN_GRACE_S: '1' };
-    const first = await startTestApp(env);
-    const key = await first.createKey('poison-org');
-    await first.container.services.accounts.addCredits('poison-org', 1);
-    const upload = await uploadFile(first.url, key, renderReceiptImage(), { filename: 'r.png' });
-    const fileId = ((await upload.json()) as { id: string }).id;
-    upstream.next(
-      {
-        kind: 'reply',
-        toolCalls: [{ id: 'call_1', name: 'ocr_image', arguments: JSON.stringify({ image: fileId }) }],
-        usage: { prompt_tokens: 10, completion_tokens: 10 },
-      },
-      { kind: 'hang' },
-      { kind: 'hang' },
-    );
-    const queued = (await (
-      await call(`${first.url}/v1/agent/execute`, {
-        key,
-        json: { batch: true, inputs: { r: { type: 'input_file', file_id: fileId } }, config: { prompt: 'Read it' } },
-      })
-    ).json()) as ExecutionWire;
-    await until(async () => (upstream.requests.length >= 2 ? true : null), 'the first hang');
-    await first.stop();
+    const { env, dataDir, key, executionId } = await interruptAgentRun(upstream, dir, {
+      org: 'poison-org',
+      then: [{ kind: 'hang' }],
+    });
 
     // Second start: resumed from its checkpoint (one more planning call), and it hangs again.
-    const second = await startTestApp(env, first.dataDir);
+    const second = await startTestApp(env, dataDir);
     await until(async () => (upstream.requests.length >= 3 ? true : null), 'the resumed run to hang');
     await second.stop();
 
     // Third start: not resumed. The planner is not called again; the run is failed with the reason.
-    let third: TestApp | null = await startTestApp(env, first.dataDir);
+    let third: TestApp | null = await startTestApp(env, dataDir);
     try {
       const done = await until(async () => {
         const got = (await (
-          await call(`${third?.url}/v1/agent/executions/${queued.id}`, { key })
+          await call(`${third?.url}/v1/agent/executions/${executionId}`, { key })
         ).json()) as ExecutionWire;
         return got.status === 'completed' || got.status === 'failed' ? got : null;
       }, 'the given-up run');

@@ -8,10 +8,12 @@
  * with a message; none is left `running`.
  *
  * Composed here from its use cases: execute.ts (accept), execution-run.ts (run one), execution-resume.ts (after a
- * restart), over the run state they share (execution-runs.ts); the contract is executions.types.ts.
+ * restart), execution-lease.ts (runs whose replica died), over the run state they share (execution-runs.ts); the
+ * contract is executions.types.ts.
  */
 import { NotFoundError } from '../../domain/errors';
 import { createExecute } from './execute';
+import { createExecutionLease } from './execution-lease';
 import { createExecutionResume } from './execution-resume';
 import { createExecutionStarter } from './execution-run';
 import { createExecutionRuns } from './execution-runs';
@@ -35,6 +37,7 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     },
 
     ...createExecutionResume(deps, runs, start),
+    ...createExecutionLease(deps, runs),
 
     cancelAll() {
       runs.shuttingDown = true;

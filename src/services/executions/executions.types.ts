@@ -96,6 +96,16 @@ export interface ExecutionsService {
    * queue (`takeOverRunning: false`) runs another replica holds are left to it (the queue's leases hand them over).
    */
   resumeUnfinished(options?: { takeOverRunning?: boolean }): Promise<{ resumed: number; failed: number }>;
+  /**
+   * With several replicas (execution-lease.ts): marks the runs going on in this process as alive, so other replicas
+   * know their replica is.
+   */
+  heartbeat(): Promise<void>;
+  /**
+   * Fails the synchronous runs (not `batch`) that no replica marked alive for `silentMs`: their replica died, and
+   * no queue hands them over. @returns how many it failed.
+   */
+  failStalled(silentMs: number): Promise<number>;
   /** Stops running executions for a shutdown; they stay `running` and resume after the restart. */
   cancelAll(): void;
 }

@@ -95,6 +95,20 @@ export function createPostgresExecutionStore(pool: pg.Pool): ExecutionStore {
         )
       ).map(toExecution);
     },
+    async touch(ids) {
+      if (ids.length === 0) return;
+      await pool.query(`UPDATE executions SET updated_at = $2 WHERE id = ANY($1::text[]) AND status = 'running'`, [
+        [...ids],
+        new Date().toISOString(),
+      ]);
+    },
+    async stalled(before) {
+      return (
+        await rows(`SELECT * FROM executions WHERE status = 'running' AND updated_at < $1 ORDER BY updated_at, seq`, [
+          before.toISOString(),
+        ])
+      ).map(toExecution);
+    },
     async recordDelivery(d) {
       await pool.query(
         `INSERT INTO execution_webhook_deliveries (execution_id, url, attempt, status_code, outcome, error, created_at)

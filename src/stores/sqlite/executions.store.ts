@@ -75,6 +75,9 @@ export function createSqliteExecutionStore(db: SqliteDatabase): ExecutionStore {
   const unfinished = db.prepare<[], ExecutionRow>(
     `SELECT * FROM executions WHERE status IN ('pending', 'enqueued', 'running') ORDER BY created_at, rowid`,
   );
+  const stalled = db.prepare<[string], ExecutionRow>(
+    "SELECT * FROM executions WHERE status = 'running' AND updated_at < ? ORDER BY updated_at, rowid",
+  );
   const progress = db.prepare(
     "UPDATE executions SET steps_json = @steps, usage_json = COALESCE(@usage, usage_json), updated_at = @now WHERE id = @id AND status = 'running'" +
       ' AND (@claim IS NULL OR attempts = @claim)',
@@ -149,6 +152,15 @@ export function createSqliteExecutionStore(db: SqliteDatabase): ExecutionStore {
     },
     async unfinished() {
       return unfinished.all().map(toExecution);
+    },
+    async touch(ids) {
+      if (ids.length === 0) return;
+      db.prepare(
+        `UPDATE executions SET updated_at = ? WHERE status = 'running' AND id IN (${ids.map(() => '?').join(', ')})`,
+      ).run(new Date().toISOString(), ...ids);
+    },
+    async stalled(before) {
+      return stalled.all(before.toISOString()).map(toExecution);
     },
     async recordDelivery(d) {
       insertDelivery.run(d.executionId, d.url, d.attempt, d.statusCode, d.outcome, d.error, d.createdAt.toISOString());

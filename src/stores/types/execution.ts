@@ -40,6 +40,10 @@ export interface ExecutionStore {
   saveProgress(id: string, update: Pick<ExecutionUpdate, 'steps' | 'usage'>, claim?: number): Promise<void>;
   /** pending, enqueued and running executions, oldest first (the restart sweep). */
   unfinished(): Promise<Execution[]>;
+  /** Marks running executions as alive now (their replica's heartbeat): sets updated_at, status unchanged. */
+  touch(ids: readonly string[]): Promise<void>;
+  /** Running executions not written (progress, heartbeat) since `before`, oldest first: their replica may be gone. */
+  stalled(before: Date): Promise<Execution[]>;
   recordDelivery(delivery: Omit<WebhookDelivery, 'predictionId'> & { executionId: string }): Promise<void>;
   deliveries(executionId: string): Promise<(Omit<WebhookDelivery, 'predictionId'> & { executionId: string })[]>;
 }
