@@ -82,10 +82,11 @@ export function databaseEnvFor(dataDir: string): Record<string, string> {
 }
 
 const redisPrefixOf = (dataDir: string): string => `prism-test:${tagOf(dataDir)}:`;
+const s3FolderOf = (dataDir: string): string => path.join(os.tmpdir(), `prism-test-s3-${tagOf(dataDir)}`);
 
 /** Starts an S3 server for an app on `dataDir`, over the folder's S3 directory (kept while the folder is). */
 async function startS3For(dataDir: string): Promise<TestS3Server> {
-  const server = await startS3Server('prism-test', path.join(os.tmpdir(), `prism-test-s3-${tagOf(dataDir)}`));
+  const server = await startS3Server('prism-test', s3FolderOf(dataDir));
   s3Servers.set(dataDir, [...(s3Servers.get(dataDir) ?? []), server]);
   return server;
 }
@@ -193,6 +194,23 @@ export async function uploadFile(
     body: form,
     ...(key === undefined ? {} : { key }),
   });
+}
+
+/**
+ * The sha256 names of the blobs the app on `dataDir` keeps, sorted, wherever they are: the folder's `blobs/sha256`
+ * by default, the S3 server's folder under PRISM_TEST_BACKEND=…+s3.
+ */
+export function storedBlobs(dataDir: string): string[] {
+  const s3Folder = s3Servers.has(dataDir) ? s3FolderOf(dataDir) : null;
+  if (s3Folder) {
+    return listTree(s3Folder)
+      .filter((p) => p.endsWith('._S3rver_object'))
+      .map((p) => path.basename(p, '._S3rver_object'))
+      .sort();
+  }
+  return listTree(path.join(dataDir, 'blobs', 'sha256'))
+    .map((p) => path.basename(p))
+    .sort();
 }
 
 /** Every file under `dir`, relative, sorted. */

@@ -4,7 +4,13 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { call, listTree, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
+import { call, listTree, startTestApp, storedBlobs, uploadFile, type TestApp } from '../helpers/test-app';
+
+/** The blobs the app keeps and the upload parts it has staged (wherever its blob store keeps blobs). */
+const kept = (app: TestApp): string[] => [
+  ...storedBlobs(app.dataDir),
+  ...listTree(path.join(app.dataDir, 'blobs', 'tmp')),
+];
 
 const md5 = (text: string | Buffer): string => createHash('md5').update(text).digest('hex');
 
@@ -46,12 +52,12 @@ describe('Files API', () => {
     const ok = await uploadFile(app.url, freeKey, 'default purpose');
     expect(((await ok.json()) as { purpose: string }).purpose).toBe('assistants');
 
-    const before = listTree(path.join(app.dataDir, 'blobs')).length;
+    const before = kept(app).length;
     const bad = await uploadFile(app.url, freeKey, 'never stored', { query: 'purpose=poetry' });
     expect(bad.status).toBe(422);
     const body = (await bad.json()) as { detail: { type: string; loc: string[] }[] };
     expect(body.detail[0]).toMatchObject({ type: 'enum', loc: ['query', 'purpose'] });
-    expect(listTree(path.join(app.dataDir, 'blobs')).length).toBe(before);
+    expect(kept(app).length).toBe(before);
     const miss = await call(`${app.url}/v1/files/hash/${md5('never stored')}`, { key: freeKey });
     expect(miss.status).toBe(404);
   });
@@ -157,7 +163,7 @@ describe('Files API', () => {
     const shared = `shared content ${Date.now()}`;
     const first = (await (await uploadFile(app.url, proKey, shared)).json()) as { id: string };
     const second = (await (await uploadFile(app.url, proKey, shared)).json()) as { id: string };
-    const blobCount = () => listTree(path.join(app.dataDir, 'blobs', 'sha256')).length;
+    const blobCount = () => storedBlobs(app.dataDir).length;
     const before = blobCount();
 
     const deleted = await call(`${app.url}/v1/files/${first.id}`, { key: proKey, method: 'DELETE' });
@@ -172,7 +178,7 @@ describe('Files API', () => {
   });
 
   it('rejects uploads over the limit with 413 and keeps nothing, with or without Content-Length', async () => {
-    const blobsBefore = listTree(path.join(app.dataDir, 'blobs'));
+    const blobsBefore = kept(app);
     const big = Buffer.alloc(8192, 'x');
     const res = await uploadFile(app.url, freeKey, big, { filename: 'big.bin' });
     expect(res.status).toBe(413);
@@ -192,7 +198,7 @@ describe('Files API', () => {
       duplex: 'half',
     });
     expect(chunked.status).toBe(413);
-    expect(listTree(path.join(app.dataDir, 'blobs'))).toEqual(blobsBefore);
+    expect(kept(app)).toEqual(blobsBefore);
     expect((await call(`${app.url}/v1/files/hash/${md5(big)}`, { key: freeKey })).status).toBe(404);
   });
 

@@ -4,9 +4,8 @@
  * record still uses those bytes; an organisation's files are never touched. The sweep's clock is injected.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { call, listTree, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
+import { call, startTestApp, storedBlobs, uploadFile, type TestApp } from '../helpers/test-app';
 
 const HOUR = 3_600_000;
 const sha = (content: string): string => createHash('sha256').update(content).digest('hex');
@@ -18,10 +17,7 @@ const guestUpload = async (app: TestApp, content: string): Promise<string> => {
   expect(res.status).toBe(201);
   return ((await res.json()) as { id: string }).id;
 };
-const blobNames = (app: TestApp): string =>
-  listTree(path.join(app.dataDir, 'blobs'))
-    .map((p) => path.basename(p))
-    .join(' ');
+const blobNames = (app: TestApp): string => storedBlobs(app.dataDir).join(' ');
 
 describe('guest file expiry', () => {
   let app: TestApp;
