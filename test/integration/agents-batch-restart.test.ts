@@ -61,9 +61,7 @@ describe('batch executions', () => {
         .update(received[0]?.body ?? '')
         .digest('hex')}`;
       expect(received[0]?.signature).toBe(expected);
-      const got = (await (
-        await call(`${app.url}/v1/agent/executions/${executionId}`, { key })
-      ).json()) as ExecutionWire;
+      const got = (await (await call(`${app.url}/v1/agent/executions/${queued.id}`, { key })).json()) as ExecutionWire;
       expect(got.status).toBe('completed');
       const bad = await call(`${app.url}/v1/agent/execute`, {
         key,
