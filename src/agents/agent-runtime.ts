@@ -133,6 +133,9 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         // Each plan → tools round is two supersteps; the step limit itself is enforced in the plan node.
         recursionLimit: spec.maxSteps * 2 + 4,
         signal: controller.signal,
+        // Each step's checkpoint is written before the next step starts (LangGraph's default, `async`, writes it
+        // meanwhile): a replica killed during a planner call then resumes after the tool that ran, never before it.
+        durability: 'sync' as const,
       };
       const input = spec.resume ? null : { task: spec.task, messages: initialMessages(spec) };
       let state: AgentLoopStateValue | undefined;
