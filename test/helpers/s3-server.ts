@@ -3,6 +3,7 @@
  * Each server gets its own temporary folder (or the one given, so a server started again finds the objects) and one
  * bucket, and listens on a free port of 127.0.0.1.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,6 +48,48 @@ export async function startS3Server(bucket = 'prism-test', folder?: string): Pro
     async close({ keepData = false } = {}) {
       await server.close();
       if (!keepData) fs.rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The same, in a process of its own: for test apps whose tests block their event loop (spawnSync of the CLI, which
+ * reads the same bucket).
+ */
+export async function startS3ServerProcess(bucket: string, folder: string): Promise<TestS3Server> {
+  fs.mkdirSync(folder, { recursive: true });
+  const child = spawn(process.execPath, [path.join(__dirname, 's3-server-child.js'), folder, bucket], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = /^(\d+)\n/.exec(out);
+      if (line?.[1]) resolve(Number(line[1]));
+    });
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`s3rver exited with ${code}: ${err}`)));
+  });
+  // It never keeps the test process alive, and goes with it.
+  child.unref();
+  child.stdout.destroy();
+  child.stderr.destroy();
+  const killChild = (): void => void child.kill('SIGTERM');
+  process.once('exit', killChild);
+  const endpoint = `http://127.0.0.1:${port}`;
+  return {
+    endpoint,
+    bucket,
+    blobUrl: (prefix = '') => `s3://${bucket}/${prefix}?endpoint=${encodeURIComponent(endpoint)}`,
+    env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' },
+    async close({ keepData = false } = {}) {
+      process.off('exit', killChild);
+      child.kill('SIGTERM');
+      await exited;
+      if (!keepData) fs.rmSync(folder, { recursive: true, force: true });
     },
   };
 }

@@ -20,7 +20,7 @@ import type { Logger } from '../../src/lib/logger';
 import { startServer } from '../../src/http-server';
 import { dropTestSchema, TEST_DATABASE_URL, testSchemaName } from './pg-schema';
 import { deleteKeys, testRedisUrl } from './redis';
-import { startS3Server, type TestS3Server } from './s3-server';
+import { startS3ServerProcess, type TestS3Server } from './s3-server';
 
 const BACKEND_PARTS = new Set((process.env.PRISM_TEST_BACKEND ?? '').split('+').filter((p) => p !== ''));
 const UNKNOWN = [...BACKEND_PARTS].filter((p) => !['sqlite', 'postgres', 'redis', 's3'].includes(p));
@@ -84,9 +84,10 @@ export function databaseEnvFor(dataDir: string): Record<string, string> {
 const redisPrefixOf = (dataDir: string): string => `prism-test:${tagOf(dataDir)}:`;
 const s3FolderOf = (dataDir: string): string => path.join(os.tmpdir(), `prism-test-s3-${tagOf(dataDir)}`);
 
-/** Starts an S3 server for an app on `dataDir`, over the folder's S3 directory (kept while the folder is). */
+/** Starts an S3 server for an app on `dataDir`, over the folder's S3 directory (kept while the folder is), in
+ * a process of its own. */
 async function startS3For(dataDir: string): Promise<TestS3Server> {
-  const server = await startS3Server('prism-test', s3FolderOf(dataDir));
+  const server = await startS3ServerProcess('prism-test', s3FolderOf(dataDir));
   s3Servers.set(dataDir, [...(s3Servers.get(dataDir) ?? []), server]);
   return server;
 }
