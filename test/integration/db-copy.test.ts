@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/config/config';
 import { dbCopy } from '../../src/cli/db.commands';
 import { makeTextPdf } from '../helpers/media-fixtures';
 import { describePostgres, dropTestSchema, TEST_DATABASE_URL, testSchemaName } from '../helpers/pg-schema';
-import { call, startTestApp, uploadFile } from '../helpers/test-app';
+import { call, ON_SQLITE, startTestApp, uploadFile } from '../helpers/test-app';
 
 describePostgres('prism db copy', () => {
   const schema = testSchemaName();
@@ -25,8 +25,8 @@ describePostgres('prism db copy', () => {
   });
 
   it('copies every record and blob, verifies them, serves them from PostgreSQL, and is safe to re-run', async () => {
-    // The source: a SQLite install (this test always starts it on SQLite, whatever PRISM_TEST_BACKEND says).
-    const source = await startTestApp({ PRISM_DATABASE_URL: '' });
+    // The source: a single-machine install (SQLite, local blobs, whatever PRISM_TEST_BACKEND says).
+    const source = await startTestApp(ON_SQLITE);
     dataDir = source.dataDir;
     const { key, orgId: org } = await source.container.services.accounts.createKey({ org: 'movers', tier: 'pro' });
     await source.container.stores.wallets.credit(org, 2_500_000, 'top up');
@@ -72,7 +72,7 @@ describePostgres('prism db copy', () => {
 
     // The copy, served: same data folder for the secrets, records from PostgreSQL.
     const moved = await startTestApp(
-      { PRISM_DATABASE_URL: TEST_DATABASE_URL as string, PRISM_DATABASE_SCHEMA: schema },
+      { ...ON_SQLITE, PRISM_DATABASE_URL: TEST_DATABASE_URL as string, PRISM_DATABASE_SCHEMA: schema },
       dataDir,
     );
     try {

@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { databaseEnvFor } from '../helpers/test-app';
 import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -135,6 +136,8 @@ describe('shell examples of the README and docs/', () => {
           B: lab.app.url,
           H: `Authorization: Bearer ${lab.app.ownerKey}`,
           PRISM_DATA_DIR: lab.app.dataDir,
+          // The CLI works on the server's records and blobs, on whichever backends the test apps run.
+          ...databaseEnvFor(lab.app.dataDir),
           PRISM_LOG_LEVEL: 'silent',
           PRISM_MODELS_FILE: path.join(lab.dir, 'models.yaml'),
         });

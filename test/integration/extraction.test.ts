@@ -440,7 +440,10 @@ describe('extraction safety and restarts', () => {
 
   it('resumes a job that was running when the process stopped', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-resume-'));
-    const first = await startTestApp({}, dataDir);
+    // The in-process queue's restart sweep takes a running record over; with Redis a running record belongs to a
+    // live replica and the queue's lease hands a dead one's over (multi-replica.test.ts), so this keeps that queue.
+    const inProcessQueue = { PRISM_REDIS_URL: '' };
+    const first = await startTestApp(inProcessQueue, dataDir);
     const key = await first.createKey('resumers');
     const pdf = await makeTextPdf([['Invoice Number: R-77', 'Total Due: 10.00']]);
     const { id: fileId } = (await (await uploadFile(first.url, key, pdf, { filename: 'r.pdf' })).json()) as {
@@ -459,7 +462,7 @@ describe('extraction safety and restarts', () => {
     );
     await first.stop();
 
-    const second = await startTestApp({}, dataDir);
+    const second = await startTestApp(inProcessQueue, dataDir);
     try {
       await second.container.jobs.idle();
       const done = (await (await call(`${second.url}/v1/predictions/${id}`, { key })).json()) as Prediction;
