@@ -123,6 +123,8 @@ describe('shell examples of the README and docs/', () => {
     beforeAll(() => {
       cwd = fs.mkdtempSync(path.join(home, 'work-'));
       fs.cpSync(path.join(ROOT, 'docs', 'examples'), cwd, { recursive: true });
+      // docs/examples/ sits in the checkout, so its scripts find the project's packages (decide.mjs imports ws).
+      fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(cwd, 'node_modules'));
     });
 
     it.each(examples.map((e) => [`line ${e.line}`, e] as const))(
