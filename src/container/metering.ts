@@ -74,7 +74,12 @@ export function createMeteringPart(
   });
   const decisions = {
     biller: observeDebits(
-      createBiller({ wallets, guestSpend, minimumMicros: config.decisions.minimumChargeMicros, lock: shared.payerLock }),
+      createBiller({
+        wallets,
+        guestSpend,
+        minimumMicros: config.decisions.minimumChargeMicros,
+        lock: shared.payerLock,
+      }),
       'decisions',
       onDebit,
     ),

@@ -106,30 +106,33 @@ export interface ToolDispatcher {
  * handler (unknown tool, zod input check, the call, output check against the advertised schema), with the same
  * `isError` texts, on a map built once. `registerTools` stays for the one server whose `tools/list` is cached.
  */
-export function createToolDispatcher(tools: readonly McpTool[], onCall: ToolCallObserver = () => undefined): ToolDispatcher {
+export function createToolDispatcher(
+  tools: readonly McpTool[],
+  onCall: ToolCallObserver = () => undefined,
+): ToolDispatcher {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const dispatch: ToolDispatcher['call'] = async (name, args, extra, scope) => {
-      const tool = byName.get(name);
-      if (!tool) return protocolError(`Tool ${name} not found`);
-      if (tool.toolset !== undefined && !scope.toolsets.includes(tool.toolset)) {
-        return protocolError(
-          `Tool ${name} is in the '${tool.toolset}' toolset (${TOOLSET_SUMMARY[tool.toolset]}), which this ` +
-            `connection did not select: add ${tool.toolset} to ?toolsets= on the /mcp URL (or prism mcp --toolsets).`,
-        );
-      }
-      const input = await tool.input.safeParseAsync(args ?? {});
-      if (!input.success) {
-        return protocolError(`Input validation error: Invalid arguments for tool ${name}: ${issuesText(input.error)}`);
-      }
-      const result = await callTool(tool, input.data, extra, scope);
-      if (result.isError) return result;
-      const output = await tool.output.safeParseAsync(result.structuredContent);
-      if (!output.success) {
-        return protocolError(
-          `Output validation error: Invalid structured content for tool ${name}: ${issuesText(output.error)}`,
-        );
-      }
-      return result;
+    const tool = byName.get(name);
+    if (!tool) return protocolError(`Tool ${name} not found`);
+    if (tool.toolset !== undefined && !scope.toolsets.includes(tool.toolset)) {
+      return protocolError(
+        `Tool ${name} is in the '${tool.toolset}' toolset (${TOOLSET_SUMMARY[tool.toolset]}), which this ` +
+          `connection did not select: add ${tool.toolset} to ?toolsets= on the /mcp URL (or prism mcp --toolsets).`,
+      );
+    }
+    const input = await tool.input.safeParseAsync(args ?? {});
+    if (!input.success) {
+      return protocolError(`Input validation error: Invalid arguments for tool ${name}: ${issuesText(input.error)}`);
+    }
+    const result = await callTool(tool, input.data, extra, scope);
+    if (result.isError) return result;
+    const output = await tool.output.safeParseAsync(result.structuredContent);
+    if (!output.success) {
+      return protocolError(
+        `Output validation error: Invalid structured content for tool ${name}: ${issuesText(output.error)}`,
+      );
+    }
+    return result;
   };
   return {
     async call(name, args, extra, scope) {
