@@ -3,7 +3,7 @@
  * clear the choice was, and the narrower repair rules can be switched off one at a time for the receipts bench.
  * Synthetic layouts only; names and streets are invented.
  */
-import { extractFromLayout } from '../../../../src/engines/extract';
+import { extractFromLayout, RULE_GROUPS, RULE_PARTS, RULES } from '../../../../src/engines/extract';
 import { layoutOf, RECEIPT_SCHEMA } from './layout-builder';
 import { auc, fitWeights, merchantOf, PRIOR_WEIGHTS } from '../../../../bench/receipts-cv';
 import { NAME_WEIGHTS, scoreFeatures, type NameFeatures } from '../../../../src/engines/extract/issuer-weights';
@@ -62,6 +62,16 @@ describe('rule switches', () => {
     expect(off.data['address']).toBe('15, JALAN S512/3A, 47500 SUBANG JAYA');
     // The switch does not outlive the call.
     expect(extractFromLayout(layout, RECEIPT_SCHEMA).data['address']).toBe(on.data['address']);
+  });
+
+  it('switches off every part of a mechanism by the mechanism name', () => {
+    const layout = layoutOf(['KEDAI CONTOH SDN BHD', '15, JALAN S512/3A,', '47500 SUBANG JAYA', 'Tel: 03-1234']);
+    const off = extractFromLayout(layout, RECEIPT_SCHEMA, { rulesOff: ['number-glyphs'] });
+    expect(off.data['address']).toBe('15, JALAN S512/3A, 47500 SUBANG JAYA');
+    expect(RULE_GROUPS['number-glyphs']).toContain('section-code');
+    // Every part belongs to exactly one mechanism, so the bench judges each part once.
+    expect(new Set(RULE_PARTS).size).toBe(RULE_PARTS.length);
+    expect(RULES.flatMap((g) => RULE_GROUPS[g])).toEqual(RULE_PARTS);
   });
 });
 
