@@ -208,6 +208,8 @@ function pickName(
  * between two header lines is less sure than a lone candidate.
  */
 const marginFactor = (margin: number): number => 0.6 + 0.4 * Math.min(1, margin / MARGIN_SURE);
+/** How much a digit inside a word of a name lowers its confidence. */
+const MISREAD_FACTOR = 0.6;
 /** A score lead at which the choice of name counts as settled. */
 const MARGIN_SURE = 2;
 
@@ -295,7 +297,10 @@ function nameOf(rows: Row[], margin: number): FoundValue | undefined {
   const weakest = weakestWord(rows, repaired.fixed);
   if (weakest < MIN_WORD_CONFIDENCE) return undefined;
   const text = repaired.text;
-  const strength = (kind.hasLegalSuffix(text) ? 0.95 : kind.hasBusinessWord(text) ? 0.8 : 0.6) * marginFactor(margin);
+  // A digit between the letters of a word (`EK9L05IF`) is a misread in a name, whatever the OCR confidence says.
+  const misread = /[A-Za-z]\d+[A-Za-z]/.test(text) ? MISREAD_FACTOR : 1;
+  const strength =
+    (kind.hasLegalSuffix(text) ? 0.95 : kind.hasBusinessWord(text) ? 0.8 : 0.6) * marginFactor(margin) * misread;
   const found = foundInRows(rows, text, strength);
   return found && { ...found, ocr: legibility(found.ocr, weakest) };
 }

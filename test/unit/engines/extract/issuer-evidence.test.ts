@@ -44,6 +44,16 @@ describe('choosing the business name from layout evidence', () => {
     expect(lone.confidence['company']).toBeGreaterThan(contested.confidence['company'] ?? 1);
   });
 
+  it('is less confident of a name with a digit between the letters of a word, and not of a number beside a word', () => {
+    const tail = ['12, JALAN CONTOH 3,', '50000 KUALA LUMPUR', 'Date: 03/02/2019', 'TOTAL 12.00'];
+    const clean = extract(['KEDAI EKSKLUSIF SDN BHD', ...tail]);
+    const misread = extract(['KEDAI EKS9LU5IF SDN BHD', ...tail]);
+    const numbered = extract(['KEDAI 99 EKSKLUSIF SDN BHD', ...tail]);
+    expect(misread.data['company']).toBe('KEDAI EKS9LU5IF SDN BHD');
+    expect(clean.confidence['company']).toBeGreaterThan((misread.confidence['company'] ?? 1) * 1.5);
+    expect(numbered.confidence['company']).toBeCloseTo(clean.confidence['company'] ?? 0, 5);
+  });
+
   it('is less confident of an address that stops before its postcode', () => {
     const whole = extract(['KEDAI CONTOH SDN BHD', '12, JALAN CONTOH 3,', '50000 KUALA LUMPUR', 'Tel: 03-1234']);
     const cut = extract(['KEDAI CONTOH SDN BHD', '12, JALAN CONTOH 3,', 'Tel: 03-1234']);
