@@ -21,7 +21,7 @@ export function weakestWord(rows: Row[], fixed: Set<string>): number {
 /** Cleans a printed company line: edge noise, a trailing registration number, misread `SDN BHD`. */
 export function cleanName(text: string): string {
   let t = text.replace(/\s+(co\.?\s*(reg|no)\b|company\s*no\b|roc\b|reg\.?\s*no\b|gst\b).*$/i, '');
-  t = t.replace(/\s*[([{][^)\]}]*\d[^)\]}]*[)\]}]?[^A-Za-z0-9]*$/, '');
+  if (ruleOn('trailing-number')) t = t.replace(/\s*[([{][^)\]}]*\d[^)\]}]*[)\]}]?[^A-Za-z0-9]*$/, '');
   t = t.replace(/^[^A-Za-z0-9(]+/, '').replace(/[^A-Za-z0-9.)]+$/, '');
   t = t.replace(/\b[S5][DO0I][NM](\.?)(\s+)[B83E][HN]D\b/gi, (m: string, dot: string, sp: string) =>
     /^sdn\.?\s+bhd$/i.test(m) ? m : `SDN${dot}${sp}BHD`,
@@ -34,8 +34,10 @@ export function cleanName(text: string): string {
   // The legal-entity suffix ends the name: marks or a logo fragment read after it are not part of it.
   // A registration number or a short fragment read after it is dropped, and so is a label before such a name.
   const legal = /^(.*?\b(?:SDN\.?\s+BHD|S\/B|BHD|LTD|LLC|LLP|INC|PLC|GMBH|CORP)\.?)\s+(.+)$/i.exec(t);
-  if (legal && (/\d{4,}/.test(legal[2] ?? '') || /^[^()]{1,6}$/.test(legal[2] ?? ''))) t = legal[1] ?? t;
-  if (legal) t = t.replace(/^[A-Za-z]+\s*:\s*(?=\S)/, '');
+  if (ruleOn('suffix-ends-name')) {
+    if (legal && (/\d{4,}/.test(legal[2] ?? '') || /^[^()]{1,6}$/.test(legal[2] ?? ''))) t = legal[1] ?? t;
+    if (legal) t = t.replace(/^[A-Za-z]+\s*:\s*(?=\S)/, '');
+  }
   return squash(t);
 }
 

@@ -86,14 +86,19 @@ export const RULE_GROUPS = {
     'total-implausible',
   ],
   /**
-   * What sits at a header line's edge and is not a word of it (a logo fragment, a tick, scanner noise) is dropped:
-   * barely legible specks, and short marks set far apart from the line's words.
+   * What sits at the edges of a header line and is not part of the name or address is dropped: barely legible
+   * specks, a short mark set far apart, a bracketed registration number closing a name, and what follows a legal
+   * suffix (the suffix ends the name).
    */
-  'edge-marks': [
+  'name-edges': [
     /** Barely legible specks at a line's ends (`ee`, a stray `i`). */
     'edge-specks',
     /** A short mark set far apart at a line's end. */
     'lone-mark',
+    /** A registration number in brackets closing a name line. */
+    'trailing-number',
+    /** A legal suffix ends the name: a number or a short fragment after it, and a label before it, are dropped. */
+    'suffix-ends-name',
   ],
 } as const;
 

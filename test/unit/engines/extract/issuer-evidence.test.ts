@@ -79,6 +79,15 @@ describe('rule switches', () => {
     const off = extractFromLayout(layout, RECEIPT_SCHEMA, { rulesOff: ['number-glyphs'] });
     expect(off.data['address']).toBe('15, JALAN S512/3A, 47500 SUBANG JAYA');
     expect(RULE_GROUPS['number-glyphs']).toContain('section-code');
+    const named = layoutOf([
+      'KEDAI CONTOH SDN BHD (123456-X)',
+      '15, JALAN MAJU 3,',
+      '47500 SUBANG JAYA',
+      'Tel: 03-1234',
+    ]);
+    expect(extractFromLayout(named, RECEIPT_SCHEMA).data['company']).toBe('KEDAI CONTOH SDN BHD');
+    const uncut = extractFromLayout(named, RECEIPT_SCHEMA, { rulesOff: ['name-edges'] });
+    expect(uncut.data['company']).toBe('KEDAI CONTOH SDN BHD (123456-X)');
     // Every part belongs to exactly one mechanism, so the bench judges each part once.
     expect(new Set(RULE_PARTS).size).toBe(RULE_PARTS.length);
     expect(RULES.flatMap((g) => RULE_GROUPS[g])).toEqual(RULE_PARTS);
