@@ -53,7 +53,7 @@ export const ERROR_CODES = [
   'unknown_toolset',
   'invalid_tool_input',
   'agent_exists',
-  // hardening (issue 18)
+  // hardening
   'malformed_body',
   'malformed_multipart',
   'guest_upload_quota',
