@@ -72,7 +72,10 @@ interface QueuedDebit {
   reject: (error: unknown) => void;
 }
 
-export function createPostgresWalletStore(pool: pg.Pool, options: PostgresWalletStoreOptions = {}): PostgresWalletStore {
+export function createPostgresWalletStore(
+  pool: pg.Pool,
+  options: PostgresWalletStoreOptions = {},
+): PostgresWalletStore {
   const sliceTtlS = (options.sliceTtlMs ?? 30_000) / 1000;
   const idleMs = options.idleMs ?? 1000;
   const factor = options.sliceFactor ?? 16;
@@ -90,7 +93,15 @@ export function createPostgresWalletStore(pool: pg.Pool, options: PostgresWallet
   const sliceOf = (orgId: string): Slice => {
     let slice = slices.get(orgId);
     if (!slice) {
-      slice = { orgId, id: `allowance:${randomUUID()}`, total: 0, free: 0, open: 0, lastUsed: Date.now(), toppingUp: null };
+      slice = {
+        orgId,
+        id: `allowance:${randomUUID()}`,
+        total: 0,
+        free: 0,
+        open: 0,
+        lastUsed: Date.now(),
+        toppingUp: null,
+      };
       slices.set(orgId, slice);
     }
     return slice;
@@ -320,7 +331,8 @@ export function createPostgresWalletStore(pool: pg.Pool, options: PostgresWallet
       for (;;) {
         if (writing) await writing;
         const epoch = writesStarted;
-        const pending = (giveBack.get(orgId) ?? 0) + debits.filter((d) => d.orgId === orgId).reduce((s, d) => s + d.backed, 0);
+        const pending =
+          (giveBack.get(orgId) ?? 0) + debits.filter((d) => d.orgId === orgId).reduce((s, d) => s + d.backed, 0);
         const { rows } = await pool.query<{ h: number }>('SELECT held_micros AS h FROM wallets WHERE org_id = $1', [
           orgId,
         ]);
