@@ -129,12 +129,25 @@ export function createPostgresWalletStore(
     return true;
   };
 
-  /** One top-up; when it does not fit, lapsed holds and allowances are given back and it is tried once more. */
-  const topUp = async (slice: Slice, lacking: number, wanted: number): Promise<boolean> => {
-    if (await topUpOnce(slice, lacking, wanted)) return true;
-    const lapsed = await pool.query(RELEASE_LAPSED, [slice.orgId]);
-    return (lapsed.rowCount ?? 0) > 0 ? topUpOnce(slice, lacking, wanted) : false;
+  /**
+   * Top-ups and batch writes of this process run one at a time: each then finds its allowance rows as this process
+   * last left them (only a lapse, done by another process, changes them otherwise), which keeps the bookkeeping
+   * exact. Top-ups are rare (a slice serves many calls), so writes seldom wait.
+   */
+  let rowWork: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = rowWork.then(work, work);
+    rowWork = run.catch(() => undefined);
+    return run;
   };
+
+  /** One top-up; when it does not fit, lapsed holds and allowances are given back and it is tried once more. */
+  const topUp = (slice: Slice, lacking: number, wanted: number): Promise<boolean> =>
+    serial(async () => {
+      if (await topUpOnce(slice, lacking, wanted)) return true;
+      const lapsed = await pool.query(RELEASE_LAPSED, [slice.orgId]);
+      return (lapsed.rowCount ?? 0) > 0 ? topUpOnce(slice, lacking, wanted) : false;
+    });
 
   const lend = (slice: Slice, micros: number, ttlMs: number): string => {
     slice.free -= micros;
@@ -197,8 +210,12 @@ export function createPostgresWalletStore(
     }
   };
 
-  const writeQueued = async (): Promise<void> => {
+  const writeQueued = (): Promise<void> => {
     writesStarted += 1;
+    return serial(writeBatch);
+  };
+
+  const writeBatch = async (): Promise<void> => {
     const batch = debits;
     debits = [];
     const returns = new Map(giveBack);
