@@ -237,10 +237,13 @@ export function createPostgresWalletStore(
     const start = (): void => {
       writeScheduled = false;
       if (debits.length === 0 && giveBack.size === 0) return;
-      writing = writeQueued().finally(() => {
-        writing = null;
-        if (debits.length > 0 || giveBack.size > 0) scheduleWrite();
-      });
+      // writeOrg settles every debit's promise itself; this catch only keeps a bug from becoming an unhandled rejection.
+      writing = writeQueued()
+        .catch((error: unknown) => options.logger?.error('wallet batch write failed', { error: String(error) }))
+        .finally(() => {
+          writing = null;
+          if (debits.length > 0 || giveBack.size > 0) scheduleWrite();
+        });
     };
     if (writing) void writing.then(() => setImmediate(start));
     else setImmediate(start);
