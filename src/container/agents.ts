@@ -18,6 +18,7 @@ import { ModelNotFoundError } from '../gateway/gateway-errors';
 import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
 import type { Logger } from '../lib/logger';
+import type { SignalBus } from '../signals/signal-bus';
 import { createAgentsService, type AgentsService } from '../services/agents.service';
 import type { ArtifactsService } from '../services/artifacts.service';
 import { createExecutionsService } from '../services/executions/executions.service';
@@ -67,7 +68,9 @@ export interface AgentsModuleDeps {
   upstream: UpstreamClient;
   biller: Biller;
   skills: SkillResolver | null;
-  limits: { maxSteps: number; deadlineMs: number };
+  limits: { maxSteps: number; deadlineMs: number; pauseTtlMs: number };
+  /** Signals between replicas: run-event wake-ups and cancels of runs going on elsewhere. */
+  signals: SignalBus;
   orgIdFor: ExecutionsServiceOrgId;
   enqueue(id: string): void;
   onFinished(execution: Execution): void;
@@ -162,6 +165,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     enqueue: (id) => deps.enqueue(id),
     onFinished: (execution) => deps.onFinished(execution),
     limits: deps.limits,
+    signals: deps.signals,
     logger: deps.logger,
     allowPrivateCallbacks: deps.inputs.fetch.allowPrivate,
   });

@@ -12,6 +12,8 @@
  */
 import { NotFoundError } from '../../domain/errors';
 import { createExecute } from './execute';
+import { createExecutionFollow } from './execution-follow';
+import { CANCEL_CHANNEL, createExecutionPauses } from './execution-pauses';
 import { createExecutionResume } from './execution-resume';
 import { createExecutionStarter } from './execution-run';
 import { createExecutionRuns } from './execution-runs';
@@ -21,6 +23,9 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
   const { store } = deps;
   const runs = createExecutionRuns();
   const start = createExecutionStarter(deps, runs);
+  const { cancelHere, ...pauses } = createExecutionPauses(deps, runs, start);
+  // A cancel sent to another replica reaches the run where it goes on (the bus lives as long as the process).
+  deps.signals?.subscribe(CANCEL_CHANNEL, (id) => void cancelHere(id));
   return {
     execute: createExecute(deps, runs, start),
 
@@ -35,6 +40,8 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     },
 
     ...createExecutionResume(deps, runs, start),
+    ...pauses,
+    follow: createExecutionFollow(deps),
 
     cancelAll() {
       runs.shuttingDown = true;

@@ -76,6 +76,8 @@ describe('MCP toolsets and protocol details', () => {
     ]);
     expect(await names('', { 'x-mcp-toolsets': 'agents' })).toEqual([
       'execute_agent',
+      'resume_execution',
+      'cancel_execution',
       'get_execution',
       'list_executions',
     ]);

@@ -1,0 +1,87 @@
+/**
+ * Agent runs people can watch and steer (docs/agent-runs.md): the run-events stream of an execution
+ * (`GET /v1/agent/executions/{id}/events`, also what `stream: true` on execute answers with), resuming a paused run
+ * with a person's decision, and cancelling a run. Events are made from the stored record (src/wire/run-events.ts),
+ * so `Last-Event-ID` works across reconnects, restarts and replicas. Org-scoped in the service.
+ */
+import { Router, type Response } from 'express';
+import type { Principal } from '../../domain/account';
+import type { Execution } from '../../domain/execution';
+import type { ExecutionsService } from '../../services/executions/executions.types';
+import { executionIdParamsSchema, resumeBodySchema, toExecutionWire, toResumeDecision } from '../../wire/agents.schemas';
+import { parseCursor, runEvents, sseFrame, type RunCursor } from '../../wire/run-events';
+import { parseInput } from '../../wire/validation';
+import { userOf } from '../request-context';
+
+const HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+};
+
+/**
+ * Streams the events of execution `id` after `cursor` until the run ends or the client goes away. The first record
+ * is read before the headers are sent, so an unknown id is an ordinary 404.
+ */
+export async function streamRunEvents(
+  executions: ExecutionsService,
+  principal: Principal,
+  id: string,
+  res: Response,
+  cursor: RunCursor,
+): Promise<void> {
+  const controller = new AbortController();
+  const records = await executions.follow(principal, id, controller.signal);
+  res.once('close', () => controller.abort());
+  res.writeHead(200, HEADERS);
+  res.flushHeaders();
+  let at = cursor;
+  try {
+    for await (const record of records) {
+      const { events, cursor: next } = runEvents(record, at);
+      at = next;
+      // Nothing new (a poll): a comment keeps proxies from closing an idle stream.
+      const text = events.length > 0 ? events.map(sseFrame).join('') : ': waiting\n\n';
+      if (!res.writableEnded && !res.destroyed) res.write(text);
+      if (controller.signal.aborted) break;
+    }
+  } catch {
+    // The store failed mid-stream: the client reconnects with its Last-Event-ID and misses nothing.
+  } finally {
+    controller.abort();
+    if (!res.writableEnded && !res.destroyed) res.end();
+  }
+}
+
+export function agentRunsRoutes(executions: ExecutionsService): Router {
+  const router = Router();
+
+  router.get('/agent/executions/:id/events', async (req, res) => {
+    const { id } = parseInput(executionIdParamsSchema, req.params, 'path');
+    const lastEventId = req.get('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : undefined);
+    await streamRunEvents(executions, userOf(req), id, res, parseCursor(lastEventId));
+  });
+
+  router.post('/agent/executions/:id/resume', async (req, res) => {
+    const { id } = parseInput(executionIdParamsSchema, req.params, 'path');
+    const body = parseInput(resumeBodySchema, req.body, 'body');
+    const principal = userOf(req);
+    const decision = toResumeDecision(body);
+    if (body.stream) {
+      const resumed: Execution = await executions.resume(principal, id, decision, { detach: true });
+      // The stream starts at the pause the client answered: what follows is the run going on again.
+      const { cursor } = runEvents(resumed, parseCursor(undefined));
+      await streamRunEvents(executions, principal, id, res, cursor);
+      return;
+    }
+    res.json(toExecutionWire(await executions.resume(principal, id, decision)));
+  });
+
+  router.post('/agent/executions/:id/cancel', async (req, res) => {
+    const { id } = parseInput(executionIdParamsSchema, req.params, 'path');
+    res.json(toExecutionWire(await executions.cancel(userOf(req), id)));
+  });
+
+  return router;
+}
