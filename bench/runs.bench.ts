@@ -92,7 +92,11 @@ export async function runsBenchmarks(): Promise<string[]> {
         usage: { prompt_tokens: 10, completion_tokens: 5 },
       });
       published.length = 0;
-      const stream = readEvents(`${app.url}/v1/agent/execute`, key, { stream: true, inputs: {}, config: { prompt: 'go' } });
+      const stream = readEvents(`${app.url}/v1/agent/execute`, key, {
+        stream: true,
+        inputs: {},
+        config: { prompt: 'go' },
+      });
       // The run's id arrives with its first event; its channel is listened to from then on.
       while (stream.frames.length === 0) await new Promise((r) => setTimeout(r, 1));
       const id = stream.frames[0]?.data.execution_id as string;

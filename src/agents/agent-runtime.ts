@@ -170,8 +170,10 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       }
       if (state.pause) {
         // Reading the checkpoint commits the interrupt's pending writes: the pause survives a restart from here on.
-        await graph.getState(threadConfig(spec.executionId));
-        return { response: {}, schemaErrors: [], parsed: false, pause: state.pause, trace: state.trace, final: null, streamed: '' };
+        // (A run that paused again at once returns no values of its own: the checkpoint has its trace.)
+        const saved = (await graph.getState(threadConfig(spec.executionId))).values as Partial<AgentLoopStateValue>;
+        const trace = (state as Partial<AgentLoopStateValue>).trace ?? saved.trace ?? [];
+        return { response: {}, schemaErrors: [], parsed: false, pause: state.pause, trace, final: null, streamed: '' };
       }
       const answer = finalAnswer(state.final, spec.task.responseSchema);
       return { ...answer, pause: null, trace: state.trace, final: state.final, streamed: reply?.sent ?? '' };

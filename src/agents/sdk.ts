@@ -396,7 +396,10 @@ export interface AgentLoopGraph {
     config: AgentLoopRunConfig,
   ): Promise<AgentLoopStateValue & { pause: RunPause | null }>;
   /** Continues a thread paused by `interrupt()` with the decision (LangGraph `Command({ resume })`). */
-  resume(decision: PauseDecision, config: AgentLoopRunConfig): Promise<AgentLoopStateValue & { pause: RunPause | null }>;
+  resume(
+    decision: PauseDecision,
+    config: AgentLoopRunConfig,
+  ): Promise<AgentLoopStateValue & { pause: RunPause | null }>;
   getState(config: { configurable: { thread_id: string } }): Promise<{ values: unknown }>;
 }
 

@@ -72,6 +72,8 @@ export const executeBodySchema = z
   })
   .loose();
 
+type ResumeAction = ResumeDecision['action'];
+
 /** `POST /v1/agent/executions/{id}/resume` (docs/agent-runs.md): a person's decision on what a paused run waits for. */
 export const resumeBodySchema = z.object({
   action: z.enum(['approve', 'reject', 'edit', 'answer']),
@@ -219,7 +221,7 @@ export function toPauseWire(p: ExecutionPause) {
     goal: p.goal,
     paused_at: p.pausedAt,
     expires_at: p.expiresAt,
-    resume: p.kind === 'question' ? ['answer', 'reject'] : ['approve', 'reject', 'edit'],
+    resume: (p.kind === 'question' ? ['answer', 'reject'] : ['approve', 'reject', 'edit']) as ResumeAction[],
   };
 }
 

@@ -85,7 +85,11 @@ export function runEvents(record: Execution, cursor: RunCursor): { events: RunEv
     }
     const next = { ...at, half: half + 1 };
     if (step.kind === 'plan' && first) {
-      push('execution.plan', { index: step.index, goal: step.goal, model: step.name, answered: step.output !== null }, next);
+      push(
+        'execution.plan',
+        { index: step.index, goal: step.goal, model: step.name, answered: step.output !== null },
+        next,
+      );
     } else if (step.kind === 'plan') {
       push(
         'execution.usage',
@@ -95,7 +99,13 @@ export function runEvents(record: Execution, cursor: RunCursor): { events: RunEv
     } else if (first) {
       push(
         'execution.tool_call',
-        { index: step.index, goal: step.goal, name: step.name, tool_call_id: step.toolCallId, arguments: step.arguments },
+        {
+          index: step.index,
+          goal: step.goal,
+          name: step.name,
+          tool_call_id: step.toolCallId,
+          arguments: step.arguments,
+        },
         next,
       );
     } else {

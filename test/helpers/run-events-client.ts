@@ -26,7 +26,7 @@ export interface RunEventsClient {
 export function openRunEvents(
   url: string,
   key: string,
-  options: { lastEventId?: string; body?: unknown } = {},
+  options: { lastEventId?: string | undefined; body?: unknown } = {},
 ): Promise<RunEventsClient> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { authorization: `Bearer ${key}`, accept: 'text/event-stream' };

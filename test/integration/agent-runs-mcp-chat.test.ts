@@ -55,14 +55,22 @@ describe('paused runs over MCP and in agent chat', () => {
       expect(note).toContain('resume_execution');
       expect(note).toContain(`"id": "${paused.id as string}"`);
 
-      upstream.next({ kind: 'reply', content: 'GREENLEAF GROCERY LTD.', usage: { prompt_tokens: 200, completion_tokens: 5 } });
+      upstream.next({
+        kind: 'reply',
+        content: 'GREENLEAF GROCERY LTD.',
+        usage: { prompt_tokens: 200, completion_tokens: 5 },
+      });
       const resumed = toolOutput(
         (await client.callTool({
           name: 'resume_execution',
           arguments: { id: paused.id, action: 'approve' },
         })) as never,
       );
-      expect(resumed).toMatchObject({ id: paused.id, status: 'completed', response: { text: 'GREENLEAF GROCERY LTD.' } });
+      expect(resumed).toMatchObject({
+        id: paused.id,
+        status: 'completed',
+        response: { text: 'GREENLEAF GROCERY LTD.' },
+      });
       const last = upstream.requests.at(-1)?.body as { messages: { role: string; content: string }[] };
       expect(last.messages.find((m) => m.role === 'tool')?.content).toContain('GREENLEAF');
     } finally {
@@ -85,7 +93,11 @@ describe('paused runs over MCP and in agent chat', () => {
 
     // The person answers with the arguments to use instead: the run continues from its checkpoint.
     const seen = upstream.requests.length;
-    upstream.next({ kind: 'reply', content: 'It was GREENLEAF GROCERY LTD.', usage: { prompt_tokens: 300, completion_tokens: 8 } });
+    upstream.next({
+      kind: 'reply',
+      content: 'It was GREENLEAF GROCERY LTD.',
+      usage: { prompt_tokens: 300, completion_tokens: 8 },
+    });
     const answer = await openai.chat.completions.create({
       model: 'prism-orion-1',
       messages: [{ role: 'user', content: JSON.stringify({ image: receiptId }) }],
@@ -116,7 +128,11 @@ describe('paused runs over MCP and in agent chat', () => {
       require_approval: ['ocr_image'],
     } as Parameters<typeof openai.chat.completions.create>[0] & Extra)) as OpenAI.ChatCompletion;
     expect(again.choices[0]?.message.content).toContain('approval to call ocr_image');
-    upstream.next({ kind: 'reply', content: 'Alright, I will not read it.', usage: { prompt_tokens: 10, completion_tokens: 5 } });
+    upstream.next({
+      kind: 'reply',
+      content: 'Alright, I will not read it.',
+      usage: { prompt_tokens: 10, completion_tokens: 5 },
+    });
     const refused = (await openai.chat.completions.create({
       model: 'prism-orion-1',
       messages: [{ role: 'user', content: 'no, not again' }],

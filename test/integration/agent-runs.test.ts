@@ -190,10 +190,11 @@ describe('agent runs: events, pauses, resume', () => {
         'execution.status',
         'execution.done',
       ]);
-      // From the start, the stored record replays every event in the same order with the same ids.
+      // From the start, the stored record replays the run's steps and its end in the order they happened.
       const replay = await openRunEvents(`${second.url}/v1/agent/executions/${id}/events`, key);
       const all = await replay.until((e) => e.event === 'execution.done');
-      expect(all.map((e) => e.id).slice(-rest.length)).toEqual(rest.map((e) => e.id));
+      expect(types(all)).toEqual(['execution.plan', 'execution.usage', ...types(rest).slice(1)]);
+      expect(all.slice(2).map((e) => e.data)).toEqual(rest.slice(1).map((e) => e.data));
       await second.container.executionWebhooks.idle();
       expect(receiver.received.map((r) => r.event)).toEqual(['execution.paused', 'execution.completed']);
       expect(
@@ -236,7 +237,11 @@ describe('agent runs: events, pauses, resume', () => {
       expect(wrong.status).toBe(400);
       expect(await codeOf(wrong)).toBe('invalid_decision');
 
-      upstream.next({ kind: 'reply', content: 'I was not allowed to read it.', usage: { prompt_tokens: 5, completion_tokens: 5 } });
+      upstream.next({
+        kind: 'reply',
+        content: 'I was not allowed to read it.',
+        usage: { prompt_tokens: 5, completion_tokens: 5 },
+      });
       const seen = upstream.requests.length;
       const done = (await (
         await call(`${app.url}/v1/agent/executions/${paused.id}/resume`, {
@@ -246,7 +251,8 @@ describe('agent runs: events, pauses, resume', () => {
       ).json()) as ExecutionWire;
       expect(done.status).toBe('completed');
       expect(done.response).toEqual({ text: 'I was not allowed to read it.' });
-      expect(done.steps[1]).toMatchObject({ kind: 'tool', name: 'ocr_image', error: expect.stringContaining('private') });
+      expect(done.steps[1]).toMatchObject({ kind: 'tool', name: 'ocr_image' });
+      expect(done.steps[1]?.error).toContain('private');
       const asked = upstream.requests[seen]?.body as { messages: { role: string; content: string }[] };
       expect(asked.messages.find((m) => m.role === 'tool')?.content).toContain(
         'A person rejected this call: that image is private',
@@ -284,7 +290,9 @@ describe('agent runs: events, pauses, resume', () => {
       expect(await app.container.agents.executions.expirePaused(new Date())).toBe(0);
       const later = new Date(Date.parse(two.pause?.expires_at ?? '') + 1000);
       expect(await app.container.agents.executions.expirePaused(later)).toBe(1);
-      const expired = (await (await call(`${app.url}/v1/agent/executions/${two.id}`, { key })).json()) as ExecutionWire & {
+      const expired = (await (
+        await call(`${app.url}/v1/agent/executions/${two.id}`, { key })
+      ).json()) as ExecutionWire & {
         usage: { message: string };
       };
       expect(expired.status).toBe('failed');

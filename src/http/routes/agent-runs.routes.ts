@@ -8,7 +8,12 @@ import { Router, type Response } from 'express';
 import type { Principal } from '../../domain/account';
 import type { Execution } from '../../domain/execution';
 import type { ExecutionsService } from '../../services/executions/executions.types';
-import { executionIdParamsSchema, resumeBodySchema, toExecutionWire, toResumeDecision } from '../../wire/agents.schemas';
+import {
+  executionIdParamsSchema,
+  resumeBodySchema,
+  toExecutionWire,
+  toResumeDecision,
+} from '../../wire/agents.schemas';
 import { parseCursor, runEvents, sseFrame, type RunCursor } from '../../wire/run-events';
 import { parseInput } from '../../wire/validation';
 import { userOf } from '../request-context';
@@ -59,7 +64,8 @@ export function agentRunsRoutes(executions: ExecutionsService): Router {
 
   router.get('/agent/executions/:id/events', async (req, res) => {
     const { id } = parseInput(executionIdParamsSchema, req.params, 'path');
-    const lastEventId = req.get('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : undefined);
+    const lastEventId =
+      req.get('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : undefined);
     await streamRunEvents(executions, userOf(req), id, res, parseCursor(lastEventId));
   });
 

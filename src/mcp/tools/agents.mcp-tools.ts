@@ -55,9 +55,7 @@ const executionStep = z.object({
 /** What a paused run waits for (present only while it is paused). */
 const executionPause = z.object({
   kind: z.enum(['tool_approval', 'question']),
-  tool_call: z
-    .object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) })
-    .nullable(),
+  tool_call: z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) }).nullable(),
   question: z.string().nullable(),
   goal: z.string().nullable(),
   paused_at: z.string(),

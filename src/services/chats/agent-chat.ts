@@ -222,7 +222,8 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
               signal,
               resume: resuming !== null,
               approvals: {
-                tools: request.requireApproval ?? [],
+                // The call the person answers still waits for approval, whatever this turn's request asks.
+                tools: [...(request.requireApproval ?? []), ...(resuming?.tool ? [resuming.tool] : [])],
                 questions: skills.find((s) => (s.config?.graphStates.length ?? 0) > 0)?.config?.pauses ?? {},
               },
               ...(resuming ? { decision: decisionFromWords(textOf(answer?.content), resuming) } : {}),
@@ -392,7 +393,9 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return (content as unknown[])
-    .map((part) => (part && typeof part === 'object' && typeof (part as Part).text === 'string' ? (part as Part).text : ''))
+    .map((part) =>
+      part && typeof part === 'object' && typeof (part as Part).text === 'string' ? (part as Part).text : '',
+    )
     .join('\n');
 }
 

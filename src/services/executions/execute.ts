@@ -64,7 +64,9 @@ export function createExecute(deps: ExecutionsServiceDeps, runs: ExecutionRuns, 
     }
     selectRunTools(deps.tools, config.tools, config.toolsets);
     // Approval is asked for tools Prism has (a typo would otherwise let the call through unasked).
-    if (config.requireApproval) selectRunTools(deps.tools, config.requireApproval, null, { tools: 'config.require_approval' });
+    if (config.requireApproval) {
+      selectRunTools(deps.tools, config.requireApproval, null, { tools: 'config.require_approval' });
+    }
     const agentSkills =
       agentId && command.skills.length === 0
         ? ((await deps.agents.get(orgId, agentId))?.config.skills ?? [])

@@ -70,7 +70,11 @@ export function createExecutionPauses(
       );
     }
     if (decision.action === 'edit' && kind === 'question') {
-      throw new BadRequestError('The run waits for an answer to a question: send answer (with text).', 'invalid_decision', 'action');
+      throw new BadRequestError(
+        'The run waits for an answer to a question: send answer (with text).',
+        'invalid_decision',
+        'action',
+      );
     }
   }
 

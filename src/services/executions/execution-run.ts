@@ -359,7 +359,11 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
     notify(id);
     if (decision) {
       const controller = new AbortController();
-      return runForTenant(claimed.orgId, () => run(claimed, true, follow ?? {}, controller, decision), controller.signal);
+      return runForTenant(
+        claimed.orgId,
+        () => run(claimed, true, follow ?? {}, controller, decision),
+        controller.signal,
+      );
     }
     const resumed = resume && (await deps.runtime.hasCheckpoint(id));
     // The run's tool reads take turns with other organisations' in the shared OCR pool, and its cancel signal is the

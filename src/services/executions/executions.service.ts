@@ -23,9 +23,9 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
   const { store } = deps;
   const runs = createExecutionRuns();
   const start = createExecutionStarter(deps, runs);
-  const { cancelHere, ...pauses } = createExecutionPauses(deps, runs, start);
+  const pauses = createExecutionPauses(deps, runs, start);
   // A cancel sent to another replica reaches the run where it goes on (the bus lives as long as the process).
-  deps.signals?.subscribe(CANCEL_CHANNEL, (id) => void cancelHere(id));
+  deps.signals?.subscribe(CANCEL_CHANNEL, (id) => void pauses.cancelHere(id));
   return {
     execute: createExecute(deps, runs, start),
 
@@ -40,7 +40,9 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     },
 
     ...createExecutionResume(deps, runs, start),
-    ...pauses,
+    resume: pauses.resume,
+    cancel: pauses.cancel,
+    expirePaused: pauses.expirePaused,
     follow: createExecutionFollow(deps),
 
     cancelAll() {

@@ -174,7 +174,7 @@ function parseConfig(entry: string, data: Buffer): SkillConfig {
     if (!isObject(pauses) || !Object.values(pauses).every((q) => typeof q === 'string' && q.trim() !== '')) {
       fail("'pauses' must map graph states to questions");
     }
-    const unknown = Object.keys(pauses as object).filter((state) => !graphStates.includes(state));
+    const unknown = Object.keys(pauses).filter((state) => !graphStates.includes(state));
     if (unknown.length > 0) fail(`'pauses' names states the graph does not have: ${unknown.join(', ')}`);
   }
   return {
