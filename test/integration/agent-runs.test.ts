@@ -304,6 +304,28 @@ describe('agent runs: events, pauses, resume', () => {
       });
       expect(resumeExpired.status).toBe(409);
       expect(await codeOf(resumeExpired)).toBe('execution_not_paused');
+
+      // A running run (a batch run whose planner never answers) is stopped and ends failed, saying so.
+      upstream.next({ kind: 'hang' });
+      const queued = (await (
+        await call(`${app.url}/v1/agent/execute`, { key, json: { batch: true, inputs: {}, config: { prompt: 'x' } } })
+      ).json()) as ExecutionWire;
+      const get = async () =>
+        (await (await call(`${app.url}/v1/agent/executions/${queued.id}`, { key })).json()) as ExecutionWire & {
+          usage: { message: string };
+        };
+      const requests = upstream.requests.length;
+      for (let i = 0; i < 400 && upstream.requests.length === requests; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect((await get()).status).toBe('running');
+      expect((await call(`${app.url}/v1/agent/executions/${queued.id}/cancel`, { key, method: 'POST' })).status).toBe(
+        200,
+      );
+      await app.container.jobs.idle();
+      const stopped = await get();
+      expect(stopped.status).toBe('failed');
+      expect(stopped.usage.message).toContain('cancelled');
     } finally {
       await app.close();
     }

@@ -203,16 +203,23 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
         deps.toolContext.create(principal, { executionId: execution.id, signal, skills });
 
       const programSkill = skills[0];
+      // A replayed program runs its tools without the loop, so it cannot stop to ask a person first.
+      const asksPerson =
+        (execution.request.requireApproval ?? []).length > 0 ||
+        tools.some((t) => t.needsApproval) ||
+        Object.keys(questionsOf(skills)).length > 0;
       /** Why a run that asked for program mode runs the agent loop instead (said in `usage.message`). */
       let programNote: string | null = null;
       if (execution.request.mode === 'program' && !resume) {
-        if (!resolved.programCapable) {
+        if (asksPerson) {
+          programNote = 'the run asks a person before some steps, and a replayed program cannot pause';
+        } else if (!resolved.programCapable) {
           programNote = `program mode runs only on prism-orion-2 (this run's model is ${execution.request.model})`;
         } else if (!programSkill) {
           programNote = 'the request names no skill (programs are compiled per skill version)';
         }
       }
-      if (resolved.programCapable && execution.request.mode === 'program' && programSkill && !resume) {
+      if (resolved.programCapable && execution.request.mode === 'program' && programSkill && !resume && !asksPerson) {
         const replay = await runProgramMode(deps, programSkill, task, context(controller.signal));
         if (replay.ok) {
           return await finish(execution, {
@@ -263,7 +270,8 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       if (result.schemaErrors.length > 0) {
         notes.push(`The response does not fully match the schema: ${result.schemaErrors.join('; ')}.`);
       }
-      if (resolved.programCapable && programSkill && result.schemaErrors.length === 0) {
+      // A run a person steered (approved, edited, refused calls) is not compiled into a program replayed unasked.
+      if (resolved.programCapable && programSkill && result.schemaErrors.length === 0 && !asksPerson) {
         await recordProgram(deps, programSkill, task, steps, result.response, execution.id, principal).catch(
           (error: unknown) => logger.warn('could not compile a program', { error: String(error) }),
         );
