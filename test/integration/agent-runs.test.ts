@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startCallbackReceiver } from '../helpers/callback-receiver';
+import { craftZip, skillMd } from '../helpers/crafted-zip';
 import { renderReceiptImage } from '../helpers/media-fixtures';
 import { openRunEvents, type RunEventFrame } from '../helpers/run-events-client';
 import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
@@ -326,6 +327,79 @@ describe('agent runs: events, pauses, resume', () => {
       const stopped = await get();
       expect(stopped.status).toBe('failed');
       expect(stopped.usage.message).toContain('cancelled');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a skill-graph state asks its question first, and the planner reads the answer', async () => {
+    const app = await startTestApp(env);
+    try {
+      const key = await app.createKey('question-org');
+      await app.container.services.accounts.addCredits('question-org', 1);
+      const prismYaml = [
+        'apiVersion: prism/v1alpha',
+        'graph: |',
+        '  stateDiagram-v2',
+        '    [*] --> Draft',
+        '    Draft --> Review',
+        '    Review --> [*]',
+        'pauses:',
+        "  Review: 'Which currency should the totals use?'",
+        '',
+      ].join('\n');
+      const zip = craftZip([
+        { name: 'SKILL.md', data: skillMd('totals-review') },
+        { name: 'prism.yaml', data: prismYaml },
+      ]);
+      const skills = [{ type: 'inline', source: { type: 'base64', data: zip.toString('base64') } }];
+      upstream.next({ kind: 'reply', content: 'Draft done.', usage: { prompt_tokens: 5, completion_tokens: 5 } });
+      const paused = (await (
+        await call(`${app.url}/v1/agent/execute`, { key, json: { inputs: {}, config: { prompt: 'Sum it', skills } } })
+      ).json()) as ExecutionWire & { pause: { question: string; goal: string; resume: string[] } };
+      expect(paused.status).toBe('paused');
+      expect(paused.pause).toMatchObject({
+        kind: 'question',
+        question: 'Which currency should the totals use?',
+        goal: 'Review',
+        tool_call: null,
+        resume: ['answer', 'reject'],
+      });
+      const edit = await call(`${app.url}/v1/agent/executions/${paused.id}/resume`, {
+        key,
+        json: { action: 'edit', arguments: {} },
+      });
+      expect(await codeOf(edit)).toBe('invalid_decision');
+      upstream.next({ kind: 'reply', content: 'Totals in EUR.', usage: { prompt_tokens: 5, completion_tokens: 5 } });
+      const seen = upstream.requests.length;
+      const done = (await (
+        await call(`${app.url}/v1/agent/executions/${paused.id}/resume`, {
+          key,
+          json: { action: 'answer', text: 'euros' },
+        })
+      ).json()) as ExecutionWire;
+      expect(done).toMatchObject({ status: 'completed', response: { text: 'Totals in EUR.' } });
+      const asked = upstream.requests[seen]?.body as { messages: { role: string; content: string }[] };
+      expect(asked.messages.at(-1)?.content).toContain('Which currency should the totals use?');
+      expect(asked.messages.at(-1)?.content).toContain('The person answered: euros');
+
+      // A graph without the state it names is refused when the skill is read.
+      const bad = craftZip([
+        { name: 'SKILL.md', data: skillMd('bad-pauses') },
+        { name: 'prism.yaml', data: prismYaml.replace('  Review:', '  Nowhere:') },
+      ]);
+      const refused = await call(`${app.url}/v1/agent/execute`, {
+        key,
+        json: {
+          inputs: {},
+          config: {
+            prompt: 'x',
+            skills: [{ type: 'inline', source: { type: 'base64', data: bad.toString('base64') } }],
+          },
+        },
+      });
+      expect(refused.status).toBe(400);
+      expect(await codeOf(refused)).toBe('invalid_skill_bundle');
     } finally {
       await app.close();
     }
