@@ -60,8 +60,8 @@ export interface RunSpec {
   resume: boolean;
   onTrace?(entries: LoopTraceEntry[]): void;
   /**
-   * Streams the answer as the planner writes it: chat tasks without a response schema only (a JSON answer must
-   * pass `checkFinal` first); which text is passed on is reply-stream.ts's rule. Ignored otherwise.
+   * Streams the answer as the planner writes it: tasks without a response schema only (a JSON answer must pass
+   * `checkFinal` first); which text is passed on is reply-stream.ts's rule. Ignored otherwise.
    */
   onText?: (delta: string) => void;
   /**
@@ -119,8 +119,8 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       };
       spec.signal?.addEventListener('abort', onOuterAbort);
       const ctx = spec.context(controller.signal);
-      const reply =
-        spec.onText && spec.task.chat && spec.task.responseSchema === null ? createReplyStream(spec.onText) : null;
+      // Chat turns and streamed executions (their only callers with `onText`) stream an answer that is not JSON.
+      const reply = spec.onText && spec.task.responseSchema === null ? createReplyStream(spec.onText) : null;
       const graph = deps.graphs.agentLoop({
         planner: spec.planner,
         tools: deps.tools.specs(spec.tools),

@@ -15,7 +15,7 @@ export const RUN_EVENT_TYPES = [
   'execution.usage',
   'execution.tool_call',
   'execution.tool_result',
-  'execution.answer.delta',
+  'execution.answer',
   'execution.done',
 ] as const;
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
@@ -129,7 +129,7 @@ export function runEvents(record: Execution, cursor: RunCursor): { events: RunEv
   if (at.final < 1) {
     const text = answerText(record);
     if (text === null) at = { ...at, final: 1 };
-    else push('execution.answer.delta', { delta: text }, { ...at, final: 1 });
+    else push('execution.answer', { text }, { ...at, final: 1 });
   }
   if (at.final < 2) push('execution.usage', { usage: record.usage }, { ...at, final: 2 });
   if (at.final < 3) {
@@ -155,4 +155,14 @@ function answerText(record: Execution): string | null {
 /** One SSE frame. */
 export function sseFrame(event: RunEvent): string {
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
+}
+
+/**
+ * A piece of the answer as the planner writes it, sent live to the client that started the run with `stream: true`
+ * (`execution.answer.delta`). It has no id: it is not stored, so a reconnect cannot replay it; the stored
+ * `execution.answer` at the end has the whole text.
+ */
+export function deltaFrame(executionId: string, delta: string): string {
+  const data = { type: 'execution.answer.delta', execution_id: executionId, delta };
+  return `event: execution.answer.delta\ndata: ${JSON.stringify(data)}\n\n`;
 }

@@ -76,7 +76,7 @@ describeWithRedis('agent runs across replicas', (redisUrl) => {
       'execution.tool_result',
       'execution.plan',
       'execution.usage',
-      'execution.answer.delta',
+      'execution.answer',
       'execution.usage',
       'execution.status',
       'execution.done',

@@ -169,7 +169,7 @@ describe('agent runs: events, pauses, resume', () => {
         'execution.tool_result',
         'execution.plan',
         'execution.usage',
-        'execution.answer.delta',
+        'execution.answer',
         'execution.usage',
         'execution.status',
         'execution.done',
@@ -177,7 +177,7 @@ describe('agent runs: events, pauses, resume', () => {
       expect(rest[0]?.data.status).toBe('running');
       expect(rest[1]?.data).toMatchObject({ name: 'ocr_image', arguments: { image: fileId } });
       expect(String(rest[2]?.data.summary)).toContain('GREENLEAF');
-      expect(rest[5]?.data.delta).toBe('GREENLEAF GROCERY LTD issued it.');
+      expect(rest[5]?.data.text).toBe('GREENLEAF GROCERY LTD issued it.');
       expect(rest[7]?.data.status).toBe('completed');
       expect((rest[8]?.data.execution as ExecutionWire).id).toBe(id);
       // The whole run was billed once: 30 prompt + 15 completion tokens at $1/M.
@@ -205,6 +205,34 @@ describe('agent runs: events, pauses, resume', () => {
       await receiver.close();
       if (second) await second.close();
       else await first.close();
+    }
+  });
+
+  it('a streamed execute sends the answer live as the planner writes it, then the stored whole', async () => {
+    const app = await startTestApp(env);
+    try {
+      const key = await app.createKey('live-org');
+      await app.container.services.accounts.addCredits('live-org', 1);
+      const pieces = Array.from({ length: 12 }, (_, i) => `piece ${String(i).padStart(2, '0')} of the answer; `);
+      upstream.next({ kind: 'stream', chunks: pieces, usage: { prompt_tokens: 5, completion_tokens: 50 } });
+      const stream = await openRunEvents(`${app.url}/v1/agent/execute`, key, {
+        body: { stream: true, inputs: {}, config: { prompt: 'Say it in pieces' } },
+      });
+      const events = await stream.until((e) => e.event === 'execution.done');
+      const deltas = events.filter((e) => e.event === 'execution.answer.delta');
+      // More than one piece, each without an id of its own (live text is not stored, so it cannot be replayed).
+      expect(deltas.length).toBeGreaterThan(1);
+      const answer = events.find((e) => e.event === 'execution.answer');
+      expect(deltas.map((e) => e.data.delta).join('')).toBe(answer?.data.text);
+      expect(answer?.data.text).toBe(pieces.join(''));
+      // The live text came before the step that answered was saved.
+      expect(events.findIndex((e) => e.event === 'execution.answer.delta')).toBeLessThan(
+        events.findIndex((e) => e.event === 'execution.plan'),
+      );
+      const ids = events.filter((e) => e.event !== 'execution.answer.delta').map((e) => e.id);
+      expect(new Set(ids).size).toBe(ids.length);
+    } finally {
+      await app.close();
     }
   });
 

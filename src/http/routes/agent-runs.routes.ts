@@ -14,7 +14,7 @@ import {
   toExecutionWire,
   toResumeDecision,
 } from '../../wire/agents.schemas';
-import { parseCursor, runEvents, sseFrame, type RunCursor } from '../../wire/run-events';
+import { deltaFrame, parseCursor, runEvents, sseFrame, type RunCursor } from '../../wire/run-events';
 import { parseInput } from '../../wire/validation';
 import { userOf } from '../request-context';
 
@@ -26,6 +26,36 @@ const HEADERS = {
 };
 
 /**
+ * The answer's text as the planner writes it, for the client that started the run with `stream: true`: held until
+ * the stream's headers are out, then written as it comes (`execution.answer.delta`, no id: it is not stored).
+ */
+export interface LiveAnswer {
+  onText(delta: string): void;
+  /** The stream is open: what was held goes out, and the rest as it comes. */
+  start(res: Response, executionId: string): void;
+}
+
+export function createLiveAnswer(): LiveAnswer {
+  const held: string[] = [];
+  let out: { res: Response; id: string } | null = null;
+  const write = (delta: string): void => {
+    if (!out || out.res.writableEnded || out.res.destroyed) return;
+    out.res.write(deltaFrame(out.id, delta));
+    sendNow(out.res);
+  };
+  return {
+    onText(delta) {
+      if (out) write(delta);
+      else held.push(delta);
+    },
+    start(res, executionId) {
+      out = { res, id: executionId };
+      for (const delta of held.splice(0)) write(delta);
+    },
+  };
+}
+
+/**
  * Streams the events of execution `id` after `cursor` until the run ends or the client goes away. The first record
  * is read before the headers are sent, so an unknown id is an ordinary 404.
  */
@@ -35,12 +65,14 @@ export async function streamRunEvents(
   id: string,
   res: Response,
   cursor: RunCursor,
+  live?: LiveAnswer,
 ): Promise<void> {
   const controller = new AbortController();
   const records = await executions.follow(principal, id, controller.signal);
   res.once('close', () => controller.abort());
   res.writeHead(200, HEADERS);
   res.flushHeaders();
+  live?.start(res, id);
   let at = cursor;
   try {
     for await (const record of records) {
@@ -88,10 +120,14 @@ export function agentRunsRoutes(executions: ExecutionsService): Router {
     const principal = userOf(req);
     const decision = toResumeDecision(body);
     if (body.stream) {
-      const resumed: Execution = await executions.resume(principal, id, decision, { detach: true });
+      const live = createLiveAnswer();
+      const resumed: Execution = await executions.resume(principal, id, decision, {
+        detach: true,
+        onText: (delta) => live.onText(delta),
+      });
       // The stream starts at the pause the client answered: what follows is the run going on again.
       const { cursor } = runEvents(resumed, parseCursor(undefined));
-      await streamRunEvents(executions, principal, id, res, cursor);
+      await streamRunEvents(executions, principal, id, res, cursor, live);
       return;
     }
     res.json(toExecutionWire(await executions.resume(principal, id, decision)));

@@ -22,7 +22,7 @@ import {
 } from '../../wire/agents.schemas';
 import { START_CURSOR } from '../../wire/run-events';
 import { fieldError, parseInput } from '../../wire/validation';
-import { streamRunEvents } from './agent-runs.routes';
+import { createLiveAnswer, streamRunEvents } from './agent-runs.routes';
 
 export function agentsRoutes(agents: AgentsService, executions: ExecutionsService): Router {
   const router = Router();
@@ -68,8 +68,12 @@ export function agentsRoutes(agents: AgentsService, executions: ExecutionsServic
     if (body.stream) {
       // The run's events instead of its record (docs/agent-runs.md): accepted, then followed as it runs.
       const principal = userOf(req);
-      const accepted = await executions.execute(principal, toExecuteCommand(body), { detach: true });
-      await streamRunEvents(executions, principal, accepted.id, res, START_CURSOR);
+      const live = createLiveAnswer();
+      const accepted = await executions.execute(principal, toExecuteCommand(body), {
+        detach: true,
+        onText: (delta) => live.onText(delta),
+      });
+      await streamRunEvents(executions, principal, accepted.id, res, START_CURSOR, live);
       return;
     }
     res.json(toExecutionWire(await executions.execute(userOf(req), toExecuteCommand(body))));

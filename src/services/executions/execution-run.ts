@@ -260,6 +260,7 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
           // Every execution may pause: `config.require_approval` tools, tools that declare it, skill-graph questions.
           approvals: { tools: execution.request.requireApproval ?? [], questions: questionsOf(skills) },
           ...(decision ? { decision } : {}),
+          ...(follow.onText ? { onText: follow.onText } : {}),
         }),
       );
       const steps = result.trace.map((entry, index) => ({ ...entry, index }));

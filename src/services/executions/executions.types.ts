@@ -91,6 +91,11 @@ export interface ExecuteOptions {
   onStep?(step: ExecutionStep, stepsSoFar: number): void;
   /** Returns the accepted record at once and runs it in this process (a streamed execute follows its events). */
   detach?: boolean;
+  /**
+   * The answer's text as the planner writes it (runs without a response schema, on a planner that streams): a
+   * streamed execute passes it on live. Nothing of it is stored; the record's answer is the whole text.
+   */
+  onText?(delta: string): void;
 }
 
 /** A person's answer to a paused run, as the resume endpoint, MCP and agent chat send it. */

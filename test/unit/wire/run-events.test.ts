@@ -63,14 +63,14 @@ describe('run events', () => {
       'execution.tool_result',
       'execution.plan',
       'execution.usage',
-      'execution.answer.delta',
+      'execution.answer',
       'execution.usage',
       'execution.status',
       'execution.done',
     ]);
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
     expect(events[5]?.data).toMatchObject({ input_tokens: 20, output_tokens: 4, steps: 3 });
-    expect(events[6]?.data.delta).toBe('GREENLEAF');
+    expect(events[6]?.data.text).toBe('GREENLEAF');
   });
 
   it('sends after an id exactly what came after it', () => {
@@ -122,7 +122,7 @@ describe('run events', () => {
       'execution.tool_result',
       'execution.plan',
       'execution.usage',
-      'execution.answer.delta',
+      'execution.answer',
       'execution.usage',
       'status:completed',
       'execution.done',
