@@ -95,7 +95,7 @@ export interface ExecuteOptions {
    * The answer's text as the planner writes it (runs without a response schema, on a planner that streams): a
    * streamed execute passes it on live. Nothing of it is stored; the record's answer is the whole text.
    */
-  onText?(delta: string): void;
+  onText?: (delta: string) => void;
 }
 
 /** A person's answer to a paused run, as the resume endpoint, MCP and agent chat send it. */
