@@ -95,7 +95,8 @@ describeWithRedis('agent runs across replicas', (redisUrl) => {
     const id = ((await (await call(`${a!.url}/v1/agent/executions?limit=1`, { key })).json()) as { id: string }[])[0]!
       .id;
     const cancel = await call(`${b!.url}/v1/agent/executions/${id}/cancel`, { key, method: 'POST' });
-    expect(cancel.status).toBe(200);
+    // B's answer waited for A to end the run (A's "changed" signal reached B through Redis).
+    expect(((await cancel.json()) as { status: string }).status).toBe('failed');
     const ended = (await (await running).json()) as { id: string; status: string; usage: { message: string } };
     expect(ended).toMatchObject({ id, status: 'failed' });
     expect(ended.usage.message).toContain('cancelled');

@@ -19,11 +19,15 @@ import { createExecutionStarter } from './execution-run';
 import { createExecutionRuns } from './execution-runs';
 import type { ExecutionsService, ExecutionsServiceDeps } from './executions.types';
 
+/** How long a cancel's answer waits for a running run to end (it ends anyway; the answer then says `running`). */
+const CANCEL_WAIT_MS = 10_000;
+
 export function createExecutionsService(deps: ExecutionsServiceDeps): ExecutionsService {
   const { store } = deps;
   const runs = createExecutionRuns();
   const start = createExecutionStarter(deps, runs);
   const pauses = createExecutionPauses(deps, runs, start);
+  const follow = createExecutionFollow(deps);
   // A cancel sent to another replica reaches the run where it goes on (the bus lives as long as the process).
   deps.signals?.subscribe(CANCEL_CHANNEL, (id) => void pauses.cancelHere(id));
   return {
@@ -41,9 +45,16 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
 
     ...createExecutionResume(deps, runs, start),
     resume: pauses.resume,
-    cancel: pauses.cancel,
+    async cancel(principal, id) {
+      // A run going on (here or on another replica) is told to stop; the answer waits a little for it to end.
+      const asked = await pauses.cancel(principal, id);
+      if (asked.status !== 'running') return asked;
+      let last = asked;
+      for await (const record of await follow(principal, id, AbortSignal.timeout(CANCEL_WAIT_MS))) last = record;
+      return last;
+    },
     expirePaused: pauses.expirePaused,
-    follow: createExecutionFollow(deps),
+    follow,
 
     cancelAll() {
       runs.shuttingDown = true;

@@ -126,7 +126,8 @@ export interface ExecutionsService {
   resume(principal: Principal, id: string, decision: ResumeDecision, options?: ExecuteOptions): Promise<Execution>;
   /**
    * Cancels a paused or running run: it ends `failed` with a message saying so (a running one on another replica
-   * is told through the signal bus). @throws ConflictError (409 `execution_finished`) when it already ended.
+   * is told through the signal bus); the answer waits up to 10 s for a running run to end.
+   * @throws ConflictError (409 `execution_finished`) when it already ended.
    */
   cancel(principal: Principal, id: string): Promise<Execution>;
   /** Fails paused runs whose wait expired (PRISM_AGENT_PAUSE_TTL_S), with a message saying what they waited for. */
