@@ -27,6 +27,8 @@ export interface UpstreamRequest {
   body: string;
   /** Aborting cancels the request, and the response stream if it has started. */
   signal?: CancelSignal;
+  /** Called once, when the first body bytes of an event stream arrive (the time to first token, for metrics). */
+  onFirstStreamBytes?: () => void;
 }
 
 /** A whole reply (any status), or an event stream (status < 300 and `content-type: text/event-stream`). */
@@ -73,7 +75,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
         target = { origin: url.origin, path: url.pathname + url.search };
         targets.set(url, target);
       }
-      const exchange = new Exchange(resolve, reject, maxBodyBytes, init.signal);
+      const exchange = new Exchange(resolve, reject, maxBodyBytes, init.signal, init.onFirstStreamBytes);
       dispatcher.dispatch(
         { origin: target.origin, path: target.path, method: init.method, headers: init.headers, body: init.body },
         exchange,
@@ -100,6 +102,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     private readonly reject: (error: Error) => void,
     private readonly maxBodyBytes: number,
     private readonly signal: CancelSignal | undefined,
+    private onFirstStreamBytes: (() => void) | undefined,
   ) {
     signal?.addEventListener('abort', this.onAbort, { once: true });
   }
@@ -140,6 +143,11 @@ class Exchange implements Dispatcher.DispatchHandler {
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.finished) return;
     if (this.stream !== null) {
+      if (this.onFirstStreamBytes !== undefined) {
+        const firstBytes = this.onFirstStreamBytes;
+        this.onFirstStreamBytes = undefined;
+        firstBytes();
+      }
       if (!this.stream.push(chunk)) controller.pause();
       return;
     }
