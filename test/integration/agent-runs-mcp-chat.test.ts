@@ -104,6 +104,9 @@ describe('paused runs over MCP and in agent chat', () => {
       session_id: asked.session_id,
     } as Parameters<typeof openai.chat.completions.create>[0] & Extra);
     expect((answer as OpenAI.ChatCompletion).choices[0]?.message.content).toBe('It was GREENLEAF GROCERY LTD.');
+    // Each turn is billed for its own planner rounds: the asking turn's round is not counted again.
+    expect(asked.usage).toMatchObject({ prompt_tokens: 100, completion_tokens: 10 });
+    expect((answer as OpenAI.ChatCompletion).usage).toMatchObject({ prompt_tokens: 300, completion_tokens: 8 });
     // One planner call: the run went on where it stopped (the tool ran with the person's arguments), not over.
     expect(upstream.requests.length - seen).toBe(1);
     const resumedCall = upstream.requests.at(-1)?.body as { messages: { role: string; content: string }[] };

@@ -80,6 +80,8 @@ export interface AgentChatRequest {
 /** A turn that stopped to ask the person: the run to continue and what it asked (kept in `meta.pause`). */
 export interface ChatPause {
   run: string;
+  /** Steps of the run so far, billed with the turn that asked (the answering turn bills only what follows). */
+  steps?: number;
   kind: RunPause['kind'];
   tool: string | null;
   arguments: Record<string, unknown> | null;
@@ -233,7 +235,7 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
             if (result.pause) {
               // The checkpoint stays for the next turn, whose message answers the question asked here.
               keep = true;
-              const pause = chatPauseOf(turnId, result.pause);
+              const pause = { ...chatPauseOf(turnId, result.pause), steps: result.trace.length };
               return { ...reply(task, askText(pause), result.trace, null, resolved.modelId, null), pause };
             }
             const whole = task.responseSchema || result.final === null ? JSON.stringify(result.response) : result.final;
@@ -298,9 +300,11 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
             failure: string | null,
             limit: AgentChatReply['limit'] = null,
           ): AgentChatReply {
-            const steps = trace.map((entry, index) => ({ ...entry, index }));
+            // A resumed run's trace starts with the steps the asking turn was billed for: this turn counts the rest.
+            const own = trace.slice(resuming?.steps ?? 0);
+            const steps = own.map((entry, index) => ({ ...entry, index }));
             const elements = elementsOf(steps);
-            const used = plannerTokens(trace);
+            const used = plannerTokens(own);
             // A run stopped inside a round can have a checkpoint that lags the rounds the budget already counted.
             const counted = {
               prompt: Math.max(used.inputTokens, spent.input),
