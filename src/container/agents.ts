@@ -13,7 +13,7 @@ import { createToolRegistry, type ToolRegistry } from '../agents/tool-registry';
 import type { Execution } from '../domain/execution';
 import type { SkillResolver } from '../domain/skill';
 import { createUpstreamPlanner, plannerModelFor } from '../gateway/agents/agent-planner';
-import { maxCallMicros, priceCall, type Biller, type ChargeInput, type ChargeResult } from '../metering/billing';
+import { maxCallMicros, priceCall, type Biller, type CallCost, type ChargeInput } from '../metering/billing';
 import { ModelNotFoundError } from '../gateway/gateway-errors';
 import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
@@ -116,7 +116,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     // The $0.001 minimum is the chat-completion rule: a run costs its planner's tokens × the tier, nothing more.
     minimumMicros: 0,
   });
-  const costOf = (charged: ChargeResult): ExecutionCost => ({
+  const costOf = (charged: CallCost): ExecutionCost => ({
     standardMicros: charged.standardMicros,
     costMicros: charged.costMicros,
   });
@@ -141,6 +141,14 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
       };
     },
     charge: async (orgId, input) => costOf(await deps.biller.charge(org(orgId), chargeInput(input))),
+    price: (input) =>
+      costOf(
+        priceCall(
+          input.pricing,
+          { promptTokens: input.inputTokens, completionTokens: input.outputTokens },
+          { multiplier: input.multiplier, minimumMicros: 0 },
+        ),
+      ),
   };
 
   const agents = createAgentsService({

@@ -304,13 +304,19 @@ describe('agent runs: events, pauses, resume', () => {
         });
         return (await res.json()) as ExecutionWire;
       };
+      const balance = async () =>
+        Math.round((await app.container.services.accounts.balance('cancel-org')).balanceUsd * 1e6);
       const one = await pausedRun();
       expect(one.status).toBe('paused');
+      const before = await balance();
       const cancelled = (await (
         await call(`${app.url}/v1/agent/executions/${one.id}/cancel`, { key, method: 'POST' })
-      ).json()) as ExecutionWire & { usage: { message: string } };
+      ).json()) as ExecutionWire & { usage: { message: string; cost_dollars: number; steps: number } };
       expect(cancelled.status).toBe('failed');
       expect(cancelled.usage.message).toContain('cancelled');
+      // Billed for the planner round it used before it paused (10 + 10 tokens at $1/M), as the record says.
+      expect(cancelled.usage).toMatchObject({ steps: 1, cost_dollars: 0.00002 });
+      expect(before - (await balance())).toBe(20);
       expect((await call(`${app.url}/v1/agent/executions/${one.id}/cancel`, { key, method: 'POST' })).status).toBe(409);
       expect(await app.container.agents.runtime.hasCheckpoint(one.id)).toBe(false);
 

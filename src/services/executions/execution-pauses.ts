@@ -6,10 +6,11 @@
  */
 import type { Principal } from '../../domain/account';
 import { BadRequestError, ConflictError, NotFoundError } from '../../domain/errors';
-import type { Execution } from '../../domain/execution';
+import { emptyExecutionUsage, type Execution } from '../../domain/execution';
 import { isTerminal } from '../../domain/prediction';
 import type { ExecutionRuns } from './execution-runs';
 import { notifyChange, type StartExecution } from './execution-run';
+import { buildUsage, plannerTokens } from './execution-usage';
 import type { ExecuteOptions, ExecutionsService, ExecutionsServiceDeps, ResumeDecision } from './executions.types';
 
 /** The signal-bus channel a cancel of a run going on in another replica travels on. */
@@ -28,15 +29,43 @@ export function createExecutionPauses(
     return found;
   }
 
-  /** Ends a paused run `failed` with `message` (cancelled, expired); null when it was no longer paused. */
+  /**
+   * Ends a paused run `failed` with `message` (cancelled, expired); null when it was no longer paused. Like any run
+   * that ends, it is billed for the planner tokens it used (its hold went back when it paused): the record says the
+   * price, and the wallet is debited once the record is ended (so a resume that won the race bills nothing twice).
+   */
   async function endPaused(execution: Execution, message: string): Promise<Execution | null> {
+    const tier = execution.request.serviceTier;
+    const { inputTokens, outputTokens } = plannerTokens(execution.steps);
+    const charge =
+      inputTokens + outputTokens > 0
+        ? {
+            pricing: deps.planners.resolve(execution.request.model).pricing,
+            inputTokens,
+            outputTokens,
+            multiplier: emptyExecutionUsage(tier).mode_multiplier,
+            reason: `agent.execute ${execution.model} ${execution.id}`,
+          }
+        : null;
+    const usage = buildUsage({
+      steps: execution.steps,
+      tier,
+      durationMs: execution.steps.reduce((sum, step) => sum + step.durationMs, 0),
+      message,
+      cost: charge ? deps.billing.price(charge) : null,
+    });
     const done = await store.transition(execution.id, ['paused'], 'failed', {
       pause: null,
-      usage: { ...execution.usage, message },
+      usage,
       errorMessage: message,
       completedAt: new Date(),
     });
     if (!done) return null;
+    if (charge) {
+      await deps.billing.charge(execution.orgId, charge).catch((error: unknown) => {
+        deps.logger.warn('could not bill an ended paused run', { execution: execution.id, error: String(error) });
+      });
+    }
     await deps.runtime.discard(execution.id).catch(() => undefined);
     notifyChange(deps, done.id);
     deps.onFinished(done);
