@@ -8,9 +8,18 @@
  * answer is more confident than every wrong one; 0.5: no better than chance).
  *
  *   npx tsx bench/receipts-cv.ts [--data DIR]... [--cache DIR] [--engine ppocr|tesseract] [--folds N] [--fit] [--verbose]
+ *                                [--speed] [--parts]
  *
  * Layouts come from bench/receipt-layouts.ts's cache (default /tmp/sroie-layouts/<engine>), so after the first OCR
  * pass a run takes seconds. `--fit` also prints the weights fitted on every merchant (what the service ships).
+ * Rules are judged as mechanisms (`RULE_GROUPS` in src/engines/extract/rule-switches.ts): a mechanism is on in a fold
+ * when it makes more training merchants right than wrong. The second line judges every part of a mechanism alone
+ * instead, the stricter reading; the gap between the two lines is what grouping parts into mechanisms assumes.
+ * `--parts` also lists what each part changes.
+ * `--speed` (always on under `npm run bench -- receipts`) adds the time per receipt through a started server, split
+ * into OCR and extraction, wall and CPU (bench/receipts-speed.ts), over the first data folder.
+ * The data folders default to `sroie-dev` and `sroie-dev2` of the shared folder (`PRISM_TEST_SHARED_DIR`, else the
+ * `shared` folder beside the checkout).
  * What this cannot measure: the rules themselves were written by people who had read these receipts, so the
  * cross-validated figures still flatter unseen merchants by whatever the rules memorised (see
  * docs/extraction-accuracy.md).
@@ -24,6 +33,7 @@ import {
   issuerChoices,
   NAME_FEATURES,
   NAME_WEIGHTS,
+  RULE_PARTS,
   RULES,
   type NameFeatures,
   type NameWeights,
@@ -31,6 +41,8 @@ import {
 import type { OcrEngineKind } from '../src/engines/ocr/ocr.engine';
 import type { DocumentLayout } from '../src/engines/types';
 import { layoutsFor } from './receipt-layouts';
+import { sharedDataDir } from './receipts-score';
+import { receiptSpeed } from './receipts-speed';
 
 type Fields = Record<string, unknown>;
 interface FieldReport {
@@ -105,11 +117,21 @@ interface Args {
   folds: number;
   fit: boolean;
   verbose: boolean;
+  speed: boolean;
+  parts: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const shared = path.resolve(__dirname, '../../shared/data');
-  const args: Args = { data: [], cache: '/tmp/sroie-layouts', engine: 'ppocr', folds: 10, fit: false, verbose: false };
+  const args: Args = {
+    data: [],
+    cache: '/tmp/sroie-layouts',
+    engine: 'ppocr',
+    folds: 10,
+    fit: false,
+    verbose: false,
+    speed: false,
+    parts: false,
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];
     const value = (): string => argv[++i] ?? '';
@@ -119,9 +141,13 @@ function parseArgs(argv: string[]): Args {
     else if (flag === '--folds') args.folds = Math.max(2, Number(value()) || 10);
     else if (flag === '--fit') args.fit = true;
     else if (flag === '--verbose') args.verbose = true;
+    else if (flag === '--speed') args.speed = true;
+    else if (flag === '--parts') args.parts = true;
     else throw new Error(`unknown argument ${flag ?? ''}`);
   }
-  if (args.data.length === 0) args.data = [path.join(shared, 'sroie-dev'), path.join(shared, 'sroie-dev2')];
+  if (args.data.length === 0) {
+    args.data = ['sroie-dev', 'sroie-dev2'].map((name) => sharedDataDir(name) ?? name);
+  }
   return args;
 }
 
@@ -288,50 +314,80 @@ export async function crossValidate(args: Args): Promise<string[]> {
   // What each rule earns: every receipt's right fields with the rule off, against all rules on.
   const effects: RuleEffects = new Map();
   const ablation: string[] = [];
-  for (const rule of RULES) {
+  const ablate = (rule: string): Map<string, number> => {
     const byReceipt = new Map<string, number>();
     const helped: string[] = [];
     const hurt: string[] = [];
+    const offData = new Map<string, Fields>();
     for (const r of receipts) {
-      const delta = rightFields(r, run(r, NAME_WEIGHTS, [rule]).data) - rightFields(r, shipped.get(r.id)?.data ?? {});
+      const data = run(r, NAME_WEIGHTS, [rule]).data;
+      offData.set(r.id, data);
+      const delta = rightFields(r, data) - rightFields(r, shipped.get(r.id)?.data ?? {});
       if (delta !== 0) byReceipt.set(r.id, delta);
       if (delta < 0) helped.push(r.id);
       if (delta > 0) hurt.push(r.id);
     }
-    effects.set(rule, byReceipt);
+    // Which fields the rule makes right (+) or wrong (-) over all receipts.
+    const byField = ev.FIELDS.map((f) => {
+      let net = 0;
+      for (const r of receipts) {
+        const on = ev.fieldCorrect(f, shipped.get(r.id)?.data[f], r.truth[f]);
+        const offOk = ev.fieldCorrect(f, offData.get(r.id)?.[f], r.truth[f]);
+        net += (on ? 1 : 0) - (offOk ? 1 : 0);
+      }
+      return net === 0 ? '' : `${f} ${net > 0 ? '+' : ''}${net}`;
+    }).filter(Boolean);
     if (helped.length + hurt.length > 0 || args.verbose) {
       ablation.push(
-        `  ${rule.padEnd(20)} helps ${helped.length} hurts ${hurt.length}  ${[...helped, ...hurt.map((h) => `-${h}`)].join(' ')}`,
+        `  ${rule.padEnd(20)} helps ${helped.length} hurts ${hurt.length}  [${byField.join(', ')}]  ${[...helped, ...hurt.map((h) => `-${h}`)].join(' ')}`,
       );
     }
-  }
+    return byReceipt;
+  };
+  for (const rule of RULES) effects.set(rule, ablate(rule));
+  // Each part of a mechanism judged alone, for the stricter cross-validation below.
+  const partEffects: RuleEffects = new Map();
+  const listed = ablation.length;
+  for (const part of RULE_PARTS) partEffects.set(part, ablate(part));
+  if (args.parts) ablation.splice(listed, 0, '  parts, one at a time:');
+  else ablation.splice(listed);
 
-  // Merchant-grouped cross-validation.
+  // Merchant-grouped cross-validation: per fold, the name weights and the rules on are fitted on the other folds.
   const fold = foldsOf(receipts, args.folds);
-  const records: Record<string, { prediction: Fields }> = {};
-  const confidence: Record<string, Record<string, number>> = {};
-  for (let k = 0; k < args.folds; k += 1) {
-    const held = receipts.filter((r) => fold.get(r.merchant) === k);
-    if (held.length === 0) continue;
-    const train = receipts.filter((r) => fold.get(r.merchant) !== k);
-    const w = fitWeights(train, PRIOR_WEIGHTS);
-    const rulesOff = rulesOffFor(effects, new Set(train.map((r) => r.id)));
-    if (args.verbose) {
-      const moved = NAME_FEATURES.filter((f) => w[f] !== PRIOR_WEIGHTS[f]).map((f) => `${f} ${w[f]}`);
-      console.error(
-        `fold ${k}: ${held.length} receipts, weights moved: ${moved.join(', ') || 'none'}; rules off: ${rulesOff.join(', ')}`,
-      );
+  const crossValidated = (
+    ruleEffects: RuleEffects,
+  ): { records: Record<string, { prediction: Fields }>; confidence: Record<string, Record<string, number>> } => {
+    const records: Record<string, { prediction: Fields }> = {};
+    const confidence: Record<string, Record<string, number>> = {};
+    for (let k = 0; k < args.folds; k += 1) {
+      const held = receipts.filter((r) => fold.get(r.merchant) === k);
+      if (held.length === 0) continue;
+      const train = receipts.filter((r) => fold.get(r.merchant) !== k);
+      const w = fitWeights(train, PRIOR_WEIGHTS);
+      const rulesOff = rulesOffFor(ruleEffects, new Set(train.map((r) => r.id)));
+      if (args.verbose) {
+        const moved = NAME_FEATURES.filter((f) => w[f] !== PRIOR_WEIGHTS[f]).map((f) => `${f} ${w[f]}`);
+        console.error(
+          `fold ${k}: ${held.length} receipts, weights moved: ${moved.join(', ') || 'none'}; rules off: ${rulesOff.join(', ')}`,
+        );
+      }
+      for (const r of held) {
+        const result = run(r, w, rulesOff);
+        records[r.id] = { prediction: result.data };
+        confidence[r.id] = result.confidence;
+      }
     }
-    for (const r of held) {
-      const result = run(r, w, rulesOff);
-      records[r.id] = { prediction: result.data };
-      confidence[r.id] = result.confidence;
-    }
-  }
+    return { records, confidence };
+  };
+  const { records, confidence } = crossValidated(effects);
+  const strict = crossValidated(partEffects);
   const ids = receipts.map((r) => r.id);
   const cv = ev.score(ids, truths, records);
   const merchants = new Set(receipts.map((r) => r.merchant)).size;
-  lines.unshift(fieldLine(ev, `merchant-grouped CV (${ids.length})`, cv));
+  lines.unshift(
+    fieldLine(ev, `merchant-grouped CV (${ids.length})`, cv),
+    fieldLine(ev, `  same, parts judged alone`, ev.score(ids, truths, strict.records)),
+  );
   const pointsOf = (field: string): { confidence: number; ok: boolean }[] =>
     cv.receipts
       .filter((r) => confidence[r.id]?.[field] !== undefined)
@@ -360,18 +416,21 @@ export async function crossValidate(args: Args): Promise<string[]> {
       }
     }
   }
-  lines.push('rules switched off one at a time (receipts whose right fields it changes; - marks a receipt it hurts):');
+  lines.push(
+    'mechanisms switched off one at a time (receipts whose right fields it changes, [net right answers per field it adds]; - marks a receipt it hurts):',
+  );
   lines.push(...ablation);
   const net = (rule: string): number =>
     [...(effects.get(rule)?.values() ?? [])].reduce((sum, d) => sum + (d < 0 ? 1 : d > 0 ? -1 : 0), 0);
-  lines.push(`rules that change no answer here: ${RULES.filter((r) => effects.get(r)?.size === 0).join(', ')}`);
+  lines.push(`mechanisms that change no answer here: ${RULES.filter((r) => effects.get(r)?.size === 0).join(', ')}`);
   lines.push(
-    `rules resting on one merchant (net), so the CV credits them nothing: ${RULES.filter((r) => net(r) === 1).join(', ')}`,
+    `mechanisms resting on one merchant (net), so the CV credits them nothing: ${RULES.filter((r) => net(r) === 1).join(', ')}`,
   );
   if (args.fit) {
     const all = fitWeights(receipts, PRIOR_WEIGHTS);
     lines.push(`fitted on all ${receipts.length}: ${JSON.stringify(all)}`);
   }
+  if (args.speed) lines.push(...(await receiptSpeed(first, ev.SCHEMA)));
   return lines;
 }
 
@@ -380,7 +439,7 @@ export async function crossValidate(args: Args): Promise<string[]> {
  * missing), or a line saying why it was skipped.
  */
 export async function receiptsBenchmarks(): Promise<string[]> {
-  const args = parseArgs([]);
+  const args = { ...parseArgs([]), speed: true };
   const missing = args.data.filter((dir) => !fs.existsSync(path.join(dir, 'truth')));
   if (missing.length > 0) return [`receipts: skipped, no SROIE folder at ${missing.join(', ')}`];
   return ['receipts (merchant-grouped cross-validation, ppocr):', ...(await crossValidate(args))];

@@ -16,4 +16,4 @@ export { proposeSchema } from './schema-proposer';
 export { createLayoutIndex } from './layout-index';
 export { issuerChoices } from './issuer.finder';
 export { NAME_FEATURES, NAME_WEIGHTS, type NameFeatures, type NameWeights } from './issuer-weights';
-export { RULES, type RuleName } from './rule-switches';
+export { RULE_GROUPS, RULE_PARTS, RULES, type RuleGroup, type RuleName } from './rule-switches';

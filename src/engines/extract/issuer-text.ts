@@ -21,7 +21,7 @@ export function weakestWord(rows: Row[], fixed: Set<string>): number {
 /** Cleans a printed company line: edge noise, a trailing registration number, misread `SDN BHD`. */
 export function cleanName(text: string): string {
   let t = text.replace(/\s+(co\.?\s*(reg|no)\b|company\s*no\b|roc\b|reg\.?\s*no\b|gst\b).*$/i, '');
-  t = t.replace(/\s*[([{][^)\]}]*\d[^)\]}]*[)\]}]?[^A-Za-z0-9]*$/, '');
+  if (ruleOn('trailing-number')) t = t.replace(/\s*[([{][^)\]}]*\d[^)\]}]*[)\]}]?[^A-Za-z0-9]*$/, '');
   t = t.replace(/^[^A-Za-z0-9(]+/, '').replace(/[^A-Za-z0-9.)]+$/, '');
   t = t.replace(/\b[S5][DO0I][NM](\.?)(\s+)[B83E][HN]D\b/gi, (m: string, dot: string, sp: string) =>
     /^sdn\.?\s+bhd$/i.test(m) ? m : `SDN${dot}${sp}BHD`,
@@ -34,8 +34,10 @@ export function cleanName(text: string): string {
   // The legal-entity suffix ends the name: marks or a logo fragment read after it are not part of it.
   // A registration number or a short fragment read after it is dropped, and so is a label before such a name.
   const legal = /^(.*?\b(?:SDN\.?\s+BHD|S\/B|BHD|LTD|LLC|LLP|INC|PLC|GMBH|CORP)\.?)\s+(.+)$/i.exec(t);
-  if (legal && (/\d{4,}/.test(legal[2] ?? '') || /^[^()]{1,6}$/.test(legal[2] ?? ''))) t = legal[1] ?? t;
-  if (legal) t = t.replace(/^[A-Za-z]+\s*:\s*(?=\S)/, '');
+  if (ruleOn('suffix-ends-name')) {
+    if (legal && (/\d{4,}/.test(legal[2] ?? '') || /^[^()]{1,6}$/.test(legal[2] ?? ''))) t = legal[1] ?? t;
+    if (legal) t = t.replace(/^[A-Za-z]+\s*:\s*(?=\S)/, '');
+  }
   return squash(t);
 }
 
@@ -64,16 +66,19 @@ export function cleanAddressLine(text: string): string {
 }
 
 /**
- * A single letter closing a line of words, set apart by more than twice the widest gap between the other words and by
- * at least half a line's height (`KEDAI CONTOH    S`): a mark or logo fragment beside the text, not a word of it.
+ * A short mark (one or two letters or digits, or punctuation) at either end of a line of words, set apart from them
+ * by more than twice the widest gap between the other words and by at least half a line's height (`KEDAI CONTOH
+ * S`, `x  RESTORAN MAJU`): a tick, a logo fragment or a stamp beside the text, not a word of it.
  */
-function loneMark(words: Row['words']): boolean {
-  const last = words[words.length - 1];
-  const before = words[words.length - 2];
-  if (!last || !before || words.length < 3 || !/^[A-Za-z]$/.test(last.text)) return false;
-  const gaps = words.slice(1, -1).map((w, i) => w.box.x0 - (words[i]?.box.x1 ?? w.box.x0));
-  const gap = last.box.x0 - before.box.x1;
-  const height = last.box.y1 - last.box.y0;
+function edgeMark(words: Row['words'], end: 'first' | 'last'): boolean {
+  if (words.length < 3) return false;
+  const mark = end === 'last' ? words[words.length - 1] : words[0];
+  const next = end === 'last' ? words[words.length - 2] : words[1];
+  const rest = end === 'last' ? words.slice(0, -1) : words.slice(1);
+  if (!mark || !next || !/^([A-Za-z0-9]{1,2}|[^A-Za-z0-9\s]{1,3})$/.test(mark.text)) return false;
+  const gaps = rest.slice(1).map((w, i) => w.box.x0 - (rest[i]?.box.x1 ?? w.box.x0));
+  const gap = end === 'last' ? mark.box.x0 - next.box.x1 : next.box.x0 - mark.box.x1;
+  const height = mark.box.y1 - mark.box.y0;
   return gap > 2 * Math.max(1, ...gaps) && gap >= 0.5 * height;
 }
 
@@ -83,9 +88,14 @@ export function trimEdges(row: Row): Row {
     !!w && w.confidence < 0.5 && /^[a-z]{0,2}$/.test(w.text.replace(/[^A-Za-z0-9]/g, ''));
   let from = 0;
   let to = row.words.length;
-  while (from < to && speck(row.words[from])) from += 1;
-  while (to > from && speck(row.words[to - 1])) to -= 1;
-  if (ruleOn('lone-mark') && to === row.words.length && loneMark(row.words)) to -= 1;
+  if (ruleOn('edge-specks')) {
+    while (from < to && speck(row.words[from])) from += 1;
+    while (to > from && speck(row.words[to - 1])) to -= 1;
+  }
+  if (ruleOn('lone-mark') && from === 0 && to === row.words.length) {
+    if (edgeMark(row.words, 'last')) to -= 1;
+    else if (edgeMark(row.words, 'first')) from += 1;
+  }
   if (from === 0 && to === row.words.length) return row;
   if (from >= to) return { ...row, text: '', words: [] };
   let text = '';

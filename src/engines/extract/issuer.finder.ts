@@ -3,14 +3,13 @@
  * (registration lines skipped; contact, tax and title lines end it). Every header line that could be the name is a
  * candidate with its layout evidence (legal-entity suffix, position, size, width, a registration number or an address
  * beside it, title, branch and region words); the name is the candidate whose evidence weighs most under
- * `issuer-weights.ts`, joined with a suffix-only line below it. When the same name is printed again elsewhere more
- * legibly (a footer "thank you for shopping at ..."), that reading is used.
+ * `issuer-weights.ts`, joined with a suffix-only line below it.
  */
 import { foundInRows, type FoundValue } from './found-value';
 import type { LayoutIndex, Row } from './layout-index';
 import { findAmounts } from './value-patterns';
 import { cleanAddressLine, cleanName, MIN_WORD_CONFIDENCE, trimEdges, weakestWord } from './issuer-text';
-import { alnumUpper, editDistance, similarity } from './text-normalize';
+import { editDistance } from './text-normalize';
 import * as kind from './line-kinds';
 import { LEGAL_SUFFIXES } from './vocabulary';
 import { NAME_WEIGHTS, scoreFeatures, type NameFeatures, type NameWeights } from './issuer-weights';
@@ -209,6 +208,8 @@ function pickName(
  * between two header lines is less sure than a lone candidate.
  */
 const marginFactor = (margin: number): number => 0.6 + 0.4 * Math.min(1, margin / MARGIN_SURE);
+/** How much a digit inside a word of a name lowers its confidence. */
+const MISREAD_FACTOR = 0.6;
 /** A score lead at which the choice of name counts as settled. */
 const MARGIN_SURE = 2;
 
@@ -217,22 +218,6 @@ const MARGIN_SURE = 2;
  * legible word (a misread is usually one word).
  */
 const legibility = (mean: number, weakest: number): number => (mean + Math.min(mean, weakest)) / 2;
-
-/** The same name printed more legibly elsewhere on the page (e.g. a footer): its weakest word reads better. */
-function betterReading(index: LayoutIndex, name: string, rows: Row[]): { text: string; row: Row } | undefined {
-  const target = alnumUpper(name);
-  const boxes = new Set(rows.map((r) => `${r.page}:${r.box.y0}`));
-  let best: { text: string; row: Row; weakest: number } | undefined;
-  for (const row of index.lines) {
-    if (boxes.has(`${row.page}:${row.box.y0}`)) continue;
-    const text = cleanName(row.text);
-    if (similarity(alnumUpper(text), target) < 0.75) continue;
-    if (kind.hasLegalSuffix(name) && !kind.hasLegalSuffix(text)) continue;
-    const weakest = weakestWord([row], new Set());
-    if (!best || weakest > best.weakest) best = { text, row, weakest };
-  }
-  return best && best.weakest > weakestWord(rows, new Set()) + 0.05 ? best : undefined;
-}
 
 const sameColumn = (a: Row, b: Row): boolean => Math.min(a.box.x1, b.box.x1) - Math.max(a.box.x0, b.box.x0) > 0;
 
@@ -307,15 +292,15 @@ function pickAddress(lines: Row[], from: number, nameRow: Row, name: Row[]): Row
   return postcodeSeen || out.some((r) => kind.isAddressLike(r.text)) ? out : [];
 }
 
-function nameOf(index: LayoutIndex, rows: Row[], margin: number): FoundValue | undefined {
-  const printed = cleanName(rows.map((r) => r.text).join(' '));
-  const better = ruleOn('better-reading') ? betterReading(index, printed, rows) : undefined;
-  const source = better ? [better.row] : rows;
-  const repaired = repairName(better ? better.text : printed);
-  const weakest = weakestWord(source, repaired.fixed);
+function nameOf(rows: Row[], margin: number): FoundValue | undefined {
+  const repaired = repairName(cleanName(rows.map((r) => r.text).join(' ')));
+  const weakest = weakestWord(rows, repaired.fixed);
   if (weakest < MIN_WORD_CONFIDENCE) return undefined;
   const text = repaired.text;
-  const strength = (kind.hasLegalSuffix(text) ? 0.95 : kind.hasBusinessWord(text) ? 0.8 : 0.6) * marginFactor(margin);
+  // A digit between the letters of a word (`EK9L05IF`) is a misread in a name, whatever the OCR confidence says.
+  const misread = /[A-Za-z]\d+[A-Za-z]/.test(text) ? MISREAD_FACTOR : 1;
+  const strength =
+    (kind.hasLegalSuffix(text) ? 0.95 : kind.hasBusinessWord(text) ? 0.8 : 0.6) * marginFactor(margin) * misread;
   const found = foundInRows(rows, text, strength);
   return found && { ...found, ocr: legibility(found.ocr, weakest) };
 }
@@ -377,12 +362,12 @@ function headerOf(index: LayoutIndex): { lines: Row[]; end: number } {
 }
 
 /** The issuer block that follows from choosing `candidate` as the name. */
-function issuerFrom(index: LayoutIndex, lines: Row[], candidate: NameCandidate | undefined, margin: number): Issuer {
+function issuerFrom(lines: Row[], candidate: NameCandidate | undefined, margin: number): Issuer {
   if (!candidate) return { nameRows: [], addressRows: [] };
   const last = candidate.rows[candidate.rows.length - 1];
   const addressRows = last ? pickAddress(lines, lines.indexOf(last) + 1, last, candidate.rows) : [];
   const out: Issuer = { nameRows: candidate.rows, addressRows };
-  const name = nameOf(index, candidate.rows, margin);
+  const name = nameOf(candidate.rows, margin);
   const address = addressOf(addressRows);
   if (name) out.name = name;
   if (address) out.address = address;
@@ -393,7 +378,7 @@ function issuerFrom(index: LayoutIndex, lines: Row[], candidate: NameCandidate |
 export function findIssuer(index: LayoutIndex, weights: NameWeights = NAME_WEIGHTS): Issuer {
   const { lines, end } = headerOf(index);
   const picked = pickName(nameCandidates(index, lines, end), weights);
-  return issuerFrom(index, lines, picked?.candidate, picked?.margin ?? 0);
+  return issuerFrom(lines, picked?.candidate, picked?.margin ?? 0);
 }
 
 /**
@@ -404,6 +389,6 @@ export function issuerChoices(index: LayoutIndex): { features: NameFeatures; iss
   const { lines, end } = headerOf(index);
   return nameCandidates(index, lines, end).map((c) => {
     let issuer: Issuer | undefined;
-    return { features: c.features, issuer: () => (issuer ??= issuerFrom(index, lines, c, MARGIN_SURE)) };
+    return { features: c.features, issuer: () => (issuer ??= issuerFrom(lines, c, MARGIN_SURE)) };
   });
 }

@@ -91,6 +91,38 @@ describe('http transport', () => {
     expect(failed.body?.toString('utf8')).toBe('data: 1\n\n');
   });
 
+  it('tells onFirstStreamBytes once, when the first body bytes of an event stream arrive (not for a whole reply)', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let status = 200;
+    app = await serve((_req, res) => {
+      res.writeHead(status, { 'content-type': 'text/event-stream' });
+      if (status !== 200) {
+        res.end('data: no\n\n');
+        return;
+      }
+      res.flushHeaders();
+      void held.then(() => {
+        res.write('data: 1\n\n');
+        setTimeout(() => res.end('data: 2\n\n'), 5);
+      });
+    });
+    const transport = createHttpTransport();
+    let told = 0;
+    const response = await transport(app.url, { ...post(), onFirstStreamBytes: () => (told += 1) });
+    expect(told).toBe(0); // headers only so far
+    release();
+    response.stream?.setEncoding('utf8');
+    let text = '';
+    for await (const chunk of response.stream ?? []) text += chunk as string;
+    expect(text).toBe('data: 1\n\ndata: 2\n\n');
+    expect(told).toBe(1);
+
+    status = 503;
+    await transport(app.url, { ...post(), onFirstStreamBytes: () => (told += 1) });
+    expect(told).toBe(1);
+  });
+
   it('keeps connections alive between calls', async () => {
     app = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
     const transport = createHttpTransport();

@@ -62,7 +62,7 @@ describe('field finders', () => {
     });
   });
 
-  it('repairs OCR slips against the generic vocabulary and prefers a more legible repeat of the name', () => {
+  it('repairs OCR slips in a name and an address against the generic vocabulary', () => {
     const layout = layoutOf([
       { text: 'PERMNIAGAAN SINAR JAYA', confidence: 0.65 },
       { text: 'NO 3, JIN MELATI,', confidence: 0.25 },

@@ -3,7 +3,7 @@
  * clear the choice was, and the narrower repair rules can be switched off one at a time for the receipts bench.
  * Synthetic layouts only; names and streets are invented.
  */
-import { extractFromLayout } from '../../../../src/engines/extract';
+import { extractFromLayout, RULE_GROUPS, RULE_PARTS, RULES } from '../../../../src/engines/extract';
 import { layoutOf, RECEIPT_SCHEMA } from './layout-builder';
 import { auc, fitWeights, merchantOf, PRIOR_WEIGHTS } from '../../../../bench/receipts-cv';
 import { NAME_WEIGHTS, scoreFeatures, type NameFeatures } from '../../../../src/engines/extract/issuer-weights';
@@ -44,6 +44,16 @@ describe('choosing the business name from layout evidence', () => {
     expect(lone.confidence['company']).toBeGreaterThan(contested.confidence['company'] ?? 1);
   });
 
+  it('is less confident of a name with a digit between the letters of a word, and not of a number beside a word', () => {
+    const tail = ['12, JALAN CONTOH 3,', '50000 KUALA LUMPUR', 'Date: 03/02/2019', 'TOTAL 12.00'];
+    const clean = extract(['KEDAI EKSKLUSIF SDN BHD', ...tail]);
+    const misread = extract(['KEDAI EKS9LU5IF SDN BHD', ...tail]);
+    const numbered = extract(['KEDAI 99 EKSKLUSIF SDN BHD', ...tail]);
+    expect(misread.data['company']).toBe('KEDAI EKS9LU5IF SDN BHD');
+    expect(clean.confidence['company']).toBeGreaterThan((misread.confidence['company'] ?? 1) * 1.5);
+    expect(numbered.confidence['company']).toBeCloseTo(clean.confidence['company'] ?? 0, 5);
+  });
+
   it('is less confident of an address that stops before its postcode', () => {
     const whole = extract(['KEDAI CONTOH SDN BHD', '12, JALAN CONTOH 3,', '50000 KUALA LUMPUR', 'Tel: 03-1234']);
     const cut = extract(['KEDAI CONTOH SDN BHD', '12, JALAN CONTOH 3,', 'Tel: 03-1234']);
@@ -62,6 +72,25 @@ describe('rule switches', () => {
     expect(off.data['address']).toBe('15, JALAN S512/3A, 47500 SUBANG JAYA');
     // The switch does not outlive the call.
     expect(extractFromLayout(layout, RECEIPT_SCHEMA).data['address']).toBe(on.data['address']);
+  });
+
+  it('switches off every part of a mechanism by the mechanism name', () => {
+    const layout = layoutOf(['KEDAI CONTOH SDN BHD', '15, JALAN S512/3A,', '47500 SUBANG JAYA', 'Tel: 03-1234']);
+    const off = extractFromLayout(layout, RECEIPT_SCHEMA, { rulesOff: ['number-glyphs'] });
+    expect(off.data['address']).toBe('15, JALAN S512/3A, 47500 SUBANG JAYA');
+    expect(RULE_GROUPS['number-glyphs']).toContain('section-code');
+    const named = layoutOf([
+      'KEDAI CONTOH SDN BHD (123456-X)',
+      '15, JALAN MAJU 3,',
+      '47500 SUBANG JAYA',
+      'Tel: 03-1234',
+    ]);
+    expect(extractFromLayout(named, RECEIPT_SCHEMA).data['company']).toBe('KEDAI CONTOH SDN BHD');
+    const uncut = extractFromLayout(named, RECEIPT_SCHEMA, { rulesOff: ['name-edges'] });
+    expect(uncut.data['company']).toBe('KEDAI CONTOH SDN BHD (123456-X)');
+    // Every part belongs to exactly one mechanism, so the bench judges each part once.
+    expect(new Set(RULE_PARTS).size).toBe(RULE_PARTS.length);
+    expect(RULES.flatMap((g) => RULE_GROUPS[g])).toEqual(RULE_PARTS);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * One synthetic layout per generic rule added for issue 15 (receipts of merchants nobody tuned for, read by PP-OCR):
+ * One synthetic layout per generic layout rule (receipts of merchants nobody tuned for, read by PP-OCR):
  * amounts OCR splits or garbles, percentages, tax-summary rows, totals with no total label, names printed over two
  * lines, outlet lines and comma-continued addresses, and dates run into their time. Each has a counter-case where the
  * rule must not fire.

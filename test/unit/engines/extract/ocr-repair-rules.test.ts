@@ -255,4 +255,10 @@ describe('amount paid including tax, and marks beside a name', () => {
     expect(extract(['RESTORAN MAJU JAYA      S', '12, JALAN MAJU 3', 'TOTAL 9.00']).company).toBe('RESTORAN MAJU JAYA');
     expect(extract(['RESTORAN MAJU BLOCK B', '12, JALAN MAJU 3', 'TOTAL 9.00']).company).toBe('RESTORAN MAJU BLOCK B');
   });
+
+  it('drops a short mark set far apart at the start of a name line too, and keeps a short word printed as one', () => {
+    expect(extract(['K      RESTORAN MAJU JAYA', '12, JALAN MAJU 3', 'TOTAL 9.00']).company).toBe('RESTORAN MAJU JAYA');
+    expect(extract(['RESTORAN MAJU JAYA      2', '12, JALAN MAJU 3', 'TOTAL 9.00']).company).toBe('RESTORAN MAJU JAYA');
+    expect(extract(['K2 RESTORAN MAJU JAYA', '12, JALAN MAJU 3', 'TOTAL 9.00']).company).toBe('K2 RESTORAN MAJU JAYA');
+  });
 });
