@@ -36,7 +36,7 @@ const adapterBan = (folder, otherAdapters) =>
   );
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'data/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'data/**', 'coverage/**', '.cache/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -19,6 +19,8 @@ export interface ConsentView {
   singleUser: boolean;
   /** Shown above the form after a refused sign-in. */
   error?: string;
+  /** Shown above the form when the client's own configuration is at fault (a refused key it keeps sending). */
+  notice?: string;
 }
 
 const escape = (s: string): string =>
@@ -55,6 +57,7 @@ export function renderConsentPage(view: ConsentView): string {
 <title>Connect ${escape(view.clientName)} to Prism</title><style>${STYLE}</style></head>
 <body><main>
 <h1>Connect <span id="client-name">${escape(view.clientName)}</span> to Prism?</h1>
+${view.notice ? `<p class="error" role="alert" id="notice">${escape(view.notice)}</p>` : ''}
 ${view.error ? `<p class="error" role="alert" id="error">${escape(view.error)}</p>` : ''}
 <dl>
 <dt>Client</dt><dd>${escape(view.clientName)}</dd>

@@ -32,6 +32,7 @@ import type { Logger } from '../lib/logger';
 import type { AuthService } from '../services/auth.service';
 import { grantableScopes, type McpOAuthService } from '../services/mcp-oauth.service';
 import { CONSENT_PATH, csrfCookieName, renderConsentPage, renderMessagePage, setPageHeaders } from './mcp-consent-page';
+import { refusalNotice, refusedCredentialOf, REFUSED_FIELD, registrationVerdict } from './mcp-refused-credential';
 
 export interface McpOAuthOptions {
   oauth: McpOAuthService;
@@ -58,6 +59,9 @@ const OAUTH_PATHS = new Set([
   '/.well-known/oauth-protected-resource',
   '/.well-known/oauth-protected-resource/mcp',
 ]);
+
+/** The SDK's own body parser for `/register` (same limit), run early when the registration carries a credential. */
+const registrationJson = express.json();
 
 /** Most per-origin routers kept (each host name a client used to reach this Prism). */
 const MAX_ORIGINS = 8;
@@ -129,7 +133,24 @@ export function mcpOAuthRoutes(options: McpOAuthOptions): Router {
     const handler = origin === null ? null : routerFor(origin);
     if (!handler) return next();
     // The SDK's handlers answer every request they match; anything else falls through to the 404 handler.
-    limited(req, res, () => handler(req, res, next));
+    if (req.method !== 'POST' || req.path !== '/register' || req.get('authorization') === undefined) {
+      return limited(req, res, () => handler(req, res, next));
+    }
+    // A registration that carries a credential: note whether `/mcp` refuses it, for the consent page. The body is
+    // read first so that the SDK's handler runs, and reaches the clients store, inside the verdict's context.
+    const deps = { auth: options.auth, oauth: options.oauth, resource: resourceUrlOf(String(origin)) };
+    return limited(req, res, () =>
+      registrationJson(req, res, (error?: unknown) => {
+        if (error) {
+          next(error);
+          return;
+        }
+        void refusedCredentialOf(req, deps).then(
+          (verdict) => registrationVerdict.run(verdict, () => handler(req, res, next)),
+          next,
+        );
+      }),
+    );
   });
   router.post(CONSENT_PATH, limited, express.urlencoded({ extended: false, limit: '16kb' }), (req, res) => {
     void consent(req, res, options);
@@ -178,7 +199,12 @@ function createProvider(options: McpOAuthOptions, resource: string, secure: bool
   const { oauth } = options;
   const clientsStore: OAuthRegisteredClientsStore = {
     getClient: async (clientId) => (await oauth.getClient(clientId)) as OAuthClientInformationFull | undefined,
-    registerClient: async (client) => (await oauth.registerClient(client)) as OAuthClientInformationFull,
+    async registerClient(client) {
+      const verdict = registrationVerdict.getStore() ?? null;
+      const stored = await oauth.registerClient(verdict ? { ...client, [REFUSED_FIELD]: verdict } : client);
+      const { [REFUSED_FIELD]: _verdict, ...answer } = stored;
+      return answer as OAuthClientInformationFull;
+    },
   };
   return {
     get clientsStore() {
@@ -190,6 +216,7 @@ function createProvider(options: McpOAuthOptions, resource: string, secure: bool
         throw new InvalidTargetError(`This server issues tokens for ${resource} only.`);
       }
       const scopes = sdkErrors(() => grantableScopes(params.scopes));
+      const notice = refusalNotice((client as Record<string, unknown>)[REFUSED_FIELD]);
       const { requestId, csrf } = await oauth.beginAuthorization(client.client_id, {
         redirectUri: params.redirectUri,
         state: params.state ?? null,
@@ -208,6 +235,7 @@ function createProvider(options: McpOAuthOptions, resource: string, secure: bool
           scopes,
           resource,
           singleUser: options.singleUser,
+          ...(notice ? { notice } : {}),
         }),
       );
     },

@@ -231,6 +231,52 @@ describe('OAuth on /mcp (Prism as its authorization server)', () => {
   });
 });
 
+describe('OAuth on /mcp: a client configured with a credential /mcp refuses', () => {
+  let app: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    key = await app.createKey('configured-people', 'pro');
+  });
+  afterAll(() => app.close());
+
+  it('says on the consent page when the client registered while sending a key or token /mcp refuses', async () => {
+    // Clients built on the MCP SDK (mcp-remote among them) send their configured header with the registration,
+    // answer its 401 with a sign-in, and keep sending it afterwards: the consent page is where it can be said.
+    const noticeFor = async (authorization: string | undefined): Promise<string | undefined> => {
+      const registered = await call(`${app.url}/register`, {
+        json: { client_name: 'Configured client', redirect_uris: [TEST_REDIRECT], token_endpoint_auth_method: 'none' },
+        headers: authorization === undefined ? {} : { authorization },
+      });
+      expect(registered.status).toBe(201);
+      const client = (await registered.json()) as Record<string, unknown>;
+      expect(Object.keys(client).filter((k) => k.startsWith('prism_'))).toEqual([]);
+      const authorize = new URL('/authorize', app.url);
+      authorize.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: String(client.client_id),
+        redirect_uri: TEST_REDIRECT,
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        resource: `${app.url}/mcp`,
+      }).toString();
+      const page = await call(authorize.href);
+      expect(page.status).toBe(200);
+      return /id="notice">([^<]*)</.exec(await page.text())?.[1];
+    };
+    expect(await noticeFor('Bearer prism_not_a_key')).toMatch(
+      /^Invalid API Key: the key in this client’s configuration matches no active Prism key\. .*replace it with a valid key, or remove the Authorization header/,
+    );
+    expect(await noticeFor('Bearer mcp_at_not_a_token')).toMatch(
+      /^The access token in this client’s configuration is invalid, expired or revoked\. .*remove the Authorization header/,
+    );
+    expect(await noticeFor(`Bearer ${key}`)).toBeUndefined();
+    expect(await noticeFor('Bearer prism')).toBeUndefined();
+    expect(await noticeFor(undefined)).toBeUndefined();
+  });
+});
+
 describe('OAuth on /mcp in single-user mode, with short-lived access tokens', () => {
   let app: TestApp;
 
