@@ -133,15 +133,12 @@ export function createExecutionPauses(
       checkDecision(execution, decision);
       if (options.detach) {
         void start(id, true, options, decision).catch((error: unknown) =>
-          deps.logger.error('a resumed execution failed to start', { execution: id, error: String(error) }),
+          deps.logger.warn('a resumed execution did not start', { execution: id, error: String(error) }),
         );
         return execution;
       }
+      // 409 when another request resumed or cancelled it first (the claim from `paused` is compare-and-set).
       const done = await start(id, true, options, decision);
-      // Another request resumed it first: this one changed nothing.
-      if (done && done.status === 'paused' && done.pause?.pausedAt === execution.pause?.pausedAt) {
-        throw new ConflictError(`Execution ${id} was resumed by another request.`, 'execution_not_paused');
-      }
       return done ?? (await owned(principal, id));
     },
 

@@ -6,7 +6,7 @@
  * for a person ends `paused` instead (its hold released, its checkpoint kept); `start` with a decision continues it.
  */
 import { orgWorkPrincipal, type Principal } from '../../domain/account';
-import { AppError } from '../../domain/errors';
+import { AppError, ConflictError } from '../../domain/errors';
 import {
   emptyExecutionUsage,
   type Execution,
@@ -363,6 +363,8 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       : await store.transition(id, ['pending', 'enqueued'], 'running', { attempts: execution.attempts + 1 });
     if (!claimed) {
       releaseHold(id);
+      // Another request resumed (or cancelled) the paused run first: this decision changes nothing.
+      if (decision) throw new ConflictError(`Execution ${id} is no longer paused.`, 'execution_not_paused');
       return store.getById(id);
     }
     notify(id);
