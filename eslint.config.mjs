@@ -69,10 +69,13 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    files: ['src/config/**', 'test/**', 'bench/**', 'bin/**', 'scripts/**'],
+    files: ['src/config/**', 'test/**', 'bench/**', 'bin/**', 'scripts/**', 'docs/examples/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
-  { files: ['server.ts', 'src/cli/**', 'test/**', 'bench/**', 'bin/**', 'scripts/**'], rules: { 'no-console': 'off' } },
+  {
+    files: ['server.ts', 'src/cli/**', 'test/**', 'bench/**', 'bin/**', 'scripts/**', 'docs/examples/**'],
+    rules: { 'no-console': 'off' },
+  },
   adapterBan('src/http', ['**/mcp/**', '**/ws/**']),
   adapterBan('src/mcp', ['**/http/**', '**/ws/**']),
   adapterBan('src/ws', ['**/http/**', '**/mcp/**']),

@@ -1,5 +1,5 @@
 /**
- * Store figures for #29: p50 of an auth lookup, a wallet reserve + debit (hold, then settle), a prediction insert
+ * Store figures for the shared backends: p50 of an auth lookup, a wallet reserve + debit (hold, then settle), a prediction insert
  * and a prediction get — on PostgreSQL against SQLite (both at 1,000 rows), and at 100,000 rows against 1,000 on
  * each (flat is the goal: every read is an index lookup). The stores are the app's own, built by the backend seam;
  * rows are seeded with bulk SQL. PostgreSQL runs when PRISM_BENCH_DATABASE_URL (or PRISM_TEST_DATABASE_URL) is

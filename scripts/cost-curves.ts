@@ -1,5 +1,5 @@
 /**
- * Cost curves of hostile inputs (issue 27): input size → server time, event-loop block and memory, against a real
+ * Cost curves of hostile inputs: input size → server time, event-loop block and memory, against a real
  * server process, for docs/security.md. Not part of CI (the fuzz and cost suite, test/integration/cost-bounds.test.ts,
  * asserts the bounds); run it to see the curves, or against another checkout to compare:
  *

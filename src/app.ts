@@ -124,7 +124,9 @@ export function createApp(container: Container): Express {
   app.use(
     '/mcp',
     mcpRoutes({
-      factory: createMcpServerFactory(mcpServicesOf(container), container.version),
+      factory: createMcpServerFactory(mcpServicesOf(container), container.version, {
+        onToolCall: (tool, outcome) => container.metrics.mcpToolCalls.inc({ tool, outcome }),
+      }),
       auth: services.auth,
       oauth: config.mcp.oauth.enabled ? services.mcpOAuth : null,
       headerless: config.mcp.oauth.headerless,

@@ -1,5 +1,5 @@
 /**
- * Toolsets: named groups of tools, as real clients send them (`toolsets` on execute, real-client-compat §3.6:
+ * Toolsets: named groups of tools, as real clients send them (`toolsets` on execute:
  * "core", "image", "document", "video", "web", …) and as a skill's `prism.yaml` declares them.
  *
  * A run's tools are the union of its toolsets' tools and the exact names in `config.tools`; `core` (filling a

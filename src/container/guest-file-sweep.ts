@@ -1,5 +1,5 @@
 /**
- * Guests' files expire (issue 18, defect 6): anonymous uploads live PRISM_GUEST_FILE_TTL_H hours, then a periodic
+ * Guests' files expire: anonymous uploads live PRISM_GUEST_FILE_TTL_H hours, then a periodic
  * sweep deletes their records and, when nothing else refers to them, their bytes. The first sweep runs at start;
  * then every quarter of the lifetime, at least once a second and at most every ten minutes. Guests also stop
  * seeing their own expired files at once (the files service checks age on access).

@@ -234,7 +234,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const jobs = backend.shared.createJobQueue({ concurrency: config.jobs.concurrency, logger });
   const { signals } = backend.shared;
   // Rate limits and billing first: the agent runtime, the gateway and priced extraction all bill through them.
-  const metering = createMeteringPart(config, stores.wallets, backend.shared);
+  const metering = createMeteringPart(config, stores.wallets, backend.shared, (kind, payer, micros) => {
+    metrics.walletDebits.inc({ kind, payer });
+    metrics.walletDebitDollars.inc({ kind, payer }, micros / 1e6);
+  });
   metrics.readFrom({
     gatewayInFlight: () => metering.queue.inFlight(),
     gatewayWaiting: () => metering.queue.waiting,
@@ -257,7 +260,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     inputs,
     catalogue,
     upstream,
-    biller: metering.biller,
+    biller: metering.billerFor('agents'),
     skills,
     limits: config.agents,
     signals,
@@ -292,7 +295,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     inputs,
     skills,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
-    wallet: createExtractionWallet(metering.biller, config.extraction.microsPerCredit),
+    wallet: createExtractionWallet(metering.billerFor('extraction'), config.extraction.microsPerCredit),
     // Generate requests whose skills call for the agent runtime run on it.
     skillRunner: agents.skillRunner,
     enqueue: (id) => jobs.enqueue({ kind: 'prediction', id }),

@@ -4,12 +4,16 @@
  * `PRISM_REDIS_URL` (the backend opens and closes it). Built before the agent runtime, the gateway and the
  * predictions service, which all bill through it.
  *
+ * Every debit is reported to the debit observer (the container's metrics) under the kind of work that made it:
+ * `biller` counts as the gateway's, `billerFor` gives the same biller under another kind, decisions count apart.
+ *
  * Nothing here holds a resource of its own (the backend owns the shared state), so it has no closers yet.
  */
 import type { SharedState } from '../backend/types';
 import type { Config } from '../config/config';
 import type { CloseStep } from '../lib/close-all';
 import { createBiller, type Biller } from '../metering/billing';
+import { observeDebits, type BillingKind, type DebitObserver } from '../metering/debit-observer';
 import { createGuestSpendGuard } from '../metering/guest-spend';
 import type { RateLimitStore, RateWindow } from '../metering/ports';
 import { createRateLimiter, type RateLimiter } from '../metering/rate-limiter';
@@ -21,8 +25,10 @@ export interface MeteringPart {
   limiter: RateLimiter;
   /** Where the gateway's budget counts; MCP tool-call budgets (by tier) count there too. */
   rateLimitStore: RateLimitStore;
-  /** The gateway's biller (chat and agent executions, priced extraction). */
+  /** The gateway's biller (chat completions, agent chat turns, embeddings); its debits count as `gateway`. */
   biller: Biller;
+  /** The same biller (same wallets, holds and guest lane), its debits counted under `kind` (agents, extraction). */
+  billerFor(kind: BillingKind): Biller;
   /** The admission gate of chat calls on this replica. */
   queue: RequestQueue;
   /** Decisions meter apart: their own per-caller budget and their own (smaller) minimum charge. */
@@ -30,7 +36,12 @@ export interface MeteringPart {
   closers: CloseStep[];
 }
 
-export function createMeteringPart(config: Config, wallets: WalletStore, shared: SharedState): MeteringPart {
+export function createMeteringPart(
+  config: Config,
+  wallets: WalletStore,
+  shared: SharedState,
+  onDebit: DebitObserver = () => undefined,
+): MeteringPart {
   const windows = (perMinute: number, perHour: number): RateWindow[] => [
     { name: 'minute', lengthS: 60, limit: perMinute },
     { name: 'hour', lengthS: 3600, limit: perHour },
@@ -62,16 +73,28 @@ export function createMeteringPart(config: Config, wallets: WalletStore, shared:
     maxWaiting: config.gateway.maxQueue,
   });
   const decisions = {
-    biller: createBiller({
-      wallets,
-      guestSpend,
-      minimumMicros: config.decisions.minimumChargeMicros,
-      lock: shared.payerLock,
-    }),
+    biller: observeDebits(
+      createBiller({
+        wallets,
+        guestSpend,
+        minimumMicros: config.decisions.minimumChargeMicros,
+        lock: shared.payerLock,
+      }),
+      'decisions',
+      onDebit,
+    ),
     limiter: createRateLimiter(shared.rateLimitStore('decisions'), [
       { name: 'minute', lengthS: 60, limit: config.decisions.perMinute },
       { name: 'hour', lengthS: 3600, limit: config.decisions.perHour },
     ]),
   };
-  return { limiter, rateLimitStore, biller, queue, decisions, closers: [] };
+  return {
+    limiter,
+    rateLimitStore,
+    biller: observeDebits(biller, 'gateway', onDebit),
+    billerFor: (kind) => observeDebits(biller, kind, onDebit),
+    queue,
+    decisions,
+    closers: [],
+  };
 }

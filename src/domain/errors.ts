@@ -57,7 +57,7 @@ export const ERROR_CODES = [
   'execution_not_paused',
   'execution_finished',
   'invalid_decision',
-  // hardening (issue 18)
+  // hardening
   'malformed_body',
   'malformed_multipart',
   'guest_upload_quota',

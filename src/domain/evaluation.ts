@@ -2,7 +2,7 @@
  * Evaluations: a run scores the stored responses of one source (a hub domain's predictions, an agent's executions,
  * or everything that used a skill) against the feedback callers left on them; a rerun re-processes the same items
  * with another skill and scores them again. These are the records the evaluation store keeps and the HTTP layer
- * renders (real-client-compat §3.11).
+ * renders.
  */
 import type { FeedbackEntityType } from './feedback';
 

@@ -1,5 +1,5 @@
 /**
- * How often background work is started again after the process stopped under it (issue 27).
+ * How often background work is started again after the process stopped under it.
  *
  * A prediction, execution or evaluation that was running when the process died is resumed at most once: if the
  * work itself stopped the server (a hang, an out-of-memory), resuming it forever would turn one request into a

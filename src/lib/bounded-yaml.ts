@@ -1,5 +1,5 @@
 /**
- * YAML from callers (a skill's SKILL.md front matter and prism.yaml), parsed within a budget (issue 27).
+ * YAML from callers (a skill's SKILL.md front matter and prism.yaml), parsed within a budget.
  *
  * The `yaml` package checks duplicate map keys by comparing each new key with every earlier one, so N keys cost N²
  * (40,000 keys held the server for 12 s). Here the parser runs with that check off and with a byte cap, which makes

@@ -1,6 +1,6 @@
 /**
  * JSON Schema checking with ajv, behind one budget: every schema a caller sends is measured before anything
- * compiles, fills or validates with it, and the same rules refuse it on every route (issue 27).
+ * compiles, fills or validates with it, and the same rules refuse it on every route.
  *
  * Callers send draft-07 and 2020-12-ish schemas with pydantic extras (`title`, `default`, `$defs`); ajv runs in
  * non-strict mode so unknown keywords are ignored rather than fatal, and formats (`date`, `date-time`, `email`)

@@ -1,7 +1,8 @@
 /**
  * Prometheus metrics for operators (`GET /metrics`): one registry per container, so tests that start several apps
  * in one process never share counters. Instruments are fed by small hooks (the request listener, the upstream
- * transport, the WebSocket upgrade); gauges of queues and pools are read at scrape time from `gauges`.
+ * transport, the WebSocket upgrade, the billers' debit observer, the MCP tool dispatcher); gauges of queues and
+ * pools are read at scrape time from `gauges`.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -20,6 +21,11 @@ export interface Metrics {
   upstreamDuration: Histogram<'host' | 'status'>;
   upstreamFirstByte: Histogram<'host'>;
   wsSessions: Gauge;
+  /** Settled charges over zero, by kind of work (gateway, decisions, extraction, agents) and payer (org, guest). */
+  walletDebits: Counter<'kind' | 'payer'>;
+  walletDebitDollars: Counter<'kind' | 'payer'>;
+  /** MCP `tools/call` requests by tool and outcome (`ok`, or `error` for an `isError` result). */
+  mcpToolCalls: Counter<'tool' | 'outcome'>;
   /** Sets where the scrape-time gauges read from (the container calls it once its parts exist). */
   readFrom(sources: GaugeSources): void;
   render(): Promise<string>;
@@ -86,6 +92,24 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     wsSessions: new Gauge({
       name: 'prism_websocket_sessions',
       help: 'WebSocket connections open now (decision streams)',
+      registers: [registry],
+    }),
+    walletDebits: new Counter({
+      name: 'prism_wallet_debits_total',
+      help: 'Charges debited (an organisation wallet, or a guest daily cap), by kind of work and payer',
+      labelNames: ['kind', 'payer'],
+      registers: [registry],
+    }),
+    walletDebitDollars: new Counter({
+      name: 'prism_wallet_debit_dollars_total',
+      help: 'US dollars debited, by kind of work (gateway, decisions, extraction, agents) and payer (org, guest)',
+      labelNames: ['kind', 'payer'],
+      registers: [registry],
+    }),
+    mcpToolCalls: new Counter({
+      name: 'prism_mcp_tool_calls_total',
+      help: 'MCP tool calls, by tool and outcome (ok, error)',
+      labelNames: ['tool', 'outcome'],
       registers: [registry],
     }),
     readFrom(next) {

@@ -2,7 +2,7 @@
  * Who is calling `/mcp`, and whether the request may reach the MCP server at all.
  *
  * Our own middleware rather than the SDK's `requireBearerAuth`, which has no anonymous access, no 503 and demands
- * token expiry (reference/mcp-and-agents.md §1.5). The rules (docs/mcp-clients.md, "Credentials"):
+ * token expiry. The rules (docs/mcp-clients.md, "Credentials"):
  * - `Bearer prism` (the spec's anonymous sentinel) and `Bearer ` with nothing after it are anonymous;
  * - no Authorization header at all is a 401 challenge while OAuth is on (`PRISM_MCP_OAUTH`), because MCP clients
  *   start OAuth only after a 401; with OAuth off, or `PRISM_MCP_HEADERLESS=anonymous`, it is anonymous;

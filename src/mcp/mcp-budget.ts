@@ -1,5 +1,5 @@
 /**
- * What one POST to `/mcp` may hold (issue 27): a JSON-RPC batch of a hundred `prompts/get` with 600 KB arguments
+ * What one POST to `/mcp` may hold: a JSON-RPC batch of a hundred `prompts/get` with 600 KB arguments
  * answered 120 MB, and sixteen of them at once took the process to 3.4 GB. Three bounds stop that:
  *
  * - **Bytes in flight**, per caller and in all: a body's declared length (or, sent chunked, its read length) is

@@ -1,5 +1,5 @@
 /**
- * The MCP adapter's error translator (DESIGN §7): AppErrors become what an MCP client understands.
+ * The MCP adapter's error translator: AppErrors become what an MCP client understands.
  *
  * Inside a tool call an error is a tool result with `isError: true` whose text is the same `{error:{…}}` object the
  * REST API sends, so a model reads the spec's code and can correct itself. Before a call can run (auth, Host check,

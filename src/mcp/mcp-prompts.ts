@@ -141,7 +141,7 @@ export function skillPromptHandlers(prompts: readonly SkillPrompt[]): SkillPromp
     get(name, args) {
       const prompt = byName.get(name);
       if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
-      // The text echoes the arguments: bounded, so a prompt's answer stays small (issue 27).
+      // The text echoes the arguments: bounded, so a prompt's answer stays small.
       for (const [arg, value] of Object.entries(args ?? {})) {
         if (typeof value === 'string' && value.length > MAX_PROMPT_ARGUMENT) {
           throw new McpError(

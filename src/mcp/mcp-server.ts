@@ -1,7 +1,7 @@
 /**
  * `createMcpServer`: an McpServer carrying Prism's tools, resources and prompts for one caller.
  *
- * The HTTP route builds one per request (stateless, see README §MCP) and the stdio command builds one for the
+ * The HTTP route builds one per request (stateless, see docs/mcp.md) and the stdio command builds one for the
  * owner. Both go through the same tool list and the same dispatcher, so the two transports cannot drift.
  */
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -22,7 +22,14 @@ import { registerSkillPrompts, skillPromptHandlers, type SkillPrompt } from './m
 import { registerResources } from './mcp-resource-handlers';
 import { hubResources } from './mcp-resources';
 import { skillResources } from './mcp-skill-resources';
-import { createToolDispatcher, registerTools, type McpCallScope, type McpTool, type ToolExtra } from './mcp-tool';
+import {
+  createToolDispatcher,
+  registerTools,
+  type McpCallScope,
+  type McpTool,
+  type ToolCallObserver,
+  type ToolExtra,
+} from './mcp-tool';
 import type { McpToolset } from './mcp-toolsets';
 import type { LocalFiles } from './mcp-local-files';
 import { registryTools, type RegistryToolsDeps } from './registry-tools';
@@ -60,11 +67,14 @@ const INSTRUCTIONS =
   'url, a file_id from upload_file, or base64 data. Errors come back as isError results whose text is ' +
   '{"error":{"code":…}}.';
 
-/** `localFiles` (prism mcp only) lets the extraction tools and upload_file read a local `path`. */
+/**
+ * `localFiles` (prism mcp only) lets the extraction tools and upload_file read a local `path`; `onToolCall` is told
+ * of every tool call answered (the HTTP server's metrics).
+ */
 export function createMcpServerFactory(
   services: McpServices,
   version: string,
-  options: { localFiles?: LocalFiles } = {},
+  options: { localFiles?: LocalFiles; onToolCall?: ToolCallObserver } = {},
 ): McpServerFactory {
   const inSet = (toolset: McpToolset, list: McpTool[]): McpTool[] => list.map((tool) => ({ ...tool, toolset }));
   const tools: McpTool[] = [
@@ -84,7 +94,7 @@ export function createMcpServerFactory(
     names.add(tool.name);
   }
   const prompts = skillPromptHandlers(services.prompts);
-  const dispatcher = createToolDispatcher(tools);
+  const dispatcher = createToolDispatcher(tools, options.onToolCall);
   // Every Server builds an Ajv instance unless given one (a few ms each); one shared validator serves them all.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
   const newServer = (): McpServer =>

@@ -92,6 +92,9 @@ export function registerTools(server: McpServer, tools: readonly McpTool[], scop
   }
 }
 
+/** Told of every `tools/call` answered (the metrics' MCP tool-call counter). */
+export type ToolCallObserver = (tool: string, outcome: 'ok' | 'error') => void;
+
 /** Runs a `tools/call` request against a tool list; built once, shared by every per-request server. */
 export interface ToolDispatcher {
   call(name: string, args: unknown, extra: ToolExtra, scope: McpCallScope): Promise<CallToolResult>;
@@ -103,30 +106,39 @@ export interface ToolDispatcher {
  * handler (unknown tool, zod input check, the call, output check against the advertised schema), with the same
  * `isError` texts, on a map built once. `registerTools` stays for the one server whose `tools/list` is cached.
  */
-export function createToolDispatcher(tools: readonly McpTool[]): ToolDispatcher {
+export function createToolDispatcher(
+  tools: readonly McpTool[],
+  onCall: ToolCallObserver = () => undefined,
+): ToolDispatcher {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const dispatch: ToolDispatcher['call'] = async (name, args, extra, scope) => {
+    const tool = byName.get(name);
+    if (!tool) return protocolError(`Tool ${name} not found`);
+    if (tool.toolset !== undefined && !scope.toolsets.includes(tool.toolset)) {
+      return protocolError(
+        `Tool ${name} is in the '${tool.toolset}' toolset (${TOOLSET_SUMMARY[tool.toolset]}), which this ` +
+          `connection did not select: add ${tool.toolset} to ?toolsets= on the /mcp URL (or prism mcp --toolsets).`,
+      );
+    }
+    const input = await tool.input.safeParseAsync(args ?? {});
+    if (!input.success) {
+      return protocolError(`Input validation error: Invalid arguments for tool ${name}: ${issuesText(input.error)}`);
+    }
+    const result = await callTool(tool, input.data, extra, scope);
+    if (result.isError) return result;
+    const output = await tool.output.safeParseAsync(result.structuredContent);
+    if (!output.success) {
+      return protocolError(
+        `Output validation error: Invalid structured content for tool ${name}: ${issuesText(output.error)}`,
+      );
+    }
+    return result;
+  };
   return {
     async call(name, args, extra, scope) {
-      const tool = byName.get(name);
-      if (!tool) return protocolError(`Tool ${name} not found`);
-      if (tool.toolset !== undefined && !scope.toolsets.includes(tool.toolset)) {
-        return protocolError(
-          `Tool ${name} is in the '${tool.toolset}' toolset (${TOOLSET_SUMMARY[tool.toolset]}), which this ` +
-            `connection did not select: add ${tool.toolset} to ?toolsets= on the /mcp URL (or prism mcp --toolsets).`,
-        );
-      }
-      const input = await tool.input.safeParseAsync(args ?? {});
-      if (!input.success) {
-        return protocolError(`Input validation error: Invalid arguments for tool ${name}: ${issuesText(input.error)}`);
-      }
-      const result = await callTool(tool, input.data, extra, scope);
-      if (result.isError) return result;
-      const output = await tool.output.safeParseAsync(result.structuredContent);
-      if (!output.success) {
-        return protocolError(
-          `Output validation error: Invalid structured content for tool ${name}: ${issuesText(output.error)}`,
-        );
-      }
+      const result = await dispatch(name, args, extra, scope);
+      // A name the caller made up is counted as `unknown`, so callers cannot grow the metric's label set.
+      onCall(byName.has(name) ? name : 'unknown', result.isError ? 'error' : 'ok');
       return result;
     },
   };

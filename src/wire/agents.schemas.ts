@@ -1,6 +1,6 @@
 /**
- * Wire shapes of agents and executions: the execute and create bodies real clients send (spec "Execute request
- * body", reference/real-client-compat.md §3.6 — `toolsets`, `config.mode`/`orchestration_mode`, legacy
+ * Wire shapes of agents and executions: the execute and create bodies real clients send (the
+ * documented execute body plus what the SDKs add: `toolsets`, `config.mode`/`orchestration_mode`, legacy
  * `file_ids`/`urls`, requests with no `model` or `batch`), and the one mapper from an execution record to JSON.
  */
 import { z } from 'zod';

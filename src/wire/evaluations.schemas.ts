@@ -1,6 +1,6 @@
 /**
- * Wire shapes of evaluations (real-client-compat §3.11): the run, optimize and rerun bodies (not public on the
- * hosted platform, so ours are documented in the README), the read routes' queries with their bounds, and the
+ * Wire shapes of evaluations: the run, optimize and rerun bodies (not public on the
+ * hosted platform, so ours are documented in docs/evaluations.md), the read routes' queries with their bounds, and the
  * EvaluationRun record with the PY-eval field names.
  */
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 /**
- * Wire shapes of the generate endpoints and predictions: the request bodies real clients send (see
- * reference/real-client-compat.md §3.3) and the one mapper from a Prediction record to its JSON.
+ * Wire shapes of the generate endpoints and predictions: the request bodies real clients send (the
+ * `vlmrun` SDKs and plain HTTP) and the one mapper from a Prediction record to its JSON.
  */
 import { z } from 'zod';
 import {

@@ -1,5 +1,5 @@
 /**
- * Wire shapes of the Skills API (spec "Skills", real-client-compat §3.9): request schemas, the one mapper from a
+ * Wire shapes of the Skills API: request schemas, the one mapper from a
  * SkillRecord to SkillInfo, and the AgentSkill object that generate, agent execute and chat send in `skills`.
  *
  * `skill_version` is always written as a string (the Python SDK's SkillInfo rejects integers).

@@ -6,7 +6,7 @@
  * written by the one error responder as an ordinary HTTP response (401, 429, 503 …), so clients see the status.
  * Any other upgrade path is a 404. Live connections are tracked so shutdown can end each with `session.closed`.
  *
- * Memory (issue 27): `ws` buffers a message's fragments until it is complete, up to `maxPayload`, so what a set of
+ * Memory: `ws` buffers a message's fragments until it is complete, up to `maxPayload`, so what a set of
  * sockets can hold is their number times that. A message is capped just above the frame limit (a frame a little
  * over it still arrives whole and is answered with `payload_too_large`; one far over closes the socket with 1009),
  * and streams are capped per caller and in all (429 before the upgrade): at the default 8 MiB frames, at most

@@ -1,5 +1,5 @@
 /**
- * Generated hostile inputs of a given size, one generator per parser of untrusted structure (issue 27): the fuzz
+ * Generated hostile inputs of a given size, one generator per parser of untrusted structure: the fuzz
  * and cost suite sends them at growing sizes, and scripts/cost-curves.ts measures their cost curves against a
  * running server. Each is small on the wire and, without a budget, costs far more than its size.
  */

@@ -14,7 +14,10 @@ export function describePostgres(name: string, body: () => void): void {
     describe(name, body);
     return;
   }
-  it.skip(`${name}: skipped, set PRISM_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to run it`, () => {});
+  const reason = `${name}: skipped, set PRISM_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test to run it`;
+  // Also on stderr: a run of every suite lists no skipped test names, only what suites print.
+  process.stderr.write(`${reason}\n`);
+  it.skip(reason, () => {});
 }
 
 /** A fresh schema name, or a stable one derived from `seed` (an app restarted on the same data folder). */

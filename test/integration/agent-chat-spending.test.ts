@@ -1,5 +1,5 @@
 /**
- * Agent chat has a balance floor (issue 27): a turn on `prism-orion-1` is held before it starts, asked before each
+ * Agent chat has a balance floor: a turn on `prism-orion-1` is held before it starts, asked before each
  * planner round whether its hold still covers another, and never debits more than its hold — so a small wallet
  * with many concurrent turns of an expensive upstream planner never goes below zero. Through the openai SDK against
  * the scripted planner upstream.

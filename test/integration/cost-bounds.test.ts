@@ -1,5 +1,5 @@
 /**
- * Fuzz and cost (issue 27): every parser of untrusted structure gets generated hostile inputs of growing size —
+ * Fuzz and cost: every parser of untrusted structure gets generated hostile inputs of growing size —
  * YAML front matter keys and nesting, prism.yaml graph states, recursive, exploding and wide JSON schemas on each
  * route that takes one — through the real routes, and
  *

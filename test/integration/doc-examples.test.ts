@@ -123,6 +123,8 @@ describe('shell examples of the README and docs/', () => {
     beforeAll(() => {
       cwd = fs.mkdtempSync(path.join(home, 'work-'));
       fs.cpSync(path.join(ROOT, 'docs', 'examples'), cwd, { recursive: true });
+      // docs/examples/ sits in the checkout, so its scripts find the project's packages (decide.mjs imports ws).
+      fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(cwd, 'node_modules'));
     });
 
     it.each(examples.map((e) => [`line ${e.line}`, e] as const))(
@@ -139,6 +141,8 @@ describe('shell examples of the README and docs/', () => {
           PRISM_MODELS_FILE: path.join(lab.dir, 'models.yaml'),
         });
         const report = `${page}:${example.line} exited ${result.code}\n--- stdout\n${result.stdout.slice(-2000)}\n--- stderr\n${result.stderr.slice(-2000)}`;
+        // PRISM_DOC_EXAMPLES_SHOW=1 prints every block's output, to read what a page's reader will see.
+        if (process.env['PRISM_DOC_EXAMPLES_SHOW'] === '1') process.stdout.write(`${report}\n`);
         expect({ ok: result.code === 0, report }).toEqual({ ok: true, report });
       },
       BLOCK_TIMEOUT_MS + 5_000,

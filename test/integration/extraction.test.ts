@@ -168,7 +168,7 @@ describe('extraction', () => {
       expect(badSchema.body).toMatchObject({
         detail: { error: { code: 'schema_invalid', param: 'config.json_schema' } },
       });
-      // No input at all: `images`, `file_id` and `url` are all accepted, so the refusal names the three (issue 32).
+      // No input at all: `images`, `file_id` and `url` are all accepted, so the refusal names the three.
       const missing = await post('/v1/image/generate', { domain: 'document.receipt' });
       expect(missing.status).toBe(400);
       expect(missing.body).toMatchObject({ detail: { error: { code: 'missing_input' } } });

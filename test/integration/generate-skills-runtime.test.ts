@@ -1,5 +1,5 @@
 /**
- * Generate with skills on the agent runtime (issue 13 item 6), with the deterministic planner (no upstream model):
+ * Generate with skills on the agent runtime, with the deterministic planner (no upstream model):
  * a skill whose prism.yaml declares toolsets runs through the runtime on an image and a PDF and fills the schema
  * exactly as the extraction engine's direct path does for the built-in receipt skill; a skill with a graph runs its
  * states in the same order as /v1/agent/execute does; batch goes pending → enqueued → running → completed through the

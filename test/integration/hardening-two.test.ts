@@ -1,5 +1,5 @@
 /**
- * The smaller items of hardening round two (issue 27), each through a real client: `callback_url` on
+ * The smaller items of hardening round two, each through a real client: `callback_url` on
  * `/v1/agent/execute` is refused at submission like the generate endpoints'; malformed percent-encoding in a path
  * is a clean 400 (no 500, nothing from the stack); a decision question with the id `__proto__` is answered like any
  * other (the ws client).

@@ -22,7 +22,7 @@ async function expectCleanJson(res: Response): Promise<Record<string, unknown>> 
   return JSON.parse(text) as Record<string, unknown>;
 }
 
-describe('hardening (issue 18)', () => {
+describe('hardening', () => {
   let app: TestApp;
   let key: string;
   const tmpArea = (): string[] => {

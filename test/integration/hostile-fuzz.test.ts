@@ -1,5 +1,5 @@
 /**
- * Bounded, offline fuzzing of every route (issue 18): a few thousand generated hostile requests — deep nesting,
+ * Bounded, offline fuzzing of every route: a few thousand generated hostile requests — deep nesting,
  * huge strings, wrong types, malformed and truncated JSON, truncated and garbled multipart, random bytes as media,
  * garbage query strings — from a fixed seed, so a failure replays. The server must stay up, answer every request
  * with a 4xx or at worst a JSON 500 that carries no stack or path, and leave nothing in the blob store's temp area.

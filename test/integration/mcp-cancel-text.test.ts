@@ -1,5 +1,5 @@
 /**
- * A caller's `notifications/cancelled` stops a waiting `extract_document` on a long text PDF (issue 27): the MCP SDK
+ * A caller's `notifications/cancelled` stops a waiting `extract_document` on a long text PDF: the MCP SDK
  * client cancels at the first progress notification, and the prediction ends `failed`, saying the client cancelled,
  * long before its 400 pages were read.
  */

@@ -1,5 +1,5 @@
 /**
- * Memory held by a few callers is bounded (issue 27): on /mcp, a caller without a key sends at most 1 MiB, a
+ * Memory held by a few callers is bounded: on /mcp, a caller without a key sends at most 1 MiB, a
  * JSON-RPC batch is at most 32 messages, a body's
  * bytes are reserved against the caller's in-flight budget before it is parsed (a second large body while one is
  * still arriving is a 429 `queue_full`), prompt arguments are short and every `prompts/get` counts against the

@@ -1,12 +1,15 @@
 /**
  * What an operator runs Prism with: /health and /ready, Prometheus /metrics (requests by route pattern and status,
- * upstream latency and time to first token through the openai SDK), one log line per request, CORS with
- * preflights that never use a caller's budget, per-tier rate limits, and Retry-After equal to the reset header.
+ * upstream latency and time to first token through the openai SDK, wallet debits by kind of work after billed
+ * calls of each kind, MCP tool calls through the MCP SDK client), one log line per request, CORS with preflights
+ * that never use a caller's budget, per-tier rate limits, and Retry-After equal to the reset header.
  */
 import OpenAI from 'openai';
 import { createLogger } from '../../src/lib/logger';
+import { connectMcp } from '../helpers/mcp-client';
+import { renderReceiptImage } from '../helpers/media-fixtures';
 import { call, startTestApp, type TestApp } from '../helpers/test-app';
-import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
+import { CHAT_PLANNER, startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 const ORIGIN = 'https://app.example';
 
@@ -87,6 +90,81 @@ describe('operations: health, readiness, metrics, request log', () => {
     }
     expect(sample(body, 'prism_ocr_pending', {})).toBe(0);
     expect(sample(body, 'prism_websocket_sessions', {})).toBe(0);
+  });
+});
+
+describe('metrics of money and of MCP', () => {
+  let lab: UpstreamApp;
+
+  beforeAll(async () => {
+    lab = await startUpstreamApp(
+      [{ id: 'my-llm', upstreamModel: 'my-llm' }, CHAT_PLANNER],
+      // Extraction is priced here ($0.002 a page), so an extraction debits the wallet as chat calls do.
+      { env: { PRISM_EXTRACTION_USD_PER_PAGE: '0.002' } },
+    );
+  });
+  afterAll(() => lab.close());
+
+  it('counts wallet debits and dollars by kind of work and payer after billed calls of each kind', async () => {
+    const { url, ownerKey } = lab.app;
+    const before = await (await call(`${url}/metrics`)).text();
+    expect(sample(before, 'prism_wallet_debits_total', { kind: 'gateway' })).toBeUndefined();
+
+    // gateway: an organisation's chat call (unpriced model: the $0.001 minimum), and a guest's.
+    const chat = { model: 'my-llm', messages: [{ role: 'user', content: 'hi' }] };
+    expect((await call(`${url}/v1/compat/chat/completions`, { key: ownerKey, json: chat })).status).toBe(201);
+    expect((await call(`${url}/v1/compat/chat/completions`, { json: chat })).status).toBe(201);
+    // agents: the upstream planner answers at once; 1000 prompt and 100 completion tokens at $2 and $4 per 1M.
+    lab.upstream.forModel(CHAT_PLANNER.upstreamModel, {
+      kind: 'reply',
+      content: '{"greeting": "hello"}',
+      usage: { prompt_tokens: 1000, completion_tokens: 100 },
+    });
+    const execution = await call(`${url}/v1/agent/execute`, {
+      key: ownerKey,
+      json: { model: 'prism-orion-1', inputs: { note: 'hello' }, config: { prompt: 'Greet back as JSON' } },
+    });
+    expect(await execution.json()).toMatchObject({ status: 'completed', usage: { cost_dollars: 0.0024 } });
+    // extraction: one image is one credit.
+    const image = `data:image/png;base64,${renderReceiptImage().toString('base64')}`;
+    const extraction = await call(`${url}/v1/image/generate`, {
+      key: ownerKey,
+      json: { domain: 'document.receipt', images: [image] },
+    });
+    expect(extraction.status).toBe(201);
+    // decisions: the local engine's minimum per decision ($0.0001).
+    const decision = await call(`${url}/v1/compat/decisions`, {
+      key: ownerKey,
+      json: { questions: [{ id: 'text', question: 'Is there text?', type: 'boolean' }], image },
+    });
+    expect(decision.status).toBe(200);
+
+    const body = await (await call(`${url}/metrics`)).text();
+    const debits = (kind: string, payer = 'org') => [
+      sample(body, 'prism_wallet_debits_total', { kind, payer }),
+      sample(body, 'prism_wallet_debit_dollars_total', { kind, payer }),
+    ];
+    expect(debits('gateway')).toEqual([1, 0.001]);
+    expect(debits('gateway', 'guest')).toEqual([1, 0.001]);
+    expect(debits('agents')).toEqual([1, 0.0024]);
+    expect(debits('extraction')).toEqual([1, 0.002]);
+    expect(debits('decisions')).toEqual([1, 0.0001]);
+  });
+
+  it('counts MCP tool calls by tool and outcome, unknown tool names under one label', async () => {
+    const client = await connectMcp(lab.app.url, `Bearer ${lab.app.ownerKey}`);
+    try {
+      const listed = await client.callTool({ name: 'list_hub_domains', arguments: {} });
+      expect(listed.isError).toBeFalsy();
+      const refused = await client.callTool({ name: 'no_such_tool_42', arguments: {} });
+      expect(refused.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+    const body = await (await call(`${lab.app.url}/metrics`)).text();
+    expect(sample(body, 'prism_mcp_tool_calls_total', { tool: 'list_hub_domains', outcome: 'ok' })).toBe(1);
+    expect(sample(body, 'prism_mcp_tool_calls_total', { tool: 'unknown', outcome: 'error' })).toBe(1);
+    expect(body).not.toContain('no_such_tool_42');
   });
 });
 

@@ -11,6 +11,7 @@ import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 const CHROMIUM = '/usr/bin/chromium';
 const RECEIPT = path.resolve(__dirname, '..', '..', 'docs', 'examples', 'receipt.png');
 const describeWithChromium = fs.existsSync(CHROMIUM) ? describe : describe.skip;
+if (!fs.existsSync(CHROMIUM)) process.stderr.write('playground: skipped, no Chromium (apt-get install -y chromium)\n');
 
 describeWithChromium('playground in Chromium (skipped without /usr/bin/chromium: apt-get install chromium)', () => {
   let lab: UpstreamApp;

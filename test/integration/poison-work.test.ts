@@ -1,5 +1,5 @@
 /**
- * Poison work does not come back (issue 27): an execution that was running when the server stopped is resumed once
+ * Poison work does not come back: an execution that was running when the server stopped is resumed once
  * after the restart; if it is still running when the server stops again, the next start fails it with a clear
  * message instead of resuming it into the same hang (the planner is not called again).
  */

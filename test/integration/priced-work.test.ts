@@ -18,7 +18,7 @@ describe('priced work reserves the wallet', () => {
 
   beforeAll(async () => {
     // $0.002 a page: the two-page invoice costs $0.004; an execution on the local planner holds the $0.001 minimum
-    // while it runs and costs nothing (no model tokens; the minimum bill is the chat-completion rule, issue 32).
+    // while it runs and costs nothing (no model tokens; the minimum bill is the chat-completion rule).
     app = await startTestApp({ PRISM_EXTRACTION_USD_PER_PAGE: '0.002', PRISM_RATE_LIMIT_PER_MINUTE: '1000' });
   });
   afterAll(() => app.close());

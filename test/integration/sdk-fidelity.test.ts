@@ -34,7 +34,7 @@ const RECEIPT_SCHEMA = {
   },
 };
 
-describe('issue 32: what the SDK and a new user trip on', () => {
+describe('what the SDK and a new user trip on', () => {
   let app: TestApp;
   let key: string;
   let otherKey: string;

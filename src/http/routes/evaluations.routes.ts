@@ -1,5 +1,5 @@
 /**
- * Evaluation routes (real-client-compat §3.11): run, optimize and rerun; the run list with its count, one run, its
+ * Evaluation routes: run, optimize and rerun; the run list with its count, one run, its
  * per-item results, preview of a source, metrics, summary stats, unique sources, and delete. Everything is scoped
  * to the caller's organisation and needs a key.
  */

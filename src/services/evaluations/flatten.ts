@@ -1,5 +1,5 @@
 /**
- * Flattening for evaluations (real-client-compat §3.11): a response and its expected values become maps of dotted
+ * Flattening for evaluations: a response and its expected values become maps of dotted
  * leaf paths (`customer.address.city`). Lists are atomic leaves (compared whole, never element by element), keys
  * containing `_metadata` are skipped, and an empty object is a leaf of its own so `{}` versus a filled object still
  * counts as a difference. A response that is not an object is the single leaf `$`.

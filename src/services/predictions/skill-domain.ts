@@ -1,5 +1,5 @@
 /**
- * Skills as a dynamic domain (real-client-compat §3.4): a generate request with `config.skills` and no `domain`
+ * Skills as a dynamic domain: a generate request with `config.skills` and no `domain`
  * extracts with the skills' instructions and schema, as the hosted platform does.
  *
  * The first skill with a `schema.json` gives the schema unless the request sends `config.json_schema`; the

@@ -1,5 +1,5 @@
 /**
- * The port through which the generate endpoints run a request on the agent runtime (issue 13 item 6), so the
+ * The port through which the generate endpoints run a request on the agent runtime, so the
  * predictions service never imports the runtime: the composition root binds it to the executions code
  * (services/executions/runtime-skill-runner.ts).
  *

@@ -26,7 +26,7 @@ const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/
 const SCHEMAS_DIR = /^schemas\/([\w.-]+)\.json$/;
 
 /**
- * YAML budgets (issue 27): front matter holds a name, a description of at most 1024 characters and a little
+ * YAML budgets: front matter holds a name, a description of at most 1024 characters and a little
  * metadata; prism.yaml a few settings and a Mermaid graph. Both limits are far above real files and keep a parse
  * in the low milliseconds.
  */

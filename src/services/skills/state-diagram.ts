@@ -6,7 +6,7 @@
  * listed breadth-first from `[*]` in declaration order, so a linear graph yields its path and a branching one each
  * state once, before the states it leads to.
  *
- * Bounded (issue 27): at most {@link MAX_GRAPH_LINES} lines and {@link MAX_GRAPH_STATES} states (each state becomes
+ * Bounded: at most {@link MAX_GRAPH_LINES} lines and {@link MAX_GRAPH_STATES} states (each state becomes
  * a sub-goal of the agent loop, so a graph of thousands is not a plan), and the walk is linear in the transitions.
  */
 

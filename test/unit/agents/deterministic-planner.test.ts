@@ -1,5 +1,5 @@
 /**
- * The deterministic planner serves only what a reading or a filled schema answers (issue 32, item 5): its first
+ * The deterministic planner serves only what a reading or a filled schema answers: its first
  * step either reads the inputs or refuses, by the rule docs/offline-agents.md states.
  */
 import { createDeterministicPlanner } from '../../../src/agents/planners/deterministic.planner';

@@ -159,6 +159,9 @@ describe('OCR engine (PP-OCRv4 on onnxruntime, offline)', () => {
 
   // The development receipts are not shipped with the repository (a clone elsewhere has no ../shared).
   const withDevSet = fs.existsSync(SROIE) ? it : it.skip;
+  if (!fs.existsSync(SROIE)) {
+    process.stderr.write(`ppocr engine: the dev-set receipt test skipped, no development receipts at ${SROIE}\n`);
+  }
   withDevSet(
     'reads a scanned receipt of the dev set, spaces included (skipped without ../shared/data/sroie-dev)',
     async () => {

@@ -123,7 +123,7 @@ describe('worker pool', () => {
     await pool.close();
   });
 
-  describe('per-tenant turns (issue 18: one organisation cannot starve another)', () => {
+  describe('per-tenant turns (one organisation cannot starve another)', () => {
     /** Queues `count` tasks of `tenant` that each wait for their own gate; records the order they start in. */
     function queue(
       pool: ReturnType<typeof fakePool>['pool'],
