@@ -23,6 +23,8 @@ export interface ExecutionRow {
   callback_url: string | null;
   session_id: string | null;
   attempts: number;
+  /** Added by migration 012. */
+  pause_json: string | null;
   created_at: string;
   completed_at: string | null;
 }
@@ -53,6 +55,7 @@ export const toExecution = (r: ExecutionRow): Execution => ({
   callbackUrl: r.callback_url,
   sessionId: r.session_id,
   attempts: r.attempts,
+  pause: r.pause_json ? (JSON.parse(r.pause_json) as Execution['pause']) : null,
   createdAt: new Date(r.created_at),
   completedAt: r.completed_at ? new Date(r.completed_at) : null,
 });
@@ -73,6 +76,9 @@ export function createSqliteExecutionStore(db: SqliteDatabase): ExecutionStore {
   );
   const unfinished = db.prepare<[], ExecutionRow>(
     `SELECT * FROM executions WHERE status IN ('pending', 'enqueued', 'running') ORDER BY created_at, rowid`,
+  );
+  const paused = db.prepare<[], ExecutionRow>(
+    `SELECT * FROM executions WHERE status = 'paused' ORDER BY created_at, rowid`,
   );
   const progress = db.prepare(
     "UPDATE executions SET steps_json = @steps, usage_json = COALESCE(@usage, usage_json), updated_at = @now WHERE id = @id AND status = 'running'",
@@ -137,6 +143,7 @@ export function createSqliteExecutionStore(db: SqliteDatabase): ExecutionStore {
       if ('errorMessage' in update) set('error_message', 'error', update.errorMessage ?? null);
       if ('completedAt' in update) set('completed_at', 'completed', update.completedAt?.toISOString() ?? null);
       if (update.attempts !== undefined) set('attempts', 'attempts', update.attempts);
+      if ('pause' in update) set('pause_json', 'pause', update.pause ? JSON.stringify(update.pause) : null);
       const placeholders = from.map((status, i) => {
         params[`from${i}`] = status;
         return `@from${i}`;
@@ -158,6 +165,9 @@ export function createSqliteExecutionStore(db: SqliteDatabase): ExecutionStore {
     },
     async unfinished() {
       return unfinished.all().map(toExecution);
+    },
+    async paused() {
+      return paused.all().map(toExecution);
     },
     async recordDelivery(d) {
       insertDelivery.run(d.executionId, d.url, d.attempt, d.statusCode, d.outcome, d.error, d.createdAt.toISOString());

@@ -3,7 +3,14 @@
  * status changes (a job runner and a restart sweep can never both move one record), callback deliveries, and
  * compiled skill programs. Every tenant read takes the organisation id.
  */
-import type { AgentRecord, Execution, ExecutionStep, ExecutionUsage, SkillProgram } from '../../domain/execution';
+import type {
+  AgentRecord,
+  Execution,
+  ExecutionPause,
+  ExecutionStep,
+  ExecutionUsage,
+  SkillProgram,
+} from '../../domain/execution';
 import type { Status } from '../../domain/prediction';
 import type { WebhookDelivery } from './prediction';
 
@@ -15,6 +22,8 @@ export interface ExecutionUpdate {
   errorMessage?: string | null;
   completedAt?: Date | null;
   attempts?: number;
+  /** What a paused run waits for; null clears it (resumed, expired, cancelled). */
+  pause?: ExecutionPause | null;
 }
 
 export interface ExecutionStore {
@@ -30,6 +39,8 @@ export interface ExecutionStore {
   saveProgress(id: string, update: Pick<ExecutionUpdate, 'steps' | 'usage'>): Promise<void>;
   /** pending, enqueued and running executions, oldest first (the restart sweep). */
   unfinished(): Promise<Execution[]>;
+  /** Paused executions, oldest first (the expiry sweep). */
+  paused(): Promise<Execution[]>;
   recordDelivery(delivery: Omit<WebhookDelivery, 'predictionId'> & { executionId: string }): Promise<void>;
   deliveries(executionId: string): Promise<(Omit<WebhookDelivery, 'predictionId'> & { executionId: string })[]>;
 }
