@@ -8,15 +8,24 @@
  * a reply round (`replyRound`) its planner writes its text into as it comes. State is plain JSON (media travel as
  * ids), so the SQLite checkpoints the compiled graph writes after every step stay small, and a run interrupted by a
  * restart resumes from the last one.
+ *
+ * A run that may pause (`needsApproval`, `questionFor`) stops with LangGraph's `interrupt()` before a tool call that
+ * needs a person's approval, or before a skill-graph state that asks a question; the checkpoint keeps the pause, and
+ * `resume` continues it with the person's decision (`Command({ resume })`). The tools node asks for every decision
+ * before it runs any call, so a node re-run on resume never runs a tool twice.
  */
-import { Annotation, Command, END, START, StateGraph } from '@langchain/langgraph';
+import { Annotation, Command, END, interrupt, START, StateGraph } from '@langchain/langgraph';
 import {
   StepLimitError,
   type AgentLoopDeps,
   type AgentLoopGraph,
+  type AgentLoopRunConfig,
   type LoopTraceEntry,
+  type PauseDecision,
   type PlannerMessage,
   type PlannerTask,
+  type PlannerToolCall,
+  type RunPause,
 } from '../src/agents/sdk';
 
 const append = <T>(left: T[], right: T[]): T[] => (right.length === 0 ? left : left.concat(right));
@@ -28,6 +37,8 @@ export const AgentLoopState = Annotation.Root({
   goalIndex: Annotation<number>({ reducer: (_, next) => next, default: () => 0 }),
   planSteps: Annotation<number>({ reducer: (a, b) => a + b, default: () => 0 }),
   final: Annotation<string | null>({ reducer: (_, next) => next, default: () => null }),
+  /** The goal index whose question (a skill-graph pause) was answered, -1 before any. */
+  answered: Annotation<number>({ reducer: (_, next) => next, default: () => -1 }),
 });
 type AgentLoopStateValue = typeof AgentLoopState.State;
 
@@ -45,6 +56,8 @@ export function buildAgentLoopGraph(deps: AgentLoopDeps): AgentLoopGraph {
   const planStep = async (state: AgentLoopStateValue): Promise<Partial<AgentLoopStateValue>> => {
     if (state.planSteps >= deps.maxSteps) throw new StepLimitError(deps.maxSteps);
     const goal = goalOf(state);
+    const asked = askBeforeGoal(state, goal);
+    if (asked) return { messages: [asked], answered: state.goalIndex };
     const started = performance.now();
     // Only a round under the last sub-goal (or with none) can answer last; earlier states' answers are hand-offs.
     const round = state.goalIndex + 1 >= state.task.goals.length ? deps.replyRound?.() : undefined;
@@ -92,16 +105,48 @@ export function buildAgentLoopGraph(deps: AgentLoopDeps): AgentLoopGraph {
     return { ...update, final: step.content ?? '' };
   };
 
+  /**
+   * The person's answer to the question the current state asks before it is worked on (a user message for the
+   * planner), or null when the state asks none or it was answered. Pauses the run (interrupt) until it is answered.
+   */
+  const askBeforeGoal = (state: AgentLoopStateValue, goal: string | null): PlannerMessage | null => {
+    if (goal === null || state.answered >= state.goalIndex || !deps.questionFor) return null;
+    const question = deps.questionFor(goal);
+    if (question === null) return null;
+    const decision = interrupt<RunPause, PauseDecision>({ kind: 'question', question, goal });
+    const answer =
+      decision.action === 'answer'
+        ? decision.text
+        : decision.action === 'reject'
+          ? `No answer (${decision.reason})`
+          : 'Go ahead.';
+    return { role: 'user', content: `Asked before state '${goal}': ${question}\nThe person answered: ${answer}` };
+  };
+
+  /** Each call's decision, asked in order before any call runs (a re-run node on resume gets the same answers). */
+  const decide = (calls: PlannerToolCall[], goal: string | null): PauseDecision[] =>
+    calls.map((call) =>
+      deps.needsApproval?.(call)
+        ? interrupt<RunPause, PauseDecision>({ kind: 'tool_approval', toolCall: call, goal })
+        : { action: 'approve' },
+    );
+
   const tools = async (state: AgentLoopStateValue): Promise<Partial<AgentLoopStateValue>> => {
     const last = state.messages.at(-1);
     const calls = last?.role === 'assistant' ? last.toolCalls : [];
     const goal = goalOf(state);
+    const decisions = decide(calls, goal);
     const messages: PlannerMessage[] = [];
     const trace: LoopTraceEntry[] = [];
     // Calls of one planner turn run in order: later calls may read artifacts earlier ones wrote.
-    for (const call of calls) {
+    for (const [i, asked] of calls.entries()) {
+      const decision = decisions[i] ?? { action: 'approve' };
+      const call = decision.action === 'edit' ? { ...asked, arguments: decision.arguments } : asked;
       const started = performance.now();
-      const result = await deps.runTool(call, goal);
+      const result =
+        decision.action === 'reject' || decision.action === 'answer'
+          ? { output: null, error: `A person rejected this call: ${rejection(decision)}` }
+          : await deps.runTool(call, goal);
       trace.push({
         kind: 'tool',
         goal,
@@ -127,10 +172,27 @@ export function buildAgentLoopGraph(deps: AgentLoopDeps): AgentLoopGraph {
     return last?.role === 'assistant' && last.toolCalls.length > 0 ? 'tools' : 'plan';
   };
 
-  return new StateGraph(AgentLoopState)
+  const compiled = new StateGraph(AgentLoopState)
     .addNode('plan', plan, { ends: ['tools', 'plan', END] })
     .addNode('tools', tools)
     .addEdge(START, 'plan')
     .addEdge('tools', 'plan')
     .compile({ checkpointer: deps.checkpointer });
+
+  const withPause = (state: AgentLoopStateValue & { __interrupt__?: { value?: unknown }[] }) => {
+    const { __interrupt__: interrupts, ...values } = state;
+    const pause = (interrupts?.[0]?.value as RunPause | undefined) ?? null;
+    return { ...values, pause };
+  };
+  return {
+    invoke: async (input, config: AgentLoopRunConfig) => withPause(await compiled.invoke(input, config)),
+    resume: async (decision, config) => withPause(await compiled.invoke(new Command({ resume: decision }), config)),
+    getState: (config) => compiled.getState(config),
+  };
+}
+
+/** The reason a planner reads for a call a person did not allow. */
+function rejection(decision: PauseDecision): string {
+  if (decision.action === 'reject') return decision.reason || 'no reason given';
+  return decision.action === 'answer' ? decision.text : 'no reason given';
 }

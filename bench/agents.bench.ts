@@ -32,7 +32,7 @@ import { startScriptedUpstream } from '../test/helpers/scripted-upstream';
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 /** The real app on a data folder of its own, its one model planned by a scripted upstream. */
-async function startPlannerApp(prefix: string, modelYaml: string) {
+export async function startPlannerApp(prefix: string, modelYaml: string) {
   const upstream = await startScriptedUpstream();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const models = path.join(dataDir, 'models.yaml');
@@ -49,6 +49,7 @@ async function startPlannerApp(prefix: string, modelYaml: string) {
     upstream,
     url: running.url,
     key,
+    container: running.container,
     async close(): Promise<void> {
       await running.close();
       await upstream.close();

@@ -14,6 +14,7 @@ import { ocrBenchmarks } from './ocr.bench';
 import { pdfBenchmarks } from './pdf.bench';
 import { predictionBenchmarks } from './predictions.bench';
 import { receiptsBenchmarks } from './receipts-cv';
+import { runsBenchmarks } from './runs.bench';
 import { skillsBenchmarks } from './skills.bench';
 import { storesBenchmarks } from './stores.bench';
 import { workersBenchmarks } from './workers.bench';
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
   }
   if (asked.length === 0 || asked.includes('gateway')) notes.push(...(await gatewayBenchmarks()));
   if (asked.length === 0 || asked.includes('agents')) notes.push(...(await agentBenchmarks()));
+  if (asked.length === 0 || asked.includes('runs')) notes.push(...(await runsBenchmarks()));
   if (asked.length === 0 || asked.includes('decisions')) notes.push(...(await decisionBenchmarks()));
   if (asked.length === 0 || asked.includes('evaluations')) notes.push(...(await evaluationBenchmarks()));
   if (asked.length === 0 || asked.includes('receipts')) notes.push((await receiptsBenchmarks()).join('\n'));

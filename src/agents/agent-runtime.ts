@@ -5,6 +5,10 @@
  * graphs, the planner, a ToolContext factory and the tool registry; services decide what an execution is and what
  * it costs. A chat turn's answer can be streamed as the planner writes it (`onText`, through the reply gate of
  * reply-stream.ts).
+ *
+ * A run may pause (`approvals`): before a call of a tool that needs approval, or before a skill-graph state that
+ * asks a question, the loop interrupts and `run` returns the pause instead of an answer; the checkpoint keeps it,
+ * and a later `run` with `decision` continues from there (`Command({ resume })`).
  */
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { AppError } from '../domain/errors';
@@ -15,7 +19,10 @@ import { createReplyStream } from './reply-stream';
 import {
   PlannerRefusal,
   StepLimitError,
+  type PauseDecision,
+  type RunPause,
   type AgentGraphs,
+  type AgentLoopDeps,
   type AgentLoopStateValue,
   type AnyToolDefinition,
   type LoopTraceEntry,
@@ -53,13 +60,22 @@ export interface RunSpec {
   resume: boolean;
   onTrace?(entries: LoopTraceEntry[]): void;
   /**
-   * Streams the answer as the planner writes it: chat tasks without a response schema only (a JSON answer must
-   * pass `checkFinal` first); which text is passed on is reply-stream.ts's rule. Ignored otherwise.
+   * Streams the answer as the planner writes it: tasks without a response schema only (a JSON answer must pass
+   * `checkFinal` first); which text is passed on is reply-stream.ts's rule. Ignored otherwise.
    */
   onText?: (delta: string) => void;
+  /**
+   * Set when the run may pause for a person: the tools whose calls wait for approval (beside those that declare
+   * `needsApproval`), and the questions skill-graph states ask before they are worked on (by state name).
+   */
+  approvals?: { tools: readonly string[]; questions?: Readonly<Record<string, string>> };
+  /** Continues a paused run with a person's decision (implies resuming from the checkpoint). */
+  decision?: PauseDecision;
 }
 
 export interface RunResult extends FinalAnswer {
+  /** Set when the run stopped to wait for a person; the answer fields are then empty. */
+  pause: RunPause | null;
   trace: LoopTraceEntry[];
   /** The planner's final text as written (a chat reply is this text, not the JSON object made of it). */
   final: string | null;
@@ -103,8 +119,8 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       };
       spec.signal?.addEventListener('abort', onOuterAbort);
       const ctx = spec.context(controller.signal);
-      const reply =
-        spec.onText && spec.task.chat && spec.task.responseSchema === null ? createReplyStream(spec.onText) : null;
+      // Chat turns and streamed executions (their only callers with `onText`) stream an answer that is not JSON.
+      const reply = spec.onText && spec.task.responseSchema === null ? createReplyStream(spec.onText) : null;
       const graph = deps.graphs.agentLoop({
         planner: spec.planner,
         tools: deps.tools.specs(spec.tools),
@@ -116,9 +132,12 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
           : {}),
         onTrace: (entries) => spec.onTrace?.(entries),
         ...(reply ? { replyRound: () => reply.round() } : {}),
+        ...(spec.approvals ? pauseHooks(spec.approvals, spec.tools) : {}),
         async runTool(call) {
-          if (!spec.tools.some((t) => t.name === call.name)) {
-            return { output: null, error: `Tool '${call.name}' is not available in this run.` };
+          const tool = spec.tools.find((t) => t.name === call.name);
+          if (!tool) return { output: null, error: `Tool '${call.name}' is not available in this run.` };
+          if (tool.needsApproval && !spec.approvals) {
+            return { output: null, error: `Tool '${call.name}' needs a person's approval, which this run cannot ask.` };
           }
           try {
             return { output: await deps.tools.invoke(call.name, call.arguments, ctx), error: null };
@@ -138,9 +157,9 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         durability: 'sync' as const,
       };
       const input = spec.resume ? null : { task: spec.task, messages: initialMessages(spec) };
-      let state: AgentLoopStateValue | undefined;
+      let state: (AgentLoopStateValue & { pause: RunPause | null }) | undefined;
       try {
-        state = await graph.invoke(input, config);
+        state = spec.decision ? await graph.resume(spec.decision, config) : await graph.invoke(input, config);
       } catch (error) {
         const snapshot = (await graph.getState(threadConfig(spec.executionId)).catch(() => null))?.values as
           Partial<AgentLoopStateValue> | undefined;
@@ -152,8 +171,15 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         clearTimeout(timer);
         spec.signal?.removeEventListener('abort', onOuterAbort);
       }
+      if (state.pause) {
+        // Reading the checkpoint commits the interrupt's pending writes: the pause survives a restart from here on.
+        // (A run that paused again at once returns no values of its own: the checkpoint has its trace.)
+        const saved = (await graph.getState(threadConfig(spec.executionId))).values as Partial<AgentLoopStateValue>;
+        const trace = (state as Partial<AgentLoopStateValue>).trace ?? saved.trace ?? [];
+        return { response: {}, schemaErrors: [], parsed: false, pause: state.pause, trace, final: null, streamed: '' };
+      }
       const answer = finalAnswer(state.final, spec.task.responseSchema);
-      return { ...answer, trace: state.trace, final: state.final, streamed: reply?.sent ?? '' };
+      return { ...answer, pause: null, trace: state.trace, final: state.final, streamed: reply?.sent ?? '' };
     },
 
     async hasCheckpoint(executionId) {
@@ -163,6 +189,20 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     async discard(executionId) {
       await deps.checkpointer.deleteThread(executionId);
     },
+  };
+}
+
+/** The loop's pause hooks: which calls wait for approval, which states ask a question first. */
+function pauseHooks(
+  approvals: NonNullable<RunSpec['approvals']>,
+  tools: AnyToolDefinition[],
+): Pick<AgentLoopDeps, 'needsApproval' | 'questionFor'> {
+  const gated = new Set(approvals.tools);
+  for (const tool of tools) if (tool.needsApproval) gated.add(tool.name);
+  const questions = approvals.questions ?? {};
+  return {
+    needsApproval: (call) => gated.has(call.name),
+    questionFor: (goal) => (Object.hasOwn(questions, goal) ? (questions[goal] ?? null) : null),
   };
 }
 

@@ -158,6 +158,12 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   inputSchema: I;
   outputSchema: O;
   annotations: ToolAnnotations;
+  /**
+   * The tool acts on the world in a way a person should approve first (sends, deletes, pays): a run that allows
+   * pauses stops before each call of it until someone approves, rejects or edits the call. A run that cannot pause
+   * (a generate request, an evaluation rerun) gets an error for such a call instead of running it unasked.
+   */
+  needsApproval?: boolean;
   /** Receives input already parsed by `inputSchema`; its result is checked against `outputSchema`. */
   handler(input: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
 }
@@ -327,6 +333,13 @@ export interface AgentLoopDeps {
    * then `end` says whether it called tools.
    */
   replyRound?(): { onText(delta: string): void; end(calledTools: boolean): void };
+  /**
+   * Set when the run may pause: whether this call waits for a person's approval before it runs. The loop then
+   * interrupts (checkpointed) with a `tool_approval` pause and runs, skips or edits the call on the decision.
+   */
+  needsApproval?(call: PlannerToolCall): boolean;
+  /** Set when the run may pause: the question a skill-graph state asks before it is worked on, or null. */
+  questionFor?(goal: string): string | null;
 }
 
 /** Thrown by the loop when the planner used its step budget without answering. */
@@ -336,6 +349,25 @@ export class StepLimitError extends Error {
     this.name = 'StepLimitError';
   }
 }
+
+/**
+ * Why a run stopped to wait for a person: a tool call that needs approval (with the arguments the planner chose), or
+ * a skill-graph state that asks a question. Plain JSON: it is the value of LangGraph's `interrupt()` in the checkpoint.
+ */
+export type RunPause =
+  | { kind: 'tool_approval'; toolCall: PlannerToolCall; goal: string | null }
+  | { kind: 'question'; question: string; goal: string | null };
+
+/**
+ * What a person answered a pause with (LangGraph's `Command({ resume })` value): approve the call as it is, reject
+ * it (the planner reads the reason as the tool's error and carries on without it), run it with edited arguments, or
+ * answer a question in words.
+ */
+export type PauseDecision =
+  | { action: 'approve' }
+  | { action: 'reject'; reason: string }
+  | { action: 'edit'; arguments: Record<string, unknown> }
+  | { action: 'answer'; text: string };
 
 /** The loop's state, as checkpointed after every step (plain JSON: media travel as ids). */
 export interface AgentLoopStateValue {
@@ -354,12 +386,20 @@ export interface AgentLoopRunConfig {
   signal: AbortSignal;
 }
 
-/** A compiled agent loop: run (or resume, with a null input) one thread, and read its last checkpoint. */
+/**
+ * A compiled agent loop: run (or resume after a restart, with a null input) one thread, continue a paused one with a
+ * person's decision, and read its last checkpoint. A run that pauses returns its state with `pause` set.
+ */
 export interface AgentLoopGraph {
   invoke(
     input: Pick<AgentLoopStateValue, 'task' | 'messages'> | null,
     config: AgentLoopRunConfig,
-  ): Promise<AgentLoopStateValue>;
+  ): Promise<AgentLoopStateValue & { pause: RunPause | null }>;
+  /** Continues a thread paused by `interrupt()` with the decision (LangGraph `Command({ resume })`). */
+  resume(
+    decision: PauseDecision,
+    config: AgentLoopRunConfig,
+  ): Promise<AgentLoopStateValue & { pause: RunPause | null }>;
   getState(config: { configurable: { thread_id: string } }): Promise<{ values: unknown }>;
 }
 

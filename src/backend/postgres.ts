@@ -25,16 +25,16 @@ import { createPostgresCheckpointer } from '../stores/postgres/graph-checkpoints
 import { createPostgresOAuthStore } from '../stores/postgres/oauth.store';
 import { createPostgresPredictionStore } from '../stores/postgres/predictions.store';
 import { createPostgresSkillStore } from '../stores/postgres/skills.store';
-import { createPostgresWalletStore } from '../stores/postgres/wallets.store';
+import { createPostgresWalletStore, type PostgresWalletStore } from '../stores/postgres/wallets.store';
 import type { Stores } from '../stores/types';
 import { registerRawDatabase } from './raw-database';
 import type { RecordsBackend } from './types';
 
 /** Every store on one pool whose search_path is `schema` (also what `prism db copy` writes to). */
-export function postgresStores(pool: pg.Pool, schema: string): Stores {
+export function postgresStores(pool: pg.Pool, schema: string, logger?: Logger): Stores {
   const stores: Stores = {
     accounts: createPostgresAccountStore(pool),
-    wallets: createPostgresWalletStore(pool),
+    wallets: createPostgresWalletStore(pool, logger ? { logger } : {}),
     files: createPostgresFileStore(pool),
     predictions: createPostgresPredictionStore(pool),
     feedback: createPostgresFeedbackStore(pool),
@@ -73,15 +73,19 @@ export async function openPostgresRecords(config: Config, logger: Logger): Promi
     const applied = await preparePostgresSchema(pool, schema, migrate);
     if (applied.length > 0) logger.info('applied PostgreSQL migrations', { schema, versions: applied });
     const checkpoints = await createPostgresCheckpointer(url, schema);
+    const stores = postgresStores(pool, schema, logger);
+    const wallets = stores.wallets as PostgresWalletStore;
     return {
       dialect: 'postgres',
-      stores: postgresStores(pool, schema),
+      stores,
       checkpointer: checkpoints.saver,
       startBackground: async () => undefined,
       exclusive: (name, work) => withAdvisoryLock(pool, `prism:${schema}:${name}`, () => work()),
       closers: [
         { name: 'database', run: () => (pool.ended ? undefined : pool.end()) },
         { name: 'checkpoint database', run: () => checkpoints.end() },
+        // Run before the pool ends (closers run in reverse): queued debits written, allowances given back.
+        { name: 'wallet allowances', run: () => (pool.ended ? undefined : wallets.close()) },
       ],
     };
   } catch (error) {

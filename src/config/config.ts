@@ -136,6 +136,7 @@ const envSchema = z.object({
   PRISM_MCP_REFRESH_TOKEN_TTL_S: positiveInt(30 * 24 * 3600),
   PRISM_AGENT_MAX_STEPS: z.coerce.number().int().min(1).max(200).default(24),
   PRISM_AGENT_DEADLINE_S: positiveInt(600),
+  PRISM_AGENT_PAUSE_TTL_S: positiveInt(24 * 3600),
   PRISM_DECISION_FRAME_BYTES: positiveInt(8 * 1024 * 1024),
   PRISM_DECISION_IDLE_S: z.coerce.number().positive().default(60),
   PRISM_DECISION_BUFFER_BYTES: positiveInt(1024 * 1024),
@@ -261,7 +262,8 @@ export interface Config {
     awsCredentials: AwsCredentials | undefined;
   };
   /** Agent executions: most planner steps per run, and the total deadline of one run. */
-  agents: { maxSteps: number; deadlineMs: number };
+  /** `pauseTtlMs`: how long a paused run waits for a person before it fails (PRISM_AGENT_PAUSE_TTL_S). */
+  agents: { maxSteps: number; deadlineMs: number; pauseTtlMs: number };
   engines: {
     ocrWorkers: number;
     /** Which OCR reads images (`tesseract`, `ppocr` or `ensemble`). */
@@ -432,7 +434,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : undefined,
       awsCredentials: awsCredentials(e),
     },
-    agents: { maxSteps: e.PRISM_AGENT_MAX_STEPS, deadlineMs: e.PRISM_AGENT_DEADLINE_S * 1000 },
+    agents: {
+      maxSteps: e.PRISM_AGENT_MAX_STEPS,
+      deadlineMs: e.PRISM_AGENT_DEADLINE_S * 1000,
+      pauseTtlMs: e.PRISM_AGENT_PAUSE_TTL_S * 1000,
+    },
     engines: {
       ocrWorkers: e.PRISM_OCR_WORKERS,
       ocrEngine: e.PRISM_OCR_ENGINE,

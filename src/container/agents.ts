@@ -13,11 +13,12 @@ import { createToolRegistry, type ToolRegistry } from '../agents/tool-registry';
 import type { Execution } from '../domain/execution';
 import type { SkillResolver } from '../domain/skill';
 import { createUpstreamPlanner, plannerModelFor } from '../gateway/agents/agent-planner';
-import { maxCallMicros, priceCall, type Biller, type ChargeInput, type ChargeResult } from '../metering/billing';
+import { maxCallMicros, priceCall, type Biller, type CallCost, type ChargeInput } from '../metering/billing';
 import { ModelNotFoundError } from '../gateway/gateway-errors';
 import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
 import type { Logger } from '../lib/logger';
+import type { SignalBus } from '../signals/signal-bus';
 import { createAgentsService, type AgentsService } from '../services/agents.service';
 import type { ArtifactsService } from '../services/artifacts.service';
 import { createExecutionsService } from '../services/executions/executions.service';
@@ -67,7 +68,9 @@ export interface AgentsModuleDeps {
   upstream: UpstreamClient;
   biller: Biller;
   skills: SkillResolver | null;
-  limits: { maxSteps: number; deadlineMs: number };
+  limits: { maxSteps: number; deadlineMs: number; pauseTtlMs: number };
+  /** Signals between replicas: run-event wake-ups and cancels of runs going on elsewhere. */
+  signals: SignalBus;
   orgIdFor: ExecutionsServiceOrgId;
   enqueue(id: string): void;
   onFinished(execution: Execution): void;
@@ -113,7 +116,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     // The $0.001 minimum is the chat-completion rule: a run costs its planner's tokens × the tier, nothing more.
     minimumMicros: 0,
   });
-  const costOf = (charged: ChargeResult): ExecutionCost => ({
+  const costOf = (charged: CallCost): ExecutionCost => ({
     standardMicros: charged.standardMicros,
     costMicros: charged.costMicros,
   });
@@ -138,6 +141,14 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
       };
     },
     charge: async (orgId, input) => costOf(await deps.biller.charge(org(orgId), chargeInput(input))),
+    price: (input) =>
+      costOf(
+        priceCall(
+          input.pricing,
+          { promptTokens: input.inputTokens, completionTokens: input.outputTokens },
+          { multiplier: input.multiplier, minimumMicros: 0 },
+        ),
+      ),
   };
 
   const agents = createAgentsService({
@@ -162,6 +173,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     enqueue: (id) => deps.enqueue(id),
     onFinished: (execution) => deps.onFinished(execution),
     limits: deps.limits,
+    signals: deps.signals,
     logger: deps.logger,
     allowPrivateCallbacks: deps.inputs.fetch.allowPrivate,
   });

@@ -163,6 +163,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     guestFileTtlMs: config.guestUploads.ttlMs,
   });
   let guestSweep: GuestFileSweep | null = null;
+  let pauseSweep: NodeJS.Timeout | null = null;
   let runHeartbeat: RunHeartbeat | null = null;
 
   // How every service turns a caller's file id or URL into bytes.
@@ -264,6 +265,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     biller: metering.billerFor('agents'),
     skills,
     limits: config.agents,
+    signals,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     enqueue: (id) => jobs.enqueue({ kind: 'execution', id }),
     onFinished: (execution) => executionWebhooks.deliver(execution),
@@ -373,6 +375,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
         if (swept.partsRemoved + swept.orphansRemoved > 0) logger.info('swept blob leftovers', swept);
       }
       guestSweep ??= startGuestFileSweep(files, config.guestUploads.ttlMs, logger);
+      // Paused agent runs whose wait expired fail with a message (at start, then every minute or TTL).
+      const expirePaused = (): void =>
+        void agents.executions
+          .expirePaused()
+          .catch((error: unknown) => logger.warn('could not expire paused runs', { error: String(error) }));
+      expirePaused();
+      pauseSweep ??= setInterval(expirePaused, Math.min(60_000, config.agents.pauseTtlMs)).unref();
       await seedBuiltinSkills(skills, config.skills.builtinDir, logger);
       if (resumeJobs) {
         // With a shared queue, running records belong to live replicas; the queue's leases hand over a dead one's.
@@ -415,6 +424,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
           // Before running work is stopped: a shared queue hands the jobs cut short back to the other replicas.
           { name: 'jobs: stop taking work', run: () => jobs.stopTaking() },
           { name: 'guest file sweep', run: () => guestSweep?.stop() },
+          { name: 'paused-run expiry', run: () => pauseSweep && clearInterval(pauseSweep) },
           { name: 'agent run heartbeat', run: () => runHeartbeat?.stop() },
         ].reverse(),
       ),

@@ -53,6 +53,10 @@ export const ERROR_CODES = [
   'unknown_toolset',
   'invalid_tool_input',
   'agent_exists',
+  // paused runs (src/services/executions/execution-pauses.ts)
+  'execution_not_paused',
+  'execution_finished',
+  'invalid_decision',
   // hardening
   'malformed_body',
   'malformed_multipart',

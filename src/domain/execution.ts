@@ -40,6 +40,11 @@ export interface ExecutionRequest {
   inputs: Record<string, ExecutionInput>;
   metadata: Record<string, unknown>;
   batch: boolean;
+  /**
+   * Tools whose calls wait for a person's approval (`config.require_approval`; absent on requests stored before
+   * pauses existed). A run with this set (even empty) may pause: tools that declare `needsApproval` pause it too.
+   */
+  requireApproval?: string[];
   /** The caller's own id and timestamp for the request, kept for reference. */
   clientId: string | null;
   clientCreatedAt: string | null;
@@ -77,6 +82,19 @@ export interface ExecutionUsage {
   savings_dollars: number;
 }
 
+/**
+ * What a `paused` execution waits for: a person's decision on a tool call (approve, reject with a reason, or edit
+ * its arguments), or an answer to the question a skill-graph state asks; and until when it waits.
+ */
+export interface ExecutionPause {
+  kind: 'tool_approval' | 'question';
+  toolCall: { id: string; name: string; arguments: Record<string, unknown> } | null;
+  question: string | null;
+  goal: string | null;
+  pausedAt: string;
+  expiresAt: string;
+}
+
 export interface Execution {
   id: string;
   orgId: string;
@@ -93,6 +111,8 @@ export interface Execution {
   callbackUrl: string | null;
   sessionId: string | null;
   attempts: number;
+  /** Set while `paused`: what the run waits for. */
+  pause: ExecutionPause | null;
   createdAt: Date;
   completedAt: Date | null;
 }
@@ -113,6 +133,8 @@ export interface AgentRecord {
     serviceTier: ServiceTier;
     mode: ExecutionMode;
     model: string | null;
+    /** Tools whose calls wait for approval in this agent's runs (absent on agents stored before pauses). */
+    requireApproval?: string[];
   };
   inputs: Record<string, unknown> | null;
   createdAt: Date;

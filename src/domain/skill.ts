@@ -43,6 +43,11 @@ export interface SkillConfig {
   graph: string | null;
   /** State names of `graph` in the order the loop follows them (start → end), empty without a graph. */
   graphStates: string[];
+  /**
+   * `pauses:` in prism.yaml: a question per graph state, asked before the state is worked on (the run pauses until
+   * a person answers; runs that cannot pause skip the question). Empty when none is declared.
+   */
+  pauses?: Record<string, string>;
   plan: unknown;
 }
 

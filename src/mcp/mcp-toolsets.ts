@@ -17,7 +17,7 @@ export const TOOLSET_SUMMARY: Readonly<Record<McpToolset, string>> = {
   files: 'upload_file, get_file, list_files',
   hub: 'list_hub_domains, get_domain_schema',
   skills: 'list_skills, lookup_skill, get_skill, create_skill, update_skill, download_skill',
-  agents: 'execute_agent, get_execution, list_executions',
+  agents: 'execute_agent, resume_execution, cancel_execution, get_execution, list_executions',
   agent_tools: 'the agent runtime’s tools (ocr_image, read_document, render_page, fetch_url, …)',
 };
 

@@ -25,6 +25,8 @@ export interface CreateAgentCommand {
   skills: SkillEntryWire[];
   tools: string[] | null;
   toolsets: string[] | null;
+  /** Tools whose calls wait for a person's approval in this agent's runs (docs/agent-runs.md). */
+  requireApproval: string[] | null;
   serviceTier: ServiceTier;
   mode: ExecutionMode;
   model: string | null;
@@ -65,6 +67,7 @@ export function createAgentsService(deps: {
         if (problem) throw new SchemaInvalidError('config.json_schema', problem);
       }
       deps.tools.select(command.tools);
+      if (command.requireApproval) deps.tools.select(command.requireApproval, 'config.require_approval');
       checkToolsets(command.toolsets);
       const orgId = await deps.orgIdFor(principal);
       const config = {
@@ -76,6 +79,8 @@ export function createAgentsService(deps: {
         serviceTier: command.serviceTier,
         mode: command.mode,
         model: command.model,
+        // Only when asked: agents without approvals keep the content version they had before pauses existed.
+        ...(command.requireApproval?.length ? { requireApproval: command.requireApproval } : {}),
       };
       const now = new Date();
       const version = suffix || command.version || contentVersion(now, { ...config, skills: command.skills });

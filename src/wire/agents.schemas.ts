@@ -4,9 +4,17 @@
  * `file_ids`/`urls`, requests with no `model` or `batch`), and the one mapper from an execution record to JSON.
  */
 import { z } from 'zod';
-import type { AgentRecord, Execution, ExecutionMode, ExecutionStep, ServiceTier } from '../domain/execution';
-import type { ExecuteCommand } from '../services/executions/executions.types';
+import type {
+  AgentRecord,
+  Execution,
+  ExecutionMode,
+  ExecutionPause,
+  ExecutionStep,
+  ServiceTier,
+} from '../domain/execution';
+import type { ExecuteCommand, ResumeDecision } from '../services/executions/executions.types';
 import { pagination } from './common.schemas';
+import { fieldError } from './validation';
 
 const skillEntrySchema = z
   .object({
@@ -39,6 +47,8 @@ const configSchema = z
     model: z.string().min(1).nullish(),
     caching: z.boolean().nullish(),
     tool_type: z.enum(['document', 'image', 'video', 'multimodal']).nullish(),
+    /** Prism extension (docs/agent-runs.md): tools whose calls wait for a person's approval. */
+    require_approval: z.array(z.string().min(1)).max(64).nullish(),
   })
   .loose();
 
@@ -57,8 +67,43 @@ export const executeBodySchema = z
     toolsets: z.array(z.string()).nullish(),
     file_ids: z.array(z.string().min(1)).nullish(),
     urls: z.array(z.string().min(1)).nullish(),
+    /** Prism extension (docs/agent-runs.md): answer with the run's events (SSE) instead of the record. */
+    stream: z.boolean().nullish(),
   })
   .loose();
+
+type ResumeAction = ResumeDecision['action'];
+
+/** `POST /v1/agent/executions/{id}/resume` (docs/agent-runs.md): a person's decision on what a paused run waits for. */
+export const resumeBodySchema = z.object({
+  action: z.enum(['approve', 'reject', 'edit', 'answer']),
+  /** reject: why (the planner reads it as the tool's error). */
+  reason: z.string().max(4000).nullish(),
+  /** edit: the arguments the call runs with instead. */
+  arguments: z.record(z.string(), z.unknown()).nullish(),
+  /** answer: the reply to a skill-graph state's question. */
+  text: z.string().max(20_000).nullish(),
+  /** Answer with the run's events (SSE) from the resume on, instead of waiting for the record. */
+  stream: z.boolean().nullish(),
+});
+
+/** The service's decision from a resume body. @throws the spec's 422 for an edit without arguments. */
+export function toResumeDecision(body: z.output<typeof resumeBodySchema>): ResumeDecision {
+  switch (body.action) {
+    case 'approve':
+      return { action: 'approve' };
+    case 'reject':
+      return { action: 'reject', reason: body.reason ?? '' };
+    case 'edit':
+      if (!body.arguments) throw fieldError('body', 'arguments', 'missing', 'Field required for action edit', body);
+      return { action: 'edit', arguments: body.arguments };
+    case 'answer':
+      if (body.text === null || body.text === undefined) {
+        throw fieldError('body', 'text', 'missing', 'Field required for action answer', body);
+      }
+      return { action: 'answer', text: body.text };
+  }
+}
 
 export const createAgentBodySchema = z
   .object({
@@ -111,6 +156,7 @@ export function agentSettingsOf(body: {
     skills: config?.skills ?? [],
     tools: config?.tools ?? null,
     toolsets: body.toolsets ?? null,
+    requireApproval: config?.require_approval ?? null,
     serviceTier: tierOf(config?.service_tier),
   };
 }
@@ -159,6 +205,23 @@ export function toExecutionWire(e: Execution) {
     steps: e.steps.map(toStepWire),
     created_at: e.createdAt.toISOString(),
     completed_at: iso(e.completedAt),
+    ...(e.pause ? { pause: toPauseWire(e.pause) } : {}),
+  };
+}
+
+/**
+ * What a `paused` execution waits for (a Prism extension beside the spec's `paused` status, docs/agent-runs.md):
+ * present only while it is paused, with the call that resumes it.
+ */
+export function toPauseWire(p: ExecutionPause) {
+  return {
+    kind: p.kind,
+    tool_call: p.toolCall ? { id: p.toolCall.id, name: p.toolCall.name, arguments: p.toolCall.arguments } : null,
+    question: p.question,
+    goal: p.goal,
+    paused_at: p.pausedAt,
+    expires_at: p.expiresAt,
+    resume: (p.kind === 'question' ? ['answer', 'reject'] : ['approve', 'reject', 'edit']) as ResumeAction[],
   };
 }
 

@@ -63,17 +63,22 @@ export function parseChatBody(body: unknown): ChatBody {
   return isWellFormedChatBody(body) ? body : parseInput(chatBodySchema, body, 'body');
 }
 
-/** The agent models' chat-thread fields (`session_id`, `public`, `session_token`, `skills`); see agent-completions. */
+/**
+ * The agent models' chat-thread fields (`session_id`, `public`, `session_token`, `skills`, `require_approval`); see
+ * agent-completions.
+ */
 export const chatThreadFieldsSchema = z
   .object({
     session_id: z.string().min(1).max(200).nullish(),
     public: z.boolean().nullish(),
     session_token: z.string().min(8).max(200).nullish(),
     skills: z.array(z.record(z.string(), z.unknown())).nullish(),
+    /** Tools whose calls wait for the person's approval in the turn (docs/agent-runs.md). */
+    require_approval: z.array(z.string().min(1)).max(64).nullish(),
   })
   .loose();
 
-const THREAD_FIELDS = ['session_id', 'public', 'session_token', 'skills'] as const;
+const THREAD_FIELDS = ['session_id', 'public', 'session_token', 'skills', 'require_approval'] as const;
 
 /**
  * Checks the chat-thread fields when any is present (most calls carry none, and skip the check).

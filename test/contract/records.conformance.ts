@@ -55,6 +55,7 @@ function execution(orgId: string, overrides: Partial<Execution> = {}): Execution
     callbackUrl: null,
     sessionId: null,
     attempts: 0,
+    pause: null,
     createdAt: new Date(),
     completedAt: null,
     ...overrides,
@@ -236,6 +237,28 @@ export function describeRecordsConformance(backend: string, open: () => Promise<
         ]);
         expect(moves.filter((m) => m !== null)).toHaveLength(1);
         await expect(s.executions.transition(older.id, ['completed'], 'running')).rejects.toThrow(/illegal/);
+      });
+
+      it('keep what a paused run waits for, list paused runs, and clear the pause on resume', async () => {
+        const e = execution(org);
+        await s.executions.insert(e);
+        const pause = {
+          kind: 'tool_approval' as const,
+          toolCall: { id: 'call_1', name: 'fetch_url', arguments: { url: 'https://example.com/a' } },
+          question: null,
+          goal: null,
+          pausedAt: at(1).toISOString(),
+          expiresAt: at(2).toISOString(),
+        };
+        const paused = await s.executions.transition(e.id, ['running'], 'paused', { pause });
+        expect(paused).toMatchObject({ status: 'paused', pause });
+        expect((await s.executions.get(org, e.id))?.pause).toEqual(pause);
+        expect((await s.executions.paused()).map((x) => x.id)).toContain(e.id);
+        // A paused run is not unfinished work for a restart to take over.
+        expect((await s.executions.unfinished()).map((x) => x.id)).not.toContain(e.id);
+        const resumed = await s.executions.transition(e.id, ['paused'], 'running', { pause: null });
+        expect(resumed).toMatchObject({ status: 'running', pause: null });
+        expect((await s.executions.paused()).map((x) => x.id)).not.toContain(e.id);
       });
     });
 

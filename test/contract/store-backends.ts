@@ -8,6 +8,7 @@ import path from 'node:path';
 import { postgresStores } from '../../src/backend/postgres';
 import { sqliteStores } from '../../src/backend/sqlite';
 import { createPool, migratePostgres } from '../../src/stores/postgres/database';
+import type { PostgresWalletStore } from '../../src/stores/postgres/wallets.store';
 import { openDatabase } from '../../src/stores/sqlite/database';
 import type { Stores } from '../../src/stores/types';
 import { dropTestSchema, TEST_DATABASE_URL, testSchemaName } from '../helpers/pg-schema';
@@ -35,9 +36,12 @@ export async function openPostgresStores(): Promise<OpenStores> {
   const schema = testSchemaName();
   const pool = createPool({ url: TEST_DATABASE_URL, schema, max: 8 });
   await migratePostgres(pool, schema);
+  const stores = postgresStores(pool, schema);
   return {
-    stores: postgresStores(pool, schema),
+    stores,
     async close() {
+      // Queued debits written and allowances given back before the pool goes, as the app's closers do.
+      await (stores.wallets as PostgresWalletStore).close();
       await pool.end();
       await dropTestSchema(schema);
     },

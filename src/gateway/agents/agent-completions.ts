@@ -237,6 +237,9 @@ function agentRequest(model: string, body: Json, sessionHeader: string | null): 
     skills: Array.isArray(body.skills) ? (body.skills as SkillEntryWire[]) : [],
     responseSchema: format?.type === 'json_schema' && nested && typeof nested === 'object' ? (nested as Json) : null,
     jsonReply: format?.type === 'json_schema' || format?.type === 'json_object',
+    requireApproval: Array.isArray(body.require_approval)
+      ? body.require_approval.filter((t): t is string => typeof t === 'string')
+      : [],
   };
 }
 

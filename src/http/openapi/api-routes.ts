@@ -10,6 +10,7 @@ import {
   executionIdParamsSchema,
   listExecutionsQuerySchema,
   lookupAgentBodySchema,
+  resumeBodySchema,
 } from '../../wire/agents.schemas';
 import { artifactsQuerySchema } from '../../wire/artifacts.schemas';
 import { chatBodySchema } from '../../wire/chat.schemas';
@@ -423,6 +424,31 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/v1/agent/executions/:id',
     tag: 'Agents',
     summary: 'One execution',
+    auth: 'key',
+    params: executionIdParamsSchema,
+  },
+  {
+    method: 'get',
+    path: '/v1/agent/executions/:id/events',
+    tag: 'Agents',
+    summary: "An execution's run events (SSE; Last-Event-ID resumes)",
+    auth: 'key',
+    params: executionIdParamsSchema,
+  },
+  {
+    method: 'post',
+    path: '/v1/agent/executions/:id/resume',
+    tag: 'Agents',
+    summary: 'Resume a paused execution (approve, reject, edit, answer)',
+    auth: 'key',
+    params: executionIdParamsSchema,
+    body: resumeBodySchema,
+  },
+  {
+    method: 'post',
+    path: '/v1/agent/executions/:id/cancel',
+    tag: 'Agents',
+    summary: 'Cancel a paused or running execution',
     auth: 'key',
     params: executionIdParamsSchema,
   },

@@ -1,5 +1,6 @@
 /**
- * Agent routes: named agents (list, lookup, create) and executions (execute, list, get). Org-scoped in the
+ * Agent routes: named agents (list, lookup, create) and executions (execute, list, get; `stream: true` answers with
+ * the run's events, agent-runs.routes.ts). Org-scoped in the
  * services; each handler parses, calls one service, sends.
  */
 import { Router } from 'express';
@@ -19,7 +20,9 @@ import {
   toExecuteCommand,
   toExecutionWire,
 } from '../../wire/agents.schemas';
+import { START_CURSOR } from '../../wire/run-events';
 import { fieldError, parseInput } from '../../wire/validation';
+import { createLiveAnswer, streamRunEvents } from './agent-runs.routes';
 
 export function agentsRoutes(agents: AgentsService, executions: ExecutionsService): Router {
   const router = Router();
@@ -62,6 +65,17 @@ export function agentsRoutes(agents: AgentsService, executions: ExecutionsServic
 
   router.post('/agent/execute', async (req, res) => {
     const body = parseInput(executeBodySchema, req.body, 'body');
+    if (body.stream) {
+      // The run's events instead of its record (docs/agent-runs.md): accepted, then followed as it runs.
+      const principal = userOf(req);
+      const live = createLiveAnswer();
+      const accepted = await executions.execute(principal, toExecuteCommand(body), {
+        detach: true,
+        onText: (delta) => live.onText(delta),
+      });
+      await streamRunEvents(executions, principal, accepted.id, res, START_CURSOR, live);
+      return;
+    }
     res.json(toExecutionWire(await executions.execute(userOf(req), toExecuteCommand(body))));
   });
 

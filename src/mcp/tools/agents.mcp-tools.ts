@@ -2,14 +2,23 @@
  * Agent tools: run an agent execution and read executions back, the MCP face of `POST /v1/agent/execute` and
  * `GET /v1/agent/executions[/{id}]`. `execute_agent` takes the REST execute body and waits for the run (unless
  * `batch`), sending a progress notification per plan or tool step; cancelling the call cancels the run, which then
- * ends `failed` with a message saying so. `structuredContent` is the REST execution record.
+ * ends `failed` with a message saying so. `structuredContent` is the REST execution record. A run that pauses for a
+ * person (docs/agent-runs.md) comes back `paused` with what it waits for (`pause`) and a text block saying how to
+ * go on: `resume_execution` with approve, reject, edit or answer; `cancel_execution` stops it.
  */
 import { z } from 'zod';
 import { SERVICE_TIERS } from '../../domain/execution';
 import { STATUSES } from '../../domain/prediction';
-import { executeBodySchema, toExecuteCommand, toExecutionWire } from '../../wire/agents.schemas';
+import type { Execution } from '../../domain/execution';
+import {
+  executeBodySchema,
+  resumeBodySchema,
+  toExecuteCommand,
+  toExecutionWire,
+  toResumeDecision,
+} from '../../wire/agents.schemas';
 import type { ExecutionsService } from '../../services/executions/executions.types';
-import { defineMcpTool, type McpTool } from '../mcp-tool';
+import { defineMcpTool, type McpCallContext, type McpTool } from '../mcp-tool';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
@@ -43,6 +52,17 @@ const executionStep = z.object({
   output_tokens: z.number(),
 });
 
+/** What a paused run waits for (present only while it is paused). */
+const executionPause = z.object({
+  kind: z.enum(['tool_approval', 'question']),
+  tool_call: z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) }).nullable(),
+  question: z.string().nullable(),
+  goal: z.string().nullable(),
+  paused_at: z.string(),
+  expires_at: z.string(),
+  resume: z.array(z.enum(['approve', 'reject', 'edit', 'answer'])),
+});
+
 export const executionOutput = z.object({
   id: z.string(),
   name: z.string(),
@@ -54,7 +74,30 @@ export const executionOutput = z.object({
   steps: z.array(executionStep).describe('What the run did, step by step'),
   created_at: z.string(),
   completed_at: z.string().nullable(),
+  pause: executionPause.optional().describe('What a paused run waits for; resume it with resume_execution'),
 });
+
+/** The record, and for a paused run a text block saying what it waits for and how to resume it. */
+function withPauseNote(execution: Execution, ctx: McpCallContext) {
+  const pause = execution.pause;
+  if (execution.status === 'paused' && pause) {
+    const what =
+      pause.kind === 'question'
+        ? `an answer to the question "${pause.question ?? ''}"`
+        : `approval of a call to '${pause.toolCall?.name ?? ''}' with arguments ${JSON.stringify(pause.toolCall?.arguments ?? {})}`;
+    const how =
+      pause.kind === 'question'
+        ? `{"id": "${execution.id}", "action": "answer", "text": "<the answer>"}`
+        : `{"id": "${execution.id}", "action": "approve"} (or "reject" with a "reason", or "edit" with new "arguments")`;
+    ctx.attach({
+      type: 'text',
+      text:
+        `The run is paused: it waits for ${what}. Ask the person, then call resume_execution with ${how}. ` +
+        `It waits until ${pause.expiresAt}; cancel_execution stops it.`,
+    });
+  }
+  return toExecutionWire(execution);
+}
 
 export function agentTools(executions: ExecutionsService): McpTool[] {
   return [
@@ -76,8 +119,41 @@ export function agentTools(executions: ExecutionsService): McpTool[] {
           signal: ctx.signal,
           onStep: (step, done) => ctx.progress(done, undefined, `${step.kind} ${step.name}`),
         });
-        return toExecutionWire(execution);
+        return withPauseNote(execution, ctx);
       },
+    }),
+    defineMcpTool({
+      name: 'resume_execution',
+      title: 'Resume a paused agent execution',
+      description:
+        'Continues an execution that is paused waiting for a person, as POST /v1/agent/executions/{id}/resume: ' +
+        'action approve (run the tool call as planned), reject with a reason (the agent carries on without it), ' +
+        'edit with new arguments (the call runs with them), or answer with text (a question a skill asked). Waits ' +
+        'for the run to end or pause again and returns the execution.',
+      input: resumeBodySchema.omit({ stream: true }).extend({ id: z.string().min(1).max(200) }),
+      output: executionOutput,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      needsAccount: true,
+      async run(args, ctx) {
+        const { id, ...body } = args;
+        const execution = await executions.resume(ctx.principal, id, toResumeDecision(body), {
+          signal: ctx.signal,
+          onStep: (step, done) => ctx.progress(done, undefined, `${step.kind} ${step.name}`),
+        });
+        return withPauseNote(execution, ctx);
+      },
+    }),
+    defineMcpTool({
+      name: 'cancel_execution',
+      title: 'Cancel an agent execution',
+      description:
+        'Cancels a paused or running execution, as POST /v1/agent/executions/{id}/cancel; it ends failed with a ' +
+        'message saying it was cancelled.',
+      input: z.object({ id: z.string().min(1).max(200) }),
+      output: executionOutput,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      needsAccount: true,
+      run: async (args, ctx) => toExecutionWire(await executions.cancel(ctx.principal, args.id)),
     }),
     defineMcpTool({
       name: 'get_execution',

@@ -7,6 +7,11 @@
  * failed or could not be paid for leaves the thread as it was. A streamed turn (`run` with `onText`) stores exactly
  * the text the client was sent, so the stream and the history agree byte for byte.
  *
+ * A turn may pause for the person (a tool in the call's `require_approval`, or a skill-graph state that asks a
+ * question): the reply is then the question, the run's checkpoint is kept, and the assistant message records the
+ * pause (`meta.pause`). The next turn's user message is the answer ("yes", "no, because…", other arguments as a JSON
+ * object, or the answer to the question): the paused run continues from its checkpoint with it.
+ *
  * Which of the caller's messages are new: on a new thread, all of them; on a stored one, those after the last
  * assistant message of the request (clients that resend the whole conversation and clients that send only the new
  * message both work).
@@ -20,7 +25,7 @@ import type { SkillResolver } from '../../domain/skill';
 import type { Logger } from '../../lib/logger';
 import { RunFailure, type AgentRuntime } from '../../agents/agent-runtime';
 import { DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.planner';
-import type { ChatTurn, PlannerInput, PlannerTask, ToolContext } from '../../agents/sdk';
+import type { ChatTurn, PauseDecision, PlannerInput, PlannerTask, RunPause, ToolContext } from '../../agents/sdk';
 import type { ToolRegistry } from '../../agents/tool-registry';
 import type { ArtifactsService } from '../artifacts.service';
 import type { FilesService } from '../files.service';
@@ -68,9 +73,24 @@ export interface AgentChatRequest {
    * schema then shapes the reply. Otherwise the reply is text and skills' schemas only guide the planner.
    */
   jsonReply: boolean;
+  /** Tools whose calls wait for the person's approval (the body's `require_approval`); empty for none. */
+  requireApproval?: string[];
+}
+
+/** A turn that stopped to ask the person: the run to continue and what it asked (kept in `meta.pause`). */
+export interface ChatPause {
+  run: string;
+  /** Steps of the run so far, billed with the turn that asked (the answering turn bills only what follows). */
+  steps?: number;
+  kind: RunPause['kind'];
+  tool: string | null;
+  arguments: Record<string, unknown> | null;
+  question: string | null;
 }
 
 export interface AgentChatReply {
+  /** Set when the turn asks the person before going on (the content is the question). */
+  pause?: ChatPause;
   content: string;
   /** Planner tokens (a language model's own counts; estimated from the words for the deterministic planner). */
   promptTokens: number;
@@ -143,6 +163,7 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
   return {
     async open(principal, request) {
       const resolved = deps.planners.resolve(request.model);
+      if (request.requireApproval?.length) deps.tools.select(request.requireApproval, 'require_approval');
       const opened = await deps.chats.open(principal, {
         sessionId: request.sessionId,
         makePublic: request.makePublic,
@@ -154,6 +175,9 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
       }
       const deterministic = resolved.planner.kind === 'deterministic';
       let stored: TurnMessage[] = [];
+      // The thread's last turn asked the person something: this turn's message is the answer.
+      const asked = pendingPause(opened);
+      const answer = fresh.findLast(({ message }) => ROLES[message.role] === 'user')?.message;
 
       return {
         sessionId: opened.sessionId,
@@ -166,7 +190,10 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
           else outer.addEventListener('abort', onOuter, { once: true });
           const signal: ToolContext['signal'] = stop.signal;
           const spent = { input: 0, output: 0 };
-          const turnId = `chat-${randomUUID()}`;
+          // A pause whose checkpoint is gone (the thread went on elsewhere) is not resumed: the message is a new task.
+          const resuming = asked !== null && (await deps.runtime.hasCheckpoint(asked.run)) ? asked : null;
+          const turnId = resuming ? resuming.run : `chat-${randomUUID()}`;
+          let keep = false;
           const skills = await resolveSkills(
             deps.skills,
             deps.artifacts,
@@ -195,10 +222,22 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
               maxSteps: deps.limits.maxSteps,
               deadlineMs: deps.limits.deadlineMs,
               signal,
-              resume: false,
+              resume: resuming !== null,
+              approvals: {
+                // The call the person answers still waits for approval, whatever this turn's request asks.
+                tools: [...(request.requireApproval ?? []), ...(resuming?.tool ? [resuming.tool] : [])],
+                questions: skills.find((s) => (s.config?.graphStates.length ?? 0) > 0)?.config?.pauses ?? {},
+              },
+              ...(resuming ? { decision: decisionFromWords(textOf(answer?.content), resuming) } : {}),
               ...(streamText ? { onText: streamText } : {}),
               ...(budget ? { onTrace: (entries: LoopTraceEntry[]) => checkBudget(entries, budget) } : {}),
             });
+            if (result.pause) {
+              // The checkpoint stays for the next turn, whose message answers the question asked here.
+              keep = true;
+              const pause = { ...chatPauseOf(turnId, result.pause), steps: result.trace.length };
+              return { ...reply(task, askText(pause), result.trace, null, resolved.modelId, null), pause };
+            }
             const whole = task.responseSchema || result.final === null ? JSON.stringify(result.response) : result.final;
             // What the client read is what the thread keeps (text an earlier round showed included).
             const content = result.streamed !== '' ? result.streamed : whole;
@@ -225,7 +264,7 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
             return reply(task, '', error.trace, null, resolved.modelId, error.message, limit);
           } finally {
             outer.removeEventListener('abort', onOuter);
-            await deps.runtime.discard(turnId).catch(() => undefined);
+            if (!keep) await deps.runtime.discard(turnId).catch(() => undefined);
           }
 
           /**
@@ -261,9 +300,11 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
             failure: string | null,
             limit: AgentChatReply['limit'] = null,
           ): AgentChatReply {
-            const steps = trace.map((entry, index) => ({ ...entry, index }));
+            // A resumed run's trace starts with the steps the asking turn was billed for: this turn counts the rest.
+            const own = trace.slice(resuming?.steps ?? 0);
+            const steps = own.map((entry, index) => ({ ...entry, index }));
             const elements = elementsOf(steps);
-            const used = plannerTokens(trace);
+            const used = plannerTokens(own);
             // A run stopped inside a round can have a checkpoint that lags the rounds the budget already counted.
             const counted = {
               prompt: Math.max(used.inputTokens, spent.input),
@@ -285,20 +326,81 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
           }
         },
 
-        async commit(answer, usage) {
+        async commit(reply, usage) {
           await deps.chats.append(opened, request.model, [
             ...stored,
             {
               role: 'assistant',
-              content: answer.content,
+              content: reply.content,
               attachments: [],
-              meta: { model: request.model, planned_by: answer.plannedBy, usage },
+              meta: {
+                model: request.model,
+                planned_by: reply.plannedBy,
+                usage,
+                ...(reply.pause ? { pause: reply.pause } : {}),
+              },
             },
           ]);
         },
       };
     },
   };
+}
+
+/** The pause the thread's last assistant message asked about, if it is the thread's last message. */
+function pendingPause(opened: OpenedThread): ChatPause | null {
+  const last = opened.history.at(-1);
+  const pause = last?.role === 'assistant' ? (last.meta?.pause as ChatPause | undefined) : undefined;
+  return pause && typeof pause.run === 'string' ? pause : null;
+}
+
+function chatPauseOf(run: string, pause: RunPause): ChatPause {
+  return pause.kind === 'tool_approval'
+    ? { run, kind: pause.kind, tool: pause.toolCall.name, arguments: pause.toolCall.arguments, question: null }
+    : { run, kind: pause.kind, tool: null, arguments: null, question: pause.question };
+}
+
+/** What the turn asks the person. */
+function askText(pause: ChatPause): string {
+  if (pause.kind === 'question') return pause.question ?? '';
+  return (
+    `Before I go on I need your approval to call ${pause.tool ?? 'a tool'} with ${JSON.stringify(pause.arguments)}. ` +
+    'Reply "yes" to approve, "no" with a reason to refuse, or send the arguments to use instead as a JSON object.'
+  );
+}
+
+const APPROVE = /^\s*(yes|y|ok|okay|approve[ds]?|go ahead|sure|do it)\b/i;
+
+/**
+ * The person's reply as a decision: an answer to a question; for a tool call, yes-words approve, a JSON object
+ * edits the arguments, and anything else refuses it with the reply as the reason the planner reads.
+ */
+export function decisionFromWords(text: string, pause: ChatPause): PauseDecision {
+  if (pause.kind === 'question') return { action: 'answer', text };
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(trimmed) as unknown;
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+        return { action: 'edit', arguments: parsed as Record<string, unknown> };
+      }
+    } catch {
+      // Not JSON after all: words.
+    }
+  }
+  if (APPROVE.test(trimmed)) return { action: 'approve' };
+  return { action: 'reject', reason: trimmed || 'the person said no' };
+}
+
+/** The text of a chat message's content (string, or the text parts). */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return (content as unknown[])
+    .map((part) =>
+      part && typeof part === 'object' && typeof (part as Part).text === 'string' ? (part as Part).text : '',
+    )
+    .join('\n');
 }
 
 /** The caller's messages this turn adds, with their index in the request (for error params). */

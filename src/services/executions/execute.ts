@@ -55,6 +55,7 @@ export function createExecute(deps: ExecutionsServiceDeps, runs: ExecutionRuns, 
         toolsets: command.toolsets ?? agent.config.toolsets,
         model: command.model ?? agent.config.model,
         mode: command.mode ?? agent.config.mode,
+        requireApproval: command.requireApproval ?? agent.config.requireApproval ?? null,
       };
     }
     if (config.jsonSchema) {
@@ -62,6 +63,10 @@ export function createExecute(deps: ExecutionsServiceDeps, runs: ExecutionRuns, 
       if (problem) throw new SchemaInvalidError('config.json_schema', problem);
     }
     selectRunTools(deps.tools, config.tools, config.toolsets);
+    // Approval is asked for tools Prism has (a typo would otherwise let the call through unasked).
+    if (config.requireApproval) {
+      selectRunTools(deps.tools, config.requireApproval, null, { tools: 'config.require_approval' });
+    }
     const agentSkills =
       agentId && command.skills.length === 0
         ? ((await deps.agents.get(orgId, agentId))?.config.skills ?? [])
@@ -83,6 +88,7 @@ export function createExecute(deps: ExecutionsServiceDeps, runs: ExecutionRuns, 
       inputs: await normaliseInputs(deps, principal, id, command.inputs),
       metadata: command.metadata,
       batch: command.batch,
+      requireApproval: config.requireApproval ?? [],
       clientId: command.clientId,
       clientCreatedAt: command.clientCreatedAt,
     };
@@ -112,6 +118,7 @@ export function createExecute(deps: ExecutionsServiceDeps, runs: ExecutionRuns, 
       callbackUrl: command.callbackUrl,
       sessionId: typeof command.metadata.session_id === 'string' ? command.metadata.session_id : null,
       attempts: 0,
+      pause: null,
       createdAt: new Date(),
       completedAt: null,
     });
@@ -119,6 +126,12 @@ export function createExecute(deps: ExecutionsServiceDeps, runs: ExecutionRuns, 
     const execution = await inserted;
     if (command.batch) {
       deps.enqueue(execution.id);
+      return execution;
+    }
+    if (options.detach) {
+      void start(execution.id, false, options).catch((error: unknown) =>
+        deps.logger.error('an execution failed to start', { execution: execution.id, error: String(error) }),
+      );
       return execution;
     }
     return (await start(execution.id, false, options)) ?? execution;

@@ -2,16 +2,23 @@
  * Running one execution: claim the record, build the planner task (skills, inputs, schema, sub-goals), run it in
  * program mode (a verified program of the skill, no model) or on the agent runtime's loop, stop it at its spending
  * limit, and finish it `completed` or `failed` with usage and cost settled against the hold taken at acceptance.
- * Shared by `execute` (a run now), the job queue (`batch`) and resumption after a restart.
+ * Shared by `execute` (a run now), the job queue (`batch`) and resumption after a restart. A run that stops to wait
+ * for a person ends `paused` instead (its hold released, its checkpoint kept); `start` with a decision continues it.
  */
 import { orgWorkPrincipal, type Principal } from '../../domain/account';
-import { AppError } from '../../domain/errors';
-import { emptyExecutionUsage, type Execution, type ExecutionMode, type ExecutionStep } from '../../domain/execution';
+import { AppError, ConflictError } from '../../domain/errors';
+import {
+  emptyExecutionUsage,
+  type Execution,
+  type ExecutionMode,
+  type ExecutionPause,
+  type ExecutionStep,
+} from '../../domain/execution';
 import { isTerminal } from '../../domain/prediction';
 import type { ParsedSkill } from '../../domain/skill';
 import { runForTenant } from '../../lib/work-tenant';
 import { RunFailure } from '../../agents/agent-runtime';
-import type { PlannerTask, ToolContext } from '../../agents/sdk';
+import type { PauseDecision, PlannerTask, RunPause, ToolContext } from '../../agents/sdk';
 import { selectRunTools } from '../../agents/toolsets';
 import { CONFIGURE_HINT, DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.planner';
 import { plannerInputs } from './execution-inputs';
@@ -21,12 +28,21 @@ import { buildUsage, plannerTokens, type ExecutionBilling } from './execution-us
 import type { ExecuteOptions, ExecutionsServiceDeps, ResolvedPlanner } from './executions.types';
 import { runProgramMode, recordProgram } from './program-mode';
 
-/** Claims execution `id` and runs it (resuming from its checkpoint when `resume` and one exists). */
-export type StartExecution = (id: string, resume: boolean, follow?: ExecuteOptions) => Promise<Execution | null>;
+/**
+ * Claims execution `id` and runs it (resuming from its checkpoint when `resume` and one exists). With a `decision`
+ * it continues a `paused` run from its checkpoint with a person's answer (claimed from `paused`, not a new start).
+ */
+export type StartExecution = (
+  id: string,
+  resume: boolean,
+  follow?: ExecuteOptions,
+  decision?: PauseDecision,
+) => Promise<Execution | null>;
 
 export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: ExecutionRuns): StartExecution {
   const { store, logger } = deps;
   const { running, holds, releaseHold } = runs;
+  const notify = (id: string): void => notifyChange(deps, id);
 
   const orgPrincipal = (orgId: string): Principal => orgWorkPrincipal(orgId, 'agent-runtime');
 
@@ -102,7 +118,40 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
     if (!done && (await takenOver(execution))) return null;
     await deps.runtime.discard(execution.id).catch(() => undefined);
     if (done && outcome.steps.length > 0) await writeSteps(done, outcome.steps);
-    if (done) deps.onFinished(done);
+    if (done) {
+      notify(done.id);
+      deps.onFinished(done);
+    }
+    return done;
+  }
+
+  /**
+   * The run stopped to wait for a person: the record says what for and until when, the hold goes back to the wallet
+   * (the steps so far are billed when the run ends), the checkpoint stays for the resume, and the webhook fires.
+   */
+  async function pauseRun(execution: Execution, pause: RunPause, steps: ExecutionStep[]): Promise<Execution | null> {
+    releaseHold(execution.id);
+    const now = Date.now();
+    const waitsFor: ExecutionPause = {
+      kind: pause.kind,
+      toolCall: pause.kind === 'tool_approval' ? pause.toolCall : null,
+      question: pause.kind === 'question' ? pause.question : null,
+      goal: pause.goal,
+      pausedAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + deps.limits.pauseTtlMs).toISOString(),
+    };
+    const done = await store.transition(
+      execution.id,
+      ['running'],
+      'paused',
+      { steps, pause: waitsFor },
+      execution.attempts,
+    );
+    if (!done && (await takenOver(execution))) return null;
+    if (done) {
+      notify(done.id);
+      deps.onFinished(done);
+    }
     return done;
   }
 
@@ -147,6 +196,7 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
     resume: boolean,
     follow: ExecuteOptions,
     controller: AbortController,
+    decision?: PauseDecision,
   ): Promise<Execution | null> {
     const startedAt = Date.now();
     const principal = orgPrincipal(execution.orgId);
@@ -182,16 +232,23 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
         deps.toolContext.create(principal, { executionId: execution.id, signal, skills });
 
       const programSkill = skills[0];
+      // A replayed program runs its tools without the loop, so it cannot stop to ask a person first.
+      const asksPerson =
+        (execution.request.requireApproval ?? []).length > 0 ||
+        tools.some((t) => t.needsApproval) ||
+        Object.keys(questionsOf(skills)).length > 0;
       /** Why a run that asked for program mode runs the agent loop instead (said in `usage.message`). */
       let programNote: string | null = null;
       if (execution.request.mode === 'program' && !resume) {
-        if (!resolved.programCapable) {
+        if (asksPerson) {
+          programNote = 'the run asks a person before some steps, and a replayed program cannot pause';
+        } else if (!resolved.programCapable) {
           programNote = `program mode runs only on prism-orion-2 (this run's model is ${execution.request.model})`;
         } else if (!programSkill) {
           programNote = 'the request names no skill (programs are compiled per skill version)';
         }
       }
-      if (resolved.programCapable && execution.request.mode === 'program' && programSkill && !resume) {
+      if (resolved.programCapable && execution.request.mode === 'program' && programSkill && !resume && !asksPerson) {
         const replay = await runProgramMode(deps, programSkill, task, context(controller.signal));
         if (replay.ok) {
           return await finish(execution, {
@@ -226,18 +283,25 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
             stopAtSpendingLimit(execution.id, stepLog, controller);
             void store
               .saveProgress(execution.id, { steps: stepLog }, execution.attempts)
+              .then(() => notify(execution.id))
               .catch((error: unknown) => logger.warn('could not save execution progress', { error: String(error) }));
           },
+          // Every execution may pause: `config.require_approval` tools, tools that declare it, skill-graph questions.
+          approvals: { tools: execution.request.requireApproval ?? [], questions: questionsOf(skills) },
+          ...(decision ? { decision } : {}),
+          ...(follow.onText ? { onText: follow.onText } : {}),
         }),
       );
       const steps = result.trace.map((entry, index) => ({ ...entry, index }));
+      if (result.pause) return await pauseRun(execution, result.pause, steps);
       const notes: string[] = [];
       if (programNote) notes.push(`Program mode did not engage: ${programNote}; the agent loop ran instead.`);
       if (resolved.planner.kind === 'deterministic') notes.push(DETERMINISTIC_MESSAGE);
       if (result.schemaErrors.length > 0) {
         notes.push(`The response does not fully match the schema: ${result.schemaErrors.join('; ')}.`);
       }
-      if (resolved.programCapable && programSkill && result.schemaErrors.length === 0) {
+      // A run a person steered (approved, edited, refused calls) is not compiled into a program replayed unasked.
+      if (resolved.programCapable && programSkill && result.schemaErrors.length === 0 && !asksPerson) {
         await recordProgram(deps, programSkill, task, steps, result.response, execution.id, principal).catch(
           (error: unknown) => logger.warn('could not compile a program', { error: String(error) }),
         );
@@ -310,22 +374,42 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       },
       execution.attempts,
     );
-    if (done) deps.onFinished(done);
+    if (done) {
+      notify(done.id);
+      deps.onFinished(done);
+    }
     return done;
   }
 
-  async function start(id: string, resume: boolean, follow?: ExecuteOptions): Promise<Execution | null> {
+  async function start(
+    id: string,
+    resume: boolean,
+    follow?: ExecuteOptions,
+    decision?: PauseDecision,
+  ): Promise<Execution | null> {
     const execution = await store.getById(id);
     if (!execution || isTerminal(execution.status)) {
       releaseHold(id);
       return execution;
     }
-    const claimed = await store.transition(id, ['pending', 'enqueued'], 'running', {
-      attempts: execution.attempts + 1,
-    });
+    // A paused run continues (not a new start of the restart policy); anything else is claimed from the queue.
+    const claimed = decision
+      ? await store.transition(id, ['paused'], 'running', { pause: null })
+      : await store.transition(id, ['pending', 'enqueued'], 'running', { attempts: execution.attempts + 1 });
     if (!claimed) {
       releaseHold(id);
+      // Another request resumed (or cancelled) the paused run first: this decision changes nothing.
+      if (decision) throw new ConflictError(`Execution ${id} is no longer paused.`, 'execution_not_paused');
       return store.getById(id);
+    }
+    notify(id);
+    if (decision) {
+      const controller = new AbortController();
+      return runForTenant(
+        claimed.orgId,
+        () => run(claimed, true, follow ?? {}, controller, decision),
+        controller.signal,
+      );
     }
     const resumed = resume && (await deps.runtime.hasCheckpoint(id));
     // The run's tool reads take turns with other organisations' in the shared OCR pool, and its cancel signal is the
@@ -344,6 +428,21 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
 export function withPlannerNote(message: string): string {
   if (!message.includes(CONFIGURE_HINT)) return `${message} ${DETERMINISTIC_MESSAGE}`;
   return message;
+}
+
+/** The signal-bus channel that says an execution's record changed (a step saved, a new status). */
+export const changeChannel = (id: string): string => `executions:changed:${id}`;
+
+/** Tells whoever follows execution `id` that its record changed; never waits, never throws. */
+export function notifyChange(deps: Pick<ExecutionsServiceDeps, 'signals' | 'logger'>, id: string): void {
+  deps.signals?.publish(changeChannel(id), '1').catch((error: unknown) => {
+    deps.logger.warn('could not signal an execution change', { execution: id, error: String(error) });
+  });
+}
+
+/** The questions the run's skill-graph states ask before they are worked on (`pauses:` in prism.yaml). */
+function questionsOf(skills: ParsedSkill[]): Record<string, string> {
+  return skills.find((s) => (s.config?.graphStates.length ?? 0) > 0)?.config?.pauses ?? {};
 }
 
 function messageOf(error: unknown): string {

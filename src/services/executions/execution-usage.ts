@@ -69,6 +69,8 @@ export interface ExecutionBilling {
   ): Promise<ExecutionHold>;
   /** Prices the tokens at `multiplier` and debits the wallet (runs resumed after a restart). */
   charge(orgId: string, input: ExecutionChargeInput): Promise<ExecutionCost>;
+  /** What `charge` would debit for these tokens, without debiting (a record written before its bill). */
+  price(input: ExecutionChargeInput): ExecutionCost;
 }
 
 const ELEMENT_OF: Record<

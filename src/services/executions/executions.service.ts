@@ -13,16 +13,25 @@
  */
 import { NotFoundError } from '../../domain/errors';
 import { createExecute } from './execute';
+import { createExecutionFollow } from './execution-follow';
+import { CANCEL_CHANNEL, createExecutionPauses } from './execution-pauses';
 import { createExecutionLease } from './execution-lease';
 import { createExecutionResume } from './execution-resume';
 import { createExecutionStarter } from './execution-run';
 import { createExecutionRuns } from './execution-runs';
 import type { ExecutionsService, ExecutionsServiceDeps } from './executions.types';
 
+/** How long a cancel's answer waits for a running run to end (it ends anyway; the answer then says `running`). */
+const CANCEL_WAIT_MS = 10_000;
+
 export function createExecutionsService(deps: ExecutionsServiceDeps): ExecutionsService {
   const { store } = deps;
   const runs = createExecutionRuns();
   const start = createExecutionStarter(deps, runs);
+  const pauses = createExecutionPauses(deps, runs, start);
+  const follow = createExecutionFollow(deps);
+  // A cancel sent to another replica reaches the run where it goes on (the bus lives as long as the process).
+  deps.signals?.subscribe(CANCEL_CHANNEL, (id) => void pauses.cancelHere(id));
   return {
     execute: createExecute(deps, runs, start),
 
@@ -37,6 +46,17 @@ export function createExecutionsService(deps: ExecutionsServiceDeps): Executions
     },
 
     ...createExecutionResume(deps, runs, start),
+    resume: pauses.resume,
+    async cancel(principal, id) {
+      // A run going on (here or on another replica) is told to stop; the answer waits a little for it to end.
+      const asked = await pauses.cancel(principal, id);
+      if (asked.status !== 'running') return asked;
+      let last = asked;
+      for await (const record of await follow(principal, id, AbortSignal.timeout(CANCEL_WAIT_MS))) last = record;
+      return last;
+    },
+    expirePaused: pauses.expirePaused,
+    follow,
     ...createExecutionLease(deps, runs),
 
     cancelAll() {

@@ -8,8 +8,9 @@ import type { Execution, ExecutionMode, ExecutionStep, ServiceTier } from '../..
 import type { SkillResolver } from '../../domain/skill';
 import type { JobDelivery } from '../../jobs/job-queue';
 import type { Logger } from '../../lib/logger';
+import type { SignalBus } from '../../signals/signal-bus';
 import type { AgentRuntime } from '../../agents/agent-runtime';
-import type { PlannerModel } from '../../agents/sdk';
+import type { PauseDecision, PlannerModel } from '../../agents/sdk';
 import type { ToolRegistry } from '../../agents/tool-registry';
 import type { AgentStore, ExecutionStore, ProgramStore } from '../../stores/types/execution';
 import type { ArtifactsService } from '../artifacts.service';
@@ -44,6 +45,8 @@ export interface ExecuteCommand {
   skills: SkillEntryWire[];
   tools: string[] | null;
   toolsets: string[] | null;
+  /** `config.require_approval`: tools whose calls wait for a person's approval (null: the agent's, else none). */
+  requireApproval: string[] | null;
   serviceTier: ServiceTier;
   /** `config.mode` / `orchestration_mode`; null when the request does not say (a named agent's own mode, else agent). */
   mode: ExecutionMode | null;
@@ -68,8 +71,15 @@ export interface ExecutionsServiceDeps {
   enqueue(id: string): void;
   /** PRISM_ALLOW_PRIVATE_URLS: callbacks to private and loopback hosts are accepted (tests, closed networks). */
   allowPrivateCallbacks?: boolean;
+  /** Sends the execution's webhook: when it ends, and when it pauses to wait for a person. */
   onFinished(execution: Execution): void;
-  limits: { maxSteps: number; deadlineMs: number };
+  /**
+   * Signals between replicas (src/signals): "execution `id` changed" after each saved step and status change, for
+   * whoever follows it (the run-events stream; a publish nobody listens to costs next to nothing), and cancels of
+   * runs going on in another replica. Without it, events are found by polling and cancels reach this process only.
+   */
+  signals?: SignalBus;
+  limits: { maxSteps: number; deadlineMs: number; pauseTtlMs: number };
   logger: Logger;
 }
 
@@ -79,7 +89,17 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Called once per recorded step (plan or tool) while the run goes on, with the steps so far. */
   onStep?(step: ExecutionStep, stepsSoFar: number): void;
+  /** Returns the accepted record at once and runs it in this process (a streamed execute follows its events). */
+  detach?: boolean;
+  /**
+   * The answer's text as the planner writes it (runs without a response schema, on a planner that streams): a
+   * streamed execute passes it on live. Nothing of it is stored; the record's answer is the whole text.
+   */
+  onText?: (delta: string) => void;
 }
+
+/** A person's answer to a paused run, as the resume endpoint, MCP and agent chat send it. */
+export type ResumeDecision = PauseDecision;
 
 export interface ExecutionsService {
   execute(principal: Principal, command: ExecuteCommand, options?: ExecuteOptions): Promise<Execution>;
@@ -108,6 +128,26 @@ export interface ExecutionsService {
   failStalled(silentMs: number): Promise<number>;
   /** Stops running executions for a shutdown; they stay `running` and resume after the restart. */
   cancelAll(): void;
+  /**
+   * Continues a paused run with a person's decision and waits for it to end or pause again (`detach`: returns the
+   * running record at once). @throws ConflictError (409 `execution_not_paused`) when it is not paused, BadRequest
+   * for a decision that does not fit what it waits for; 402 when the wallet cannot hold the rest of the run.
+   */
+  resume(principal: Principal, id: string, decision: ResumeDecision, options?: ExecuteOptions): Promise<Execution>;
+  /**
+   * Cancels a paused or running run: it ends `failed` with a message saying so (a running one on another replica
+   * is told through the signal bus); the answer waits up to 10 s for a running run to end.
+   * @throws ConflictError (409 `execution_finished`) when it already ended.
+   */
+  cancel(principal: Principal, id: string): Promise<Execution>;
+  /** Fails paused runs whose wait expired (PRISM_AGENT_PAUSE_TTL_S), with a message saying what they waited for. */
+  expirePaused(now?: Date): Promise<number>;
+  /**
+   * The execution's record each time it changes (the first one at once), until it ends or `signal` aborts: the
+   * store is read on each "something new" signal and every `pollMs`, so it follows runs on any replica.
+   * @throws NotFoundError (before the first record) for unknown ids and other organisations' executions.
+   */
+  follow(principal: Principal, id: string, signal: AbortSignal, pollMs?: number): Promise<AsyncIterable<Execution>>;
 }
 
 export const DEFAULT_AGENT_MODEL = 'prism-orion-1:auto';

@@ -150,7 +150,7 @@ function parseConfig(entry: string, data: Buffer): SkillConfig {
     throw new InvalidSkillBundleError('invalid_prism_yaml', entry, why);
   };
   if (!isObject(doc)) return fail('must be a YAML mapping');
-  const { apiVersion, metadata, model, toolsets, graph, plan } = doc;
+  const { apiVersion, metadata, model, toolsets, graph, plan, pauses } = doc;
   if (typeof apiVersion !== 'string' || !CONFIG_API_VERSION.test(apiVersion)) {
     fail("'apiVersion' must be 'prism/v1alpha' (or the hosted platform's 'vlm.run/v1alpha')");
   }
@@ -170,9 +170,17 @@ function parseConfig(entry: string, data: Buffer): SkillConfig {
       fail(`'graph' is not a Mermaid stateDiagram-v2: ${firstLine(error)}`);
     }
   }
+  if (pauses !== undefined && pauses !== null) {
+    if (!isObject(pauses) || !Object.values(pauses).every((q) => typeof q === 'string' && q.trim() !== '')) {
+      fail("'pauses' must map graph states to questions");
+    }
+    const unknown = Object.keys(pauses).filter((state) => !graphStates.includes(state));
+    if (unknown.length > 0) fail(`'pauses' names states the graph does not have: ${unknown.join(', ')}`);
+  }
   return {
     apiVersion: apiVersion as string,
     metadata: isObject(metadata) ? metadata : {},
+    ...(isObject(pauses) ? { pauses: pauses as Record<string, string> } : {}),
     model: typeof model === 'string' ? model : null,
     toolsets: Array.isArray(toolsets) ? (toolsets as string[]) : [],
     graph: typeof graph === 'string' ? graph : null,

@@ -71,6 +71,7 @@ export function createPostgresExecutionStore(pool: pg.Pool): ExecutionStore {
           error_message: 'errorMessage' in update ? (update.errorMessage ?? null) : undefined,
           completed_at: 'completedAt' in update ? (update.completedAt?.toISOString() ?? null) : undefined,
           attempts: update.attempts,
+          pause_json: 'pause' in update ? jsonOrNull(update.pause) : undefined,
         },
       );
       return row ? toExecution(row) : null;
@@ -94,6 +95,11 @@ export function createPostgresExecutionStore(pool: pg.Pool): ExecutionStore {
           [],
         )
       ).map(toExecution);
+    },
+    async paused() {
+      return (await rows(`SELECT * FROM executions WHERE status = 'paused' ORDER BY created_at, seq`, [])).map(
+        toExecution,
+      );
     },
     async touch(ids) {
       if (ids.length === 0) return;

@@ -24,6 +24,8 @@ export interface ExecutionRow {
   callback_url: string | null;
   session_id: string | null;
   attempts: number;
+  /** Added by migration 012. */
+  pause_json: string | null;
   created_at: string;
   completed_at: string | null;
 }
@@ -54,6 +56,7 @@ export const toExecution = (r: ExecutionRow): Execution => ({
   callbackUrl: r.callback_url,
   sessionId: r.session_id,
   attempts: r.attempts,
+  pause: r.pause_json ? (JSON.parse(r.pause_json) as Execution['pause']) : null,
   createdAt: new Date(r.created_at),
   completedAt: r.completed_at ? new Date(r.completed_at) : null,
 });
@@ -74,6 +77,9 @@ export function createSqliteExecutionStore(db: SqliteDatabase): ExecutionStore {
   );
   const unfinished = db.prepare<[], ExecutionRow>(
     `SELECT * FROM executions WHERE status IN ('pending', 'enqueued', 'running') ORDER BY created_at, rowid`,
+  );
+  const paused = db.prepare<[], ExecutionRow>(
+    `SELECT * FROM executions WHERE status = 'paused' ORDER BY created_at, rowid`,
   );
   const stalled = db.prepare<[string], ExecutionRow>(
     "SELECT * FROM executions WHERE status = 'running' AND updated_at < ? ORDER BY updated_at, rowid",
@@ -137,6 +143,7 @@ export function createSqliteExecutionStore(db: SqliteDatabase): ExecutionStore {
           error_message: 'errorMessage' in update ? (update.errorMessage ?? null) : undefined,
           completed_at: 'completedAt' in update ? (update.completedAt?.toISOString() ?? null) : undefined,
           attempts: update.attempts,
+          pause_json: 'pause' in update ? (update.pause ? JSON.stringify(update.pause) : null) : undefined,
         },
       );
       return row ? toExecution(row) : null;
@@ -152,6 +159,9 @@ export function createSqliteExecutionStore(db: SqliteDatabase): ExecutionStore {
     },
     async unfinished() {
       return unfinished.all().map(toExecution);
+    },
+    async paused() {
+      return paused.all().map(toExecution);
     },
     async touch(ids) {
       if (ids.length === 0) return;

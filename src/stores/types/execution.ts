@@ -3,7 +3,14 @@
  * status changes (a job runner and a restart sweep can never both move one record), callback deliveries, and
  * compiled skill programs. Every tenant read takes the organisation id.
  */
-import type { AgentRecord, Execution, ExecutionStep, ExecutionUsage, SkillProgram } from '../../domain/execution';
+import type {
+  AgentRecord,
+  Execution,
+  ExecutionPause,
+  ExecutionStep,
+  ExecutionUsage,
+  SkillProgram,
+} from '../../domain/execution';
 import type { Status } from '../../domain/prediction';
 import type { WebhookDelivery } from './prediction';
 
@@ -15,6 +22,8 @@ export interface ExecutionUpdate {
   errorMessage?: string | null;
   completedAt?: Date | null;
   attempts?: number;
+  /** What a paused run waits for; null clears it (resumed, expired, cancelled). */
+  pause?: ExecutionPause | null;
 }
 
 export interface ExecutionStore {
@@ -40,6 +49,8 @@ export interface ExecutionStore {
   saveProgress(id: string, update: Pick<ExecutionUpdate, 'steps' | 'usage'>, claim?: number): Promise<void>;
   /** pending, enqueued and running executions, oldest first (the restart sweep). */
   unfinished(): Promise<Execution[]>;
+  /** Paused executions, oldest first (the expiry sweep). */
+  paused(): Promise<Execution[]>;
   /** Marks running executions as alive now (their replica's heartbeat): sets updated_at, status unchanged. */
   touch(ids: readonly string[]): Promise<void>;
   /** Running executions not written (progress, heartbeat) since `before`, oldest first: their replica may be gone. */

@@ -76,12 +76,14 @@ describe('MCP toolsets and protocol details', () => {
     ]);
     expect(await names('', { 'x-mcp-toolsets': 'agents' })).toEqual([
       'execute_agent',
+      'resume_execution',
+      'cancel_execution',
       'get_execution',
       'list_executions',
     ]);
     const registry = app.container.agents.tools.list().map((t) => t.name);
     expect(await names('?toolsets=agent_tools')).toEqual(registry);
-    expect((await all.listTools()).tools).toHaveLength(DEFAULT_TOOLS.length + 6 + 3 + registry.length);
+    expect((await all.listTools()).tools).toHaveLength(DEFAULT_TOOLS.length + 6 + 5 + registry.length);
     expect(MCP_TOOLSETS).toHaveLength(6);
   });
 

@@ -1,0 +1,142 @@
+/**
+ * Agent runs people can watch and steer (docs/agent-runs.md): the run-events stream of an execution
+ * (`GET /v1/agent/executions/{id}/events`, also what `stream: true` on execute answers with), resuming a paused run
+ * with a person's decision, and cancelling a run. Events are made from the stored record (src/wire/run-events.ts),
+ * so `Last-Event-ID` works across reconnects, restarts and replicas. Org-scoped in the service.
+ */
+import { Router, type Response } from 'express';
+import type { Principal } from '../../domain/account';
+import type { Execution } from '../../domain/execution';
+import type { ExecutionsService } from '../../services/executions/executions.types';
+import {
+  executionIdParamsSchema,
+  resumeBodySchema,
+  toExecutionWire,
+  toResumeDecision,
+} from '../../wire/agents.schemas';
+import { deltaFrame, parseCursor, runEvents, sseFrame, type RunCursor } from '../../wire/run-events';
+import { parseInput } from '../../wire/validation';
+import { userOf } from '../request-context';
+
+const HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+};
+
+/**
+ * The answer's text as the planner writes it, for the client that started the run with `stream: true`: held until
+ * the stream's headers are out, then written as it comes (`execution.answer.delta`, no id: it is not stored).
+ */
+export interface LiveAnswer {
+  onText(delta: string): void;
+  /** The stream is open: what was held goes out, and the rest as it comes. */
+  start(res: Response, executionId: string): void;
+}
+
+export function createLiveAnswer(): LiveAnswer {
+  const held: string[] = [];
+  let out: { res: Response; id: string } | null = null;
+  const write = (delta: string): void => {
+    if (!out || out.res.writableEnded || out.res.destroyed) return;
+    out.res.write(deltaFrame(out.id, delta));
+    sendNow(out.res);
+  };
+  return {
+    onText(delta) {
+      if (out) write(delta);
+      else held.push(delta);
+    },
+    start(res, executionId) {
+      out = { res, id: executionId };
+      for (const delta of held.splice(0)) write(delta);
+    },
+  };
+}
+
+/**
+ * Streams the events of execution `id` after `cursor` until the run ends or the client goes away. The first record
+ * is read before the headers are sent, so an unknown id is an ordinary 404.
+ */
+export async function streamRunEvents(
+  executions: ExecutionsService,
+  principal: Principal,
+  id: string,
+  res: Response,
+  cursor: RunCursor,
+  live?: LiveAnswer,
+): Promise<void> {
+  const controller = new AbortController();
+  const records = await executions.follow(principal, id, controller.signal);
+  res.once('close', () => controller.abort());
+  res.writeHead(200, HEADERS);
+  res.flushHeaders();
+  live?.start(res, id);
+  let at = cursor;
+  try {
+    for await (const record of records) {
+      const { events, cursor: next } = runEvents(record, at);
+      at = next;
+      // Nothing new (a poll): a comment keeps proxies from closing an idle stream.
+      const text = events.length > 0 ? events.map(sseFrame).join('') : ': waiting\n\n';
+      if (!res.writableEnded && !res.destroyed) {
+        res.write(text);
+        sendNow(res);
+      }
+      if (controller.signal.aborted) break;
+    }
+  } catch {
+    // The store failed mid-stream: the client reconnects with its Last-Event-ID and misses nothing.
+  } finally {
+    controller.abort();
+    if (!res.writableEnded && !res.destroyed) res.end();
+  }
+}
+
+/**
+ * Sends what was written now. Node's HTTP response corks its socket for a chunked write and uncorks it on the next
+ * tick, which waits for the promise chain running: a run's own steps (LangGraph nodes and checkpoints settle as
+ * promises) would hold an event back until the run next waits for the network, 15 ms and more on the bench.
+ */
+function sendNow(res: Response): void {
+  const socket = res.socket;
+  while (socket && socket.writableCorked > 0) socket.uncork();
+}
+
+export function agentRunsRoutes(executions: ExecutionsService): Router {
+  const router = Router();
+
+  router.get('/agent/executions/:id/events', async (req, res) => {
+    const { id } = parseInput(executionIdParamsSchema, req.params, 'path');
+    const lastEventId =
+      req.get('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : undefined);
+    await streamRunEvents(executions, userOf(req), id, res, parseCursor(lastEventId));
+  });
+
+  router.post('/agent/executions/:id/resume', async (req, res) => {
+    const { id } = parseInput(executionIdParamsSchema, req.params, 'path');
+    const body = parseInput(resumeBodySchema, req.body, 'body');
+    const principal = userOf(req);
+    const decision = toResumeDecision(body);
+    if (body.stream) {
+      const live = createLiveAnswer();
+      const resumed: Execution = await executions.resume(principal, id, decision, {
+        detach: true,
+        onText: (delta) => live.onText(delta),
+      });
+      // The stream starts at the pause the client answered: what follows is the run going on again.
+      const { cursor } = runEvents(resumed, parseCursor(undefined));
+      await streamRunEvents(executions, principal, id, res, cursor, live);
+      return;
+    }
+    res.json(toExecutionWire(await executions.resume(principal, id, decision)));
+  });
+
+  router.post('/agent/executions/:id/cancel', async (req, res) => {
+    const { id } = parseInput(executionIdParamsSchema, req.params, 'path');
+    res.json(toExecutionWire(await executions.cancel(userOf(req), id)));
+  });
+
+  return router;
+}
