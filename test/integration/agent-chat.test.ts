@@ -331,6 +331,24 @@ describe('agent chat on the OpenAI-compatible routes', () => {
     });
     expect(data.choices[0]?.message.content).toContain('GREENLEAF');
     expect((data.usage as unknown as { message: string }).message).toContain('deterministic planner');
+    expect((data.usage as unknown as { planned_by: string }).planned_by).toBe('deterministic-planner');
+
+    // A streamed turn of the same thread: the history says the same planner planned both turns.
+    const sessionId = (data as unknown as { session_id: string }).session_id;
+    const stream = await client.chat.completions.create({
+      model: 'prism-orion-2',
+      stream: true,
+      session_id: sessionId,
+      messages: [{ role: 'user', content: 'What is the total?' }],
+    } as OpenAI.ChatCompletionCreateParamsStreaming & Extra);
+    for await (const chunk of stream) expect(chunk.object).toBe('chat.completion.chunk');
+    const res = await history(sessionId, key);
+    expect(res.status).toBe(200);
+    const { messages } = (await res.json()) as {
+      messages: { role: string; planned_by?: string; meta?: { planned_by?: string } }[];
+    };
+    const plannedBy = messages.filter((m) => m.role === 'assistant').map((m) => m.planned_by ?? m.meta?.planned_by);
+    expect(plannedBy).toEqual(['deterministic-planner', 'deterministic-planner']);
   });
 
   it('a skill named in the top-level skills key reaches the planner with its instructions', async () => {

@@ -174,6 +174,9 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
         throw new BadRequestError('The chat turn has no new user message.', 'missing_input', 'messages');
       }
       const deterministic = resolved.planner.kind === 'deterministic';
+      // What the thread records as having planned the turn: the model asked for, or the deterministic planner that
+      // stood in for it (on every path, so streamed and non-streamed turns of one thread say the same).
+      const plannerName = deterministic ? resolved.planner.servedBy : resolved.modelId;
       let stored: TurnMessage[] = [];
       // The thread's last turn asked the person something: this turn's message is the answer.
       const asked = pendingPause(opened);
@@ -236,7 +239,7 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
               // The checkpoint stays for the next turn, whose message answers the question asked here.
               keep = true;
               const pause = { ...chatPauseOf(turnId, result.pause), steps: result.trace.length };
-              return { ...reply(task, askText(pause), result.trace, null, resolved.modelId, null), pause };
+              return { ...reply(task, askText(pause), result.trace, null, plannerName, null), pause };
             }
             const whole = task.responseSchema || result.final === null ? JSON.stringify(result.response) : result.final;
             // What the client read is what the thread keeps (text an earlier round showed included).
@@ -246,7 +249,7 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
             if (result.schemaErrors.length > 0) {
               notes.push(`The reply does not fully match the schema: ${result.schemaErrors.join('; ')}.`);
             }
-            return reply(task, content, result.trace, notes.join(' ') || null, resolved.modelId, null);
+            return reply(task, content, result.trace, notes.join(' ') || null, plannerName, null);
           } catch (error) {
             if (!(error instanceof RunFailure)) throw error;
             // The deterministic planner's refusals are answers: they say what it cannot do and what to configure.
@@ -261,7 +264,7 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
                 : rounds >= deps.limits.maxSteps
                   ? 'steps'
                   : null;
-            return reply(task, '', error.trace, null, resolved.modelId, error.message, limit);
+            return reply(task, '', error.trace, null, plannerName, error.message, limit);
           } finally {
             outer.removeEventListener('abort', onOuter);
             if (!keep) await deps.runtime.discard(turnId).catch(() => undefined);
