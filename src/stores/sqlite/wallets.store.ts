@@ -96,17 +96,34 @@ export function createSqliteWalletStore(db: SqliteDatabase, options: SqliteWalle
   /** Per organisation: the balance including queued debits, valid while no other connection commits. */
   const balances = new Map<string, number>();
   let timer: NodeJS.Timeout | null = null;
-  /** Live holds by id, and their sum per organisation. */
-  const holds = new Map<string, { orgId: string; micros: number; lapse: NodeJS.Timeout }>();
+  /**
+   * Live holds by id, and their sum per organisation. A hold that is never settled lapses when it is next looked at
+   * after its time (`dropLapsed`), not by a timer of its own: a Timeout and a random UUID per gateway call kept
+   * every call's hold alive into V8's old generation (~0.5 KB promoted per call, against ~0.15 KB without them). The
+   * ids only need to be unique within this process, so they count.
+   */
+  const holds = new Map<string, { orgId: string; micros: number; lapsesAt: number }>();
   const heldByOrg = new Map<string, number>();
+  const holdIdPrefix = `hold-${randomUUID().slice(0, 8)}-`;
+  let holdsMade = 0;
+  /** The earliest time a live hold lapses (Infinity when none can). */
+  let nextLapseAt = Number.POSITIVE_INFINITY;
   const dropHold = (holdId: string): void => {
     const hold = holds.get(holdId);
     if (!hold) return;
     holds.delete(holdId);
-    clearTimeout(hold.lapse);
     const left = (heldByOrg.get(hold.orgId) ?? 0) - hold.micros;
     if (left > 0) heldByOrg.set(hold.orgId, left);
     else heldByOrg.delete(hold.orgId);
+  };
+  /** Gives back the holds whose time has passed; a scan only when one may have. */
+  const dropLapsed = (now: number): void => {
+    if (now < nextLapseAt) return;
+    nextLapseAt = Number.POSITIVE_INFINITY;
+    for (const [id, hold] of holds) {
+      if (hold.lapsesAt <= now) dropHold(id);
+      else if (hold.lapsesAt < nextLapseAt) nextLapseAt = hold.lapsesAt;
+    }
   };
 
   const flush = (): void => {
@@ -172,13 +189,16 @@ export function createSqliteWalletStore(db: SqliteDatabase, options: SqliteWalle
       return current(orgId);
     },
     async hold(orgId, micros, ttlMs) {
+      const now = Date.now();
+      dropLapsed(now);
       const held = heldByOrg.get(orgId) ?? 0;
       if (current(orgId) - held < micros) return null;
-      const id = randomUUID();
-      const lapse = setTimeout(() => dropHold(id), ttlMs);
-      lapse.unref();
-      holds.set(id, { orgId, micros, lapse });
+      holdsMade += 1;
+      const id = `${holdIdPrefix}${holdsMade}`;
+      const lapsesAt = now + ttlMs;
+      holds.set(id, { orgId, micros, lapsesAt });
       heldByOrg.set(orgId, held + micros);
+      if (lapsesAt < nextLapseAt) nextLapseAt = lapsesAt;
       return id;
     },
     async settle(holdId, orgId, costMicros, reason) {
@@ -193,6 +213,7 @@ export function createSqliteWalletStore(db: SqliteDatabase, options: SqliteWalle
       dropHold(holdId);
     },
     async held(orgId) {
+      dropLapsed(Date.now());
       return heldByOrg.get(orgId) ?? 0;
     },
     flush,
