@@ -2,8 +2,9 @@
  * Which planner text a streamed chat reply shows, and when: the gate between the planner's content deltas and the
  * caller's `onText`, one round (one planner call) at a time.
  *
- * Only text that can be the final answer is streamed. The runtime opens the gate only for chat tasks without a
- * response schema (a JSON reply must pass `checkFinal` and is sent whole), and the loop opens a round only where an
+ * Only text that can be the final answer is streamed. The runtime opens the gate for tasks without a response
+ * schema whose caller asks for the text (chat turns, and executions run with `stream: true`; a JSON reply must pass
+ * `checkFinal` and is sent whole), and the loop opens a round only where an
  * answer without tool calls ends the run (no skill-graph sub-goal after the current one). Within a round the planner
  * forwards content until the first tool-call delta (sdk `PlanRequest.onText`).
  *

@@ -163,7 +163,7 @@ describe('the runtime streams only what can be the answer', () => {
     expect(result.streamed).toBe('Final words.');
   });
 
-  it('nothing streams for a task with a response schema, or one that is not a chat', async () => {
+  it('nothing streams for a task with a response schema; a task that is not a chat streams when its caller asks', async () => {
     const shown: string[] = [];
     const schema = { type: 'object', properties: { a: { type: 'number' } } };
     const json = writing([{ content: '{"a": 1}', toolCalls: [] }]);
@@ -173,11 +173,16 @@ describe('the runtime streams only what can be the answer', () => {
       json,
       shown,
     );
-    const plain = writing([{ content: 'text', toolCalls: [] }]);
-    await run('stream-4', { prompt: 'q', inputs: [], responseSchema: null, goals: [] }, plain, shown);
-    expect([...json.asked, ...plain.asked]).toEqual([false, false]);
+    expect(json.asked).toEqual([false]);
     expect(shown).toEqual([]);
     expect(schemaRun.streamed).toBe('');
+
+    // An execution run with `stream: true` (no chat, no schema) shows its answer as it is written.
+    const plain = writing([{ content: 'text', toolCalls: [] }]);
+    const plainRun = await run('stream-4', { prompt: 'q', inputs: [], responseSchema: null, goals: [] }, plain, shown);
+    expect(plain.asked).toEqual([true]);
+    expect(plainRun.streamed).toBe('text');
+    expect(shown.join('')).toBe('text');
   });
 });
 
