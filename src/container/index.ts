@@ -30,7 +30,7 @@ import { startRunHeartbeat, type RunHeartbeat } from './run-heartbeat';
 import { createAgentsModule, type AgentsModule } from './agents';
 import { createExtractionPart } from './extraction';
 import { createGatewayPart, draftingModel } from './gateway';
-import { createBackend } from '../backend';
+import { createBackend, type Backend } from '../backend';
 import type { Stores } from '../stores/types';
 import { createMeteringPart } from './metering';
 import { createArtifactsService, type ArtifactsService } from '../services/artifacts.service';
@@ -132,6 +132,22 @@ export interface ContainerOptions {
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
   const logger = options.logger ?? createLogger(config.log.level);
   const backend = await createBackend(config, logger);
+  try {
+    return await assemble(config, options, logger, backend);
+  } catch (error) {
+    // A part that failed to build (a models file that does not load, say) must not leave the backend open: its
+    // Redis connections and database pool would keep the process alive with nothing to serve.
+    await closeAll([...backend.closers].reverse()).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function assemble(
+  config: Config,
+  options: ContainerOptions,
+  logger: Logger,
+  backend: Backend,
+): Promise<Container> {
   const { stores, blobs } = backend;
   const secret = config.auth.secret ?? (await readOrCreateSecret(config.data.secretPath));
 

@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config/config';
 import { createContainer } from '../../src/container';
 import type { ExtractionEngine } from '../../src/engines/extraction-engine';
 import { rawSql } from '../helpers/raw-sql';
+import { testRedisUrl } from '../helpers/redis';
 
 const refuse = (): Promise<never> => Promise.reject(new Error('not used in this test'));
 
@@ -53,3 +54,35 @@ it('writes queued debits and closes the database when an earlier shutdown step t
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+/** Open sockets of this process to Redis's port. */
+const redisSockets = (): number =>
+  (process as unknown as { _getActiveHandles(): { remotePort?: number }[] })
+    ._getActiveHandles()
+    .filter((h) => h.remotePort === 6379).length;
+
+(testRedisUrl ? it : it.skip)(
+  'closes the backend when a part fails to build (no Redis connection is left open)',
+  async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-close-'));
+    try {
+      const modelsFile = path.join(dataDir, 'models.yaml');
+      fs.writeFileSync(
+        modelsFile,
+        'models:\n  - id: broken\n    engine: { kind: upstream, upstream: nowhere, model: x }\n',
+      );
+      const before = redisSockets();
+      const config = loadConfig({
+        PRISM_DATA_DIR: dataDir,
+        PRISM_LOG_LEVEL: 'silent',
+        PRISM_MODELS_FILE: modelsFile,
+        PRISM_REDIS_URL: testRedisUrl as string,
+      });
+      await expect(createContainer(config)).rejects.toThrow();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(redisSockets()).toBe(before);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  },
+);
