@@ -55,3 +55,12 @@ export function printResults(results: BenchResult[]): void {
     console.log(`| ${r.name} | ${r.baselineMs.toFixed(3)} | ${r.subjectMs.toFixed(3)} | ${r.ratio.toFixed(2)}x |`);
   }
 }
+
+/**
+ * What a group gives the runner besides table cases: lines printed after the table, and named figures (ratios,
+ * ms, frames/s) written to the results file under the group's name, which `bench/compare.ts` compares run to run.
+ */
+export interface GroupReport {
+  notes: string[];
+  figures?: Record<string, number>;
+}

@@ -83,6 +83,7 @@ export function createUpgradeListener(container: Container): DecisionUpgrade {
       idleTimeoutMs: decisions.idleTimeoutMs,
       maxBufferedBytes: decisions.maxBufferedBytes,
     },
+    caps: { perCaller: decisions.streamsPerCaller, total: decisions.maxStreams },
     logger: container.logger,
   });
 }

@@ -15,6 +15,7 @@ import { AppError } from '../domain/errors';
 import type { CancelSignal } from '../lib/cancel';
 import type { Logger } from '../lib/logger';
 import { finalAnswer, finalProblem, type FinalAnswer } from './final-answer';
+import type { CheckpointDurability } from './checkpoint-durability';
 import { createReplyStream } from './reply-stream';
 import {
   PlannerRefusal,
@@ -42,6 +43,11 @@ export interface AgentRuntimeDeps {
   graphs: AgentGraphs;
   checkpointer: BaseCheckpointSaver;
   logger: Logger;
+  /**
+   * When each step's checkpoint is written (checkpoint-durability.ts chooses it per backend): `sync` before the next
+   * step starts, `async` while it runs. Defaults to `sync`.
+   */
+  durability?: CheckpointDurability;
 }
 
 export interface RunSpec {
@@ -152,9 +158,9 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         // Each plan → tools round is two supersteps; the step limit itself is enforced in the plan node.
         recursionLimit: spec.maxSteps * 2 + 4,
         signal: controller.signal,
-        // Each step's checkpoint is written before the next step starts (LangGraph's default, `async`, writes it
-        // meanwhile): a replica killed during a planner call then resumes after the tool that ran, never before it.
-        durability: 'sync' as const,
+        // As the backend chose (checkpoint-durability.ts): on a shared database each step's checkpoint is written
+        // before the next step starts, so a replica killed during a planner call resumes after the tool that ran.
+        durability: deps.durability ?? 'sync',
       };
       const input = spec.resume ? null : { task: spec.task, messages: initialMessages(spec) };
       let state: (AgentLoopStateValue & { pause: RunPause | null }) | undefined;

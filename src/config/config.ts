@@ -140,6 +140,8 @@ const envSchema = z.object({
   PRISM_DECISION_FRAME_BYTES: positiveInt(8 * 1024 * 1024),
   PRISM_DECISION_IDLE_S: z.coerce.number().positive().default(60),
   PRISM_DECISION_BUFFER_BYTES: positiveInt(1024 * 1024),
+  PRISM_DECISION_CALLER_STREAMS: positiveInt(6),
+  PRISM_DECISION_STREAMS: positiveInt(24),
   PRISM_DECISION_PER_MINUTE: positiveInt(6000),
   PRISM_DECISION_PER_HOUR: positiveInt(120_000),
   PRISM_DECISION_MIN_CHARGE_USD: z.coerce.number().positive().default(0.0001),
@@ -230,6 +232,10 @@ export interface Config {
     idleTimeoutMs: number;
     /** Frames are dropped while more than this many bytes of events wait unsent on a socket. */
     maxBufferedBytes: number;
+    /** Decision streams one caller (key, or client address) may have open at once (429 before the upgrade). */
+    streamsPerCaller: number;
+    /** Decision streams the server holds open at once. */
+    maxStreams: number;
     perMinute: number;
     perHour: number;
     minimumChargeMicros: number;
@@ -416,6 +422,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxFrameBytes: e.PRISM_DECISION_FRAME_BYTES,
       idleTimeoutMs: Math.round(e.PRISM_DECISION_IDLE_S * 1000),
       maxBufferedBytes: e.PRISM_DECISION_BUFFER_BYTES,
+      streamsPerCaller: e.PRISM_DECISION_CALLER_STREAMS,
+      maxStreams: e.PRISM_DECISION_STREAMS,
       perMinute: e.PRISM_DECISION_PER_MINUTE,
       perHour: e.PRISM_DECISION_PER_HOUR,
       minimumChargeMicros: Math.round(e.PRISM_DECISION_MIN_CHARGE_USD * 1_000_000),

@@ -38,6 +38,7 @@ import type { SkillRunner } from '../services/predictions/skill-runner';
 import { createToolContextFactory, type ToolContextFactory } from '../services/tool-context';
 import type { AgentStore, ExecutionStore, ProgramStore } from '../stores/types/execution';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import type { CheckpointDurability } from '../agents/checkpoint-durability';
 import { BUILTIN_TOOLS } from '../../tools';
 
 export interface AgentsModule {
@@ -58,6 +59,8 @@ export interface AgentsModule {
 export interface AgentsModuleDeps {
   /** LangGraph checkpoints, on the backend's database. */
   checkpointer: BaseCheckpointSaver;
+  /** When each step's checkpoint is written: `sync` on a shared database, `async` on SQLite (checkpoint-durability.ts). */
+  checkpointDurability?: CheckpointDurability;
   stores: { executions: ExecutionStore; agents: AgentStore; programs: ProgramStore };
   artifacts: ArtifactsService;
   files: FilesService;
@@ -89,6 +92,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     tools,
     graphs: BUILTIN_GRAPHS,
     checkpointer: deps.checkpointer,
+    ...(deps.checkpointDurability ? { durability: deps.checkpointDurability } : {}),
     logger: deps.logger,
   });
   const deterministic = createDeterministicPlanner();

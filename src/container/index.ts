@@ -17,6 +17,7 @@ import path from 'node:path';
 import type { BlobStore } from '../blobs/types';
 import type { Config } from '../config/config';
 import type { Principal } from '../domain/account';
+import { checkpointDurabilityFor } from '../agents/checkpoint-durability';
 import { closeAll } from '../lib/close-all';
 import { createKeyedMutex } from '../lib/keyed-mutex';
 import { createLogger, type Logger } from '../lib/logger';
@@ -271,6 +272,7 @@ async function assemble(
   });
   const agents = createAgentsModule({
     checkpointer: backend.checkpointer,
+    checkpointDurability: checkpointDurabilityFor(backend.dialect),
     stores,
     artifacts,
     files,
@@ -431,6 +433,8 @@ async function assemble(
           ...extraction.closers,
           ...metering.closers,
           ...gateway.closers,
+          // After the runs stop, before the database closes: steps.json files still being written.
+          { name: 'artifact writes', run: () => artifacts.drain() },
           { name: 'execution webhooks', run: () => executionWebhooks.close() },
           { name: 'webhooks', run: () => webhooks.close() },
           { name: 'jobs', run: () => jobs.close(config.server.shutdownGraceMs) },

@@ -2,6 +2,11 @@
  * Artifacts: bytes tools write during a run (and inputs a run keeps), filed under an execution or a session and
  * read back by object id or filename. Bytes go to the blob store first and the row second under the per-hash lock
  * the files service uses, so a concurrent file delete of the same content cannot remove them.
+ *
+ * `writeSoon` files an artifact nobody waits for (an execution's steps.json) after the caller's answer: the blob's
+ * two fsyncs cost more than a whole program replay (bench `agents`). Reads of its scope in this process (list, read
+ * by filename) wait for it first, so a client that lists right after its run still finds it; `drain` waits for the
+ * rest at shutdown.
  */
 import { Readable } from 'node:stream';
 import type { BlobStore } from '../blobs/types';
@@ -40,6 +45,10 @@ export interface ArtifactsService {
     scope: ArtifactScope,
     page: { offset: number; limit: number },
   ): Promise<{ items: ArtifactRecord[]; total: number }>;
+  /** Writes the artifact in the background; a failure goes to `onError`. Reads of its scope wait for it. */
+  writeSoon(principal: Principal, scope: ArtifactScope, artifact: NewArtifact, onError: (error: unknown) => void): void;
+  /** Waits for every background write (shutdown, before the database closes). */
+  drain(): Promise<void>;
 }
 
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -53,6 +62,13 @@ export function newObjectId(kind: ArtifactKind): string {
 
 export function createArtifactsService(deps: ArtifactsServiceDeps): ArtifactsService {
   const { store, blobs, locks } = deps;
+  /** Background writes going on, by scope key. */
+  const pending = new Map<string, Set<Promise<unknown>>>();
+  const scopeKey = (scope: ArtifactScope): string => `${scope.executionId ?? ''}\u0000${scope.sessionId ?? ''}`;
+  const written = async (scope: ArtifactScope): Promise<void> => {
+    const writes = pending.get(scopeKey(scope));
+    if (writes) await Promise.allSettled([...writes]);
+  };
 
   async function bytesOf(artifact: ArtifactRecord): Promise<Buffer> {
     const bytes = await blobs.read(artifact.sha256);
@@ -99,15 +115,35 @@ export function createArtifactsService(deps: ArtifactsServiceDeps): ArtifactsSer
         const artifact = await service.get(principal, by.objectId);
         return { artifact, bytes: await bytesOf(artifact) };
       }
+      await written(by.scope);
       const artifact = await store.findByFilename(await deps.orgIdFor(principal), by.scope, by.filename);
       if (!artifact) throw new NotFoundError('artifact', by.filename);
       return { artifact, bytes: await bytesOf(artifact) };
     },
 
     async list(principal, scope, page) {
+      await written(scope);
       const orgId = await deps.orgIdFor(principal);
       const [items, total] = await Promise.all([store.list(orgId, scope, page), store.count(orgId, scope)]);
       return { items, total };
+    },
+
+    writeSoon(principal, scope, artifact, onError) {
+      const key = scopeKey(scope);
+      const writes = pending.get(key) ?? new Set<Promise<unknown>>();
+      pending.set(key, writes);
+      const write: Promise<unknown> = service
+        .write(principal, scope, artifact)
+        .catch(onError)
+        .finally(() => {
+          writes.delete(write);
+          if (writes.size === 0 && pending.get(key) === writes) pending.delete(key);
+        });
+      writes.add(write);
+    },
+
+    async drain() {
+      while (pending.size > 0) await Promise.allSettled([...pending.values()].flatMap((writes) => [...writes]));
     },
   };
   return service;

@@ -10,7 +10,7 @@
  * sockets can hold is their number times that. A message is capped just above the frame limit (a frame a little
  * over it still arrives whole and is answered with `payload_too_large`; one far over closes the socket with 1009),
  * and streams are capped per caller and in all (429 before the upgrade): at the default 8 MiB frames, at most
- * {@link MAX_STREAMS} × 10 MiB is ever buffered, and a closed socket's buffers go with it.
+ * the server's stream cap (24 by default) × 10 MiB is ever buffered, and a closed socket's buffers go with it.
  */
 import http, { type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -37,6 +37,8 @@ export interface DecisionUpgradeDeps {
   respondError: ErrorResponder;
   trustProxy: (addr: string, index: number) => boolean;
   options: DecisionStreamOptions;
+  /** Streams per caller and in all (PRISM_DECISION_CALLER_STREAMS, PRISM_DECISION_STREAMS); defaults below. */
+  caps?: { perCaller: number; total: number };
   logger: Logger;
 }
 
@@ -50,9 +52,9 @@ export interface DecisionUpgrade {
 }
 
 const STREAM_PATHS = new Set<string>(DECISION_STREAM_PATHS);
-/** Decision streams one caller (key, or client address) may have open at once. */
+/** Decision streams one caller (key, or client address) may have open at once, by default. */
 export const MAX_STREAMS_PER_CALLER = 6;
-/** Decision streams this server holds open at once. */
+/** Decision streams this server holds open at once, by default. */
 export const MAX_STREAMS = 24;
 
 /** Largest WebSocket message: the frame limit plus a quarter (at least 256 KiB), so an oversized frame is answered. */
@@ -74,6 +76,8 @@ export function createDecisionUpgrade(deps: DecisionUpgradeDeps): DecisionUpgrad
   /** Streams open or being opened (counted before the upgrade completes), by caller key and in all. */
   const byCaller = new Map<string, number>();
   let streams = 0;
+  const perCaller = deps.caps?.perCaller ?? MAX_STREAMS_PER_CALLER;
+  const total = deps.caps?.total ?? MAX_STREAMS;
 
   /** Write an AppError as the HTTP response to an upgrade request, then drop the socket. */
   const refuse = (req: IncomingMessage, socket: Duplex, error: unknown, requestId: string): void => {
@@ -94,12 +98,10 @@ export function createDecisionUpgrade(deps: DecisionUpgradeDeps): DecisionUpgrad
     await enforceRateLimit(deps.limiter, principal, { setHeader: () => undefined });
     const fingerprint = req.headers['x-prism-fingerprint'];
     const key = callerKey(principal);
-    if ((byCaller.get(key) ?? 0) >= MAX_STREAMS_PER_CALLER) {
-      throw tooManyStreams(
-        `At most ${MAX_STREAMS_PER_CALLER} decision streams per caller can be open; close one first.`,
-      );
+    if ((byCaller.get(key) ?? 0) >= perCaller) {
+      throw tooManyStreams(`At most ${perCaller} decision streams per caller can be open; close one first.`);
     }
-    if (streams >= MAX_STREAMS) throw tooManyStreams('The server has as many decision streams open as it takes.');
+    if (streams >= total) throw tooManyStreams('The server has as many decision streams open as it takes.');
     byCaller.set(key, (byCaller.get(key) ?? 0) + 1);
     streams += 1;
     let counted = true;

@@ -117,7 +117,7 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
     );
     if (!done && (await takenOver(execution))) return null;
     await deps.runtime.discard(execution.id).catch(() => undefined);
-    if (done && outcome.steps.length > 0) await writeSteps(done, outcome.steps);
+    if (done && outcome.steps.length > 0) writeSteps(done, outcome.steps);
     if (done) {
       notify(done.id);
       deps.onFinished(done);
@@ -172,23 +172,22 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
 
   /**
    * The run's steps as the `steps.json` artifact of the execution (each step's state, tool, arguments, output and
-   * tokens), as a generate-with-skills prediction files them; `GET /v1/artifacts?execution_id=` lists it.
+   * tokens), as a generate-with-skills prediction files them; `GET /v1/artifacts?execution_id=` lists it. Written
+   * after the answer (artifacts.writeSoon: its fsyncs cost more than a program replay); listing waits for it.
    */
-  async function writeSteps(execution: Execution, steps: ExecutionStep[]): Promise<void> {
-    try {
-      await deps.artifacts.write(
-        orgPrincipal(execution.orgId),
-        { executionId: execution.id },
-        {
-          kind: 'json',
-          filename: 'steps.json',
-          mimeType: 'application/json',
-          bytes: Buffer.from(JSON.stringify(steps, null, 2)),
-        },
-      );
-    } catch (error) {
-      logger.warn('could not store the steps of an execution', { execution: execution.id, error: String(error) });
-    }
+  function writeSteps(execution: Execution, steps: ExecutionStep[]): void {
+    deps.artifacts.writeSoon(
+      orgPrincipal(execution.orgId),
+      { executionId: execution.id },
+      {
+        kind: 'json',
+        filename: 'steps.json',
+        mimeType: 'application/json',
+        bytes: Buffer.from(JSON.stringify(steps, null, 2)),
+      },
+      (error) =>
+        logger.warn('could not store the steps of an execution', { execution: execution.id, error: String(error) }),
+    );
   }
 
   async function run(

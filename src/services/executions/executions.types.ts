@@ -66,7 +66,7 @@ export interface ExecutionsServiceDeps {
   billing: ExecutionBilling;
   skills: SkillResolver | null;
   files: Pick<FilesService, 'get'>;
-  artifacts: Pick<ArtifactsService, 'write' | 'read'>;
+  artifacts: Pick<ArtifactsService, 'write' | 'read' | 'writeSoon'>;
   orgIdFor(principal: Principal): Promise<string>;
   enqueue(id: string): void;
   /** PRISM_ALLOW_PRIVATE_URLS: callbacks to private and loopback hosts are accepted (tests, closed networks). */
