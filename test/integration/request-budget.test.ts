@@ -96,7 +96,7 @@ describe('the per-request work budget', () => {
 
   it('one long enum: anonymous prism-1 chat response_format', async () => {
     const costs = await curve('anonymous enum', [150, 600, 9600], (n) => anonymousChat(enumSchema(n)), 'enum_values');
-    expect(costs[0]?.status).toBe(200);
+    expect(costs[0]?.status).toBe(201);
     expect(costs[2]?.body).toMatch(/more than 2000 enum values \(the anonymous limit, PRISM_WORK_BUDGET_ANONYMOUS\)/);
   });
 
