@@ -121,7 +121,7 @@ const envSchema = z.object({
   PRISM_OWNER_CREDITS_USD: z.coerce.number().min(0).default(100),
   PRISM_WALLET_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(10),
   PRISM_WAL_CHECKPOINT_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
-  PRISM_MCP_MAX_JSON_BYTES: positiveInt(64 * MIB),
+  PRISM_MCP_MAX_JSON_BYTES: positiveInt(8 * MIB),
   PRISM_MCP_ALLOWED_HOSTS: z.string().min(1).optional(),
   PRISM_MCP_OAUTH: booleanFlag.default(true),
   PRISM_MCP_TOOLSETS: z.string().default('extraction,files,hub'),
