@@ -15,7 +15,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { enumSchema, longDescriptionSchema, manySchemasZip } from '../test/helpers/budget-inputs';
 import { frontMatterZip, selfReferencingSchema, stateGraphZip } from '../test/helpers/hostile-inputs';
+import { renderReceiptImage } from '../test/helpers/media-fixtures';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string): string => {
@@ -24,6 +26,8 @@ const option = (name: string, fallback: string): string => {
 };
 const ROOT = path.resolve(option('root', path.join(__dirname, '..')));
 const TIMEOUT_MS = Number(option('timeout-s', '30')) * 1000;
+/** `--only budget`: only the rows of issue 39's table (the per-request work budget). */
+const ONLY = option('only', 'all');
 const DATA = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-cost-'));
 
 interface Server {
@@ -135,6 +139,8 @@ async function main(): Promise<void> {
     });
   // The first agent chat loads the agent runtime: warm it so its one-off start is not counted as the input's cost.
   await (await inlineChat(frontMatterZip(10))(server.url)).text();
+  await budgetRows(auth.authorization, inlineChat);
+  if (ONLY === 'budget') return finish();
   for (const keys of [1000, 4000, 16_000, 30_000]) {
     await measure('front matter keys (anonymous chat, inline skill)', String(keys), inlineChat(frontMatterZip(keys)));
   }
@@ -181,6 +187,43 @@ async function main(): Promise<void> {
       );
     }
   }
+  finish();
+}
+
+/** Issue 39's table: anonymous prism-1 chat with one long enum, one long description behind many $refs, a bundle. */
+async function budgetRows(authorization: string, inlineChat: (zip: Buffer) => (url: string) => Promise<Response>) {
+  const image = `data:image/png;base64,${renderReceiptImage().toString('base64')}`;
+  const chat = (schema: Record<string, unknown>, key?: string) => (url: string) =>
+    fetch(`${url}/v1/compat/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: key } : {}) },
+      body: JSON.stringify({
+        model: 'prism-1',
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: image } }] }],
+        response_format: { type: 'json_schema', json_schema: { name: 'x', schema } },
+      }),
+    });
+  for (const values of [1500, 6000, 24_000]) {
+    await measure('prism-1 chat, one enum (anonymous)', String(values), chat(enumSchema(values)));
+    await measure('prism-1 chat, one enum (with a key)', String(values), chat(enumSchema(values), authorization));
+  }
+  for (const refs of [100, 400, 1990]) {
+    await measure(
+      'long $defs description (20 KB) x refs (anonymous)',
+      String(refs),
+      chat(longDescriptionSchema(20_000, refs)),
+    );
+  }
+  for (const schemas of [10, 40, 600]) {
+    await measure(
+      'inline skill, schemas of 200 properties (anonymous)',
+      String(schemas),
+      inlineChat(manySchemasZip(schemas, 200)),
+    );
+  }
+}
+
+function finish(): void {
   server.child.kill('SIGTERM');
   console.log('\n| input | size | status | time ms | slowest health ms | peak RSS growth MB |');
   console.log('| --- | --- | --- | --- | --- | --- |');

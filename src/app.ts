@@ -29,6 +29,8 @@ import { predictionsRoutes } from './http/routes/predictions.routes';
 import { mcpServicesOf } from './container/mcp-services';
 import { createMcpServerFactory } from './mcp/mcp-server';
 import { mcpRoutes } from './mcp/mcp.routes';
+import { requestBudget } from './http/middleware/request-budget';
+import { setFallbackWorkLimits } from './lib/work-budget';
 import { mcpOAuthRoutes } from './mcp/mcp-oauth';
 import { DEFAULT_MCP_TOOLSETS, parseToolsets } from './mcp/mcp-toolsets';
 import { createToolCallLimiter } from './mcp/mcp-rate-limits';
@@ -53,6 +55,7 @@ export function createRequestListener(container: Container): RequestListener {
     respondError: createErrorResponder(container.logger, container.config.limits),
     maxJsonBytes: container.config.limits.maxJsonBytes,
     maxJsonDepth: container.config.limits.maxJsonDepth,
+    workBudget: container.config.limits.workBudget,
     trustProxy: app.get('trust proxy fn') as (addr: string, index: number) => boolean,
   });
   const cors = createCors(container.config.server.corsOrigins);
@@ -157,13 +160,16 @@ export function createApp(container: Container): Express {
     );
   }
   // Bodies are read after authentication, so a caller without a valid key gets 401, never a 422 about the body.
-  const json = express.json({
+  const parseJson = express.json({
     limit: config.limits.maxJsonBytes,
     // Checked on the raw bytes before JSON.parse: nothing recursive ever sees a body nested past the limit.
     verify: (_req, _res, raw) => {
       if (jsonBytesTooDeep(raw, config.limits.maxJsonDepth)) throw Object.assign(new Error(), { type: JSON_TOO_DEEP });
     },
   });
+  // Once the body is read, the rest of the request runs on its work budget (src/lib/work-budget.ts).
+  const json = [parseJson, requestBudget(config.limits.workBudget)];
+  setFallbackWorkLimits(config.limits.workBudget.keyed);
 
   const mainAuth = authenticate(services.auth, 'main');
   const gatewayAuth = authenticate(services.auth, 'gateway');

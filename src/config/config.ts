@@ -8,6 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseS3BlobUrl, type S3Location } from '../blobs/s3-location';
 import type { Tier } from '../domain/account';
+import { DEFAULT_WORK_LIMITS, parseWorkLimits, type WorkLimits } from '../lib/work-budget';
 
 const MIB = 1024 * 1024;
 
@@ -16,6 +17,19 @@ const booleanFlag = z
   .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/** `kind=count` pairs over the defaults (src/lib/work-budget.ts names the kinds). */
+const workLimits = (defaults: WorkLimits) =>
+  z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      try {
+        return parseWorkLimits(value, defaults);
+      } catch (error) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -42,6 +56,8 @@ const envSchema = z.object({
   PRISM_MAX_JSON_BYTES: positiveInt(32 * MIB),
   PRISM_MAX_UPLOAD_BYTES: positiveInt(512 * MIB),
   PRISM_MAX_JSON_DEPTH: z.coerce.number().int().min(8).max(512).default(64),
+  PRISM_WORK_BUDGET_ANONYMOUS: workLimits(DEFAULT_WORK_LIMITS.anonymous),
+  PRISM_WORK_BUDGET_KEYED: workLimits(DEFAULT_WORK_LIMITS.keyed),
   PRISM_GUEST_UPLOADS_PER_DAY: z.coerce.number().int().min(0).default(50),
   PRISM_GUEST_UPLOAD_MB_PER_DAY: z.coerce.number().min(0).default(100),
   PRISM_GUEST_FILE_TTL_H: z.coerce.number().min(0).max(8760).default(24),
@@ -105,7 +121,7 @@ const envSchema = z.object({
   PRISM_OWNER_CREDITS_USD: z.coerce.number().min(0).default(100),
   PRISM_WALLET_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(10),
   PRISM_WAL_CHECKPOINT_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
-  PRISM_MCP_MAX_JSON_BYTES: positiveInt(64 * MIB),
+  PRISM_MCP_MAX_JSON_BYTES: positiveInt(8 * MIB),
   PRISM_MCP_ALLOWED_HOSTS: z.string().min(1).optional(),
   PRISM_MCP_OAUTH: booleanFlag.default(true),
   PRISM_MCP_TOOLSETS: z.string().default('extraction,files,hub'),
@@ -197,6 +213,8 @@ export interface Config {
     maxJsonDepth: number;
     maxUploadBytes: number;
     urlTtlSeconds: number;
+    /** The per-request work budget (src/lib/work-budget.ts), for callers without and with a key. */
+    workBudget: { anonymous: WorkLimits; keyed: WorkLimits };
   };
   /** Anonymous (guest) uploads on the gateway, per client address per UTC day. */
   guestUploads: {
@@ -394,6 +412,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxJsonDepth: e.PRISM_MAX_JSON_DEPTH,
       maxUploadBytes: e.PRISM_MAX_UPLOAD_BYTES,
       urlTtlSeconds: e.PRISM_URL_TTL_S,
+      workBudget: { anonymous: e.PRISM_WORK_BUDGET_ANONYMOUS, keyed: e.PRISM_WORK_BUDGET_KEYED },
     },
     guestUploads: {
       perDay: e.PRISM_GUEST_UPLOADS_PER_DAY,

@@ -84,6 +84,8 @@ export const ERROR_CODES = [
   'invalid_message',
   'session_not_started',
   'session_already_started',
+  // the per-request work budget (src/lib/work-budget.ts)
+  'work_budget_exceeded',
   ...NOT_FOUND_RESOURCES.map((r) => `${r}_not_found` as const),
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -249,6 +251,23 @@ export class PayloadTooLargeError extends AppError {
       message: `${what} is larger than the limit of ${formatBytes(limitBytes)}`,
       type: 'invalid_request_error',
       code: 'payload_too_large',
+    });
+  }
+}
+
+/**
+ * 413 `work_budget_exceeded`: parsing, compiling or filling the caller's structure (schemas, bundles, YAML) needed
+ * more work than the request's budget; `limit` names what ran out (`enum_values`, `string_chars`, ...).
+ */
+export class WorkBudgetExceededError extends AppError {
+  constructor(message: string, limit: string, allowed: number, anonymous: boolean) {
+    super(413, {
+      message,
+      type: 'invalid_request_error',
+      code: 'work_budget_exceeded',
+      param: limit,
+      suggestsApiKey: anonymous,
+      extra: { limit, allowed },
     });
   }
 }

@@ -18,6 +18,7 @@ import { bodyReadError, jsonTooDeepError } from './middleware/error-handler';
 import { enforceRateLimit } from '../metering/enforce-rate-limit';
 import type { ErrorResponder } from '../wire/error-body';
 import { resolveRequestId } from '../wire/request-id';
+import { DEFAULT_WORK_LIMITS, runWithWorkBudget, WorkBudget, type WorkLimits } from '../lib/work-budget';
 import { serveChatCompletion, type CompatRoutesDeps } from './routes/compat.routes';
 
 const CHAT_PATHS = new Set(['/v1/compat/chat/completions', '/v1/openai/chat/completions']);
@@ -33,6 +34,8 @@ export interface GatewayFastLaneDeps {
   maxJsonDepth: number;
   /** express's compiled `trust proxy` function (`app.get('trust proxy fn')`). */
   trustProxy: (addr: string, index: number) => boolean;
+  /** The per-request work budget's limits (src/lib/work-budget.ts); the call runs on one once its body is read. */
+  workBudget?: { anonymous: WorkLimits; keyed: WorkLimits };
 }
 
 /** Returns a listener that takes the requests it can serve (true) and leaves the rest to the caller (false). */
@@ -70,17 +73,23 @@ async function serve(
   await enforceRateLimit(deps.limiter, principal, res);
   const fingerprint = req.headers['x-prism-fingerprint'];
   const session = req.headers['x-session-id'];
-  await serveChatCompletion(
-    deps.compat,
-    {
-      body,
-      principal,
-      requestId,
-      fingerprint: typeof fingerprint === 'string' ? fingerprint : null,
-      payerOrgId: await deps.compat.payerOrgId(principal),
-      sessionHeader: typeof session === 'string' ? session : null,
-    },
-    res,
+  const keyed = principal.kind === 'user';
+  const limits = deps.workBudget ?? DEFAULT_WORK_LIMITS;
+  const budget = new WorkBudget(keyed ? limits.keyed : limits.anonymous, keyed ? 'keyed' : 'anonymous');
+  const payerOrgId = await deps.compat.payerOrgId(principal);
+  await runWithWorkBudget(budget, () =>
+    serveChatCompletion(
+      deps.compat,
+      {
+        body,
+        principal,
+        requestId,
+        fingerprint: typeof fingerprint === 'string' ? fingerprint : null,
+        payerOrgId,
+        sessionHeader: typeof session === 'string' ? session : null,
+      },
+      res,
+    ),
   );
 }
 

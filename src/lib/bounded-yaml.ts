@@ -11,6 +11,7 @@
  * near the stack limit. A linear pre-scan bounds flow nesting (`[`/`{`), indentation and compact indicators
  * (`- - - x`) per line, conservatively (brackets inside strings count too).
  */
+import { spendWork } from './work-budget';
 import { isAlias, isCollection, isMap, isScalar, parseDocument, type Node } from 'yaml';
 
 export interface YamlLimits {
@@ -45,6 +46,7 @@ export function parseBoundedYaml(text: string, limits: YamlLimits): unknown {
   if (bytes > limits.maxBytes) {
     throw new YamlBudgetError(`it is ${bytes} bytes, over the limit of ${limits.maxBytes}`);
   }
+  spendWork('bytes', bytes);
   prescan(text, limits.maxDepth);
   let doc;
   try {

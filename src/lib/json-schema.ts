@@ -12,15 +12,34 @@
  * with a step budget: it refuses a recursive schema (a `$ref` to a schema it is inside of), one that expands past
  * {@link SCHEMA_LIMITS}, non-local references, and nesting deeper than the limit, each with a readable reason.
  * Nothing it returns or throws carries an internal message ("Maximum call stack size exceeded").
+ *
+ * Each walk also charges the request's work budget (lib/work-budget.ts): schemas, schema objects once expanded,
+ * enum values, characters reached and `$ref`s followed add up across every schema of a request, so many schemas
+ * within the per-schema limits cannot together stall the server.
  */
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { createHash } from 'node:crypto';
+import { currentWorkBudget, withWorkBudget, WorkBudgetExceeded, type WorkBudget } from './work-budget';
 
-const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: true, allowUnionTypes: true });
+// Schemas are checked against the meta-schema by `metaProblem` (ajv's own check of `enum` uniqueness compares
+// every value with every other: 20,000 values took 3.6 s), then compiled without a second check.
+const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false, allowUnionTypes: true });
 addFormats(ajv);
-const cache = new Map<string, ValidateFunction>();
+
+/** A compiled schema and what measuring it cost, so a cached one charges the request the same as a fresh one. */
+interface Compiled {
+  validate: ValidateFunction;
+  cost: SchemaCost;
+  bytes: number;
+}
+/** Compiled schemas by content hash, least recently used first; bounded in entries and in schema bytes. */
+const cache = new Map<string, Compiled>();
 const MAX_CACHED = 256;
+const MAX_CACHED_BYTES = 32 * 1024 * 1024;
+let cachedBytes = 0;
+/** Enums longer than this have their uniqueness checked here (a set) instead of pairwise by the meta-schema. */
+const PAIRWISE_ENUM_MAX = 64;
 
 /**
  * The budget. Schemas count their objects and arrays (a property `{type, description}` is one); real extraction
@@ -47,6 +66,14 @@ export class SchemaError extends Error {
 export interface SchemaSize {
   nodes: number;
   expandedNodes: number;
+}
+
+/** What walking a schema costs in the request's work budget (lib/work-budget.ts). */
+interface SchemaCost {
+  expandedNodes: number;
+  enumValues: number;
+  stringChars: number;
+  refs: number;
 }
 
 export interface SchemaCheck {
@@ -106,8 +133,19 @@ interface Frame {
  * @throws SchemaError with a reason a caller can act on.
  */
 export function measureSchema(schema: unknown): SchemaSize {
+  return withWorkBudget(() => {
+    const { nodes, cost } = walkSchema(schema);
+    return { nodes, expandedNodes: cost.expandedNodes };
+  });
+}
+
+/** {@link measureSchema}, charging the current work budget as it goes (so a spent budget stops the walk). */
+function walkSchema(schema: unknown): { nodes: number; cost: SchemaCost } {
   if (!isContainer(schema) || Array.isArray(schema)) throw new SchemaError('a JSON schema must be an object');
+  const budget = currentWorkBudget();
+  budget?.spend('schemas', 1);
   const nodes = countRaw(schema);
+  const cost: SchemaCost = { expandedNodes: 0, enumValues: 0, stringChars: 0, refs: 0 };
   // Pointers of the schemas the walk is inside of (as sent and as reached through `$ref`s): a `$ref` to one of
   // them would expand forever.
   const active = new Map<string, number>();
@@ -123,6 +161,7 @@ export function measureSchema(schema: unknown): SchemaSize {
     }
     if (!isContainer(frame.value)) continue;
     expanded += 1;
+    budget?.spend('properties', 1);
     if (expanded > SCHEMA_LIMITS.maxExpandedNodes) {
       throw new SchemaError(
         `its $refs expand to more than ${SCHEMA_LIMITS.maxExpandedNodes} schema objects; ` +
@@ -137,10 +176,19 @@ export function measureSchema(schema: unknown): SchemaSize {
     const entries: [string, unknown][] = Array.isArray(frame.value)
       ? frame.value.map((v, i) => [String(i), v])
       : Object.entries(frame.value);
+    const chars = stringChars(entries);
+    cost.stringChars += chars;
+    budget?.spend('string_chars', chars);
     // Pushed last-first so the walk (and the first problem it names) follows the schema's own order.
     for (const [key, child] of entries.reverse()) {
       const pointer = `${frame.pointer}/${escapePointer(key)}`;
+      if (key === 'enum' && Array.isArray(child) && !Array.isArray(frame.value)) {
+        cost.enumValues += child.length;
+        budget?.spend('enum_values', child.length);
+      }
       if (key === '$ref' && typeof child === 'string' && !Array.isArray(frame.value)) {
+        cost.refs += 1;
+        budget?.spend('refs_expanded', 1);
         stack.push(follow(schema, child, frame.pointer, frame.depth + 1, active));
       } else if ((key === '$dynamicRef' || key === '$recursiveRef') && typeof child === 'string') {
         throw new SchemaError(`${key} (at ${frame.pointer}) is not supported; use a local "$ref": "#/$defs/..."`);
@@ -149,7 +197,29 @@ export function measureSchema(schema: unknown): SchemaSize {
       }
     }
   }
-  return { nodes, expandedNodes: expanded };
+  cost.expandedNodes = expanded;
+  return { nodes, cost };
+}
+
+/** Characters of the keys and string values of one schema object (or array) itself, not of its children. */
+function stringChars(entries: [string, unknown][]): number {
+  let chars = 0;
+  for (const [key, value] of entries) {
+    chars += key.length;
+    if (typeof value === 'string') chars += value.length;
+  }
+  return chars;
+}
+
+/** Charges `cost` to the current budget: a schema found in the cache costs the request what walking it would. */
+function charge(budget: WorkBudget | undefined, cost: SchemaCost, bytes: number): void {
+  if (!budget) return;
+  budget.spend('bytes', bytes);
+  budget.spend('schemas', 1);
+  budget.spend('properties', cost.expandedNodes);
+  budget.spend('enum_values', cost.enumValues);
+  budget.spend('string_chars', cost.stringChars);
+  budget.spend('refs_expanded', cost.refs);
 }
 
 /** The frame that walks a `$ref`'s target in place of the reference. */
@@ -195,23 +265,107 @@ function countRaw(schema: unknown): number {
 }
 
 /**
- * Measures `schema` against the budget, then compiles it (cached by content).
+ * Measures `schema` against the budget, then compiles it (cached by content; a cached schema is charged to the
+ * request's work budget like a fresh one, without walking it again).
  * @throws SchemaError with a readable reason when it is over the budget or not a usable JSON schema.
+ * @throws WorkBudgetExceeded when the request's work budget is spent.
  */
 export function compileSchema(schema: Record<string, unknown>): ValidateFunction {
-  const key = createHash('sha256').update(JSON.stringify(schema)).digest('hex');
-  const cached = cache.get(key);
-  if (cached) return cached;
-  measureSchema(schema);
+  return withWorkBudget(() => compiled(schema).validate);
+}
+
+function compiled(schema: Record<string, unknown>): Compiled {
+  const text = JSON.stringify(schema);
+  const budget = currentWorkBudget();
+  const key = createHash('sha256').update(text).digest('hex');
+  const hit = cache.get(key);
+  if (hit) {
+    charge(budget, hit.cost, text.length);
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  budget?.spend('bytes', text.length);
+  const { cost } = walkSchema(schema);
+  const known = withKnownDialect(schema);
+  const problem = metaProblem(known);
+  if (problem) throw new SchemaError(problem);
   let validate: ValidateFunction;
   try {
-    validate = ajv.compile(withKnownDialect(schema));
+    validate = ajv.compile(known);
   } catch (error) {
     throw new SchemaError(readable(error));
   }
-  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value ?? '');
-  cache.set(key, validate);
-  return validate;
+  const entry: Compiled = { validate, cost, bytes: text.length };
+  cache.set(key, entry);
+  cachedBytes += entry.bytes;
+  for (const [oldKey, old] of cache) {
+    if (cache.size <= MAX_CACHED && cachedBytes <= MAX_CACHED_BYTES) break;
+    cache.delete(oldKey);
+    cachedBytes -= old.bytes;
+  }
+  return entry;
+}
+
+/**
+ * Why `schema` breaks the meta-schema, or null. Long `enum`s are checked for duplicates here with a set (linear)
+ * and shown to the meta-schema as their first value, since its `uniqueItems` compares every pair.
+ */
+function metaProblem(schema: Record<string, unknown>): string | null {
+  let duplicate: string | null = null;
+  const shown = shrinkEnums(schema, (at, values) => {
+    const seen = new Set<string>();
+    for (const value of values) {
+      const key = typeof value === 'string' ? `s${value}` : `j${JSON.stringify(value)}`;
+      if (seen.has(key)) {
+        duplicate ??= `schema is invalid: data${at}/enum must NOT have duplicate items (${JSON.stringify(value).slice(0, 100)})`;
+        return;
+      }
+      seen.add(key);
+    }
+  });
+  if (duplicate) return duplicate;
+  if (ajv.validateSchema(shown as Record<string, unknown>) === true) return null;
+  return readable(new Error(`schema is invalid: ${ajv.errorsText(ajv.errors)}`));
+}
+
+/** A copy of `schema` whose enums longer than {@link PAIRWISE_ENUM_MAX} are cut to one value (after `check`). */
+function shrinkEnums(value: unknown, check: (at: string, values: unknown[]) => void, at = ''): unknown {
+  if (!isContainer(value)) return value;
+  if (Array.isArray(value)) return value.map((v, i) => shrinkEnums(v, check, `${at}/${i}`));
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (key === 'enum' && Array.isArray(child) && child.length > PAIRWISE_ENUM_MAX) {
+      check(at, child);
+      out[key] = child.slice(0, 1);
+    } else {
+      out[key] = shrinkEnums(child, check, `${at}/${escapePointer(key)}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Measures `schema` and checks it against the meta-schema without compiling it: what a skill bundle's schemas
+ * get when the bundle is read, so a bundle of many schemas is not compiled up front; each is compiled (once,
+ * cached) when something first validates with it.
+ * @returns why it cannot be used, or null.
+ * @throws WorkBudgetExceeded when the request's work budget is spent.
+ */
+export function schemaShapeProblem(schema: unknown): string | null {
+  if (!isContainer(schema) || Array.isArray(schema)) return 'a JSON schema must be an object';
+  return withWorkBudget(() => {
+    try {
+      const text = JSON.stringify(schema);
+      currentWorkBudget()?.spend('bytes', text.length);
+      walkSchema(schema);
+      return metaProblem(withKnownDialect(schema));
+    } catch (error) {
+      if (error instanceof SchemaError) return error.message;
+      if (error instanceof RangeError) return 'it is nested too deeply';
+      throw error;
+    }
+  });
 }
 
 /**
@@ -236,6 +390,7 @@ export function schemaProblem(schema: unknown): string | null {
     compileSchema(schema);
     return null;
   } catch (error) {
+    if (error instanceof WorkBudgetExceeded) throw error;
     return error instanceof SchemaError ? error.message : 'it could not be compiled';
   }
 }

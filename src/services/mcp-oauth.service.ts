@@ -79,6 +79,9 @@ const REQUEST_TTL_S = 600;
 const secret = (prefix = ''): string => `${prefix}${randomBytes(32).toString('base64url')}`;
 const nowS = (): number => Math.floor(Date.now() / 1000);
 
+/** Redeemed codes remembered for replay detection (their lifetime is minutes; this bounds a burst). */
+const MAX_REDEEMED_CODES = 10_000;
+
 export function createMcpOAuthService(deps: { store: OAuthStore; settings: McpOAuthSettings }): McpOAuthService {
   const { store, settings } = deps;
 
@@ -98,6 +101,34 @@ export function createMcpOAuthService(deps: { store: OAuthStore; settings: McpOA
       refresh_token: refresh,
     };
   }
+
+  /**
+   * Codes already exchanged, by hash, until they would have expired: a code that comes back was copied, and the
+   * tokens issued for it are revoked (OAuth 2.1 §4.1.3). Kept in this process (a code is redeemed on the replica
+   * that issued its tokens; a replay on another replica is refused but does not revoke), bounded by the codes'
+   * short lifetime and by {@link MAX_REDEEMED_CODES}.
+   */
+  const redeemed = new Map<string, { grantId: string; expiresAt: number }>();
+  const rememberRedeemed = (hash: string, grantId: string, expiresAt: number): void => {
+    const now = nowS();
+    for (const [key, entry] of redeemed) {
+      if (entry.expiresAt > now && redeemed.size < MAX_REDEEMED_CODES) break;
+      redeemed.delete(key);
+    }
+    redeemed.set(hash, { grantId, expiresAt });
+  };
+
+  /** When `hash` is a code already exchanged: revokes what it was exchanged for and refuses. */
+  const refuseReplay = async (hash: string): Promise<void> => {
+    const replayed = redeemed.get(hash);
+    if (!replayed || replayed.expiresAt <= nowS()) return;
+    redeemed.delete(hash);
+    await store.revokeGrant(replayed.grantId, nowS());
+    throw new OAuthGrantError(
+      'invalid_grant',
+      'The authorization code was already used; the tokens issued for it are revoked. Sign in again.',
+    );
+  };
 
   const checkResource = (granted: string, asked: string | undefined): void => {
     if (asked !== undefined && asked !== granted) {
@@ -182,6 +213,8 @@ export function createMcpOAuthService(deps: { store: OAuthStore; settings: McpOA
 
     async challengeFor(clientId, code) {
       const record = await store.getCode(sha256Hex(code), nowS());
+      // The token endpoint asks for the PKCE challenge first: a replayed code is caught here.
+      if (!record) await refuseReplay(sha256Hex(code));
       if (!record || record.clientId !== clientId) {
         throw new OAuthGrantError('invalid_grant', 'The authorization code is unknown, expired or already used.');
       }
@@ -189,10 +222,13 @@ export function createMcpOAuthService(deps: { store: OAuthStore; settings: McpOA
     },
 
     async exchangeCode(clientId, code, redirectUri, resource) {
-      const record = await store.takeCode(sha256Hex(code), nowS());
+      const hash = sha256Hex(code);
+      const record = await store.takeCode(hash, nowS());
+      if (!record) await refuseReplay(hash);
       if (!record || record.clientId !== clientId) {
         throw new OAuthGrantError('invalid_grant', 'The authorization code is unknown, expired or already used.');
       }
+      rememberRedeemed(hash, record.grantId, record.expiresAt);
       if (redirectUri !== undefined && redirectUri !== record.redirectUri) {
         throw new OAuthGrantError('invalid_grant', 'redirect_uri differs from the one the code was issued for.');
       }

@@ -7,7 +7,7 @@ import type { AmountMention } from './amount-mentions';
 import type { FieldSemantics } from './field-semantics';
 import { foundIn, type FoundValue } from './found-value';
 import type { LayoutIndex } from './layout-index';
-import { findLabels, textAfter } from './label-matcher';
+import { findLabels, labelPieces, rowPieces, textAfter } from './label-matcher';
 import { alnumUpper, splitIdentifier } from './text-normalize';
 
 /** The enum value printed on a row carrying the field's label, or alone on a row of its own. */
@@ -18,10 +18,11 @@ export function findEnum(index: LayoutIndex, field: FieldSemantics, values: unkn
     phrases.set(String(v).toLowerCase(), v);
     if (typeof v === 'string') phrases.set(splitIdentifier(v).join(' '), v);
   }
+  const candidates = enumCandidates([...phrases.keys()]);
   let best: { found: FoundValue; score: number } | undefined;
   for (const row of index.rows) {
     const labelled = findLabels(row, field.labels).length > 0;
-    for (const hit of findLabels(row, [...phrases.keys()])) {
+    for (const hit of findLabels(row, candidates(row))) {
       // Without the field's label, only a value printed on a line of its own (a title like `REFUND`) counts.
       const alone = alnumUpper(row.text) === alnumUpper(hit.phrase);
       if (!labelled && !alone) continue;
@@ -32,6 +33,34 @@ export function findEnum(index: LayoutIndex, field: FieldSemantics, values: unkn
     }
   }
   return best?.found;
+}
+
+/** Enums up to this size are matched whole against each row (one-letter OCR slips anywhere tolerated). */
+const SCANNED_ENUM_MAX = 64;
+
+/**
+ * The phrases worth matching against a row. A long enum is indexed by its phrases' first word, and a row is only
+ * matched against the phrases whose first word it contains, so matching costs the row's words plus the few
+ * phrases that can match, not every row times every value (150,000 values held the server for 71 s). The price:
+ * a long enum's first word must be printed exactly (later words still tolerate one-letter slips).
+ */
+function enumCandidates(phrases: string[]): (row: LayoutIndex['rows'][number]) => string[] {
+  if (phrases.length <= SCANNED_ENUM_MAX) return () => phrases;
+  const byFirstWord = new Map<string, string[]>();
+  for (const phrase of phrases) {
+    const first = labelPieces(phrase)[0];
+    if (first === undefined) continue;
+    const list = byFirstWord.get(first) ?? [];
+    list.push(phrase);
+    byFirstWord.set(first, list);
+  }
+  return (row) => {
+    const out = new Set<string>();
+    for (const piece of rowPieces(row)) {
+      for (const phrase of byFirstWord.get(piece.t) ?? []) out.add(phrase);
+    }
+    return [...out];
+  };
 }
 
 const TRUE_RE = /^(yes|y|true|ok|paid|✓|✔|☑|\[x\])\b/i;

@@ -65,6 +65,9 @@ function resolveName(name: string, party: Party | undefined, inTable: boolean): 
   return 'text';
 }
 
+/** Characters of a field's description read to classify it. */
+const DESCRIPTION_READ_CHARS = 1000;
+
 /**
  * Classifies a field. `ancestors` are the metas of the enclosing objects and arrays, outermost first; `inTable`
  * says the field is a column of an array of objects.
@@ -77,7 +80,12 @@ export function describeField(
   const { format, inTable } = context;
   const name = phraseOf(meta.key);
   const title = (meta.title ?? '').toLowerCase();
-  const description = (meta.description ?? '').toLowerCase().replace(/[^a-z0-9#\s-]/g, ' ');
+  // Only a description's opening is read for the field's role and party: the words that matter come first, and
+  // reading all of a 400 KB description for each of 2,000 fields that share it was most of a request's 94 s.
+  const description = (meta.description ?? '')
+    .slice(0, DESCRIPTION_READ_CHARS)
+    .toLowerCase()
+    .replace(/[^a-z0-9#\s-]/g, ' ');
   const parents = ancestors.map((a) => phraseOf(a.key)).join(' ');
   const named = roleFrom(name) ?? roleFrom(phraseOf(meta.title));
   let role = named ?? roleFrom(description) ?? 'text';

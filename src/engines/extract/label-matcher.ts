@@ -39,13 +39,21 @@ export function rowPieces(row: Row): Piece[] {
 }
 
 const phraseCache = new Map<string, string[]>();
+/** Bounded: enum values are caller text (a long enum would otherwise keep every value here for good). */
+const PHRASE_CACHE_MAX = 10_000;
 function phrasePieces(phrase: string): string[] {
   let pieces = phraseCache.get(phrase);
   if (!pieces) {
-    pieces = (phrase.toLowerCase().match(/[a-z0-9/%@.&]+|#/g) ?? []).map((p) => p.replace(/^[./]+|[./]+$/g, ''));
+    pieces = labelPieces(phrase);
+    if (phraseCache.size >= PHRASE_CACHE_MAX) phraseCache.clear();
     phraseCache.set(phrase, pieces);
   }
   return pieces;
+}
+
+/** A phrase's lower-case pieces, split as row text is (`rowPieces`). */
+export function labelPieces(phrase: string): string[] {
+  return (phrase.toLowerCase().match(/[a-z0-9/%@.&]+|#/g) ?? []).map((p) => p.replace(/^[./]+|[./]+$/g, ''));
 }
 
 /** Every occurrence of any of `phrases` in `row`; longer phrases win where two overlap. */

@@ -12,7 +12,8 @@
  * gateway fast lane).
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, PayloadTooLargeError, RequestValidationError } from '../../domain/errors';
+import { AppError, PayloadTooLargeError, RequestValidationError, WorkBudgetExceededError } from '../../domain/errors';
+import { WorkBudgetExceeded } from '../../lib/work-budget';
 import type { Logger } from '../../lib/logger';
 import { errorHeaders, renderErrorBody, surfaceOfPath, type ErrorResponder } from '../../wire/error-body';
 import { sendJson, sendLastResort } from '../send-json';
@@ -78,6 +79,9 @@ function internalError(): AppError {
 /** Known errors, including the body parser's, as AppErrors; null for anything unexpected. */
 function toAppError(error: unknown, maxJsonBytes: number): AppError | null {
   if (error instanceof AppError) return error;
+  if (error instanceof WorkBudgetExceeded) {
+    return new WorkBudgetExceededError(error.message, error.limit, error.allowed, error.caller === 'anonymous');
+  }
   // The router decoding a path parameter (`/v1/files/%`, `%zz`): the client's bytes, not a server fault.
   if (error instanceof URIError) {
     return new AppError(400, {

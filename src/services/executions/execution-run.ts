@@ -88,6 +88,12 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
     // The hold taken at acceptance (or, for a run resumed after a restart, when it started again) is settled.
     const hold = holds.get(execution.id);
     holds.delete(execution.id);
+    // A run another worker took over (its attempts moved on) is that worker's to charge: a late finish charges
+    // nothing and gives its hold back, so the run is billed once whichever worker finishes it.
+    if (await takenOver(execution)) {
+      hold?.release();
+      return null;
+    }
     let cost: Awaited<ReturnType<ExecutionBilling['charge']>> | null = null;
     try {
       if (bill) cost = hold ? await hold.settle(charge) : await deps.billing.charge(execution.orgId, charge);

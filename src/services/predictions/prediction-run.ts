@@ -285,22 +285,30 @@ export function createPredictionRunner(deps: PredictionsServiceDeps, held: Queue
         const check = checkAgainstSchema(schema, stripMetadata(output.response));
         if (!check.valid) notes.push(`Output does not fully satisfy the schema (${check.errors.join('; ')}).`);
       }
-      // The work is done: debit what it read (the hold is given back on any failure up to here).
+      // The work is done. The finishing write is the claim (guarded by `attempts`): only the worker whose write is
+      // accepted debits what it read, so a run another worker took over is charged once, by whichever finishes it;
+      // a late finish gives its hold back (the hold is given back on any failure up to here too).
       const credits = Math.max(0, Math.round(output.credits));
-      if (credits > 0) await hold?.settle(credits, `extraction ${running.model} ${running.id}`);
-      else hold?.release();
+      const settling = hold;
       hold = null;
-      finished = await store.transition(
-        running.id,
-        ['running'],
-        'completed',
-        {
-          response: output.response,
-          usage: usageOf(output, notes),
-          completedAt: new Date(),
-        },
-        running.attempts,
-      );
+      try {
+        finished = await store.transition(
+          running.id,
+          ['running'],
+          'completed',
+          {
+            response: output.response,
+            usage: usageOf(output, notes),
+            completedAt: new Date(),
+          },
+          running.attempts,
+        );
+      } catch (error) {
+        settling?.release();
+        throw error;
+      }
+      if (finished && credits > 0) await settling?.settle(credits, `extraction ${running.model} ${running.id}`);
+      else settling?.release();
     } catch (error) {
       hold?.release();
       failure = error instanceof Error ? error : new Error(String(error));

@@ -8,7 +8,8 @@
 import { InvalidSkillBundleError } from '../../domain/errors';
 import type { ParsedSkill, SkillConfig, SkillFileEntry } from '../../domain/skill';
 import { parseBoundedYaml, type YamlLimits } from '../../lib/bounded-yaml';
-import { schemaProblem } from '../../lib/json-schema';
+import { schemaShapeProblem } from '../../lib/json-schema';
+import { WorkBudgetExceeded } from '../../lib/work-budget';
 import type { BundleEntry } from './skill-bundle';
 import { parseStateDiagram } from './state-diagram';
 
@@ -114,6 +115,7 @@ export function parseSkillMd(data: Buffer): { frontMatter: Record<string, unknow
   try {
     frontMatter = parseBoundedYaml(match[1] ?? '', FRONT_MATTER_LIMITS);
   } catch (error) {
+    if (error instanceof WorkBudgetExceeded) throw error;
     throw new InvalidSkillBundleError(
       'invalid_skill_md',
       'SKILL.md',
@@ -134,7 +136,8 @@ function parseSchema(entry: string, data: Buffer): Record<string, unknown> {
     throw new InvalidSkillBundleError('invalid_schema', entry, `not JSON (${firstLine(error)})`);
   }
   if (!isObject(schema)) throw new InvalidSkillBundleError('invalid_schema', entry, 'a JSON Schema must be an object');
-  const problem = schemaProblem(schema);
+  // Measured and checked now, compiled when first used (a bundle may hold many schemas; each compiles once, cached).
+  const problem = schemaShapeProblem(schema);
   if (problem) throw new InvalidSkillBundleError('invalid_schema', entry, `not a usable JSON Schema: ${problem}`);
   return schema;
 }
@@ -144,6 +147,7 @@ function parseConfig(entry: string, data: Buffer): SkillConfig {
   try {
     doc = parseBoundedYaml(data.toString('utf8'), CONFIG_LIMITS);
   } catch (error) {
+    if (error instanceof WorkBudgetExceeded) throw error;
     throw new InvalidSkillBundleError('invalid_prism_yaml', entry, `not usable YAML (${firstLine(error)})`);
   }
   const fail = (why: string): never => {
