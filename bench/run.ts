@@ -14,6 +14,7 @@ import { ocrBenchmarks } from './ocr.bench';
 import { pdfBenchmarks } from './pdf.bench';
 import { predictionBenchmarks } from './predictions.bench';
 import { receiptsBenchmarks } from './receipts-cv';
+import { readerBenchmarks } from './reader';
 import { runsBenchmarks } from './runs.bench';
 import { skillsBenchmarks } from './skills.bench';
 import { storesBenchmarks } from './stores.bench';
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
   if (asked.length === 0 || asked.includes('decisions')) notes.push(...(await decisionBenchmarks()));
   if (asked.length === 0 || asked.includes('evaluations')) notes.push(...(await evaluationBenchmarks()));
   if (asked.length === 0 || asked.includes('receipts')) notes.push((await receiptsBenchmarks()).join('\n'));
+  if (asked.length === 0 || asked.includes('reader')) notes.push((await readerBenchmarks()).join('\n'));
   if (asked.length === 0 || asked.includes('workers')) notes.push(...(await workersBenchmarks()));
   printResults(results);
   for (const note of notes) console.log(`\n${note}`);

@@ -15,6 +15,7 @@ import { proposeSchema } from './schema-proposer';
 import { findTableItems } from './table.finder';
 import type { NameWeights } from './issuer-weights';
 import { withRulesOff } from './rule-switches';
+import { fitToSchema } from './schema-fit';
 
 /** Options of one extraction. */
 export interface ExtractOptions {
@@ -134,7 +135,8 @@ export function extractFromLayout(
     result: { data: {}, confidence: {}, grounding: {} },
     options,
   };
-  if (root.kind === 'object') walk.result.data = extractObject(walk, root, '', []);
+  if (root.kind === 'object')
+    walk.result.data = fitToSchema(schema, extractObject(walk, root, '', [])) as Record<string, unknown>;
   else walk.result.data = { value: extractNode(walk, root, 'value', []) };
   return walk.result;
 }
