@@ -135,9 +135,11 @@ export function extractFromLayout(
     result: { data: {}, confidence: {}, grounding: {} },
     options,
   };
-  if (root.kind === 'object')
-    walk.result.data = fitToSchema(schema, extractObject(walk, root, '', [])) as Record<string, unknown>;
-  else walk.result.data = { value: extractNode(walk, root, 'value', []) };
+  const data = root.kind === 'object' ? extractObject(walk, root, '', []) : undefined;
+  walk.result.data =
+    data !== undefined
+      ? (fitToSchema(schema, data) as Record<string, unknown>)
+      : { value: extractNode(walk, root, 'value', []) };
   return walk.result;
 }
 
