@@ -23,6 +23,8 @@ export interface LayoutSource {
   pre: string;
   refresh: boolean;
   ppocr: Record<string, number | boolean>;
+  /** When given, each fresh read's wall time (ms) is appended here. */
+  timings?: number[];
 }
 
 /** tesseract.js blocks → one LayoutPage (lines sorted top to bottom), boxes divided by `scale`. */
@@ -162,6 +164,7 @@ export async function layoutsFor(args: LayoutSource, ids: string[]): Promise<Map
       const ms = Date.now() - started;
       const cpuMs = Math.round((used.user + used.system) / 1000);
       timings.push(ms);
+      args.timings?.push(ms);
       cpuTimes.push(cpuMs);
       console.error(`ocr ${id} ${ms} ms, CPU ${cpuMs} ms`);
       fs.writeFileSync(cached, JSON.stringify(layout));

@@ -28,6 +28,7 @@ import { predictionBenchmarks } from './predictions.bench';
 import { receiptsBenchmarks } from './receipts-cv';
 import { renderBenchmarksDoc } from './render-docs';
 import { writeResults, runHeader, type BenchResults, type GroupRecord } from './results-file';
+import { readerBenchmarks } from './reader';
 import { runsBenchmarks } from './runs.bench';
 import { skillsBenchmarks } from './skills.bench';
 import { storesBenchmarks } from './stores.bench';
@@ -58,6 +59,7 @@ const GROUPS: Record<string, () => Promise<GroupOutcome>> = {
   decisions: decisionBenchmarks,
   evaluations: evaluationBenchmarks,
   receipts: async () => [(await receiptsBenchmarks()).join('\n')],
+  reader: async () => [(await readerBenchmarks()).join('\n')],
   workers: workersBenchmarks,
 };
 

@@ -2,6 +2,9 @@
  * Converts a found value to the type its schema node asks for: numbers parsed from their printed form
  * (`1,234.50` → 1234.5), integers only when the printed number is whole, ISO forms for `format: date` and
  * `date-time`, enum values only when they are members. A value that does not fit becomes null rather than a guess.
+ * `format: date-time` needs a full RFC 3339 time with an offset: a receipt prints a wall-clock time (or none) and no
+ * zone, so the answer is that wall clock written as `Z` (`2018-03-14T13:45:00Z`, `T00:00:00Z` when no time is
+ * printed); a caller that knows the shop's zone reads it as local time.
  */
 import type { FoundValue } from './found-value';
 import type { ScalarNode } from './schema-model';
@@ -12,14 +15,22 @@ function asNumber(found: FoundValue): number | undefined {
   return parseNumber(found.text);
 }
 
+/** `YYYY-MM-DD` plus an optional `HH:MM[:SS]` → an RFC 3339 date-time (seconds filled, offset `Z`). */
+export function rfc3339(date: string, time: string | undefined): string {
+  const clock = time && /^\d{2}:\d{2}(:\d{2})?/.test(time) ? time.slice(0, 8) : '00:00:00';
+  return `${date}T${clock.length === 5 ? `${clock}:00` : clock}Z`;
+}
+
 function asDate(found: FoundValue, withTime: boolean): string | undefined {
   const parsed = typeof found.parsed === 'string' ? found.parsed : undefined;
   if (parsed && /^\d{4}-\d{2}-\d{2}/.test(parsed)) {
-    return withTime || parsed.length === 10 ? parsed : parsed.slice(0, 10);
+    if (!withTime) return parsed.slice(0, 10);
+    if (/(Z|[+-]\d{2}:\d{2})$/.test(parsed) && parsed.length > 10) return parsed;
+    return rfc3339(parsed.slice(0, 10), parsed.length > 11 ? parsed.slice(11) : undefined);
   }
   const d = findDates(found.text)[0];
   if (!d) return undefined;
-  return withTime && d.value.time ? `${isoDate(d.value)}T${d.value.time}` : isoDate(d.value);
+  return withTime ? rfc3339(isoDate(d.value), d.value.time) : isoDate(d.value);
 }
 
 /** The JSON value for `node`, or undefined when `found` cannot honestly be expressed in that type. */

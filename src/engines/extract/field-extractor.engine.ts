@@ -15,6 +15,7 @@ import { proposeSchema } from './schema-proposer';
 import { findTableItems } from './table.finder';
 import type { NameWeights } from './issuer-weights';
 import { withRulesOff } from './rule-switches';
+import { fitToSchema } from './schema-fit';
 
 /** Options of one extraction. */
 export interface ExtractOptions {
@@ -134,8 +135,11 @@ export function extractFromLayout(
     result: { data: {}, confidence: {}, grounding: {} },
     options,
   };
-  if (root.kind === 'object') walk.result.data = extractObject(walk, root, '', []);
-  else walk.result.data = { value: extractNode(walk, root, 'value', []) };
+  const data = root.kind === 'object' ? extractObject(walk, root, '', []) : undefined;
+  walk.result.data =
+    data !== undefined
+      ? (fitToSchema(schema, data) as Record<string, unknown>)
+      : { value: extractNode(walk, root, 'value', []) };
   return walk.result;
 }
 

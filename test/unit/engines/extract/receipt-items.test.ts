@@ -69,7 +69,7 @@ describe('hub receipt schema on a receipt whose items print the name above the n
   it('fills every field the receipt prints and leaves the rest null', () => {
     expect(extractFromLayout(layout, HUB_RECEIPT, {}).data).toEqual({
       receipt_id: '000451',
-      transaction_date: '2019-02-14T19:05:33',
+      transaction_date: '2019-02-14T19:05:33Z',
       merchant_name: 'RESTORAN SELERA KAMPUNG',
       merchant_address: {
         street: 'NO 3, JALAN SS 2/24',

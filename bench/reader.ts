@@ -1,0 +1,114 @@
+/**
+ * The reader bench: how well each OCR engine setting reads the SROIE development receipts, against the dataset's
+ * line-level text truth (`ocr-truth/<ID>.csv`), apart from any field rule. Prints one table row per setting and
+ * folder (word precision / recall / F1, line detection recall, CER per found line; see reader-metrics.ts) and each
+ * setting's read time per receipt.
+ *
+ *   npm run bench -- reader                       # ppocr and tesseract on sroie-dev and sroie-dev2
+ *   npx tsx bench/reader.ts [--engines ppocr,tesseract,ensemble] [--refresh] [--cache DIR]
+ *
+ * Layouts are read through the service's own OCR path (`createLocalEngines().layoutFromImage`) and cached as JSON
+ * per setting under `--cache` (default /tmp/sroie-reader); `--refresh` reads every image again (needed after a change
+ * to the reader). The truth is only ever read here, never by the reader.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { OcrEngineKind } from '../src/engines/ocr/ocr.engine';
+import { layoutsFor } from './receipt-layouts';
+import { addCounts, NO_COUNTS, parseTruthCsv, readerFigures, scoreReading, type ReaderCounts } from './reader-metrics';
+
+interface Args {
+  engines: OcrEngineKind[];
+  cache: string;
+  refresh: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { engines: ['ppocr', 'tesseract'], cache: '/tmp/sroie-reader', refresh: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    const flag = argv[i];
+    const value = (): string => argv[++i] ?? '';
+    if (flag === '--engines') args.engines = value().split(',') as OcrEngineKind[];
+    else if (flag === '--cache') args.cache = path.resolve(value());
+    else if (flag === '--refresh') args.refresh = true;
+  }
+  return args;
+}
+
+/** The SROIE folders that hold images and OCR truth, beside the checkout or under PRISM_TEST_SHARED_DIR. */
+function readerFolders(): string[] {
+  const root = process.env['PRISM_TEST_SHARED_DIR'] ?? path.resolve(__dirname, '../../shared');
+  return ['sroie-dev', 'sroie-dev2']
+    .map((name) => path.join(root, 'data', name))
+    .filter((dir) => fs.existsSync(path.join(dir, 'ocr-truth')) && fs.existsSync(path.join(dir, 'images')));
+}
+
+const pct = (v: number): string => v.toFixed(3);
+
+/** The table rows for each engine setting and folder, plus the all-receipts row. */
+export async function readerTable(args: Args): Promise<string[]> {
+  const folders = readerFolders();
+  if (folders.length === 0) return ['reader: skipped, no SROIE folder with ocr-truth/ (set PRISM_TEST_SHARED_DIR)'];
+  const rows = [
+    '| setting | folder | receipts | word P | word R | word F1 | line recall | CER (found lines) | read ms p50 |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const engine of args.engines) {
+    let all: ReaderCounts = NO_COUNTS;
+    let receipts = 0;
+    const times: number[] = [];
+    for (const dir of folders) {
+      const ids = fs
+        .readdirSync(path.join(dir, 'ocr-truth'))
+        .filter((f) => f.endsWith('.csv'))
+        .map((f) => f.slice(0, -4))
+        .sort();
+      const layouts = await layoutsFor(
+        {
+          data: dir,
+          cache: path.join(args.cache, path.basename(dir)),
+          ocr: 'engine',
+          engine,
+          pre: 'none',
+          refresh: args.refresh,
+          ppocr: {},
+          timings: times,
+        },
+        ids,
+      );
+      let counts: ReaderCounts = NO_COUNTS;
+      for (const id of ids) {
+        const truth = parseTruthCsv(fs.readFileSync(path.join(dir, 'ocr-truth', `${id}.csv`), 'utf8'));
+        const layout = layouts.get(id);
+        if (layout) counts = addCounts(counts, scoreReading(truth, layout));
+      }
+      all = addCounts(all, counts);
+      receipts += ids.length;
+      const f = readerFigures(counts);
+      rows.push(
+        `| ${engine} | ${path.basename(dir)} | ${ids.length} | ${pct(f.precision)} | ${pct(f.recall)} | ${pct(f.f1)} | ${pct(f.lineRecall)} | ${pct(f.cer)} | |`,
+      );
+    }
+    const f = readerFigures(all);
+    const sorted = [...times].sort((a, b) => a - b);
+    const p50 = sorted.length > 0 ? String(sorted[Math.ceil(sorted.length / 2) - 1]) : 'cached';
+    rows.push(
+      `| **${engine}** | **all** | ${receipts} | ${pct(f.precision)} | ${pct(f.recall)} | **${pct(f.f1)}** | ${pct(f.lineRecall)} | ${pct(f.cer)} | ${p50} |`,
+    );
+  }
+  return rows;
+}
+
+/** `npm run bench -- reader`. */
+export async function readerBenchmarks(): Promise<string[]> {
+  return ['reader (word F1 against SROIE line-level text truth):', ...(await readerTable(parseArgs([])))];
+}
+
+if (require.main === module) {
+  readerTable(parseArgs(process.argv.slice(2)))
+    .then((rows) => console.log(rows.join('\n')))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    });
+}
