@@ -31,7 +31,7 @@ import {
   type PlannerTask,
   type ToolContext,
 } from './sdk';
-import type { ToolRegistry } from './tool-registry';
+import { invokeTool, type ToolRegistry } from './tool-registry';
 import { CHAT_SYSTEM_PROMPT, describeTask, SYSTEM_PROMPT, type SkillBrief } from './transcript';
 
 export type { SkillBrief };
@@ -140,7 +140,12 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
             return { output: null, error: `Tool '${call.name}' needs a person's approval, which this run cannot ask.` };
           }
           try {
-            return { output: await deps.tools.invoke(call.name, call.arguments, ctx), error: null };
+            // A tool of this run only (a remote MCP server's) is not in the registry: it runs by the same rules.
+            const output =
+              deps.tools.get(call.name) === tool
+                ? await deps.tools.invoke(call.name, call.arguments, ctx)
+                : await invokeTool(tool, call.arguments, ctx);
+            return { output, error: null };
           } catch (error) {
             if (controller.signal.aborted) throw error;
             return { output: null, error: safeMessage(error) };

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseS3BlobUrl, type S3Location } from '../blobs/s3-location';
 import type { Tier } from '../domain/account';
+import { parseSecretsKey } from '../lib/secret-box';
 
 const MIB = 1024 * 1024;
 
@@ -137,6 +138,13 @@ const envSchema = z.object({
   PRISM_AGENT_MAX_STEPS: z.coerce.number().int().min(1).max(200).default(24),
   PRISM_AGENT_DEADLINE_S: positiveInt(600),
   PRISM_AGENT_PAUSE_TTL_S: positiveInt(24 * 3600),
+  PRISM_SECRETS_KEY: z
+    .string()
+    .refine((v) => parseSecretsKey(v) !== null, 'must be 64 hex digits or the base64 of 32 bytes')
+    .optional(),
+  PRISM_AGENT_MCP_TIMEOUT_S: z.coerce.number().positive().max(600).default(30),
+  PRISM_AGENT_MCP_MAX_BYTES: positiveInt(4 * MIB),
+  PRISM_AGENT_MCP_MAX_CALLS: positiveInt(50),
   PRISM_DECISION_FRAME_BYTES: positiveInt(8 * 1024 * 1024),
   PRISM_DECISION_IDLE_S: z.coerce.number().positive().default(60),
   PRISM_DECISION_BUFFER_BYTES: positiveInt(1024 * 1024),
@@ -264,6 +272,12 @@ export interface Config {
   /** Agent executions: most planner steps per run, and the total deadline of one run. */
   /** `pauseTtlMs`: how long a paused run waits for a person before it fails (PRISM_AGENT_PAUSE_TTL_S). */
   agents: { maxSteps: number; deadlineMs: number; pauseTtlMs: number };
+  /**
+   * Remote MCP servers as agent tools (docs/agents.md): the key that seals their secrets (PRISM_SECRETS_KEY; none:
+   * servers with a key cannot be registered), the default limit of one call, the cap on one answer, and the most
+   * calls to remote servers one run makes.
+   */
+  agentMcp: { secretsKey: Buffer | undefined; timeoutMs: number; maxBytes: number; maxCallsPerRun: number };
   engines: {
     ocrWorkers: number;
     /** Which OCR reads images (`tesseract`, `ppocr` or `ensemble`). */
@@ -438,6 +452,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxSteps: e.PRISM_AGENT_MAX_STEPS,
       deadlineMs: e.PRISM_AGENT_DEADLINE_S * 1000,
       pauseTtlMs: e.PRISM_AGENT_PAUSE_TTL_S * 1000,
+    },
+    agentMcp: {
+      secretsKey: e.PRISM_SECRETS_KEY ? (parseSecretsKey(e.PRISM_SECRETS_KEY) ?? undefined) : undefined,
+      timeoutMs: Math.round(e.PRISM_AGENT_MCP_TIMEOUT_S * 1000),
+      maxBytes: e.PRISM_AGENT_MCP_MAX_BYTES,
+      maxCallsPerRun: e.PRISM_AGENT_MCP_MAX_CALLS,
     },
     engines: {
       ocrWorkers: e.PRISM_OCR_WORKERS,

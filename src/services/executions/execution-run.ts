@@ -228,12 +228,19 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       // The runtime listens for aborts from its start on; one that came while the task was built stops it here.
       if (controller.signal.aborted) throw new RunFailure('The run was cancelled.', []);
       const tools = selectRunTools(deps.tools, execution.request.tools, toolsetsOf(execution.request.toolsets, skills));
+      // Remote MCP servers' tools join the run, read from each server now (a resumed run reads them again).
+      const remote = deps.mcpServers
+        ? await deps.mcpServers.toolsForRun(execution.orgId, execution.request.mcpServers ?? [])
+        : { tools: [], unavailable: [] };
+      tools.push(...remote.tools);
       const context = (signal: ToolContext['signal']): ToolContext =>
         deps.toolContext.create(principal, { executionId: execution.id, signal, skills });
 
       const programSkill = skills[0];
       // A replayed program runs its tools without the loop, so it cannot stop to ask a person first.
+      // (Nor can it call remote MCP servers' tools, which belong to one run: such runs are never programs either.)
       const asksPerson =
+        remote.tools.length > 0 ||
         (execution.request.requireApproval ?? []).length > 0 ||
         tools.some((t) => t.needsApproval) ||
         Object.keys(questionsOf(skills)).length > 0;
@@ -241,7 +248,10 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       let programNote: string | null = null;
       if (execution.request.mode === 'program' && !resume) {
         if (asksPerson) {
-          programNote = 'the run asks a person before some steps, and a replayed program cannot pause';
+          programNote =
+            remote.tools.length > 0
+              ? "the run uses remote MCP servers' tools, which a replayed program does not call"
+              : 'the run asks a person before some steps, and a replayed program cannot pause';
         } else if (!resolved.programCapable) {
           programNote = `program mode runs only on prism-orion-2 (this run's model is ${execution.request.model})`;
         } else if (!programSkill) {
@@ -295,6 +305,9 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       const steps = result.trace.map((entry, index) => ({ ...entry, index }));
       if (result.pause) return await pauseRun(execution, result.pause, steps);
       const notes: string[] = [];
+      if (remote.unavailable.length > 0) {
+        notes.push(`Some MCP servers could not be used: ${remote.unavailable.join('; ')}.`);
+      }
       if (programNote) notes.push(`Program mode did not engage: ${programNote}; the agent loop ran instead.`);
       if (resolved.planner.kind === 'deterministic') notes.push(DETERMINISTIC_MESSAGE);
       if (result.schemaErrors.length > 0) {
