@@ -12,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { safeFetch, SafeFetchError } from './safe-fetch';
+import { withTraceHeaders } from './tracing';
 
 export interface RemoteMcpTarget {
   url: string;
@@ -148,7 +149,7 @@ function boundedFetch(target: RemoteMcpTarget, deadline: number, failures: SafeF
         maxBytes: target.maxBytes,
         timeoutMs: remaining,
         method: 'POST',
-        headers: { ...headersOf(init?.headers), ...target.headers },
+        headers: withTraceHeaders({ ...headersOf(init?.headers), ...target.headers }),
         body: typeof init?.body === 'string' ? init.body : '',
         followRedirects: false,
       });

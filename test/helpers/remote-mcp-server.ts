@@ -15,6 +15,8 @@ export interface RemoteMcpServer {
   calls: { name: string; args: Record<string, unknown> }[];
   /** Requests refused for a missing or wrong key. */
   refused: number;
+  /** The `traceparent` header of each request that carried one. */
+  traceparents: string[];
   close(): Promise<void>;
 }
 
@@ -22,6 +24,7 @@ export async function startRemoteMcpServer(options: { key: string; hugeBytes: nu
   const calls: RemoteMcpServer['calls'] = [];
   const hanging = new Set<() => void>();
   let refused = 0;
+  const traceparents: string[] = [];
   const build = (): McpServer => {
     const server = new McpServer({ name: 'tickets', version: '1.0.0' });
     server.registerTool(
@@ -48,6 +51,7 @@ export async function startRemoteMcpServer(options: { key: string; hugeBytes: nu
     return server;
   };
   const httpServer = http.createServer((req, res) => {
+    if (typeof req.headers.traceparent === 'string') traceparents.push(req.headers.traceparent);
     if (req.headers.authorization !== `Bearer ${options.key}`) {
       refused += 1;
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
@@ -71,6 +75,7 @@ export async function startRemoteMcpServer(options: { key: string; hugeBytes: nu
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     calls,
+    traceparents,
     get refused() {
       return refused;
     },

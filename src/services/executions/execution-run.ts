@@ -20,6 +20,7 @@ import { runForTenant } from '../../lib/work-tenant';
 import { RunFailure } from '../../agents/agent-runtime';
 import type { PauseDecision, PlannerTask, RunPause, ToolContext } from '../../agents/sdk';
 import { selectRunTools } from '../../agents/toolsets';
+import { markSpanFailed, recordSpan, withSpan } from '../../lib/tracing';
 import { CONFIGURE_HINT, DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.planner';
 import { plannerInputs } from './execution-inputs';
 import type { ExecutionRuns } from './execution-runs';
@@ -418,17 +419,21 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
     notify(id);
     if (decision) {
       const controller = new AbortController();
-      return runForTenant(
-        claimed.orgId,
-        () => run(claimed, true, follow ?? {}, controller, decision),
-        controller.signal,
+      return traceRun(claimed, `resume (${decision.action})`, () =>
+        runForTenant(claimed.orgId, () => run(claimed, true, follow ?? {}, controller, decision), controller.signal),
       );
+    }
+    // A queued run's wait for the queue is a span of its own (from its acceptance to now).
+    if (claimed.request.batch && !resume) {
+      recordSpan('queue wait', claimed.createdAt, { 'prism.execution.id': id, 'prism.queue': 'execution' });
     }
     const resumed = resume && (await deps.runtime.hasCheckpoint(id));
     // The run's tool reads take turns with other organisations' in the shared OCR pool, and its cancel signal is the
     // work's: a cancelled run stops the document or video a tool is reading at its next page or frame.
     const controller = new AbortController();
-    return runForTenant(claimed.orgId, () => run(claimed, resumed, follow ?? {}, controller), controller.signal);
+    return traceRun(claimed, resumed ? 'resume' : 'start', () =>
+      runForTenant(claimed.orgId, () => run(claimed, resumed, follow ?? {}, controller), controller.signal),
+    );
   }
 
   return start;
@@ -461,4 +466,28 @@ function questionsOf(skills: ParsedSkill[]): Record<string, string> {
 function messageOf(error: unknown): string {
   if (error instanceof RunFailure || error instanceof AppError) return error.message;
   return 'The run failed because of an internal error.';
+}
+
+/** The run's span (GenAI `invoke_agent`): its id, model and how it ended. Off: `work()` as it is. */
+function traceRun(execution: Execution, how: string, work: () => Promise<Execution | null>): Promise<Execution | null> {
+  return withSpan(
+    `invoke_agent ${execution.name || 'execution'}`.slice(0, 120),
+    {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': execution.name,
+      'gen_ai.request.model': execution.model,
+      'prism.execution.id': execution.id,
+      'prism.run.start': how,
+    },
+    async (span) => {
+      const ended = await work();
+      if (span && ended) {
+        span.setAttribute('prism.execution.status', ended.status);
+        span.setAttribute('prism.steps', ended.usage.steps);
+        span.setAttribute('prism.cost_usd', ended.usage.cost_dollars);
+        if (ended.status === 'failed') markSpanFailed(span, ended.errorMessage ?? 'failed');
+      }
+      return ended;
+    },
+  );
 }
