@@ -17,6 +17,7 @@ import { receiptsBenchmarks } from './receipts-cv';
 import { runsBenchmarks } from './runs.bench';
 import { skillsBenchmarks } from './skills.bench';
 import { storesBenchmarks } from './stores.bench';
+import { tracingBenchmarks } from './tracing.bench';
 import { workersBenchmarks } from './workers.bench';
 
 interface Group {
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
   if (asked.length === 0 || asked.includes('evaluations')) notes.push(...(await evaluationBenchmarks()));
   if (asked.length === 0 || asked.includes('receipts')) notes.push((await receiptsBenchmarks()).join('\n'));
   if (asked.length === 0 || asked.includes('workers')) notes.push(...(await workersBenchmarks()));
+  if (asked.length === 0 || asked.includes('tracing')) notes.push(...(await tracingBenchmarks()));
   printResults(results);
   for (const note of notes) console.log(`\n${note}`);
 }
