@@ -32,6 +32,7 @@ import { readerBenchmarks } from './reader';
 import { runsBenchmarks } from './runs.bench';
 import { skillsBenchmarks } from './skills.bench';
 import { storesBenchmarks } from './stores.bench';
+import { tracingBenchmarks } from './tracing.bench';
 import { workersBenchmarks } from './workers.bench';
 
 interface Group {
@@ -61,6 +62,7 @@ const GROUPS: Record<string, () => Promise<GroupOutcome>> = {
   receipts: async () => [(await receiptsBenchmarks()).join('\n')],
   reader: async () => [(await readerBenchmarks()).join('\n')],
   workers: workersBenchmarks,
+  tracing: tracingBenchmarks,
 };
 
 /** A group that printed only lines saying it was skipped (no PostgreSQL, no data folder) counts as skipped. */

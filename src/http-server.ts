@@ -10,6 +10,8 @@ import { createRequestListener, createUpgradeListener } from './app';
 import type { Config } from './config/config';
 import { createContainer, type Container, type ContainerOptions } from './container';
 import { settleHeap } from './lib/settle-heap';
+import { startTracing, type TracingHandle } from './lib/tracing';
+import { traceRequests, traceUpgrades } from './http/trace-requests';
 
 export interface RunningServer {
   url: string;
@@ -30,7 +32,17 @@ export interface StartOptions extends ContainerOptions {
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const announce = options.announce ?? ((text: string) => process.stdout.write(text));
-  const container = await createContainer(config, options);
+  // Before anything that makes spans; off (no endpoint) it is never loaded.
+  const tracing: TracingHandle | null = config.tracing.tracesUrl
+    ? await startTracing({ ...config.tracing, tracesUrl: config.tracing.tracesUrl })
+    : null;
+  let container: Container;
+  try {
+    container = await createContainer(config, options);
+  } catch (error) {
+    await tracing?.shutdown();
+    throw error;
+  }
   let server: http.Server;
   const upgrades = createUpgradeListener(container);
   try {
@@ -41,12 +53,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       );
     }
     if (options.settleHeap) settleHeap();
-    server = http.createServer(createRequestListener(container));
+    server = http.createServer(traceRequests(createRequestListener(container)));
     server.keepAliveTimeout = 65_000;
+    const upgrade = traceUpgrades((req, socket, head) => upgrades.handle(req, socket, head));
     server.on('upgrade', (req, socket, head) => {
       container.metrics.wsSessions.inc();
       socket.once('close', () => container.metrics.wsSessions.dec());
-      upgrades.handle(req, socket, head);
+      upgrade(req, socket, head);
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -54,6 +67,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     });
   } catch (error) {
     await container.close();
+    await tracing?.shutdown();
     throw error;
   }
   const address = server.address() as AddressInfo;
@@ -75,6 +89,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         clearInterval(sweeper);
         clearTimeout(deadline);
         await container.close();
+        // The spans of the last requests are exported before the process goes.
+        await tracing?.shutdown();
       }
     })();
     return closing;

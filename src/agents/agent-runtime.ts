@@ -32,7 +32,8 @@ import {
   type PlannerTask,
   type ToolContext,
 } from './sdk';
-import type { ToolRegistry } from './tool-registry';
+import { markSpanFailed, tracingOn, withSpan } from '../lib/tracing';
+import { invokeTool, type ToolRegistry } from './tool-registry';
 import { CHAT_SYSTEM_PROMPT, describeTask, SYSTEM_PROMPT, type SkillBrief } from './transcript';
 
 export type { SkillBrief };
@@ -128,7 +129,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       // Chat turns and streamed executions (their only callers with `onText`) stream an answer that is not JSON.
       const reply = spec.onText && spec.task.responseSchema === null ? createReplyStream(spec.onText) : null;
       const graph = deps.graphs.agentLoop({
-        planner: spec.planner,
+        planner: tracingOn() ? tracedPlanner(spec.planner) : spec.planner,
         tools: deps.tools.specs(spec.tools),
         maxSteps: spec.maxSteps,
         signal: controller.signal,
@@ -145,12 +146,26 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
           if (tool.needsApproval && !spec.approvals) {
             return { output: null, error: `Tool '${call.name}' needs a person's approval, which this run cannot ask.` };
           }
-          try {
-            return { output: await deps.tools.invoke(call.name, call.arguments, ctx), error: null };
-          } catch (error) {
-            if (controller.signal.aborted) throw error;
-            return { output: null, error: safeMessage(error) };
-          }
+          const attributes = {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': call.name,
+            'gen_ai.tool.call.id': call.id,
+          };
+          return withSpan(`execute_tool ${call.name}`, attributes, async (span) => {
+            try {
+              // A tool of this run only (a remote MCP server's) is not in the registry: it runs by the same rules.
+              const output =
+                deps.tools.get(call.name) === tool
+                  ? await deps.tools.invoke(call.name, call.arguments, ctx)
+                  : await invokeTool(tool, call.arguments, ctx);
+              return { output, error: null };
+            } catch (error) {
+              if (controller.signal.aborted) throw error;
+              const message = safeMessage(error);
+              markSpanFailed(span, message);
+              return { output: null, error: message };
+            }
+          });
         },
       });
       const config = {
@@ -233,4 +248,29 @@ function safeMessage(error: unknown): string {
   if (error instanceof PlannerRefusal) return error.message;
   if (error instanceof SyntaxError) return 'a value could not be parsed';
   return error instanceof Error ? error.message.split('\n')[0]?.slice(0, 300) || 'unexpected error' : String(error);
+}
+
+/** The planner with a span per step (`agent step`): what it asked for (tool calls) and its tokens and cost. */
+function tracedPlanner(planner: PlannerModel): PlannerModel {
+  let step = 0;
+  return {
+    kind: planner.kind,
+    servedBy: planner.servedBy,
+    plan(request) {
+      step += 1;
+      return withSpan(
+        `agent step ${step}`,
+        { 'prism.agent.step': step, 'prism.planner': planner.kind },
+        async (span) => {
+          const planned = await planner.plan(request);
+          span?.setAttributes({
+            'gen_ai.usage.input_tokens': planned.usage.inputTokens,
+            'gen_ai.usage.output_tokens': planned.usage.outputTokens,
+            'prism.tool_calls': planned.toolCalls.map((c) => c.name).join(','),
+          });
+          return planned;
+        },
+      );
+    },
+  };
 }

@@ -164,6 +164,11 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
    * (a generate request, an evaluation rerun) gets an error for such a call instead of running it unasked.
    */
   needsApproval?: boolean;
+  /**
+   * The arguments' JSON schema as planners see it, when `inputSchema` cannot say it (a remote MCP server's tool:
+   * its schema is the server's JSON schema, checked by the bounded checker inside `inputSchema`).
+   */
+  parameters?: Record<string, unknown>;
   /** Receives input already parsed by `inputSchema`; its result is checked against `outputSchema`. */
   handler(input: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
 }

@@ -33,6 +33,7 @@ export function createToolRegistry(tools: readonly AnyToolDefinition[]): ToolReg
     byName.set(tool.name, tool);
   }
   const specCache = new Map<string, PlannerToolSpec>();
+  const cacheable = (tool: AnyToolDefinition): boolean => byName.get(tool.name) === tool;
 
   const unknown = (names: string[], param: string | null): BadRequestError =>
     new BadRequestError(
@@ -55,12 +56,16 @@ export function createToolRegistry(tools: readonly AnyToolDefinition[]): ToolReg
 
     specs(selected) {
       return selected.map((tool) => {
-        let spec = specCache.get(tool.name);
+        // Tools of one run (remote MCP servers' tools) are not cached: another run's tool may share the name.
+        let spec = cacheable(tool) ? specCache.get(tool.name) : undefined;
         if (!spec) {
-          const parameters = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as Record<string, unknown>;
+          // A copy: the `$schema` removed is not taken off a remote server's schema object the tool keeps.
+          const parameters: Record<string, unknown> = {
+            ...(tool.parameters ?? z.toJSONSchema(tool.inputSchema, { io: 'input' })),
+          };
           delete parameters.$schema;
           spec = { name: tool.name, description: tool.description, parameters };
-          specCache.set(tool.name, spec);
+          if (cacheable(tool)) specCache.set(tool.name, spec);
         }
         return spec;
       });
@@ -69,24 +74,37 @@ export function createToolRegistry(tools: readonly AnyToolDefinition[]): ToolReg
     async invoke(name, args, ctx) {
       const tool = byName.get(name);
       if (!tool) throw unknown([name], null);
-      const parsed = tool.inputSchema.safeParse(args ?? {});
-      if (!parsed.success) {
-        const detail = parsed.error.issues
-          .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(arguments)'}: ${i.message}`)
-          .join('; ');
-        throw new BadRequestError(`Invalid arguments for tool '${name}': ${detail}`, 'invalid_tool_input', name);
-      }
-      const result = await tool.handler(parsed.data, ctx);
-      const checked = tool.outputSchema.safeParse(result);
-      if (!checked.success) {
-        // A tool that breaks its own contract is a bug in Prism, not the caller's fault.
-        throw new AppError(500, {
-          message: `Tool '${name}' returned output that does not match its schema`,
-          type: 'internal_server_error',
-          code: 'internal_error',
-        });
-      }
-      return checked.data;
+      return invokeTool(tool, args, ctx);
     },
   };
+}
+
+/**
+ * Runs one tool as the registry does (input parsed, output checked): also for tools that belong to one run only
+ * (a remote MCP server's tools), which are not in the registry.
+ */
+export async function invokeTool(
+  tool: AnyToolDefinition,
+  args: unknown,
+  ctx: ToolContext,
+): Promise<Record<string, unknown>> {
+  const name = tool.name;
+  const parsed = tool.inputSchema.safeParse(args ?? {});
+  if (!parsed.success) {
+    const detail = parsed.error.issues
+      .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(arguments)'}: ${i.message}`)
+      .join('; ');
+    throw new BadRequestError(`Invalid arguments for tool '${name}': ${detail}`, 'invalid_tool_input', name);
+  }
+  const result = await tool.handler(parsed.data, ctx);
+  const checked = tool.outputSchema.safeParse(result);
+  if (!checked.success) {
+    // A tool that breaks its own contract is a bug in Prism, not the caller's fault.
+    throw new AppError(500, {
+      message: `Tool '${name}' returned output that does not match its schema`,
+      type: 'internal_server_error',
+      code: 'internal_error',
+    });
+  }
+  return checked.data;
 }

@@ -23,6 +23,7 @@ import { createPostgresFeedbackStore } from '../stores/postgres/feedback.store';
 import { createPostgresFileStore } from '../stores/postgres/files.store';
 import { createPostgresCheckpointer } from '../stores/postgres/graph-checkpoints';
 import { createPostgresOAuthStore } from '../stores/postgres/oauth.store';
+import { createPostgresMcpServerStore } from '../stores/postgres/mcp-servers.store';
 import { createPostgresPredictionStore } from '../stores/postgres/predictions.store';
 import { createPostgresSkillStore } from '../stores/postgres/skills.store';
 import { createPostgresWalletStore, type PostgresWalletStore } from '../stores/postgres/wallets.store';
@@ -46,6 +47,7 @@ export function postgresStores(pool: pg.Pool, schema: string, logger?: Logger): 
     chats: createPostgresChatStore(pool),
     evaluations: createPostgresEvaluationStore(pool),
     oauth: createPostgresOAuthStore(pool),
+    mcpServers: createPostgresMcpServerStore(pool),
   };
   registerRawDatabase(stores, { dialect: 'postgres', pool, schema });
   return stores;

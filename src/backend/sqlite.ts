@@ -22,6 +22,7 @@ import { LeanSqliteSaver } from '../stores/sqlite/graph-checkpoints';
 import { createSqlitePredictionStore } from '../stores/sqlite/predictions.store';
 import { createSqliteSkillStore } from '../stores/sqlite/skills.store';
 import { createSqliteOAuthStore } from '../stores/sqlite/oauth.store';
+import { createSqliteMcpServerStore } from '../stores/sqlite/mcp-servers.store';
 import { createSqliteWalletStore } from '../stores/sqlite/wallets.store';
 import type { Stores } from '../stores/types';
 import { registerRawDatabase } from './raw-database';
@@ -47,6 +48,7 @@ export function sqliteStores(db: SqliteDatabase, options: { logger?: Logger; wal
     chats: createSqliteChatStore(db),
     evaluations: createSqliteEvaluationStore(db),
     oauth: createSqliteOAuthStore(db),
+    mcpServers: createSqliteMcpServerStore(db),
   };
   registerRawDatabase(stores, { dialect: 'sqlite', db });
   return stores;

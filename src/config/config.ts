@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { parseS3BlobUrl, type S3Location } from '../blobs/s3-location';
 import type { Tier } from '../domain/account';
 import { DEFAULT_WORK_LIMITS, parseWorkLimits, type WorkLimits } from '../lib/work-budget';
+import { parseSecretsKey } from '../lib/secret-box';
 
 const MIB = 1024 * 1024;
 
@@ -153,6 +154,18 @@ const envSchema = z.object({
   PRISM_AGENT_MAX_STEPS: z.coerce.number().int().min(1).max(200).default(24),
   PRISM_AGENT_DEADLINE_S: positiveInt(600),
   PRISM_AGENT_PAUSE_TTL_S: positiveInt(24 * 3600),
+  PRISM_SECRETS_KEY: z
+    .string()
+    .refine((v) => parseSecretsKey(v) !== null, 'must be 64 hex digits or the base64 of 32 bytes')
+    .optional(),
+  PRISM_AGENT_MCP_TIMEOUT_S: z.coerce.number().positive().max(600).default(30),
+  PRISM_AGENT_MCP_MAX_BYTES: positiveInt(4 * MIB),
+  PRISM_AGENT_MCP_MAX_CALLS: positiveInt(50),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('prism'),
+  PRISM_OTEL_BATCH_MS: positiveInt(2000),
   PRISM_DECISION_FRAME_BYTES: positiveInt(8 * 1024 * 1024),
   PRISM_DECISION_IDLE_S: z.coerce.number().positive().default(60),
   PRISM_DECISION_BUFFER_BYTES: positiveInt(1024 * 1024),
@@ -288,6 +301,22 @@ export interface Config {
   /** Agent executions: most planner steps per run, and the total deadline of one run. */
   /** `pauseTtlMs`: how long a paused run waits for a person before it fails (PRISM_AGENT_PAUSE_TTL_S). */
   agents: { maxSteps: number; deadlineMs: number; pauseTtlMs: number };
+  /**
+   * Remote MCP servers as agent tools (docs/agents.md): the key that seals their secrets (PRISM_SECRETS_KEY; none:
+   * servers with a key cannot be registered), the default limit of one call, the cap on one answer, and the most
+   * calls to remote servers one run makes.
+   */
+  agentMcp: { secretsKey: Buffer | undefined; timeoutMs: number; maxBytes: number; maxCallsPerRun: number };
+  /**
+   * OpenTelemetry traces (docs/operations.md): on when an OTLP endpoint is set (`tracesUrl` is then the full traces
+   * URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else `<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`).
+   */
+  tracing: {
+    tracesUrl: string | undefined;
+    serviceName: string;
+    headers: Record<string, string>;
+    batchDelayMs: number;
+  };
   engines: {
     ocrWorkers: number;
     /** Which OCR reads images (`tesseract`, `ppocr` or `ensemble`). */
@@ -466,6 +495,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       deadlineMs: e.PRISM_AGENT_DEADLINE_S * 1000,
       pauseTtlMs: e.PRISM_AGENT_PAUSE_TTL_S * 1000,
     },
+    tracing: {
+      tracesUrl:
+        e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+        (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined),
+      serviceName: e.OTEL_SERVICE_NAME,
+      headers: otlpHeaders(e.OTEL_EXPORTER_OTLP_HEADERS),
+      batchDelayMs: e.PRISM_OTEL_BATCH_MS,
+    },
+    agentMcp: {
+      secretsKey: e.PRISM_SECRETS_KEY ? (parseSecretsKey(e.PRISM_SECRETS_KEY) ?? undefined) : undefined,
+      timeoutMs: Math.round(e.PRISM_AGENT_MCP_TIMEOUT_S * 1000),
+      maxBytes: e.PRISM_AGENT_MCP_MAX_BYTES,
+      maxCallsPerRun: e.PRISM_AGENT_MCP_MAX_CALLS,
+    },
     engines: {
       ocrWorkers: e.PRISM_OCR_WORKERS,
       ocrEngine: e.PRISM_OCR_ENGINE,
@@ -537,4 +580,15 @@ function parseTrustProxy(value: string): boolean | number | string {
 /** An empty variable (`PORT=`) means "use the default", as shells and compose files often leave them. */
 function emptyToUndefined(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** OTEL_EXPORTER_OTLP_HEADERS (`key=value,key2=value2`, values URL-encoded) as headers. */
+function otlpHeaders(text: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of (text ?? '').split(',')) {
+    const cut = pair.indexOf('=');
+    if (cut <= 0) continue;
+    headers[pair.slice(0, cut).trim()] = decodeURIComponent(pair.slice(cut + 1).trim());
+  }
+  return headers;
 }

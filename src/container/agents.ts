@@ -39,6 +39,9 @@ import { createToolContextFactory, type ToolContextFactory } from '../services/t
 import type { AgentStore, ExecutionStore, ProgramStore } from '../stores/types/execution';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { CheckpointDurability } from '../agents/checkpoint-durability';
+import { createSecretBox } from '../lib/secret-box';
+import { createMcpServersService, type McpServersService } from '../services/agent-mcp/mcp-servers.service';
+import type { McpServerStore } from '../stores/types/mcp-server';
 import { BUILTIN_TOOLS } from '../../tools';
 
 export interface AgentsModule {
@@ -54,6 +57,8 @@ export interface AgentsModule {
   skillRunner: SkillRunner;
   /** Re-runs a stored execution with another skill for evaluation reruns (nothing stored, nothing billed). */
   executionRerun: ExecutionRerun;
+  /** Remote MCP servers an organisation registered; their tools join runs that name them. */
+  mcpServers: McpServersService;
 }
 
 export interface AgentsModuleDeps {
@@ -61,7 +66,9 @@ export interface AgentsModuleDeps {
   checkpointer: BaseCheckpointSaver;
   /** When each step's checkpoint is written: `sync` on a shared database, `async` on SQLite (checkpoint-durability.ts). */
   checkpointDurability?: CheckpointDurability;
-  stores: { executions: ExecutionStore; agents: AgentStore; programs: ProgramStore };
+  stores: { executions: ExecutionStore; agents: AgentStore; programs: ProgramStore; mcpServers: McpServerStore };
+  /** Remote MCP servers as tools: the secrets key and the bounds of their calls (config.agentMcp). */
+  agentMcp: { secretsKey: Buffer | undefined; timeoutMs: number; maxBytes: number; maxCallsPerRun: number };
   artifacts: ArtifactsService;
   files: FilesService;
   hub: HubService;
@@ -155,7 +162,15 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
       ),
   };
 
+  const mcpServers = createMcpServersService({
+    store: deps.stores.mcpServers,
+    secrets: deps.agentMcp.secretsKey ? createSecretBox(deps.agentMcp.secretsKey) : null,
+    orgIdFor: deps.orgIdFor,
+    settings: { ...deps.agentMcp, allowPrivate: deps.inputs.fetch.allowPrivate },
+    logger: deps.logger,
+  });
   const agents = createAgentsService({
+    mcpServers,
     store: deps.stores.agents,
     tools,
     artifacts: deps.artifacts,
@@ -180,6 +195,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     signals: deps.signals,
     logger: deps.logger,
     allowPrivateCallbacks: deps.inputs.fetch.allowPrivate,
+    mcpServers,
   });
   const skillRunner = createSkillRunner({
     runtime,
@@ -202,5 +218,5 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     planners,
     limits: deps.limits,
   });
-  return { tools, toolContext, runtime, planners, agents, executions, skillRunner, executionRerun };
+  return { tools, toolContext, runtime, planners, agents, executions, skillRunner, executionRerun, mcpServers };
 }

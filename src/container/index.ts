@@ -283,6 +283,7 @@ async function assemble(
     biller: metering.billerFor('agents'),
     skills,
     limits: config.agents,
+    agentMcp: config.agentMcp,
     signals,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     enqueue: (id) => jobs.enqueue({ kind: 'execution', id }),

@@ -22,6 +22,7 @@ export const NOT_FOUND_RESOURCES = [
   'artifact',
   'skill',
   'evaluation',
+  'mcp_server',
 ] as const;
 export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 
@@ -53,6 +54,10 @@ export const ERROR_CODES = [
   'unknown_toolset',
   'invalid_tool_input',
   'agent_exists',
+  // remote MCP servers as agent tools (src/services/agent-mcp)
+  'mcp_server_exists',
+  'unknown_mcp_server',
+  'secrets_unavailable',
   // paused runs (src/services/executions/execution-pauses.ts)
   'execution_not_paused',
   'execution_finished',

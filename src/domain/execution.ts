@@ -45,6 +45,8 @@ export interface ExecutionRequest {
    * pauses existed). A run with this set (even empty) may pause: tools that declare `needsApproval` pause it too.
    */
   requireApproval?: string[];
+  /** Registered remote MCP servers whose tools join the run (`config.mcp_servers`; absent: none). */
+  mcpServers?: string[];
   /** The caller's own id and timestamp for the request, kept for reference. */
   clientId: string | null;
   clientCreatedAt: string | null;
@@ -135,6 +137,8 @@ export interface AgentRecord {
     model: string | null;
     /** Tools whose calls wait for approval in this agent's runs (absent on agents stored before pauses). */
     requireApproval?: string[];
+    /** Remote MCP servers whose tools join this agent's runs (absent on agents stored before them). */
+    mcpServers?: string[];
   };
   inputs: Record<string, unknown> | null;
   createdAt: Date;

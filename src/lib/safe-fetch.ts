@@ -16,7 +16,7 @@ export interface SafeFetchOptions {
   maxBytes: number;
   timeoutMs: number;
   maxRedirects?: number;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'DELETE';
   headers?: Record<string, string>;
   body?: string | Buffer;
   /** POSTs (webhooks) do not follow redirects; GETs do. */
@@ -28,6 +28,8 @@ export interface FetchedResource {
   contentType: string | null;
   body: Buffer;
   finalUrl: string;
+  /** The final response's headers (lower-case names; repeated ones joined with ', '). */
+  headers: Record<string, string>;
 }
 
 /** Why a fetch was refused or failed; `kind` lets callers map it to their own error codes. */
@@ -162,7 +164,13 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Prom
       url = parsePublicUrl(new URL(result.redirect, url).toString());
       continue;
     }
-    return { status: result.status, contentType: result.contentType, body: result.body, finalUrl: url.toString() };
+    return {
+      status: result.status,
+      contentType: result.contentType,
+      body: result.body,
+      finalUrl: url.toString(),
+      headers: result.headers,
+    };
   }
 }
 
@@ -171,6 +179,7 @@ interface OnceResult {
   contentType: string | null;
   body: Buffer;
   redirect: string | null;
+  headers: Record<string, string>;
 }
 
 function requestOnce(
@@ -197,7 +206,7 @@ function requestOnce(
         const location = res.headers.location;
         if (status >= 300 && status < 400 && location) {
           res.resume();
-          resolve({ status, contentType: null, body: Buffer.alloc(0), redirect: location });
+          resolve({ status, contentType: null, body: Buffer.alloc(0), redirect: location, headers: {} });
           return;
         }
         const declared = Number(res.headers['content-length'] ?? NaN);
@@ -223,6 +232,7 @@ function requestOnce(
             contentType: res.headers['content-type'] ?? null,
             body: Buffer.concat(chunks),
             redirect: null,
+            headers: headersOf(res.headers),
           }),
         );
         res.on('error', (error) => reject(new SafeFetchError('failed', error.message)));
@@ -241,4 +251,12 @@ function requestOnce(
     if (options.body !== undefined) req.write(options.body);
     req.end();
   });
+}
+
+function headersOf(raw: http.IncomingHttpHeaders): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
 }

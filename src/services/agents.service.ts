@@ -12,7 +12,9 @@ import { schemaProblem } from '../lib/json-schema';
 import type { ToolRegistry } from '../agents/tool-registry';
 import { checkToolsets } from '../agents/toolsets';
 import type { AgentStore } from '../stores/types/execution';
+import type { McpServersService } from './agent-mcp/mcp-servers.service';
 import type { ArtifactsService } from './artifacts.service';
+import { isRemoteToolOf } from './agent-mcp/remote-tools';
 import { skillRefsOf, type SkillEntryWire } from './executions/execution-skills';
 
 export interface CreateAgentCommand {
@@ -27,6 +29,8 @@ export interface CreateAgentCommand {
   toolsets: string[] | null;
   /** Tools whose calls wait for a person's approval in this agent's runs (docs/agent-runs.md). */
   requireApproval: string[] | null;
+  /** Registered remote MCP servers whose tools join this agent's runs (docs/agents.md). */
+  mcpServers: string[] | null;
   serviceTier: ServiceTier;
   mode: ExecutionMode;
   model: string | null;
@@ -50,6 +54,8 @@ export function createAgentsService(deps: {
   tools: ToolRegistry;
   artifacts: Pick<ArtifactsService, 'write'>;
   orgIdFor(principal: Principal): Promise<string>;
+  /** Checks `config.mcp_servers` names registered servers. */
+  mcpServers?: Pick<McpServersService, 'checkNames'>;
 }): AgentsService {
   return {
     async create(principal, command) {
@@ -67,9 +73,17 @@ export function createAgentsService(deps: {
         if (problem) throw new SchemaInvalidError('config.json_schema', problem);
       }
       deps.tools.select(command.tools);
-      if (command.requireApproval) deps.tools.select(command.requireApproval, 'config.require_approval');
+      const mcpServers = command.mcpServers ?? [];
+      if (command.requireApproval) {
+        const local = command.requireApproval.filter((name) => !isRemoteToolOf(name, mcpServers));
+        deps.tools.select(local, 'config.require_approval');
+      }
       checkToolsets(command.toolsets);
       const orgId = await deps.orgIdFor(principal);
+      if (mcpServers.length > 0) {
+        if (!deps.mcpServers) throw new BadRequestError('This server has no remote MCP servers.', 'unknown_mcp_server');
+        await deps.mcpServers.checkNames(orgId, mcpServers, 'config.mcp_servers');
+      }
       const config = {
         prompt: command.prompt,
         jsonSchema: command.jsonSchema,
@@ -81,6 +95,7 @@ export function createAgentsService(deps: {
         model: command.model,
         // Only when asked: agents without approvals keep the content version they had before pauses existed.
         ...(command.requireApproval?.length ? { requireApproval: command.requireApproval } : {}),
+        ...(mcpServers.length ? { mcpServers: [...new Set(mcpServers)] } : {}),
       };
       const now = new Date();
       const version = suffix || command.version || contentVersion(now, { ...config, skills: command.skills });

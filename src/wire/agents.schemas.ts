@@ -49,6 +49,8 @@ const configSchema = z
     tool_type: z.enum(['document', 'image', 'video', 'multimodal']).nullish(),
     /** Prism extension (docs/agent-runs.md): tools whose calls wait for a person's approval. */
     require_approval: z.array(z.string().min(1)).max(64).nullish(),
+    /** Prism extension (docs/agents.md): registered remote MCP servers whose tools join the run. */
+    mcp_servers: z.array(z.string().min(1).max(32)).max(8).nullish(),
   })
   .loose();
 
@@ -157,6 +159,7 @@ export function agentSettingsOf(body: {
     tools: config?.tools ?? null,
     toolsets: body.toolsets ?? null,
     requireApproval: config?.require_approval ?? null,
+    mcpServers: config?.mcp_servers ?? null,
     serviceTier: tierOf(config?.service_tier),
   };
 }

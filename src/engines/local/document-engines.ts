@@ -15,6 +15,7 @@ import {
   type PdfReadOptions,
 } from '../pdf/pdf.engine';
 import type { DocumentLayout } from '../types';
+import { tracingOn, withSpan } from '../../lib/tracing';
 
 export interface LocalEnginesOptions {
   logger: Logger;
@@ -40,11 +41,13 @@ export interface LocalEngines {
 /** Builds OCR, image and PDF engines sharing one OCR pool. */
 export function createLocalEngines(options: LocalEnginesOptions): LocalEngines {
   const { logger } = options;
-  const ocr = createOcrEngine({
-    ...options.ocr,
-    logger,
-    ...(options.ocrWorkers === undefined ? {} : { workers: options.ocrWorkers }),
-  });
+  const ocr = tracedOcr(
+    createOcrEngine({
+      ...options.ocr,
+      logger,
+      ...(options.ocrWorkers === undefined ? {} : { workers: options.ocrWorkers }),
+    }),
+  );
   const image = createImageEngine(options.image);
   const pdf = createPdfEngine({ ocr, logger }, options.pdf);
   return {
@@ -61,4 +64,18 @@ export function createLocalEngines(options: LocalEnginesOptions): LocalEngines {
       await ocr.close();
     },
   };
+}
+
+/** Each OCR read in a span (`ocr`, with the page's size and the lines read) when tracing is on. */
+function tracedOcr(engine: OcrEngine): OcrEngine {
+  const recognize = engine.recognize.bind(engine);
+  engine.recognize = (image, opts) =>
+    tracingOn()
+      ? withSpan('ocr', { 'prism.ocr.bytes': image.length }, async (span) => {
+          const page = await recognize(image, opts);
+          span?.setAttribute('prism.ocr.lines', page.lines.length);
+          return page;
+        })
+      : recognize(image, opts);
+  return engine;
 }

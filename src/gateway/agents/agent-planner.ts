@@ -17,6 +17,7 @@ import type { ModelCatalogue } from '../catalogue/model-catalogue';
 import type { CatalogueModel, UpstreamTarget } from '../catalogue/model.types';
 import { countTokens, tokensForChars } from '../message-inputs';
 import type { UpstreamClient, UpstreamJson } from '../upstream/upstream-client';
+import { recordModelUsage, withModelCallSpan } from '../upstream/genai-span';
 
 export interface UpstreamPlannerDeps {
   catalogue: ModelCatalogue;
@@ -54,14 +55,18 @@ export function createUpstreamPlanner(deps: UpstreamPlannerDeps, model: Catalogu
         }));
         body.tool_choice = 'auto';
       }
-      const answer = request.onText
-        ? await streamedAnswer(deps.upstream, target, body, request, request.onText)
-        : wholeAnswer(await deps.upstream.chat(target, body, { signal: request.signal }));
-      const cost = priceCall(
-        model.pricing,
-        { promptTokens: answer.inputTokens, completionTokens: answer.outputTokens },
-        { minimumMicros: 0 },
-      );
+      const { answer, cost } = await withModelCallSpan(model.id, target, async (span) => {
+        const answer = request.onText
+          ? await streamedAnswer(deps.upstream, target, body, request, request.onText)
+          : wholeAnswer(await deps.upstream.chat(target, body, { signal: request.signal }));
+        const cost = priceCall(
+          model.pricing,
+          { promptTokens: answer.inputTokens, completionTokens: answer.outputTokens },
+          { minimumMicros: 0 },
+        );
+        recordModelUsage(span, answer.inputTokens, answer.outputTokens, cost.standardMicros / 1e6);
+        return { answer, cost };
+      });
       return {
         content: answer.content,
         toolCalls: answer.toolCalls,

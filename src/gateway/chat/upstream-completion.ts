@@ -12,6 +12,7 @@ import { countTokens, textOf, tokensForChars, type ChatMessage } from '../messag
 import type { UpstreamJson, UpstreamRelayStream } from '../upstream/upstream-client';
 import { carriesUsage, chunkId, contentChars, relabelModel, withoutNullUsage } from '../upstream/relay-text';
 import { charge, completionId, usageBody } from './chat-usage';
+import { recordModelUsage, withModelCallSpan } from '../upstream/genai-span';
 import type { ChatContext, ChatOutcome, ChatServiceDeps, Json } from './chat.types';
 
 /** Parameters that only Prism reads; they are not forwarded to upstream servers. */
@@ -143,19 +144,22 @@ export function createUpstreamCompletion(deps: Pick<ChatServiceDeps, 'upstream' 
         throw error;
       }
     }
-    const reply = await queue.run(
-      'upstream',
-      () => deps.upstream.chat(target, forwarded, { signal: context.signal }),
-      context.signal,
-    );
-    const usage = (reply.usage ?? {}) as Json;
-    const prompt = typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : promptEstimate;
-    const completion = typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0;
-    const billed = await charge(hold, model, prompt, completion, context.requestId);
-    return {
-      stream: false,
-      body: extend(reply, { model: model.id, usage: extend(usage, usageBody(prompt, completion, billed)) }),
-    };
+    return withModelCallSpan(model.id, target, async (span) => {
+      const reply = await queue.run(
+        'upstream',
+        () => deps.upstream.chat(target, forwarded, { signal: context.signal }),
+        context.signal,
+      );
+      const usage = (reply.usage ?? {}) as Json;
+      const prompt = typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : promptEstimate;
+      const completion = typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0;
+      const billed = await charge(hold, model, prompt, completion, context.requestId);
+      recordModelUsage(span, prompt, completion, billed.costMicros / 1e6);
+      return {
+        stream: false as const,
+        body: extend(reply, { model: model.id, usage: extend(usage, usageBody(prompt, completion, billed)) }),
+      };
+    });
   };
 }
 

@@ -23,6 +23,7 @@ import { createHttpTransport, ResponseTooLargeError, type Transport, type Upstre
 import { CallScope, isAppError } from './upstream-call-scope';
 import { readSseEventBatches, type SseEvent } from './sse-parser';
 import { mapUpstreamStatus } from './upstream-errors';
+import { withTraceHeaders } from '../../lib/tracing';
 
 /** A JSON object from the upstream: a chat completion, a chunk, or an embeddings response. */
 export type UpstreamJson = Record<string, unknown>;
@@ -85,7 +86,13 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
     headers: Record<string, string>,
   ): Promise<UpstreamResponse> => {
     const { target } = scope;
-    const init = { method: 'POST', headers, body: JSON.stringify(body), signal: scope.controller.signal };
+    // The current span (a model call's) goes upstream as `traceparent` when tracing is on; else the same headers.
+    const init = {
+      method: 'POST',
+      headers: withTraceHeaders(headers),
+      body: JSON.stringify(body),
+      signal: scope.controller.signal,
+    };
     for (let attempt = 0; ; attempt += 1) {
       let failure: AppError;
       try {

@@ -13,6 +13,7 @@ import {
   resumeBodySchema,
 } from '../../wire/agents.schemas';
 import { artifactsQuerySchema } from '../../wire/artifacts.schemas';
+import { mcpServerIdParamsSchema, registerMcpServerBodySchema } from '../../wire/mcp-servers.schemas';
 import { chatBodySchema } from '../../wire/chat.schemas';
 import { chatMessagesQuerySchema, listChatsQuerySchema } from '../../wire/chats.schemas';
 import {
@@ -451,6 +452,39 @@ export const API_ROUTES: readonly ApiRoute[] = [
     summary: 'Cancel a paused or running execution',
     auth: 'key',
     params: executionIdParamsSchema,
+  },
+  {
+    method: 'post',
+    path: '/v1/agent/mcp-servers',
+    tag: 'Agents',
+    summary: 'Register a remote MCP server for agents (its key is stored encrypted, never returned)',
+    auth: 'key',
+    body: registerMcpServerBodySchema,
+  },
+  { method: 'get', path: '/v1/agent/mcp-servers', tag: 'Agents', summary: 'List registered MCP servers', auth: 'key' },
+  {
+    method: 'get',
+    path: '/v1/agent/mcp-servers/:id',
+    tag: 'Agents',
+    summary: 'One registered MCP server',
+    auth: 'key',
+    params: mcpServerIdParamsSchema,
+  },
+  {
+    method: 'get',
+    path: '/v1/agent/mcp-servers/:id/tools',
+    tag: 'Agents',
+    summary: "A registered MCP server's tools as agents see them (read from the server now)",
+    auth: 'key',
+    params: mcpServerIdParamsSchema,
+  },
+  {
+    method: 'delete',
+    path: '/v1/agent/mcp-servers/:id',
+    tag: 'Agents',
+    summary: 'Delete a registered MCP server',
+    auth: 'key',
+    params: mcpServerIdParamsSchema,
   },
   {
     method: 'get',

@@ -19,6 +19,7 @@ pre{background:#f6f6f6;padding:.5rem;overflow:auto;max-height:420px;flex:1;white
 input,select,button{font:inherit;margin:.2rem}
 </style></head><body>
 <h1>Prism playground</h1>
+<p><a id="runs-link" href="/playground/runs">Agent runs: watch and approve &rarr;</a></p>
 <p><label>API key <input id="key" type="password" size="44" placeholder="empty: guest (gateway, guest cap)"></label>
 <span id="who"></span></p>
 <section><h2>Extract</h2>

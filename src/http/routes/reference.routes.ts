@@ -6,6 +6,7 @@ import path from 'node:path';
 import express, { Router } from 'express';
 import { buildOpenApiDocument } from '../openapi/openapi-document';
 import { PLAYGROUND_HTML } from '../playground/playground-page';
+import { RUNS_HTML } from '../playground/runs-page';
 
 const INITIALIZER = `window.onload = () => {
   window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true,
@@ -30,6 +31,9 @@ export function referenceRoutes(version: string): Router {
   router.use('/docs', express.static(swaggerUiDir(), { index: 'index.html' }));
   router.get('/playground', (_req, res) => {
     res.type('text/html').send(PLAYGROUND_HTML);
+  });
+  router.get('/playground/runs', (_req, res) => {
+    res.type('text/html').send(RUNS_HTML);
   });
   return router;
 }

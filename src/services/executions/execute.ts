@@ -10,6 +10,7 @@ import { emptyExecutionUsage, type Execution, type ExecutionRequest } from '../.
 import { schemaProblem } from '../../lib/json-schema';
 import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import { checkToolsets, selectRunTools } from '../../agents/toolsets';
+import { isRemoteToolOf } from '../agent-mcp/remote-tools';
 import { normaliseInputs } from './execution-inputs';
 import type { StartExecution } from './execution-run';
 import type { ExecutionRuns } from './execution-runs';
@@ -56,6 +57,7 @@ export function createExecute(deps: ExecutionsServiceDeps, runs: ExecutionRuns, 
         model: command.model ?? agent.config.model,
         mode: command.mode ?? agent.config.mode,
         requireApproval: command.requireApproval ?? agent.config.requireApproval ?? null,
+        mcpServers: command.mcpServers ?? agent.config.mcpServers ?? null,
       };
     }
     if (config.jsonSchema) {
@@ -63,9 +65,16 @@ export function createExecute(deps: ExecutionsServiceDeps, runs: ExecutionRuns, 
       if (problem) throw new SchemaInvalidError('config.json_schema', problem);
     }
     selectRunTools(deps.tools, config.tools, config.toolsets);
-    // Approval is asked for tools Prism has (a typo would otherwise let the call through unasked).
+    const mcpServers = config.mcpServers ?? [];
+    if (mcpServers.length > 0) {
+      if (!deps.mcpServers) throw new BadRequestError('This server has no remote MCP servers.', 'unknown_mcp_server');
+      await deps.mcpServers.checkNames(orgId, mcpServers, 'config.mcp_servers');
+    }
+    // Approval is asked for tools Prism has (a typo would otherwise let the call through unasked); a remote tool
+    // (`<server>__<tool>`) is named for a server of the run: its tools are known when the run reads the server.
     if (config.requireApproval) {
-      selectRunTools(deps.tools, config.requireApproval, null, { tools: 'config.require_approval' });
+      const local = config.requireApproval.filter((name) => !isRemoteToolOf(name, mcpServers));
+      selectRunTools(deps.tools, local, null, { tools: 'config.require_approval' });
     }
     const agentSkills =
       agentId && command.skills.length === 0
@@ -89,6 +98,7 @@ export function createExecute(deps: ExecutionsServiceDeps, runs: ExecutionRuns, 
       metadata: command.metadata,
       batch: command.batch,
       requireApproval: config.requireApproval ?? [],
+      ...(mcpServers.length > 0 ? { mcpServers: [...new Set(mcpServers)] } : {}),
       clientId: command.clientId,
       clientCreatedAt: command.clientCreatedAt,
     };

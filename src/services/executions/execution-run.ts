@@ -20,6 +20,7 @@ import { runForTenant } from '../../lib/work-tenant';
 import { RunFailure } from '../../agents/agent-runtime';
 import type { PauseDecision, PlannerTask, RunPause, ToolContext } from '../../agents/sdk';
 import { selectRunTools } from '../../agents/toolsets';
+import { markSpanFailed, recordSpan, withSpan } from '../../lib/tracing';
 import { CONFIGURE_HINT, DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.planner';
 import { plannerInputs } from './execution-inputs';
 import type { ExecutionRuns } from './execution-runs';
@@ -233,12 +234,19 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       // The runtime listens for aborts from its start on; one that came while the task was built stops it here.
       if (controller.signal.aborted) throw new RunFailure('The run was cancelled.', []);
       const tools = selectRunTools(deps.tools, execution.request.tools, toolsetsOf(execution.request.toolsets, skills));
+      // Remote MCP servers' tools join the run, read from each server now (a resumed run reads them again).
+      const remote = deps.mcpServers
+        ? await deps.mcpServers.toolsForRun(execution.orgId, execution.request.mcpServers ?? [])
+        : { tools: [], unavailable: [] };
+      tools.push(...remote.tools);
       const context = (signal: ToolContext['signal']): ToolContext =>
         deps.toolContext.create(principal, { executionId: execution.id, signal, skills });
 
       const programSkill = skills[0];
       // A replayed program runs its tools without the loop, so it cannot stop to ask a person first.
+      // (Nor can it call remote MCP servers' tools, which belong to one run: such runs are never programs either.)
       const asksPerson =
+        remote.tools.length > 0 ||
         (execution.request.requireApproval ?? []).length > 0 ||
         tools.some((t) => t.needsApproval) ||
         Object.keys(questionsOf(skills)).length > 0;
@@ -246,7 +254,10 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       let programNote: string | null = null;
       if (execution.request.mode === 'program' && !resume) {
         if (asksPerson) {
-          programNote = 'the run asks a person before some steps, and a replayed program cannot pause';
+          programNote =
+            remote.tools.length > 0
+              ? "the run uses remote MCP servers' tools, which a replayed program does not call"
+              : 'the run asks a person before some steps, and a replayed program cannot pause';
         } else if (!resolved.programCapable) {
           programNote = `program mode runs only on prism-orion-2 (this run's model is ${execution.request.model})`;
         } else if (!programSkill) {
@@ -300,6 +311,9 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       const steps = result.trace.map((entry, index) => ({ ...entry, index }));
       if (result.pause) return await pauseRun(execution, result.pause, steps);
       const notes: string[] = [];
+      if (remote.unavailable.length > 0) {
+        notes.push(`Some MCP servers could not be used: ${remote.unavailable.join('; ')}.`);
+      }
       if (programNote) notes.push(`Program mode did not engage: ${programNote}; the agent loop ran instead.`);
       if (resolved.planner.kind === 'deterministic') notes.push(DETERMINISTIC_MESSAGE);
       if (result.schemaErrors.length > 0) {
@@ -410,17 +424,21 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
     notify(id);
     if (decision) {
       const controller = new AbortController();
-      return runForTenant(
-        claimed.orgId,
-        () => run(claimed, true, follow ?? {}, controller, decision),
-        controller.signal,
+      return traceRun(claimed, `resume (${decision.action})`, () =>
+        runForTenant(claimed.orgId, () => run(claimed, true, follow ?? {}, controller, decision), controller.signal),
       );
+    }
+    // A queued run's wait for the queue is a span of its own (from its acceptance to now).
+    if (claimed.request.batch && !resume) {
+      recordSpan('queue wait', claimed.createdAt, { 'prism.execution.id': id, 'prism.queue': 'execution' });
     }
     const resumed = resume && (await deps.runtime.hasCheckpoint(id));
     // The run's tool reads take turns with other organisations' in the shared OCR pool, and its cancel signal is the
     // work's: a cancelled run stops the document or video a tool is reading at its next page or frame.
     const controller = new AbortController();
-    return runForTenant(claimed.orgId, () => run(claimed, resumed, follow ?? {}, controller), controller.signal);
+    return traceRun(claimed, resumed ? 'resume' : 'start', () =>
+      runForTenant(claimed.orgId, () => run(claimed, resumed, follow ?? {}, controller), controller.signal),
+    );
   }
 
   return start;
@@ -453,4 +471,28 @@ function questionsOf(skills: ParsedSkill[]): Record<string, string> {
 function messageOf(error: unknown): string {
   if (error instanceof RunFailure || error instanceof AppError) return error.message;
   return 'The run failed because of an internal error.';
+}
+
+/** The run's span (GenAI `invoke_agent`): its id, model and how it ended. Off: `work()` as it is. */
+function traceRun(execution: Execution, how: string, work: () => Promise<Execution | null>): Promise<Execution | null> {
+  return withSpan(
+    `invoke_agent ${execution.name || 'execution'}`.slice(0, 120),
+    {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': execution.name,
+      'gen_ai.request.model': execution.model,
+      'prism.execution.id': execution.id,
+      'prism.run.start': how,
+    },
+    async (span) => {
+      const ended = await work();
+      if (span && ended) {
+        span.setAttribute('prism.execution.status', ended.status);
+        span.setAttribute('prism.steps', ended.usage.steps);
+        span.setAttribute('prism.cost_usd', ended.usage.cost_dollars);
+        if (ended.status === 'failed') markSpanFailed(span, ended.errorMessage ?? 'failed');
+      }
+      return ended;
+    },
+  );
 }

@@ -13,6 +13,7 @@ import type { AgentRuntime } from '../../agents/agent-runtime';
 import type { PauseDecision, PlannerModel } from '../../agents/sdk';
 import type { ToolRegistry } from '../../agents/tool-registry';
 import type { AgentStore, ExecutionStore, ProgramStore } from '../../stores/types/execution';
+import type { McpServersService } from '../agent-mcp/mcp-servers.service';
 import type { ArtifactsService } from '../artifacts.service';
 import type { FilesService } from '../files.service';
 import type { ToolContextFactory } from '../tool-context';
@@ -47,6 +48,8 @@ export interface ExecuteCommand {
   toolsets: string[] | null;
   /** `config.require_approval`: tools whose calls wait for a person's approval (null: the agent's, else none). */
   requireApproval: string[] | null;
+  /** `config.mcp_servers`: registered remote MCP servers whose tools join the run (null: the agent's, else none). */
+  mcpServers: string[] | null;
   serviceTier: ServiceTier;
   /** `config.mode` / `orchestration_mode`; null when the request does not say (a named agent's own mode, else agent). */
   mode: ExecutionMode | null;
@@ -81,7 +84,12 @@ export interface ExecutionsServiceDeps {
   signals?: SignalBus;
   limits: { maxSteps: number; deadlineMs: number; pauseTtlMs: number };
   logger: Logger;
+  /** Remote MCP servers as tools (`config.mcp_servers`); without it, a request naming one is refused. */
+  mcpServers?: RunMcpServers;
 }
+
+/** What runs need of the MCP servers service (services/agent-mcp). */
+export type RunMcpServers = Pick<McpServersService, 'checkNames' | 'toolsForRun'>;
 
 /** How a caller that waits for a run (MCP's execute_agent) follows and stops it. */
 export interface ExecuteOptions {

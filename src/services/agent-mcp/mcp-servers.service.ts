@@ -1,0 +1,223 @@
+/**
+ * Remote MCP servers an organisation registers for its agents (`/v1/agent/mcp-servers`, docs/agents.md): checks
+ * and stores them (the API key sealed with PRISM_SECRETS_KEY, never returned), and turns the servers a run names
+ * (`config.mcp_servers`) into that run's extra tools (remote-tools.ts).
+ *
+ * A URL is checked when it is registered and again on every call (the SSRF-safe fetcher): private, loopback and
+ * link-local addresses are refused unless PRISM_ALLOW_PRIVATE_URLS is set.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../domain/account';
+import { AppError, BadRequestError, ConflictError, NotFoundError } from '../../domain/errors';
+import type { McpServerRecord } from '../../domain/mcp-server';
+import type { Logger } from '../../lib/logger';
+import { listRemoteTools, RemoteMcpError, type RemoteMcpTarget, type RemoteMcpTool } from '../../lib/remote-mcp-client';
+import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
+import type { SecretBox } from '../../lib/secret-box';
+import type { AnyToolDefinition } from '../../agents/sdk';
+import type { McpServerStore } from '../../stores/types/mcp-server';
+import { remoteToolsOf, type RemoteCallBudget } from './remote-tools';
+
+export interface RegisterMcpServer {
+  name: string;
+  url: string;
+  apiKey: string | null;
+  apiKeyHeader: string | null;
+  allowedTools: string[] | null;
+  timeoutMs: number | null;
+}
+
+/** A registered server as callers see it: everything but the secret. */
+export type McpServerView = Omit<McpServerRecord, 'secretSealed'> & { hasSecret: boolean };
+
+export interface McpServersService {
+  /**
+   * @throws BadRequestError (name, URL refused), ConflictError `mcp_server_exists`, 503 `secrets_unavailable` for a
+   * key without PRISM_SECRETS_KEY.
+   */
+  register(principal: Principal, command: RegisterMcpServer): Promise<McpServerView>;
+  list(principal: Principal): Promise<McpServerView[]>;
+  /** @throws NotFoundError `mcp_server_not_found` (also for other organisations' servers). */
+  get(principal: Principal, id: string): Promise<McpServerView>;
+  /** The tools the server lists now, as agents would see them (allow-list applied). */
+  tools(principal: Principal, id: string): Promise<RemoteMcpTool[]>;
+  delete(principal: Principal, id: string): Promise<void>;
+  /** @throws BadRequestError `unknown_mcp_server` naming a server the organisation has not registered. */
+  checkNames(orgId: string, names: readonly string[], param: string): Promise<void>;
+  /**
+   * The tools of the named servers for one run (`<server>__<tool>`), read from each server now. A server that
+   * cannot be reached costs the run its tools, not the run: the failure is logged and reported in `unavailable`.
+   */
+  toolsForRun(orgId: string, names: readonly string[]): Promise<{ tools: AnyToolDefinition[]; unavailable: string[] }>;
+}
+
+export interface McpServersServiceDeps {
+  store: McpServerStore;
+  /** Null when PRISM_SECRETS_KEY is not set: servers with a key cannot be registered. */
+  secrets: SecretBox | null;
+  orgIdFor(principal: Principal): Promise<string>;
+  settings: { allowPrivate: boolean; timeoutMs: number; maxBytes: number; maxCallsPerRun: number };
+  logger: Logger;
+}
+
+const NAME = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
+const HEADER = /^[A-Za-z0-9-]{1,64}$/;
+/** Names each run's servers by at most this many (each is read at the run's start). */
+export const MAX_SERVERS_PER_RUN = 8;
+
+export function createMcpServersService(deps: McpServersServiceDeps): McpServersService {
+  const view = ({ secretSealed, ...rest }: McpServerRecord): McpServerView => ({
+    ...rest,
+    hasSecret: secretSealed !== null,
+  });
+
+  const find = async (principal: Principal, id: string): Promise<McpServerRecord> => {
+    const found = await deps.store.get(await deps.orgIdFor(principal), id);
+    if (!found) throw new NotFoundError('mcp_server', id);
+    return found;
+  };
+
+  /** Where and how to call a server; the key is unsealed only here, for the call. */
+  const targetOf = (server: McpServerRecord): RemoteMcpTarget => {
+    const headers: Record<string, string> = {};
+    if (server.secretSealed !== null) {
+      if (!deps.secrets) throw secretsUnavailable();
+      const key = deps.secrets.open(server.secretSealed, server.id);
+      if (server.apiKeyHeader) headers[server.apiKeyHeader] = key;
+      else headers.authorization = `Bearer ${key}`;
+    }
+    return {
+      url: server.url,
+      headers,
+      allowPrivate: deps.settings.allowPrivate,
+      timeoutMs: server.timeoutMs,
+      maxBytes: deps.settings.maxBytes,
+    };
+  };
+
+  const allowed = (server: McpServerRecord, tools: RemoteMcpTool[]): RemoteMcpTool[] =>
+    server.allowedTools === null ? tools : tools.filter((t) => server.allowedTools?.includes(t.name));
+
+  return {
+    async register(principal, command) {
+      if (!NAME.test(command.name) || command.name.length > 32) {
+        throw new BadRequestError(
+          `MCP server name '${command.name}' must be snake_case letters and digits (at most 32): it prefixes its ` +
+            "tools' names (`<name>__<tool>`).",
+          null,
+          'name',
+        );
+      }
+      if (command.apiKey !== null && !deps.secrets) throw secretsUnavailable();
+      try {
+        await checkPublicUrl(command.url, deps.settings.allowPrivate);
+      } catch (error) {
+        const reason = error instanceof SafeFetchError ? error.message : 'invalid URL';
+        throw new BadRequestError(`url refused: ${reason}.`, 'url_not_allowed', 'url');
+      }
+      if (command.apiKeyHeader !== null && !HEADER.test(command.apiKeyHeader)) {
+        throw new BadRequestError('api_key_header must be an HTTP header name.', null, 'api_key_header');
+      }
+      const orgId = await deps.orgIdFor(principal);
+      const id = randomUUID();
+      const record: McpServerRecord = {
+        id,
+        orgId,
+        name: command.name,
+        url: command.url,
+        auth: command.apiKey === null ? 'none' : 'api_key',
+        secretSealed: command.apiKey === null || !deps.secrets ? null : deps.secrets.seal(command.apiKey, id),
+        apiKeyHeader: command.apiKey === null ? null : command.apiKeyHeader,
+        allowedTools: command.allowedTools === null ? null : [...new Set(command.allowedTools)],
+        timeoutMs: command.timeoutMs ?? deps.settings.timeoutMs,
+        createdAt: new Date(),
+      };
+      if (!(await deps.store.insert(record))) {
+        throw new ConflictError(`An MCP server named '${command.name}' is already registered.`, 'mcp_server_exists');
+      }
+      return view(record);
+    },
+
+    async list(principal) {
+      return (await deps.store.list(await deps.orgIdFor(principal))).map(view);
+    },
+
+    async get(principal, id) {
+      return view(await find(principal, id));
+    },
+
+    async tools(principal, id) {
+      const server = await find(principal, id);
+      try {
+        return allowed(server, await listRemoteTools(targetOf(server)));
+      } catch (error) {
+        throw unreachable(server, error);
+      }
+    },
+
+    async delete(principal, id) {
+      const orgId = await deps.orgIdFor(principal);
+      if (!(await deps.store.delete(orgId, id))) throw new NotFoundError('mcp_server', id);
+    },
+
+    async checkNames(orgId, names, param) {
+      if (names.length > MAX_SERVERS_PER_RUN) {
+        throw new BadRequestError(`A run may name at most ${MAX_SERVERS_PER_RUN} MCP servers.`, null, param);
+      }
+      const found = new Set((await deps.store.findByNames(orgId, names)).map((s) => s.name));
+      const missing = [...new Set(names)].filter((n) => !found.has(n));
+      if (missing.length > 0) {
+        throw new BadRequestError(
+          `Unknown MCP server${missing.length > 1 ? 's' : ''}: ${missing.map((n) => `'${n}'`).join(', ')}. ` +
+            'Register it with POST /v1/agent/mcp-servers first.',
+          'unknown_mcp_server',
+          param,
+        );
+      }
+    },
+
+    async toolsForRun(orgId, names) {
+      if (names.length === 0) return { tools: [], unavailable: [] };
+      const servers = await deps.store.findByNames(orgId, names.slice(0, MAX_SERVERS_PER_RUN));
+      const budget: RemoteCallBudget = { left: deps.settings.maxCallsPerRun, max: deps.settings.maxCallsPerRun };
+      const tools: AnyToolDefinition[] = [];
+      const unavailable: string[] = [];
+      for (const name of names) {
+        const server = servers.find((s) => s.name === name);
+        if (!server) {
+          unavailable.push(`${name}: not registered`);
+          continue;
+        }
+        try {
+          const target = targetOf(server);
+          const listed = allowed(server, await listRemoteTools(target));
+          tools.push(...remoteToolsOf(server.name, target, listed, budget, deps.logger));
+        } catch (error) {
+          const reason = unreachable(server, error).message;
+          deps.logger.warn('an MCP server of a run could not be read', { server: server.name, reason });
+          unavailable.push(`${name}: ${reason}`);
+        }
+      }
+      return { tools, unavailable };
+    },
+  };
+}
+
+function secretsUnavailable(): AppError {
+  return new AppError(503, {
+    message:
+      'This server cannot keep API keys: its operator has not set PRISM_SECRETS_KEY (the key that encrypts them).',
+    type: 'service_unavailable',
+    code: 'secrets_unavailable',
+  });
+}
+
+function unreachable(server: McpServerRecord, error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const reason = error instanceof RemoteMcpError ? error.message : 'it could not be read';
+  return new AppError(502, {
+    message: `MCP server '${server.name}' could not be used: ${reason}`,
+    type: 'upstream_error',
+    code: 'upstream_error',
+  });
+}

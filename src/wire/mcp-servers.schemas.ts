@@ -1,0 +1,57 @@
+/**
+ * Wire shapes of remote MCP servers registered for agents (`/v1/agent/mcp-servers`, docs/agents.md): the register
+ * body and the one mapper from a server to JSON, which never carries the key (only whether there is one).
+ */
+import { z } from 'zod';
+import type { RemoteMcpTool } from '../lib/remote-mcp-client';
+import type { McpServerView, RegisterMcpServer } from '../services/agent-mcp/mcp-servers.service';
+
+export const registerMcpServerBodySchema = z.object({
+  name: z.string().min(1).max(32),
+  url: z.string().min(1).max(2048),
+  /** Sent as `Authorization: Bearer <key>`, or in `api_key_header` as it is. */
+  api_key: z.string().min(1).max(4096).nullish(),
+  api_key_header: z.string().min(1).max(64).nullish(),
+  /** The tools agents may call (by the server's names); absent: all it lists. */
+  allowed_tools: z.array(z.string().min(1).max(128)).max(100).nullish(),
+  /** The limit of one call, in seconds (default PRISM_AGENT_MCP_TIMEOUT_S). */
+  timeout_s: z.number().positive().max(600).nullish(),
+});
+
+export const mcpServerIdParamsSchema = z.object({ id: z.string().min(1).max(200) });
+
+export function toRegisterMcpServer(body: z.output<typeof registerMcpServerBodySchema>): RegisterMcpServer {
+  return {
+    name: body.name,
+    url: body.url,
+    apiKey: body.api_key ?? null,
+    apiKeyHeader: body.api_key_header ?? null,
+    allowedTools: body.allowed_tools ?? null,
+    timeoutMs: body.timeout_s === null || body.timeout_s === undefined ? null : Math.round(body.timeout_s * 1000),
+  };
+}
+
+export function toMcpServerWire(server: McpServerView) {
+  return {
+    id: server.id,
+    object: 'mcp_server' as const,
+    name: server.name,
+    url: server.url,
+    auth: server.auth,
+    has_api_key: server.hasSecret,
+    api_key_header: server.apiKeyHeader,
+    allowed_tools: server.allowedTools,
+    timeout_s: server.timeoutMs / 1000,
+    created_at: server.createdAt.toISOString(),
+  };
+}
+
+/** A server's tool as agents see it: the name a run calls it by, and its own. */
+export function toRemoteToolWire(server: McpServerView, tool: RemoteMcpTool) {
+  return {
+    name: `${server.name}__${tool.name}`,
+    remote_name: tool.name,
+    description: tool.description,
+    input_schema: tool.inputSchema,
+  };
+}
