@@ -96,7 +96,7 @@ export async function mcpBenchmarks(): Promise<{ cases: BenchCase[]; close: () =
     return client;
   };
   const everyTool = await connect('all');
-  const lean = await connect('extraction,files,hub');
+  const lean = await connect('extraction,files,run');
   const sizeOf = async (client: Client): Promise<string> => {
     const listed = await client.listTools();
     return `${listed.tools.length} tools, ${Buffer.byteLength(JSON.stringify(listed))} bytes`;

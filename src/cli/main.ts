@@ -48,8 +48,8 @@ const COMMANDS: { name: string; usage: string; about: string }[] = [
   },
   {
     name: 'mcp',
-    usage: 'prism mcp [--toolsets extraction,files,hub,skills,agents,agent_tools|all]',
-    about: 'serve MCP on stdin/stdout, acting as the owner of the data folder (default toolsets: extraction,files,hub)',
+    usage: 'prism mcp [--toolsets extraction,files,hub,skills,agents,agent_tools,run|all]',
+    about: 'serve MCP on stdin/stdout, acting as the owner of the data folder (default toolsets: extraction,files,run)',
   },
   ...SKILLS_COMMANDS,
   ...MODELS_COMMANDS,

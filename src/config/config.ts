@@ -125,7 +125,7 @@ const envSchema = z.object({
   PRISM_MCP_MAX_JSON_BYTES: positiveInt(8 * MIB),
   PRISM_MCP_ALLOWED_HOSTS: z.string().min(1).optional(),
   PRISM_MCP_OAUTH: booleanFlag.default(true),
-  PRISM_MCP_TOOLSETS: z.string().default('extraction,files,hub'),
+  PRISM_MCP_TOOLSETS: z.string().default('extraction,files,run'),
   PRISM_MCP_CALLS_PER_MINUTE: z
     .string()
     .default('anonymous=60,free=60,pro=600,enterprise=6000')

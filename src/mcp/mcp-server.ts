@@ -24,6 +24,7 @@ import { hubResources } from './mcp-resources';
 import { skillResources } from './mcp-skill-resources';
 import {
   createToolDispatcher,
+  isOffered,
   registerTools,
   type McpCallScope,
   type McpTool,
@@ -38,7 +39,11 @@ import { agentTools } from './tools/agents.mcp-tools';
 import { extractTools, predictionTools } from './tools/extract.mcp-tools';
 import { fileTools } from './tools/files.mcp-tools';
 import { hubTools } from './tools/hub.mcp-tools';
+import { runSkillTool } from './tools/run-skill.mcp-tool';
 import { skillTools } from './tools/skills.mcp-tools';
+
+/** The agent tools the default `run` toolset shares with `agents` (run_skill is its own). */
+const RUN_TOOLS = new Set(['execute_agent', 'get_execution']);
 
 /** The services the MCP adapter calls. */
 export interface McpServices {
@@ -64,7 +69,8 @@ export interface McpServerFactory {
 const INSTRUCTIONS =
   'Prism extracts structured JSON from images, documents, video and audio. Find a domain with list_hub_domains ' +
   '(or write a JSON schema), then call extract_image / extract_document / extract_video / extract_audio with a ' +
-  'url, a file_id from upload_file, or base64 data. Errors come back as isError results whose text is ' +
+  'url, a file_id from upload_file, or base64 data. run_skill runs a skill by name (invoice, receipt, …) and ' +
+  'execute_agent runs an agent; get_execution reads a run back. Errors come back as isError results whose text is ' +
   '{"error":{"code":…}}.';
 
 /**
@@ -85,8 +91,11 @@ export function createMcpServerFactory(
     ...inSet('hub', hubTools(services.hub)),
     ...inSet('files', fileTools({ files: services.files, inputs: services.inputs, local: options.localFiles })),
     ...inSet('skills', skillTools(services.skills)),
-    ...inSet('agents', agentTools(services.executions)),
+    ...inSet('agents', agentTools(services.executions)).map((tool) =>
+      RUN_TOOLS.has(tool.name) ? { ...tool, alsoIn: ['run' as const] } : tool,
+    ),
     ...inSet('agent_tools', registryTools(services.agents)),
+    ...inSet('run', [runSkillTool(services.executions)]),
   ];
   const names = new Set<string>();
   for (const tool of tools) {
@@ -117,7 +126,7 @@ export function createMcpServerFactory(
     if (!view) {
       const offered = new Set(
         tools
-          .filter((t) => t.toolset !== undefined && scope.toolsets.includes(t.toolset))
+          .filter((t) => t.toolset !== undefined && isOffered(t, scope.toolsets))
           .filter((t) => !(anonymous && t.needsAccount))
           .map((t) => t.name),
       );

@@ -55,6 +55,8 @@ export interface McpTool<I extends ObjectSchema = ObjectSchema, O extends Object
   needsAccount: boolean;
   /** The toolset a connection selects it by; set by the server factory. */
   toolset?: McpToolset;
+  /** Other toolsets that also offer it (execute_agent is in `agents` and in the default `run`). */
+  alsoIn?: readonly McpToolset[];
   run(args: z.output<I>, ctx: McpCallContext): Promise<z.output<O>>;
 }
 
@@ -92,6 +94,12 @@ export function registerTools(server: McpServer, tools: readonly McpTool[], scop
   }
 }
 
+/** Whether a connection that selected `toolsets` is offered `tool` (its own toolset or one it is also in). */
+export function isOffered(tool: McpTool, toolsets: readonly McpToolset[]): boolean {
+  if (tool.toolset === undefined) return true;
+  return toolsets.includes(tool.toolset) || (tool.alsoIn ?? []).some((set) => toolsets.includes(set));
+}
+
 /** Told of every `tools/call` answered (the metrics' MCP tool-call counter). */
 export type ToolCallObserver = (tool: string, outcome: 'ok' | 'error') => void;
 
@@ -114,7 +122,7 @@ export function createToolDispatcher(
   const dispatch: ToolDispatcher['call'] = async (name, args, extra, scope) => {
     const tool = byName.get(name);
     if (!tool) return protocolError(`Tool ${name} not found`);
-    if (tool.toolset !== undefined && !scope.toolsets.includes(tool.toolset)) {
+    if (tool.toolset !== undefined && !isOffered(tool, scope.toolsets)) {
       return protocolError(
         `Tool ${name} is in the '${tool.toolset}' toolset (${TOOLSET_SUMMARY[tool.toolset]}), which this ` +
           `connection did not select: add ${tool.toolset} to ?toolsets= on the /mcp URL (or prism mcp --toolsets).`,

@@ -25,7 +25,7 @@ import { createInFlightCalls, type InFlightCalls } from './mcp-in-flight';
 import type { ToolCallLimiter } from './mcp-rate-limits';
 import type { RateLimiter } from '../metering/rate-limiter';
 import type { McpServerFactory } from './mcp-server';
-import { parseToolsets, type McpToolset } from './mcp-toolsets';
+import { defaultToolsetsFor, parseToolsets, type McpToolset } from './mcp-toolsets';
 import type { SignalBus } from '../signals/signal-bus';
 
 export interface McpRoutesOptions {
@@ -158,7 +158,7 @@ async function serve(req: Request, res: Response, options: McpRoutesOptions, inF
   const principal = req.principal as Principal;
   let toolsets: McpToolset[];
   try {
-    toolsets = toolsetsOf(req, options.defaultToolsets);
+    toolsets = toolsetsOf(req, defaultToolsetsFor(principal, options.defaultToolsets));
   } catch (error) {
     sendJsonRpcError(res, error, req.requestId, options.logger);
     return;

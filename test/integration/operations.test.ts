@@ -152,7 +152,7 @@ describe('metrics of money and of MCP', () => {
   });
 
   it('counts MCP tool calls by tool and outcome, unknown tool names under one label', async () => {
-    const client = await connectMcp(lab.app.url, `Bearer ${lab.app.ownerKey}`);
+    const client = await connectMcp(lab.app.url, `Bearer ${lab.app.ownerKey}`, { toolsets: 'hub' });
     try {
       const listed = await client.callTool({ name: 'list_hub_domains', arguments: {} });
       expect(listed.isError).toBeFalsy();

@@ -7,7 +7,6 @@
  * go on: `resume_execution` with approve, reject, edit or answer; `cancel_execution` stops it.
  */
 import { z } from 'zod';
-import { SERVICE_TIERS } from '../../domain/execution';
 import { STATUSES } from '../../domain/prediction';
 import type { Execution } from '../../domain/execution';
 import {
@@ -17,51 +16,24 @@ import {
   toExecutionWire,
   toResumeDecision,
 } from '../../wire/agents.schemas';
+import { parseInput } from '../../wire/validation';
 import type { ExecutionsService } from '../../services/executions/executions.types';
 import { defineMcpTool, type McpCallContext, type McpTool } from '../mcp-tool';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
-/** The execution usage object (spec "Usage"). */
-const executionUsage = z.object({
-  elements_processed: z.number(),
-  element_type: z.enum(['image', 'page', 'video', 'audio']).nullable(),
-  credits_used: z.number(),
-  steps: z.number(),
-  message: z.string().nullable(),
-  duration_seconds: z.number(),
-  service_tier: z.enum(SERVICE_TIERS),
-  mode_multiplier: z.number(),
-  standard_cost_dollars: z.number(),
-  cost_dollars: z.number(),
-  savings_dollars: z.number(),
-});
+/*
+ * Usage and steps are described, not spelled out: the execution record is the output of execute_agent, run_skill
+ * and get_execution, all three in the default tools/list, and their field lists (the REST "Usage" and step objects,
+ * docs/agent-runs.md) would cost ~1.9 KB of every conversation's context per tool.
+ */
+const executionUsage = z.record(z.string(), z.unknown()).describe('credits_used, cost_dollars, steps, … (as REST)');
+const executionStep = z.record(z.string(), z.unknown());
 
-/** The execution record of `/v1/agent/executions`. */
-/** One recorded step of a run (tool outputs are in the execution's `steps.json` artifact). */
-const executionStep = z.object({
-  index: z.number(),
-  kind: z.enum(['plan', 'tool']),
-  goal: z.string().nullable(),
-  name: z.string(),
-  tool_call_id: z.string().nullable(),
-  arguments: z.record(z.string(), z.unknown()).nullable(),
-  error: z.string().nullable(),
-  duration_ms: z.number(),
-  input_tokens: z.number(),
-  output_tokens: z.number(),
-});
-
-/** What a paused run waits for (present only while it is paused). */
-const executionPause = z.object({
-  kind: z.enum(['tool_approval', 'question']),
-  tool_call: z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) }).nullable(),
-  question: z.string().nullable(),
-  goal: z.string().nullable(),
-  paused_at: z.string(),
-  expires_at: z.string(),
-  resume: z.array(z.enum(['approve', 'reject', 'edit', 'answer'])),
-});
+/** What a paused run waits for (present only while it is paused; docs/agent-runs.md). */
+const executionPause = z
+  .record(z.string(), z.unknown())
+  .describe('While paused: kind, tool_call, question, expires_at, resume');
 
 export const executionOutput = z.object({
   id: z.string(),
@@ -69,16 +41,16 @@ export const executionOutput = z.object({
   model: z.string(),
   status: z.enum(STATUSES),
   execution_mode: z.enum(['agent', 'program']),
-  response: z.record(z.string(), z.unknown()).nullable().describe('The answer (null until completed)'),
+  response: z.record(z.string(), z.unknown()).nullable(),
   usage: executionUsage,
-  steps: z.array(executionStep).describe('What the run did, step by step'),
+  steps: z.array(executionStep).describe('index, kind, name, arguments, error per step'),
   created_at: z.string(),
   completed_at: z.string().nullable(),
-  pause: executionPause.optional().describe('What a paused run waits for; resume it with resume_execution'),
+  pause: executionPause.optional(),
 });
 
 /** The record, and for a paused run a text block saying what it waits for and how to resume it. */
-function withPauseNote(execution: Execution, ctx: McpCallContext) {
+export function withPauseNote(execution: Execution, ctx: McpCallContext) {
   const pause = execution.pause;
   if (execution.status === 'paused' && pause) {
     const what =
@@ -96,8 +68,47 @@ function withPauseNote(execution: Execution, ctx: McpCallContext) {
         `It waits until ${pause.expiresAt}; cancel_execution stops it.`,
     });
   }
-  return toExecutionWire(execution);
+  return executionResult(execution);
 }
+
+/** The REST record as the output schema types it (usage and steps as plain objects). */
+function executionResult(execution: Execution) {
+  const wire = toExecutionWire(execution);
+  const { pause, ...rest } = wire;
+  return {
+    ...rest,
+    usage: { ...wire.usage },
+    steps: wire.steps.map((step) => ({ ...step })),
+    ...(pause ? { pause: { ...pause } } : {}),
+  };
+}
+
+/**
+ * What tools/list shows of the execute body: the fields a person uses. It is loose, so every other REST field
+ * (`file_ids`, `urls`, `id`, `toolsets`, `config.mode`, `config.caching`, …) still goes through, and the call checks the
+ * whole body against the REST schema (the same errors as POST /v1/agent/execute). The full schema costs 2.2 KB of
+ * every conversation's context in the default list; this one a third of it.
+ */
+const executeInput = z
+  .object({
+    inputs: z.record(z.string(), z.unknown()).optional().describe('Named inputs: URLs, {file_id}, or data'),
+    config: z
+      .object({
+        prompt: z.string().optional(),
+        json_schema: z.record(z.string(), z.unknown()).optional(),
+        skills: z
+          .array(z.record(z.string(), z.unknown()))
+          .optional()
+          .describe('[{type: "skill_reference", skill_name, skill_version}]'),
+        tools: z.array(z.string()).optional(),
+        require_approval: z.array(z.string()).optional().describe('Tools whose calls wait for approval'),
+      })
+      .loose()
+      .optional(),
+    model: z.string().optional(),
+    batch: z.boolean().optional().describe('Return at once; poll get_execution'),
+  })
+  .loose();
 
 export function agentTools(executions: ExecutionsService): McpTool[] {
   return [
@@ -105,17 +116,17 @@ export function agentTools(executions: ExecutionsService): McpTool[] {
       name: 'execute_agent',
       title: 'Execute an agent',
       description:
-        'Runs an agent over inputs (images, documents, audio, video by URL, file_id or data URL) with a prompt, a ' +
-        'JSON schema (config.json_schema), skills (config.skills) and tools, as POST /v1/agent/execute. Waits for ' +
-        'the run and returns the execution (response holds the answer); batch: true returns it enqueued at once, ' +
-        'to poll with get_execution. Sends a progress notification per step.',
-      input: executeBodySchema,
+        'Runs an agent (POST /v1/agent/execute) over inputs by URL, file_id or data with config.prompt, ' +
+        'json_schema, skills and tools. Waits and returns the execution (response is the answer), with progress; ' +
+        'batch: true returns at once.',
+      input: executeInput,
       output: executionOutput,
       // Stores an execution and bills it; a repeat runs again. Inputs by URL and upstream models reach outside.
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       needsAccount: true,
       async run(args, ctx) {
-        const execution = await executions.execute(ctx.principal, toExecuteCommand(args), {
+        const body = parseInput(executeBodySchema, args, 'body');
+        const execution = await executions.execute(ctx.principal, toExecuteCommand(body), {
           signal: ctx.signal,
           onStep: (step, done) => ctx.progress(done, undefined, `${step.kind} ${step.name}`),
         });
@@ -153,17 +164,17 @@ export function agentTools(executions: ExecutionsService): McpTool[] {
       output: executionOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       needsAccount: true,
-      run: async (args, ctx) => toExecutionWire(await executions.cancel(ctx.principal, args.id)),
+      run: async (args, ctx) => executionResult(await executions.cancel(ctx.principal, args.id)),
     }),
     defineMcpTool({
       name: 'get_execution',
       title: 'Get an agent execution',
-      description: 'The execution with this id, as GET /v1/agent/executions/{id} (poll batch runs).',
+      description: 'An execution by id (GET /v1/agent/executions/{id}); polls batch runs.',
       input: z.object({ id: z.string().min(1).max(200) }),
       output: executionOutput,
       annotations: READ_ONLY,
       needsAccount: true,
-      run: async (args, ctx) => toExecutionWire(await executions.get(ctx.principal, args.id)),
+      run: async (args, ctx) => executionResult(await executions.get(ctx.principal, args.id)),
     }),
     defineMcpTool({
       name: 'list_executions',
@@ -179,7 +190,7 @@ export function agentTools(executions: ExecutionsService): McpTool[] {
       needsAccount: true,
       async run(args, ctx) {
         const list = await executions.list(ctx.principal, { skip: args.skip, limit: args.limit });
-        return { items: list.map(toExecutionWire) };
+        return { items: list.map(executionResult) };
       },
     }),
   ];

@@ -6,7 +6,7 @@
  * page or frame is read) and its prediction ends `failed`, saying so, billed nothing.
  */
 import { z } from 'zod';
-import type { PredictionKind } from '../../domain/prediction';
+import type { Prediction, PredictionKind } from '../../domain/prediction';
 import { MAX_VIDEO_FRAMES, toGenerateCommand, toPredictionWire } from '../../wire/predictions.schemas';
 import type { PredictionsService } from '../../services/predictions/predictions.types';
 import { BadRequestError } from '../../domain/errors';
@@ -15,11 +15,17 @@ import { PATH_DESCRIPTION, type LocalFiles } from '../mcp-local-files';
 import { defineMcpTool, type McpTool } from '../mcp-tool';
 import { predictionOutput } from './mcp-schemas';
 
+/** The REST body as the output schema types it (usage as a plain object). */
+function predictionResult(prediction: Prediction) {
+  const wire = toPredictionWire(prediction);
+  return { ...wire, usage: { ...wire.usage } };
+}
+
 type GenerateKind = Exclude<PredictionKind, 'image_schema'>;
 
 const NOUN: Record<GenerateKind, string> = {
   image: 'an image',
-  document: 'a document (PDF or scanned pages)',
+  document: 'a document (PDF or scans)',
   video: 'a video',
   audio: 'an audio recording',
 };
@@ -29,8 +35,8 @@ export const SOURCE_PARAMS = { images: 'data', 'images.0': 'data' } as const;
 
 function inputSchema(kind: GenerateKind, local: boolean) {
   const base = z.object({
-    domain: z.string().min(1).optional().describe('Hub domain, e.g. document.invoice (see list_hub_domains)'),
-    json_schema: z.record(z.string(), z.unknown()).optional().describe('JSON schema to fill (instead of a domain)'),
+    domain: z.string().min(1).optional().describe('Hub domain, e.g. document.invoice'),
+    json_schema: z.record(z.string(), z.unknown()).optional().describe('Or a JSON schema to fill'),
     url: z.string().min(1).optional().describe(`http(s) URL of ${NOUN[kind]}`),
     file_id: z.string().min(1).optional().describe('File id (a UUID) from upload_file'),
     data: z.string().min(1).optional().describe('Base64 bytes or a data: URL'),
@@ -38,7 +44,7 @@ function inputSchema(kind: GenerateKind, local: boolean) {
     confidence: z.boolean().default(false).describe('Add <field>_metadata.confidence'),
     grounding: z.boolean().default(false).describe('Add <field>_metadata.bbox'),
     metadata: z.record(z.string(), z.unknown()).optional(),
-    batch: z.boolean().default(false).describe('Return at once (status enqueued); poll get_prediction'),
+    batch: z.boolean().default(false).describe('Return at once; poll get_prediction'),
   });
   const withPath = local ? base.extend({ path: z.string().min(1).optional().describe(PATH_DESCRIPTION) }) : base;
   if (kind === 'document') {
@@ -55,8 +61,8 @@ function extractTool(kind: GenerateKind, predictions: PredictionsService, local:
     name: `extract_${kind}`,
     title: `Extract JSON from ${NOUN[kind]}`,
     description:
-      `Extracts JSON from ${NOUN[kind]} by hub domain or JSON schema (POST /v1/${kind}/generate). Give one of ` +
-      'url, file_id or data. Returns the Prediction; response holds the JSON.',
+      `Extracts JSON from ${NOUN[kind]} by hub domain or JSON schema (POST /v1/${kind}/generate) given one of ` +
+      'url, file_id or data. Returns the Prediction (response is the JSON).',
     input: inputSchema(kind, local !== undefined),
     output: predictionOutput,
     // Writes a prediction record; a repeat creates another one. URLs reach outside Prism.
@@ -90,7 +96,7 @@ function extractTool(kind: GenerateKind, predictions: PredictionsService, local:
           signal: ctx.signal,
         }),
       );
-      return toPredictionWire(prediction);
+      return predictionResult(prediction);
     },
   });
 }
@@ -127,7 +133,7 @@ export function predictionTools(predictions: PredictionsService): McpTool[] {
       output: predictionOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       needsAccount: true,
-      run: async (args, ctx) => toPredictionWire(await predictions.get(ctx.principal, args.id)),
+      run: async (args, ctx) => predictionResult(await predictions.get(ctx.principal, args.id)),
     }),
   ];
 }

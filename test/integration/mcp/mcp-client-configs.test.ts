@@ -121,7 +121,7 @@ describe('client configuration snippets (docs/mcp-clients.md)', () => {
     const desktop = JSON.parse(local(snippet('claude-desktop'))) as { mcpServers: { prism: Launch } };
     expect(desktop.mcpServers.prism.command).toBe('node');
     expect(await toolsOverStdio(desktop.mcpServers.prism)).toEqual(
-      expect.arrayContaining(['extract_document', 'upload_file', 'list_hub_domains']),
+      expect.arrayContaining(['extract_document', 'upload_file', 'run_skill']),
     );
     const cursor = JSON.parse(local(snippet('cursor'))) as { mcpServers: { prism: Launch } };
     expect(await toolsOverStdio(cursor.mcpServers.prism)).toEqual(expect.arrayContaining(['create_skill']));

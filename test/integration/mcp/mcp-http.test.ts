@@ -68,11 +68,12 @@ describe('/mcp over Streamable HTTP', () => {
         'extract_video',
         'extract_audio',
         'get_prediction',
-        'list_hub_domains',
-        'get_domain_schema',
         'upload_file',
         'get_file',
         'list_files',
+        'run_skill',
+        'execute_agent',
+        'get_execution',
       ]),
     );
     for (const tool of tools) {

@@ -109,7 +109,7 @@ describe(`MCP Inspector CLI${INSTALLED ? '' : ' (skipped: sh scripts/install-ins
     const listed = await inspector(['--method', 'tools/list', ...auth]);
     expect(listed.code).toBe(0);
     const tools = (listed.json.result as { tools: { name: string }[] }).tools.map((t) => t.name);
-    expect(tools).toEqual(expect.arrayContaining(['extract_document', 'get_domain_schema', 'upload_file']));
+    expect(tools).toEqual(expect.arrayContaining(['extract_document', 'run_skill', 'upload_file']));
 
     const called = await inspector([
       '--method',
@@ -119,6 +119,9 @@ describe(`MCP Inspector CLI${INSTALLED ? '' : ' (skipped: sh scripts/install-ins
       '--tool-arg',
       'domain=document.invoice',
       ...auth,
+      // The hub is not in a keyed caller's default (extraction, files, run): ask for it.
+      '--header',
+      'X-MCP-Toolsets: hub',
     ]);
     expect(called.code).toBe(0);
     const result = called.json.result as { structuredContent: Record<string, unknown>; isError?: boolean };

@@ -229,6 +229,46 @@ describe('/mcp skills, agents, resources and prompts', () => {
     });
   });
 
+  it('runs a built-in skill by name with run_skill from the default tool list, as execute_agent with the skill', async () => {
+    const lean = await connectMcp(app.url, `Bearer ${key}`);
+    try {
+      const listed = (await lean.listTools()).tools.map((t) => t.name);
+      expect(listed).toEqual(expect.arrayContaining(['run_skill', 'execute_agent', 'get_execution']));
+      expect(listed).not.toContain('resume_execution');
+      const seen: unknown[] = [];
+      const result = (await lean.callTool(
+        { name: 'run_skill', arguments: { skill: 'receipt', urls: [receiptUrl] } },
+        undefined,
+        {
+          onprogress: (p) => seen.push(p),
+          resetTimeoutOnProgress: true,
+        },
+      )) as CallToolResult;
+      const execution = toolOutput(result);
+      expect(execution.status).toBe('completed');
+      expect(seen.length).toBeGreaterThan(0);
+      // The answer follows the skill's schema.json.
+      const schema = JSON.parse(
+        fs.readFileSync(path.join(app.container.config.skills.builtinDir, 'receipt', 'schema.json'), 'utf8'),
+      ) as { properties: Record<string, unknown> };
+      const response = execution.response as Record<string, unknown>;
+      expect(Object.keys(response).every((k) => k in schema.properties)).toBe(true);
+      expect(JSON.stringify(response)).toMatch(/GREENLEAF/);
+      // It is an ordinary execution: get_execution and REST see the same record.
+      expect(toolOutput(await callTool(lean, 'get_execution', { id: execution.id }))).toEqual(execution);
+      expect(await rest(`/v1/agent/executions/${String(execution.id)}`)).toEqual(execution);
+      // An unknown skill is the spec's error, naming it; nothing runs.
+      const missing = toolError(await callTool(lean, 'run_skill', { skill: 'no-such-skill', urls: [receiptUrl] }));
+      expect(missing.code).toBe('skill_not_found');
+      // execute_agent lists a lean body but checks the whole REST body: a bad REST-only field is refused (422, as
+      // POST /v1/agent/execute answers it).
+      const bad = toolError(await callTool(lean, 'execute_agent', { inputs: {}, config: { mode: 'nope' } }));
+      expect(bad).toMatchObject({ status: 422, type: 'validation_error' });
+    } finally {
+      await lean.close();
+    }
+  });
+
   it('cancels the run when the client cancels execute_agent', async () => {
     const controller = new AbortController();
     const body = {

@@ -19,11 +19,12 @@ const DEFAULT_TOOLS = [
   'extract_video',
   'extract_audio',
   'get_prediction',
-  'list_hub_domains',
-  'get_domain_schema',
   'upload_file',
   'get_file',
   'list_files',
+  'execute_agent',
+  'get_execution',
+  'run_skill',
 ];
 
 /** The JSON-RPC message of a Streamable HTTP answer (SSE `data:` line or a JSON body). */
@@ -51,12 +52,13 @@ describe('MCP toolsets and protocol details', () => {
   const callTool = (c: Client, name: string, args: Record<string, unknown>) =>
     c.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 
-  it('lists a lean default (extraction, files, hub) of at most 16 KB', async () => {
+  it('lists a default that does the job (extraction, files, run_skill, execute_agent) of at most 16 KB', async () => {
     const res = await call(`${app.url}/mcp`, { key, json: LIST, headers: MCP_HEADERS });
     const answer = await rpc(res);
     const result = answer.result as { tools: { name: string }[] };
     expect(result.tools.map((t) => t.name)).toEqual(DEFAULT_TOOLS);
-    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThanOrEqual(16 * 1024);
+    const bytes = Buffer.byteLength(JSON.stringify(result));
+    expect(bytes).toBeLessThanOrEqual(16 * 1024);
     // Nothing the SDK writes by default that says nothing: no $schema, no taskSupport "forbidden".
     expect(JSON.stringify(result)).not.toMatch(/\$schema|taskSupport|9007199254740991/);
   });
@@ -83,8 +85,10 @@ describe('MCP toolsets and protocol details', () => {
     ]);
     const registry = app.container.agents.tools.list().map((t) => t.name);
     expect(await names('?toolsets=agent_tools')).toEqual(registry);
-    expect((await all.listTools()).tools).toHaveLength(DEFAULT_TOOLS.length + 6 + 5 + registry.length);
-    expect(MCP_TOOLSETS).toHaveLength(6);
+    // execute_agent and get_execution sit in both agents and run; each is listed once.
+    expect((await all.listTools()).tools).toHaveLength(DEFAULT_TOOLS.length + 2 + 6 + 3 + registry.length);
+    expect(await names('?toolsets=run')).toEqual(['execute_agent', 'get_execution', 'run_skill']);
+    expect(MCP_TOOLSETS).toHaveLength(7);
   });
 
   it('refuses an unknown toolset naming it, and says which toolset a call outside the selection needs', async () => {
@@ -208,6 +212,8 @@ describe('MCP toolsets and protocol details', () => {
 });
 
 describe('MCP tool-call rate limits', () => {
+  /** The hub is in an anonymous caller's default, and asked for by the others (their default is extraction, files, run). */
+  const HUB = { toolsets: 'hub' };
   const hub = (c: Client) => c.callTool({ name: 'list_hub_domains', arguments: {} }) as Promise<CallToolResult>;
   const callsAllowed = async (c: Client, tries: number): Promise<number> => {
     for (let i = 0; i < tries; i += 1) {
@@ -227,8 +233,8 @@ describe('MCP tool-call rate limits', () => {
     });
     const clients = [
       await connectMcp(app.url, 'Bearer prism'),
-      await connectMcp(app.url, `Bearer ${await app.createKey('rl-free', 'free')}`),
-      await connectMcp(app.url, `Bearer ${await app.createKey('rl-pro', 'pro')}`),
+      await connectMcp(app.url, `Bearer ${await app.createKey('rl-free', 'free')}`, HUB),
+      await connectMcp(app.url, `Bearer ${await app.createKey('rl-pro', 'pro')}`, HUB),
     ];
     try {
       const [anonymous, free, pro] = clients as [Client, Client, Client];
@@ -254,8 +260,8 @@ describe('MCP tool-call rate limits', () => {
       PRISM_SINGLE_USER: '1',
       PRISM_MCP_CALLS_PER_MINUTE: 'anonymous=1,free=1,pro=1,enterprise=1',
     });
-    const owner = await connectMcp(app.url, `Bearer ${app.ownerKey}`);
-    const other = await connectMcp(app.url, `Bearer ${await app.createKey('rl-other', 'enterprise')}`);
+    const owner = await connectMcp(app.url, `Bearer ${app.ownerKey}`, HUB);
+    const other = await connectMcp(app.url, `Bearer ${await app.createKey('rl-other', 'enterprise')}`, HUB);
     try {
       expect(await callsAllowed(owner, 6)).toBe(6);
       expect(await callsAllowed(other, 3)).toBe(1);
