@@ -126,8 +126,9 @@ async function replayVersusAgent(runs: number, figures: Record<string, number>):
         t = performance.now();
         const p = await post('/v1/agent/execute', body);
         replay.push(performance.now() - t);
-        if (p.execution_mode !== 'program')
+        if (p.execution_mode !== 'program') {
           throw new Error(`expected a program replay, got ${String(p.execution_mode)}`);
+        }
         const company = (p.response as { company?: unknown } | null)?.company;
         if (company !== 'GREENLEAF GROCERY LTD') throw new Error(`the replay answered ${String(company)}`);
       }
