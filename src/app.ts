@@ -33,6 +33,7 @@ import { mcpOAuthRoutes } from './mcp/mcp-oauth';
 import { DEFAULT_MCP_TOOLSETS, parseToolsets } from './mcp/mcp-toolsets';
 import { createToolCallLimiter } from './mcp/mcp-rate-limits';
 import { agentsRoutes } from './http/routes/agents.routes';
+import { kindExecuteRoutes } from './http/routes/kind-execute.routes';
 import { agentRunsRoutes } from './http/routes/agent-runs.routes';
 import { artifactsRoutes } from './http/routes/artifacts.routes';
 import { decisionsRoutes } from './http/routes/decisions.routes';
@@ -207,6 +208,7 @@ export function createApp(container: Container): Express {
   app.use('/v1/predictions', predictionsRoutes(services.predictions, services.hub));
   app.use('/v1', agentsRoutes(container.agents.agents, container.agents.executions));
   app.use('/v1', agentRunsRoutes(container.agents.executions));
+  app.use('/v1', kindExecuteRoutes(container.agents.executions));
   app.use('/v1/artifacts', artifactsRoutes(services.artifacts));
   app.use('/v1/chat', chatsRoutes(services.chats));
   app.use('/v1/feedback', feedbackRoutes(services.feedback));
