@@ -412,16 +412,14 @@ export const API_ROUTES: readonly ApiRoute[] = [
     auth: 'key',
     body: executeBodySchema,
   },
-  ...(['image', 'document', 'audio', 'video'] as const).map(
-    (kind): ApiRoute => ({
-      method: 'post',
-      path: `/v1/${kind}/execute`,
-      tag: 'Agents',
-      summary: `Run a named agent (or skill) on one ${kind} (the VLM Run SDKs' execute)`,
-      auth: 'key',
-      body: kindExecuteBodySchema,
-    }),
-  ),
+  ...(['image', 'document', 'audio', 'video'] as const).map((kind): ApiRoute => ({
+    method: 'post',
+    path: `/v1/${kind}/execute`,
+    tag: 'Agents',
+    summary: `Run a named agent (or skill) on one ${kind} (the VLM Run SDKs' execute)`,
+    auth: 'key',
+    body: kindExecuteBodySchema,
+  })),
   {
     method: 'get',
     path: '/v1/agent/executions',
