@@ -35,6 +35,7 @@ import { mcpOAuthRoutes } from './mcp/mcp-oauth';
 import { DEFAULT_MCP_TOOLSETS, parseToolsets } from './mcp/mcp-toolsets';
 import { createToolCallLimiter } from './mcp/mcp-rate-limits';
 import { agentsRoutes } from './http/routes/agents.routes';
+import { kindExecuteRoutes } from './http/routes/kind-execute.routes';
 import { agentRunsRoutes } from './http/routes/agent-runs.routes';
 import { mcpServersRoutes } from './http/routes/mcp-servers.routes';
 import { artifactsRoutes } from './http/routes/artifacts.routes';
@@ -216,6 +217,7 @@ export function createApp(container: Container): Express {
   app.use('/v1', agentsRoutes(container.agents.agents, container.agents.executions));
   app.use('/v1', agentRunsRoutes(container.agents.executions));
   app.use('/v1', mcpServersRoutes(container.agents.mcpServers));
+  app.use('/v1', kindExecuteRoutes(container.agents.executions));
   app.use('/v1/artifacts', artifactsRoutes(services.artifacts));
   app.use('/v1/chat', chatsRoutes(services.chats));
   app.use('/v1/feedback', feedbackRoutes(services.feedback));

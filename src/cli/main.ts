@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../config/config';
+import { ConfigError, loadCommandConfig, loadConfig, type Config } from '../config/config';
 import { createContainer, type Container } from '../container';
 import { TIERS, type Tier } from '../domain/account';
 import { AppError } from '../domain/errors';
@@ -35,7 +35,7 @@ const COMMANDS: { name: string; usage: string; about: string }[] = [
   {
     name: 'keys create',
     usage: 'prism keys create --org ORG [--tier free|pro|enterprise] [--superuser] [--name NAME]',
-    about: 'create a key (and the organisation if new); prints its id, then the key on the last line',
+    about: 'create a key (and the organisation if new); prints the key alone on stdout, its id on stderr',
   },
   { name: 'keys list', usage: 'prism keys list --org ORG', about: "list an organisation's keys (never the secrets)" },
   { name: 'keys revoke', usage: 'prism keys revoke KEY_ID', about: 'revoke a key: it gets 401 from then on' },
@@ -96,10 +96,10 @@ export async function run(argv: string[]): Promise<number> {
     if (command === 'extract') return await withContainer((c) => extract(c, argv.slice(1)));
     if (command === 'mcp') {
       const toolsets = mcpToolsets(argv.slice(1));
-      return await withContainer((c) => mcpStdio(c, toolsets));
+      return await withContainer((c) => mcpStdio(c, toolsets), loadConfig());
     }
-    if (command === 'models' && sub === 'check') return await modelsCheck(loadConfig(), rest);
-    if (command === 'skills' && sub === 'pack') return await skillsPack(loadConfig(), rest);
+    if (command === 'models' && sub === 'check') return await modelsCheck(loadCommandConfig(), rest);
+    if (command === 'skills' && sub === 'pack') return await skillsPack(loadCommandConfig(), rest);
     if (command === 'skills' && sub === 'push') return await withContainer((c) => skillsPush(c, rest));
     if (command === 'skills' && sub === 'list') return await withContainer((c) => skillsList(c, rest));
     if (command === 'db' && sub === 'migrate') return await dbMigrate(loadConfig());
@@ -151,7 +151,7 @@ function mcpToolsets(args: string[]): string | undefined {
  * create a new one (with its own owner) and report on that. An empty folder is set up, as `serve` would.
  */
 async function withAccounts(work: (container: Container) => Promise<number>): Promise<number> {
-  const config = loadConfig();
+  const config = loadCommandConfig();
   if (!existsSync(config.data.dir)) {
     throw new UsageError(
       `no Prism data folder at ${config.data.dir}; run this where the server keeps its data, or set PRISM_DATA_DIR`,
@@ -162,7 +162,7 @@ async function withAccounts(work: (container: Container) => Promise<number>): Pr
 
 async function withContainer(
   work: (container: Container) => Promise<number>,
-  config: Config = loadConfig(),
+  config: Config = loadCommandConfig(),
 ): Promise<number> {
   const container = await createContainer(config);
   try {
@@ -212,8 +212,8 @@ async function keysCreate(container: Container, args: string[]): Promise<number>
     ...(values.name ? { name: values.name } : {}),
   });
   console.error(`key ${created.keyId} for organisation ${created.orgName} (${created.orgId}), tier ${created.tier}`);
-  // The id first (what `keys revoke` takes), the secret last so scripts read it with `tail -n 1`.
-  console.log(`key_id ${created.keyId}`);
+  // The id (what `keys revoke` takes) on stderr, the secret alone on stdout: `prism keys create … > acme.key`.
+  console.error(`key_id ${created.keyId}`);
   console.log(created.key);
   return 0;
 }

@@ -592,3 +592,12 @@ function otlpHeaders(text: string | undefined): Record<string, string> {
   }
   return headers;
 }
+
+/**
+ * The configuration of a one-shot CLI command (keys, credits, skills, extract, models check): as loadConfig, but the
+ * log says only errors unless PRISM_LOG_LEVEL asks for more, so a command's output is its own lines, not start-up's
+ * JSON (the bundled-ffmpeg warning and the skills seeding belong in the server's log).
+ */
+export function loadCommandConfig(env: Record<string, string | undefined> = process.env): Config {
+  return loadConfig({ ...env, PRISM_LOG_LEVEL: env['PRISM_LOG_LEVEL'] || 'error' });
+}

@@ -2,7 +2,10 @@
  * Named agents: `<name>:<version>` with the config their executions start from (prompt, schema, skills, tools,
  * tier, mode, model). Versions not given are derived from the config's content (`YYYYMMDD-<8 hex>`), so the same
  * definition twice is the same version. A name not given (the SDKs declare it optional) is made from the prompt's
- * first words (`receipt-total-date`), else `agent-<8 hex>`.
+ * first words (`receipt-total-date`), else `agent-<8 hex>`. When that made name is taken, the agent is a second
+ * agent named `<made name>-<8 hex of its id>`, not a new version of the first: the caller chose neither name, and a
+ * new version would change what the first caller's agent name resolves to (lookup by name takes the latest). A
+ * name the caller gave stays 409 `agent_exists` when taken.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Principal } from '../domain/account';
@@ -109,10 +112,16 @@ export function createAgentsService(deps: {
         inputs: command.inputs,
         createdAt: now,
       };
-      if (!(await deps.store.insert(agent))) {
+      if (await deps.store.insert(agent)) return agent;
+      if (command.name !== null) {
         throw new ConflictError(`Agent '${name}:${version}' already exists.`, 'agent_exists');
       }
-      return agent;
+      // A name the caller never chose does not conflict: the same call again makes a second agent (see header).
+      const distinct = { ...agent, name: `${name.slice(0, 119)}-${id.replace(/-/g, '').slice(0, 8)}` };
+      if (!(await deps.store.insert(distinct))) {
+        throw new ConflictError(`Agent '${distinct.name}:${version}' already exists.`, 'agent_exists');
+      }
+      return distinct;
     },
 
     async lookup(principal, by) {

@@ -44,7 +44,7 @@ describe('prism CLI', () => {
     const revoked = prism(dataDir, 'keys', 'revoke', keyId ?? '');
     expect(revoked.status).toBe(0);
     expect((await call(`${app.url}/v1/files`, { key: created.last })).status).toBe(401);
-  });
+  }, 120_000); // three CLI processes, each opening the data folder (~10 s each on a loaded machine)
 
   it('adds credits to an organisation wallet', async () => {
     prism(dataDir, 'keys', 'create', '--org', 'wallet-co');
@@ -93,10 +93,13 @@ describe('prism CLI', () => {
     expect(prism(dataDir, 'help').stdout).toContain('prism credits show --org ORG');
   });
 
-  it('prints the key id on stdout at create, lists the keys without secrets, and shows a balance', () => {
+  it('prints only the key on stdout at create (its id on stderr), lists the keys without secrets, and shows a balance', () => {
     const created = prism(dataDir, 'keys', 'create', '--org', 'listed', '--tier', 'pro', '--name', 'robot');
-    const [idLine, key] = created.stdout.trim().split('\n');
-    const keyId = /^key_id ([0-9a-f-]{36})$/.exec(idLine ?? '')?.[1];
+    // `prism keys create … > acme.key` writes one line: the key.
+    const [key, ...more] = created.stdout.trim().split('\n');
+    expect(more).toEqual([]);
+    expect(created.stdout).toBe(`${key}\n`);
+    const keyId = /^key_id ([0-9a-f-]{36})$/m.exec(created.stderr)?.[1];
     expect(keyId).toBeDefined();
     expect(key).toBe(created.last);
     expect(prism(dataDir, 'keys', 'revoke', keyId ?? '').status).toBe(0);
@@ -113,6 +116,24 @@ describe('prism CLI', () => {
 
     prism(dataDir, 'credits', 'add', '--org', 'listed', '--usd', '3');
     expect(prism(dataDir, 'credits', 'show', '--org', 'listed').last).toMatch(/^balance 3\.000000 USD/);
+  });
+
+  it('prints no start-up log (the bundled-ffmpeg warning, skills seeding) unless PRISM_LOG_LEVEL asks', () => {
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      ...databaseEnvFor(dataDir),
+      PRISM_DATA_DIR: dataDir,
+    };
+    delete env['PRISM_LOG_LEVEL'];
+    const quiet = spawnSync(process.execPath, [BIN, 'keys', 'list', '--org', 'acme'], { env, encoding: 'utf8' });
+    expect(quiet.status).toBe(0);
+    expect(quiet.stderr).not.toMatch(/"level"/);
+    expect(quiet.stdout).not.toMatch(/"level"/);
+    const asked = spawnSync(process.execPath, [BIN, 'keys', 'list', '--org', 'acme'], {
+      env: { ...env, PRISM_LOG_LEVEL: 'debug' },
+      encoding: 'utf8',
+    });
+    expect(asked.stderr + asked.stdout).toMatch(/"level":"(debug|info|warn)"/);
   });
 
   it('refuses key commands on a data folder that does not exist instead of creating one', () => {

@@ -55,6 +55,7 @@ import {
   skillIdParamsSchema,
   updateSkillBodySchema,
 } from '../../wire/skills.schemas';
+import { kindExecuteBodySchema } from '../../wire/kind-execute.schemas';
 import { embeddingsBodySchema, modelParamsSchema } from '../routes/compat.routes';
 import { decisionBodySchema } from '../routes/decisions.routes';
 import { schemaBodySchema } from '../routes/hub.routes';
@@ -412,6 +413,14 @@ export const API_ROUTES: readonly ApiRoute[] = [
     auth: 'key',
     body: executeBodySchema,
   },
+  ...(['image', 'document', 'audio', 'video'] as const).map((kind): ApiRoute => ({
+    method: 'post',
+    path: `/v1/${kind}/execute`,
+    tag: 'Agents',
+    summary: `Run a named agent (or skill) on one ${kind} (the VLM Run SDKs' execute)`,
+    auth: 'key',
+    body: kindExecuteBodySchema,
+  })),
   {
     method: 'get',
     path: '/v1/agent/executions',

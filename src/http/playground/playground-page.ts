@@ -4,6 +4,8 @@
  * image; chat with any model, streamed; browse skills and executions. Without a key it runs as a guest through
  * the gateway (`prism-1`, within the guest cap); with a key, on the main API.
  */
+import { chatErrorText, defaultChatModel } from './playground-chat';
+
 export const PLAYGROUND_HTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Prism playground</title>
 <style>
@@ -28,11 +30,13 @@ input,select,button{font:inherit;margin:.2rem}
 <div class="out"><div id="page"><img id="preview" alt=""></div><pre id="json"></pre></div>
 </section>
 <section><h2>Chat</h2>
-<select id="model"></select> <input id="prompt" size="60" value="Say hello"> <button id="send">Send</button>
+<select id="model"></select> <input id="prompt" size="60" value="Write a haiku about receipts" placeholder="a message for the model"> <button id="send">Send</button>
 <pre id="reply"></pre></section>
 <section><h2>Skills and executions</h2><button id="browse">Load</button>
 <div class="out"><ul id="skills"></ul><ul id="executions"></ul></div></section>
 <script>
+${defaultChatModel.toString()}
+${chatErrorText.toString()}
 const $ = (id) => document.getElementById(id);
 const key = () => $('key').value.trim();
 const auth = () => (key() ? { authorization: 'Bearer ' + key() } : {});
@@ -113,7 +117,7 @@ async function chat() {
   $('reply').textContent = '';
   const res = await fetch('/v1/compat/chat/completions', { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' },
     body: JSON.stringify({ model: $('model').value, stream: true, messages: [{ role: 'user', content: $('prompt').value }] }) });
-  if (!res.ok) return ($('reply').textContent = res.status + ' ' + (await res.text()));
+  if (!res.ok) return ($('reply').textContent = chatErrorText(res.status, await res.text()));
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -150,6 +154,7 @@ async function start() {
   $('target').value = 'domain:document.receipt';
   const models = await api('/v1/compat/models');
   $('model').innerHTML = models.data.map((m) => '<option>' + m.id + '</option>').join('');
+  $('model').value = defaultChatModel(models.data);
 }
 $('key').value = localStorage.getItem('prism-key') || '';
 $('key').onchange = () => localStorage.setItem('prism-key', key());
