@@ -6,7 +6,7 @@
  */
 import type { BlobStore } from '../blobs/types';
 import type { ExtractionEngine } from '../engines/extraction-engine';
-import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
+import { firstServingUpstreamChatModel, type ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
 import type { Principal } from '../domain/account';
 import type { Logger } from '../lib/logger';
@@ -76,7 +76,7 @@ function evaluationModel(
   named: string | undefined,
 ): EvaluationModel | null {
   const chat = catalogue.list('chat').filter((m) => m.engine.kind === 'upstream');
-  const model = named ? catalogue.find(named) : chat.find((m) => m.serving);
+  const model = named ? catalogue.find(named) : firstServingUpstreamChatModel(catalogue);
   if (named && (!model || !chat.includes(model))) {
     throw new Error(`${EVALUATION_MODEL_SETTING}='${named}' is not an upstream chat model of the models file`);
   }

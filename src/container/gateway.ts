@@ -9,7 +9,7 @@
 import type { Config } from '../config/config';
 import { createDecisionEngine } from '../engines/decision/decision.engine';
 import { createMultimodalEmbeddingEngine, createTextEmbeddingEngine } from '../engines/embeddings';
-import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
+import { firstServingUpstreamChatModel, type ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import { createChatService } from '../gateway/chat/chat.service';
 import type { ChatService } from '../gateway/chat/chat.types';
 import { createDecisionsService, type DecisionsService } from '../gateway/decisions/decisions.service';
@@ -87,6 +87,5 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
 
 /** The first serving upstream chat model of the models file drafts prompt-created skills; none: the template. */
 export function draftingModel(catalogue: ModelCatalogue, upstream: UpstreamClient): DraftingModel | null {
-  const model = catalogue.list('chat').find((m) => m.engine.kind === 'upstream' && m.serving);
-  return upstreamTextModel(catalogue, upstream, model);
+  return upstreamTextModel(catalogue, upstream, firstServingUpstreamChatModel(catalogue));
 }

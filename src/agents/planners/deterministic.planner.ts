@@ -41,8 +41,8 @@ const ATTACHMENT_NOTE = /\[attached [^\]]*\]/g;
 const QUOTE_CHARS = 120;
 
 export const CONFIGURE_HINT =
-  'Configure an upstream chat model with tool calling for the agent model in PRISM_MODELS_FILE ' +
-  '(a `models:` entry with id prism-orion-1 or prism-orion-2 and `engine: {kind: upstream, ...}`).';
+  'Configure an upstream chat model with tool calling in PRISM_MODELS_FILE (any `models:` entry with ' +
+  '`engine: {kind: upstream, ...}` plans the agent models; one with id prism-orion-1 or prism-orion-2 is used for that one).';
 
 export const DETERMINISTIC_MESSAGE =
   'No language model planned this run: the deterministic planner chose the tools from the inputs’ modalities and ' +

@@ -8,12 +8,14 @@
  * (see `streamedAnswer`); otherwise the call is not streamed.
  *
  * Which upstream plans an agent model is the models file's business: `prism-orion-1` and `prism-orion-2` (and any
- * `:auto`, `:fast`, `:pro` variant defined there) resolve through the catalogue like any chat model.
+ * `:auto`, `:fast`, `:pro` variant defined there) resolve through the catalogue like any chat model. A models file
+ * that names no agent model still gets its agents planned by a language model: the first serving upstream chat
+ * model plans for them (one model serves all), and the reply's `planned_by` names it.
  */
 import type { PlannerMessage, PlannerModel, PlannerToolCall, PlanRequest, PlanStep } from '../../agents/sdk';
 import { randomHex } from '../../lib/random-id';
 import { priceCall } from '../../metering/billing';
-import type { ModelCatalogue } from '../catalogue/model-catalogue';
+import { firstServingUpstreamChatModel, type ModelCatalogue } from '../catalogue/model-catalogue';
 import type { CatalogueModel, UpstreamTarget } from '../catalogue/model.types';
 import { countTokens, tokensForChars } from '../message-inputs';
 import type { UpstreamClient, UpstreamJson } from '../upstream/upstream-client';
@@ -26,13 +28,16 @@ export interface UpstreamPlannerDeps {
 
 /**
  * The catalogue model that plans for `requested` (`prism-orion-2:pro`): the variant itself when the models file
- * defines it (as an id or alias), else its base id. Null when neither is known.
+ * defines it (as an id or alias), else its base id. When that model runs on no upstream (the built-in agent models
+ * are the deterministic planner), the first serving upstream chat model plans instead, if there is one: an explicit
+ * upstream entry for the agent model always wins. Null when the agent model is not known at all.
  */
 export function plannerModelFor(catalogue: ModelCatalogue, requested: string): CatalogueModel | null {
-  const exact = catalogue.find(requested);
-  if (exact) return exact;
   const base = requested.split(':')[0] ?? requested;
-  return catalogue.find(base) ?? null;
+  const named = catalogue.find(requested) ?? catalogue.find(base);
+  if (!named) return null;
+  if (named.engine.kind === 'upstream') return named;
+  return firstServingUpstreamChatModel(catalogue) ?? named;
 }
 
 /** A planner for `model`, or null when the model does not run on an upstream (→ the deterministic planner). */

@@ -101,6 +101,14 @@ export function loadModelCatalogue(
   return createModelCatalogue({ file: readModelsFile(path), env, source: path });
 }
 
+/**
+ * The first serving chat model of the models file that runs on an upstream, in the file's order: the model that
+ * serves every part of Prism (agents, agent chat, evaluations, skill drafting) when none is named for it.
+ */
+export function firstServingUpstreamChatModel(catalogue: ModelCatalogue): CatalogueModel | undefined {
+  return catalogue.list('chat').find((m) => m.engine.kind === 'upstream' && m.serving);
+}
+
 /** The OpenAI-style listing record (GET /v1/compat/models and /models/{model}). */
 export function toListingRecord(model: CatalogueModel): ModelListingRecord {
   const c = model.capabilities;
