@@ -44,6 +44,7 @@ export const COPIED_TABLES: readonly { name: string; key: readonly string[] }[] 
   { name: 'oauth_requests', key: ['id_hash'] },
   { name: 'oauth_codes', key: ['code_hash'] },
   { name: 'oauth_tokens', key: ['token_hash'] },
+  { name: 'langgraph_docs', key: ['org_id', 'kind', 'id'] },
 ];
 
 const BATCH = 500;

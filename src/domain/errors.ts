@@ -22,6 +22,12 @@ export const NOT_FOUND_RESOURCES = [
   'artifact',
   'skill',
   'evaluation',
+  // the LangGraph Platform API (docs/langgraph.md)
+  'assistant',
+  'thread',
+  'run',
+  'checkpoint',
+  'store_item',
 ] as const;
 export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 
@@ -84,6 +90,8 @@ export const ERROR_CODES = [
   'invalid_message',
   'session_not_started',
   'session_already_started',
+  // the LangGraph Platform API (src/services/langgraph)
+  'thread_busy',
   ...NOT_FOUND_RESOURCES.map((r) => `${r}_not_found` as const),
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

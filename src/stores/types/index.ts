@@ -21,6 +21,7 @@ export type * from './chat';
 export type * from './evaluation';
 export type * from './execution';
 export type * from './oauth';
+export type * from './langgraph';
 
 import type { AccountStore } from './account';
 import type { ArtifactStore } from './artifact';
@@ -30,6 +31,7 @@ import type { AgentStore, ExecutionStore, ProgramStore } from './execution';
 import type { FeedbackStore } from './feedback';
 import type { FileStore } from './file';
 import type { OAuthStore } from './oauth';
+import type { LangGraphStore } from './langgraph';
 import type { PredictionStore } from './prediction';
 import type { SkillStore } from './skill';
 import type { WalletStore } from './wallet';
@@ -49,4 +51,5 @@ export interface Stores {
   chats: ChatStore;
   evaluations: EvaluationStore;
   oauth: OAuthStore;
+  langgraph: LangGraphStore;
 }
