@@ -42,6 +42,7 @@ import { artifactsRoutes } from './http/routes/artifacts.routes';
 import { decisionsRoutes } from './http/routes/decisions.routes';
 import { createDecisionUpgrade, type DecisionUpgrade } from './ws/decision-upgrade';
 import { skillsRoutes } from './http/routes/skills.routes';
+import { langgraphRoutes } from './http/routes/langgraph.routes';
 import { evaluationsRoutes } from './http/routes/evaluations.routes';
 import { chatsRoutes } from './http/routes/chats.routes';
 
@@ -223,6 +224,7 @@ export function createApp(container: Container): Express {
   app.use('/v1/feedback', feedbackRoutes(services.feedback));
   app.use('/v1/experimental/feedback', feedbackRoutes(services.feedback));
   app.use('/v1/evaluations', evaluationsRoutes(container.evaluations.service));
+  app.use('/v1/langgraph', langgraphRoutes(services.langgraph));
 
   app.use(notFoundHandler());
   app.use(errorHandler(logger, config.limits));

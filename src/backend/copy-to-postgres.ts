@@ -45,6 +45,7 @@ export const COPIED_TABLES: readonly { name: string; key: readonly string[] }[] 
   { name: 'oauth_codes', key: ['code_hash'] },
   { name: 'oauth_tokens', key: ['token_hash'] },
   { name: 'mcp_servers', key: ['id'] },
+  { name: 'langgraph_docs', key: ['org_id', 'kind', 'id'] },
 ];
 
 const BATCH = 500;

@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import type { Config } from '../config/config';
 import type { Logger } from '../lib/logger';
+import { createPostgresLangGraphStore } from '../stores/postgres/langgraph.store';
 import { createPostgresAccountStore } from '../stores/postgres/accounts.store';
 import { createPostgresAgentStore, createPostgresProgramStore } from '../stores/postgres/agents.store';
 import { createPostgresArtifactStore } from '../stores/postgres/artifacts.store';
@@ -48,6 +49,7 @@ export function postgresStores(pool: pg.Pool, schema: string, logger?: Logger): 
     evaluations: createPostgresEvaluationStore(pool),
     oauth: createPostgresOAuthStore(pool),
     mcpServers: createPostgresMcpServerStore(pool),
+    langgraph: createPostgresLangGraphStore(pool),
   };
   registerRawDatabase(stores, { dialect: 'postgres', pool, schema });
   return stores;

@@ -8,6 +8,7 @@
 import fs from 'node:fs/promises';
 import type { Config } from '../config/config';
 import type { Logger } from '../lib/logger';
+import { createSqliteLangGraphStore } from '../stores/sqlite/langgraph.store';
 import { createSqliteAccountStore } from '../stores/sqlite/accounts.store';
 import { createSqliteAgentStore, createSqliteProgramStore } from '../stores/sqlite/agents.store';
 import { createSqliteArtifactStore } from '../stores/sqlite/artifacts.store';
@@ -49,6 +50,7 @@ export function sqliteStores(db: SqliteDatabase, options: { logger?: Logger; wal
     evaluations: createSqliteEvaluationStore(db),
     oauth: createSqliteOAuthStore(db),
     mcpServers: createSqliteMcpServerStore(db),
+    langgraph: createSqliteLangGraphStore(db),
   };
   registerRawDatabase(stores, { dialect: 'sqlite', db });
   return stores;

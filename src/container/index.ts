@@ -65,6 +65,8 @@ import { createSkillAuthor } from '../services/skills/skill-authoring';
 import { createSkillsService, type SkillsService } from '../services/skills/skills.service';
 import { createChatsService, type ChatsService } from '../services/chats/chats.service';
 import { createAgentChat } from '../services/chats/agent-chat';
+import { createLangGraphService, type LangGraphService } from '../services/langgraph/langgraph.service';
+import { createTextEmbeddingEngine } from '../engines/embeddings';
 
 export interface Container {
   config: Config;
@@ -104,6 +106,8 @@ export interface Container {
     hub: HubService;
     predictions: PredictionsService;
     feedback: FeedbackService;
+    /** The LangGraph Platform API (docs/langgraph.md) over agents, executions and the embedding engine. */
+    langgraph: LangGraphService;
     artifacts: ArtifactsService;
     skills: SkillsService;
     chats: ChatsService;
@@ -346,6 +350,17 @@ async function assemble(
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     targets: { predictions: stores.predictions, executions: stores.executions, chats },
   });
+  // The LangGraph store's semantic search embeds with Prism's own text engine (256 dimensions: 1 KiB per item).
+  const storeEmbedder = createTextEmbeddingEngine();
+  const langgraph = createLangGraphService({
+    store: stores.langgraph,
+    agents: agents.agents,
+    agentStore: stores.agents,
+    executions: agents.executions,
+    toolNames: () => agents.tools.list().map((tool) => tool.name),
+    embed: async (texts) => (await storeEmbedder.embed(texts, { dimensions: 256 })).vectors,
+    orgIdFor: (principal) => accounts.orgIdFor(principal),
+  });
 
   return {
     config,
@@ -378,6 +393,7 @@ async function assemble(
       hub,
       predictions,
       feedback,
+      langgraph,
       artifacts,
       skills,
       chats,

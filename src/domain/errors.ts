@@ -23,6 +23,12 @@ export const NOT_FOUND_RESOURCES = [
   'skill',
   'evaluation',
   'mcp_server',
+  // the LangGraph Platform API (docs/langgraph.md)
+  'assistant',
+  'thread',
+  'run',
+  'checkpoint',
+  'store_item',
 ] as const;
 export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 
@@ -91,6 +97,8 @@ export const ERROR_CODES = [
   'session_already_started',
   // the per-request work budget (src/lib/work-budget.ts)
   'work_budget_exceeded',
+  // the LangGraph Platform API (src/services/langgraph)
+  'thread_busy',
   ...NOT_FOUND_RESOURCES.map((r) => `${r}_not_found` as const),
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

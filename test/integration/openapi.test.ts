@@ -9,7 +9,8 @@ import { openApiPath } from '../../src/http/openapi/openapi-document';
 import { call, startTestApp, type TestApp } from '../helpers/test-app';
 
 /** Mounted routes that are not the HTTP API: the MCP endpoint and OAuth discovery (their own protocols), the pages. */
-const NOT_API = /^\/(mcp|\.well-known|oauth|docs|playground)(\/|$)/;
+// /v1/langgraph follows the LangGraph Platform API (docs/langgraph.md), not this document.
+const NOT_API = /^\/(mcp|\.well-known|oauth|docs|playground|v1\/langgraph)(\/|$)/;
 
 describe('OpenAPI reference', () => {
   let app: TestApp;

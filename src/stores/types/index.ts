@@ -22,6 +22,7 @@ export type * from './evaluation';
 export type * from './execution';
 export type * from './oauth';
 export type * from './mcp-server';
+export type * from './langgraph';
 
 import type { AccountStore } from './account';
 import type { ArtifactStore } from './artifact';
@@ -32,6 +33,7 @@ import type { FeedbackStore } from './feedback';
 import type { FileStore } from './file';
 import type { OAuthStore } from './oauth';
 import type { McpServerStore } from './mcp-server';
+import type { LangGraphStore } from './langgraph';
 import type { PredictionStore } from './prediction';
 import type { SkillStore } from './skill';
 import type { WalletStore } from './wallet';
@@ -52,4 +54,5 @@ export interface Stores {
   evaluations: EvaluationStore;
   oauth: OAuthStore;
   mcpServers: McpServerStore;
+  langgraph: LangGraphStore;
 }
