@@ -161,6 +161,7 @@ export function createAssistants(deps: {
         skills: [],
         tools: list(settings.tools) ?? base?.config.tools ?? null,
         toolsets: base?.config.toolsets ?? null,
+        mcpServers: list(settings.mcp_servers) ?? base?.config.mcpServers ?? null,
         requireApproval: list(settings.require_approval) ?? base?.config.requireApproval ?? null,
         serviceTier: base?.config.serviceTier ?? 'standard',
         mode: base?.config.mode ?? 'agent',

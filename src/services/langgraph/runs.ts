@@ -318,6 +318,7 @@ export function createRuns(deps: {
             skills: [],
             tools: null,
             toolsets: null,
+            mcpServers: null,
             requireApproval: approvalFor(body.interrupt_before) ?? approvalFor(body.interrupt_after),
             serviceTier: 'standard',
             mode: null,
