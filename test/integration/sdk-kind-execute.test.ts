@@ -60,7 +60,7 @@ describe('POST /v1/{kind}/execute through the vlmrun SDK requestor', () => {
     expect(run.response?.company).toMatch(/GREENLEAF/);
     const polled = (await (await call(`${app.url}/v1/agent/executions/${run.id}`, { key })).json()) as ExecutionWire;
     expect(polled.response).toEqual(run.response);
-  });
+  }, 180_000); // the first OCR run loads its models
 
   it('document/execute with batch answers at once and the execution completes', async () => {
     const pdf = await makeTextPdf([['GREENLEAF MARKET', 'TOTAL 26.22']]);
@@ -75,14 +75,14 @@ describe('POST /v1/{kind}/execute through the vlmrun SDK requestor', () => {
     }
     expect(polled.status).toBe('completed');
     expect(String(polled.response?.total)).toContain('26.22');
-  });
+  }, 180_000);
 
   it('a name with no agent runs the skill of that name', async () => {
     const png = renderReceiptImage().toString('base64');
     const run = await execute('image', { name: 'receipt', images: [`data:image/png;base64,${png}`], batch: false });
     expect(run.status).toBe('completed');
     expect(run.response).not.toBeNull();
-  });
+  }, 180_000);
 
   it('refuses a name that is neither an agent nor a skill, and a missing input, with the spec errors', async () => {
     const unknown = await call(`${app.url}/v1/audio/execute`, {
