@@ -127,6 +127,14 @@ export function withWorkBudget<T>(work: () => T): T {
   return storage.getStore() ? work() : storage.run(new WorkBudget(fallbackLimits, 'keyed'), work);
 }
 
+/**
+ * Runs `work` on a fresh keyed-size budget of its own, whatever the request's: for Prism checking its own output
+ * against a schema the request was already charged for (so the check is bounded, but not billed twice).
+ */
+export function withOwnWorkBudget<T>(work: () => T): T {
+  return storage.run(new WorkBudget(fallbackLimits, 'keyed'), work);
+}
+
 /** Charges the current budget (see {@link withWorkBudget}: callers that parse wrap their walk in it). */
 export function spendWork(kind: WorkKind, units: number): void {
   storage.getStore()?.spend(kind, units);

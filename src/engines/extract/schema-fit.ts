@@ -9,8 +9,14 @@
  * A required value that was not found stays `null` at the top level and in objects that cannot be null (the
  * extractor's contract: null for what the page does not print, never a guess; an empty string was tried and broke
  * that contract for callers' own schemas): there is no honest filler for it.
+ *
+ * The scalar checks are Prism checking its own answer against a schema the request already paid for (its work
+ * budget was charged when the schema was compiled), so they run on a budget of their own: a receipt has more
+ * scalar fields than an anonymous request may send schemas. A node that says no more than its type is checked
+ * here without ajv; only nodes with constraints (format, pattern, bounds, enum) are compiled, once each by content.
  */
 import { checkAgainstSchema } from '../../lib/json-schema';
+import { WorkBudgetExceeded, withOwnWorkBudget } from '../../lib/work-budget';
 
 type Schema = Record<string, unknown>;
 
@@ -31,12 +37,33 @@ function unwrap(schema: unknown): { node: Schema; nullable: boolean } {
 
 const UNFIT = Symbol('unfit');
 
+/** Keywords that say nothing a scalar could break beyond its `type`. */
+const ANNOTATIONS = new Set(['type', 'description', 'title', 'examples', 'default', '$comment', 'deprecated']);
+
+/** Whether a found (non-null) scalar `value` breaks `node`, whose `type` is a single name. */
+function scalarBreaks(node: Schema, type: string, value: unknown): boolean {
+  if (Object.keys(node).every((key) => ANNOTATIONS.has(key))) {
+    if (type === 'string') return typeof value !== 'string';
+    if (type === 'number') return typeof value !== 'number' || !Number.isFinite(value);
+    if (type === 'integer') return !Number.isInteger(value);
+    if (type === 'boolean') return typeof value !== 'boolean';
+    return type === 'null';
+  }
+  try {
+    return !checkAgainstSchema(node, value).valid;
+  } catch (error) {
+    // The pass's own budget is spent (a schema of thousands of constrained fields): keep what was found.
+    if (error instanceof WorkBudgetExceeded) return false;
+    throw error;
+  }
+}
+
 /** The value fitted to `schema`, or UNFIT when it is required, missing and cannot honestly be filled. */
 function fit(schema: unknown, value: unknown, required: boolean, row = false): unknown {
   const { node, nullable } = unwrap(schema);
   const type = node['type'];
   const scalar = value !== null && value !== undefined && typeof value !== 'object';
-  if (scalar && typeof type === 'string' && !checkAgainstSchema(node, value).valid) value = null;
+  if (scalar && typeof type === 'string' && scalarBreaks(node, type, value)) value = null;
   if (value === null || value === undefined) {
     if (!required || nullable) return null;
     if (type === 'array') return [];
@@ -65,6 +92,6 @@ function fit(schema: unknown, value: unknown, required: boolean, row = false): u
 
 /** `data` with the repairs above applied against `schema` (a new value; `data` is not changed). */
 export function fitToSchema(schema: unknown, data: unknown): unknown {
-  const fitted = fit(schema, data, true);
+  const fitted = withOwnWorkBudget(() => fit(schema, data, true));
   return fitted === UNFIT ? data : fitted;
 }

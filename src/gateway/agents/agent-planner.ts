@@ -26,18 +26,25 @@ export interface UpstreamPlannerDeps {
   upstream: UpstreamClient;
 }
 
+/** Ids of the agent models and their variants: a models file that gives any an upstream has chosen its planners. */
+const AGENT_MODEL_ENTRY = /^prism-orion-[12](:|$)/;
+
 /**
  * The catalogue model that plans for `requested` (`prism-orion-2:pro`): the variant itself when the models file
  * defines it (as an id or alias), else its base id. When that model runs on no upstream (the built-in agent models
- * are the deterministic planner), the first serving upstream chat model plans instead, if there is one: an explicit
- * upstream entry for the agent model always wins. Null when the agent model is not known at all.
+ * are the deterministic planner) and the models file gives no agent model an upstream, the first serving upstream
+ * chat model plans instead, if there is one. A file that names an upstream for one agent model has said which
+ * model plans: the others keep the deterministic planner. Null when the agent model is not known at all.
  */
 export function plannerModelFor(catalogue: ModelCatalogue, requested: string): CatalogueModel | null {
   const base = requested.split(':')[0] ?? requested;
   const named = catalogue.find(requested) ?? catalogue.find(base);
   if (!named) return null;
   if (named.engine.kind === 'upstream') return named;
-  return firstServingUpstreamChatModel(catalogue) ?? named;
+  const agentsNamed = catalogue
+    .list('chat')
+    .some((m) => m.engine.kind === 'upstream' && [m.id, ...m.aliases].some((id) => AGENT_MODEL_ENTRY.test(id)));
+  return agentsNamed ? named : (firstServingUpstreamChatModel(catalogue) ?? named);
 }
 
 /** A planner for `model`, or null when the model does not run on an upstream (→ the deterministic planner). */
