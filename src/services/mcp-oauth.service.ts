@@ -79,9 +79,6 @@ const REQUEST_TTL_S = 600;
 const secret = (prefix = ''): string => `${prefix}${randomBytes(32).toString('base64url')}`;
 const nowS = (): number => Math.floor(Date.now() / 1000);
 
-/** Redeemed codes remembered for replay detection (their lifetime is minutes; this bounds a burst). */
-const MAX_REDEEMED_CODES = 10_000;
-
 export function createMcpOAuthService(deps: { store: OAuthStore; settings: McpOAuthSettings }): McpOAuthService {
   const { store, settings } = deps;
 
@@ -103,27 +100,13 @@ export function createMcpOAuthService(deps: { store: OAuthStore; settings: McpOA
   }
 
   /**
-   * Codes already exchanged, by hash, until they would have expired: a code that comes back was copied, and the
-   * tokens issued for it are revoked (OAuth 2.1 §4.1.3). Kept in this process (a code is redeemed on the replica
-   * that issued its tokens; a replay on another replica is refused but does not revoke), bounded by the codes'
-   * short lifetime and by {@link MAX_REDEEMED_CODES}.
+   * When `hash` is a code already exchanged (the store keeps it, redeemed, until it would have expired, so every
+   * replica sees it): a copy came back, so the tokens issued for it are revoked (OAuth 2.1 §4.1.3) and it is refused.
    */
-  const redeemed = new Map<string, { grantId: string; expiresAt: number }>();
-  const rememberRedeemed = (hash: string, grantId: string, expiresAt: number): void => {
-    const now = nowS();
-    for (const [key, entry] of redeemed) {
-      if (entry.expiresAt > now && redeemed.size < MAX_REDEEMED_CODES) break;
-      redeemed.delete(key);
-    }
-    redeemed.set(hash, { grantId, expiresAt });
-  };
-
-  /** When `hash` is a code already exchanged: revokes what it was exchanged for and refuses. */
   const refuseReplay = async (hash: string): Promise<void> => {
-    const replayed = redeemed.get(hash);
-    if (!replayed || replayed.expiresAt <= nowS()) return;
-    redeemed.delete(hash);
-    await store.revokeGrant(replayed.grantId, nowS());
+    const grantId = await store.redeemedGrant(hash, nowS());
+    if (!grantId) return;
+    await store.revokeGrant(grantId, nowS());
     throw new OAuthGrantError(
       'invalid_grant',
       'The authorization code was already used; the tokens issued for it are revoked. Sign in again.',
@@ -228,7 +211,6 @@ export function createMcpOAuthService(deps: { store: OAuthStore; settings: McpOA
       if (!record || record.clientId !== clientId) {
         throw new OAuthGrantError('invalid_grant', 'The authorization code is unknown, expired or already used.');
       }
-      rememberRedeemed(hash, record.grantId, record.expiresAt);
       if (redirectUri !== undefined && redirectUri !== record.redirectUri) {
         throw new OAuthGrantError('invalid_grant', 'redirect_uri differs from the one the code was issued for.');
       }

@@ -1,7 +1,8 @@
 /**
  * One model serves all: a models file with one upstream chat model (as a new user writes it, Ollama-style, no
  * `prism-orion-*` entry) is what plans agent chat turns and agent executions, and `planned_by` names it; an
- * explicit `prism-orion-1` entry still wins over the first chat model. Real clients: the openai SDK and plain HTTP
+ * explicit `prism-orion-1` entry still wins over the first chat model (and the file, having named a planner, leaves
+ * `prism-orion-2` deterministic); a chat model whose `supported_parameters` leave out `tools` does not plan. Real clients: the openai SDK and plain HTTP
  * against the real app, the model a scripted upstream on loopback.
  */
 import OpenAI from 'openai';
@@ -118,5 +119,45 @@ describe('an explicit prism-orion-1 entry wins over the first chat model', () =>
     const body = (await res.json()) as { usage: { planned_by: string } };
     expect(body.usage.planned_by).toBe('prism-orion-1');
     expect(lab.upstream.requests.slice(seen).map((c) => c.body.model)).toEqual(['planner-llm']);
+  });
+
+  it('leaves prism-orion-2 to the deterministic planner: the file has said which model plans', async () => {
+    const seen = lab.upstream.requests.length;
+    const res = await call(`${lab.app.url}/v1/compat/chat/completions`, {
+      key,
+      json: { model: 'prism-orion-2', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { usage: { planned_by: string } };
+    expect(body.usage.planned_by).toBe('deterministic-planner');
+    expect(lab.upstream.requests.length).toBe(seen);
+  });
+});
+
+describe('a chat model that takes no tools does not plan agents', () => {
+  let lab: UpstreamApp;
+  let key: string;
+
+  beforeAll(async () => {
+    lab = await startUpstreamApp([{ ...LLAMA, parameters: ['temperature', 'stream', 'stream_options'] }]);
+    key = await lab.app.createKey('no-tools-org');
+    await lab.app.container.services.accounts.addCredits('no-tools-org', 5);
+  });
+  afterAll(() => lab.close());
+
+  it('prism-orion-1 keeps the deterministic planner; the model still answers chat by its own id', async () => {
+    const seen = lab.upstream.requests.length;
+    const agent = await call(`${lab.app.url}/v1/compat/chat/completions`, {
+      key,
+      json: { model: 'prism-orion-1', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(((await agent.json()) as { usage: { planned_by: string } }).usage.planned_by).toBe('deterministic-planner');
+    expect(lab.upstream.requests.length).toBe(seen);
+    lab.upstream.next({ kind: 'reply', content: 'Plain chat.' });
+    const chat = await call(`${lab.app.url}/v1/compat/chat/completions`, {
+      key,
+      json: { model: 'llama3.1', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(((await chat.json()) as OpenAI.ChatCompletion).choices[0]?.message.content).toBe('Plain chat.');
   });
 });

@@ -10,7 +10,7 @@
  * Which upstream plans an agent model is the models file's business: `prism-orion-1` and `prism-orion-2` (and any
  * `:auto`, `:fast`, `:pro` variant defined there) resolve through the catalogue like any chat model. A models file
  * that names no agent model still gets its agents planned by a language model: the first serving upstream chat
- * model plans for them (one model serves all), and the reply's `planned_by` names it.
+ * model that takes tools plans for them (one model serves all), and the reply's `planned_by` names it.
  */
 import type { PlannerMessage, PlannerModel, PlannerToolCall, PlanRequest, PlanStep } from '../../agents/sdk';
 import { randomHex } from '../../lib/random-id';
@@ -33,7 +33,7 @@ const AGENT_MODEL_ENTRY = /^prism-orion-[12](:|$)/;
  * The catalogue model that plans for `requested` (`prism-orion-2:pro`): the variant itself when the models file
  * defines it (as an id or alias), else its base id. When that model runs on no upstream (the built-in agent models
  * are the deterministic planner) and the models file gives no agent model an upstream, the first serving upstream
- * chat model plans instead, if there is one. A file that names an upstream for one agent model has said which
+ * chat model that takes tools plans instead, if there is one. A file that names an upstream for one agent model has said which
  * model plans: the others keep the deterministic planner. Null when the agent model is not known at all.
  */
 export function plannerModelFor(catalogue: ModelCatalogue, requested: string): CatalogueModel | null {
@@ -44,7 +44,7 @@ export function plannerModelFor(catalogue: ModelCatalogue, requested: string): C
   const agentsNamed = catalogue
     .list('chat')
     .some((m) => m.engine.kind === 'upstream' && [m.id, ...m.aliases].some((id) => AGENT_MODEL_ENTRY.test(id)));
-  return agentsNamed ? named : (firstServingUpstreamChatModel(catalogue) ?? named);
+  return agentsNamed ? named : (firstServingUpstreamChatModel(catalogue, { tools: true }) ?? named);
 }
 
 /** A planner for `model`, or null when the model does not run on an upstream (→ the deterministic planner). */

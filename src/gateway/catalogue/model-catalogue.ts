@@ -103,10 +103,17 @@ export function loadModelCatalogue(
 
 /**
  * The first serving chat model of the models file that runs on an upstream, in the file's order: the model that
- * serves every part of Prism (agents, agent chat, evaluations, skill drafting) when none is named for it.
+ * serves every part of Prism (agents, agent chat, evaluations, skill drafting) when none is named for it. With
+ * `tools`, only a model that takes `tools` (its `supported_parameters`): an agent's planner calls tools, and a model
+ * that cannot would answer every task without reading anything.
  */
-export function firstServingUpstreamChatModel(catalogue: ModelCatalogue): CatalogueModel | undefined {
-  return catalogue.list('chat').find((m) => m.engine.kind === 'upstream' && m.serving);
+export function firstServingUpstreamChatModel(
+  catalogue: ModelCatalogue,
+  need: { tools?: boolean } = {},
+): CatalogueModel | undefined {
+  return catalogue
+    .list('chat')
+    .find((m) => m.engine.kind === 'upstream' && m.serving && (!need.tools || m.supportedParameters.includes('tools')));
 }
 
 /** The OpenAI-style listing record (GET /v1/compat/models and /models/{model}). */

@@ -65,19 +65,27 @@ export function createPostgresOAuthStore(pool: pg.Pool): OAuthStore {
       );
     },
     async getCode(codeHash, now) {
-      const { rows } = await pool.query<CodeRow>('SELECT * FROM oauth_codes WHERE code_hash = $1 AND expires_at > $2', [
-        codeHash,
-        now,
-      ]);
+      const { rows } = await pool.query<CodeRow>(
+        'SELECT * FROM oauth_codes WHERE code_hash = $1 AND expires_at > $2 AND redeemed_at IS NULL',
+        [codeHash, now],
+      );
       return rows[0] ? toCode(rows[0]) : null;
     },
     async takeCode(codeHash, now) {
-      // Deleted whether or not it expired; only an unexpired one is handed back.
-      const { rows } = await pool.query<CodeRow>('DELETE FROM oauth_codes WHERE code_hash = $1 RETURNING *', [
-        codeHash,
-      ]);
-      const row = rows[0];
-      return row && row.expires_at > now ? toCode(row) : null;
+      // One UPDATE: of two replicas exchanging the same code at once, only one gets a row back.
+      const { rows } = await pool.query<CodeRow>(
+        `UPDATE oauth_codes SET redeemed_at = $2 WHERE code_hash = $1 AND expires_at > $2 AND redeemed_at IS NULL
+         RETURNING *`,
+        [codeHash, now],
+      );
+      return rows[0] ? toCode(rows[0]) : null;
+    },
+    async redeemedGrant(codeHash, now) {
+      const { rows } = await pool.query<{ grant_id: string }>(
+        'SELECT grant_id FROM oauth_codes WHERE code_hash = $1 AND expires_at > $2 AND redeemed_at IS NOT NULL',
+        [codeHash, now],
+      );
+      return rows[0]?.grant_id ?? null;
     },
     async insertTokens(tokens) {
       await pool.query('DELETE FROM oauth_tokens WHERE expires_at <= $1', [nowS() - TOKEN_KEEP_S]);

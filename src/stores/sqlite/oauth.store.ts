@@ -131,9 +131,15 @@ export function createSqliteOAuthStore(db: SqliteDatabase): OAuthStore {
   const sweepRequests = db.prepare('DELETE FROM oauth_requests WHERE expires_at <= ?');
   const sweepTokens = db.prepare('DELETE FROM oauth_tokens WHERE expires_at <= ?');
   const getCode = db.prepare<[string, number], CodeRow>(
-    'SELECT * FROM oauth_codes WHERE code_hash = ? AND expires_at > ?',
+    'SELECT * FROM oauth_codes WHERE code_hash = ? AND expires_at > ? AND redeemed_at IS NULL',
   );
-  const deleteCode = db.prepare('DELETE FROM oauth_codes WHERE code_hash = ?');
+  const redeemCode = db.prepare<[number, string, number], CodeRow>(
+    `UPDATE oauth_codes SET redeemed_at = ? WHERE code_hash = ? AND expires_at > ? AND redeemed_at IS NULL
+     RETURNING *`,
+  );
+  const redeemedGrant = db.prepare<[string, number], { grant_id: string }>(
+    'SELECT grant_id FROM oauth_codes WHERE code_hash = ? AND expires_at > ? AND redeemed_at IS NOT NULL',
+  );
   const insertToken = db.prepare(
     `INSERT INTO oauth_tokens (token_hash, kind, grant_id, client_id, org_id, user_id, key_id, scopes, resource,
        expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -151,11 +157,6 @@ export function createSqliteOAuthStore(db: SqliteDatabase): OAuthStore {
   const revokeToken = db.prepare('UPDATE oauth_tokens SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL');
   const revokeGrant = db.prepare('UPDATE oauth_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL');
 
-  const takeCode = db.transaction((codeHash: string, now: number): OAuthCodeRecord | null => {
-    const row = getCode.get(codeHash, now);
-    deleteCode.run(codeHash);
-    return row ? toCode(row) : null;
-  });
   const insertTokens = db.transaction((tokens: Parameters<OAuthStore['insertTokens']>[0]) => {
     for (const t of tokens) insertToken.run(tokenValues(t));
   });
@@ -188,7 +189,11 @@ export function createSqliteOAuthStore(db: SqliteDatabase): OAuthStore {
       return row ? toCode(row) : null;
     },
     async takeCode(codeHash, now) {
-      return takeCode(codeHash, now);
+      const row = redeemCode.get(now, codeHash, now);
+      return row ? toCode(row) : null;
+    },
+    async redeemedGrant(codeHash, now) {
+      return redeemedGrant.get(codeHash, now)?.grant_id ?? null;
     },
     async insertTokens(tokens) {
       sweepTokens.run(Math.floor(Date.now() / 1000) - TOKEN_KEEP_S);

@@ -53,9 +53,15 @@ export interface OAuthStore {
   takeRequest(idHash: string): Promise<boolean>;
   /** Inserts a code and removes codes and requests past their time. */
   insertCode(codeHash: string, record: OAuthCodeRecord, now: number): Promise<void>;
+  /** An unexpired code not yet exchanged, or null. */
   getCode(codeHash: string, now: number): Promise<OAuthCodeRecord | null>;
-  /** Removes a code and returns it if it was unexpired (single use). */
+  /**
+   * Marks an unexpired code exchanged and returns it (single use: only one caller gets it). The code is kept,
+   * redeemed, until it would have expired, so a replay can be recognised ({@link OAuthStore.redeemedGrant}).
+   */
   takeCode(codeHash: string, now: number): Promise<OAuthCodeRecord | null>;
+  /** The grant an unexpired, already exchanged code was exchanged for (a replay), or null. */
+  redeemedGrant(codeHash: string, now: number): Promise<string | null>;
   insertTokens(tokens: readonly OAuthTokenInput[]): Promise<void>;
   /**
    * An unexpired token of this kind whose sign-in key (if any) is still active, revoked or not (`revoked` says;

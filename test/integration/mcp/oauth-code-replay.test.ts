@@ -1,7 +1,8 @@
 /**
  * OAuth 2.1 §4.1.3 on Prism's authorization server: an authorization code is single use, and one that comes back
- * (someone kept a copy) is refused and the tokens already issued for it are revoked. Its own app: the consent
- * page's rate limit is shared with test/integration/mcp/mcp-oauth.test.ts otherwise.
+ * (someone kept a copy) is refused and the tokens already issued for it are revoked, on whichever replica it comes
+ * back to (a second app on the same data: the same SQLite file, or the same PostgreSQL schema). Its own app: the
+ * consent page's rate limit is shared with test/integration/mcp/mcp-oauth.test.ts otherwise.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -43,6 +44,36 @@ describe('a replayed OAuth authorization code', () => {
     key = await app.createKey('oauth-replay', 'pro');
   });
   afterAll(() => app.close());
+
+  /** Sends the code `provider` exchanged to `/token` of `url` again. */
+  const replay = (url: string, provider: TestOAuthProvider): Promise<Response> =>
+    fetch(`${url}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: provider.code,
+        code_verifier: provider.codeVerifier(),
+        redirect_uri: TEST_REDIRECT,
+        client_id: String(provider.client?.client_id),
+      }),
+    });
+
+  it('a code replayed on another replica is refused there and ends the tokens on the first', async () => {
+    const provider = new TestOAuthProvider({ action: 'approve', apiKey: key });
+    await signInWithSdk(mcpUrl, provider).then((c) => c.close());
+    const access = String(provider.saved?.access_token);
+    const other = await startTestApp({}, app.dataDir);
+    try {
+      const refused = await replay(other.url, provider);
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error_description: string }).error_description).toMatch(/revoked/);
+    } finally {
+      await other.stop();
+    }
+    const after = await call(`${app.url}/mcp`, { key: access, json: INIT, headers: MCP_HEADERS });
+    expect(after.status).toBe(401);
+  });
 
   it('a replayed authorization code is refused and revokes the tokens issued for it', async () => {
     const provider = new TestOAuthProvider({ action: 'approve', apiKey: key });
