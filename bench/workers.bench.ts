@@ -1,13 +1,21 @@
 /**
- * Gateway throughput of `prism serve --workers 2` against one process, as a ratio measured in one run: 50 clients
- * make non-streamed chat completions to an upstream that answers in 20 ms, first against `prism serve`, then against
- * `--workers 2`, then both again (interleaved rounds, so the host's drifting load falls on both alike). Both run on
- * the shared backends (PostgreSQL and Redis: `--workers` requires them, and the single process gets the same ones so
- * the ratio measures the workers, not the backends). The upstream and this load generator are processes too: on a
- * 2-core machine they share the cores with the workers, which caps the ratio below 2.
+ * What scale-out costs per gateway call, and what a second worker buys: 50 clients make chat completions (not
+ * streamed, then streamed) to an upstream that answers in 20 ms, against three settings in interleaved rounds (so
+ * the host's drifting load falls on all alike): `prism serve` on SQLite, `prism serve` on PostgreSQL + Redis, and
+ * `prism serve --workers 2` on PostgreSQL + Redis. For each it prints calls/s and, per call, the CPU time of every
+ * server-side process (Prism and its workers, the PostgreSQL processes of the bench's own database and the server's
+ * background ones, a private redis-server started for the bench), the PostgreSQL transactions and the Redis
+ * commands (bench/process-cost.ts), plus each setting's CPU per call as a ratio of the SQLite process's.
  *
- * Needs `PRISM_BENCH_DATABASE_URL` (or `PRISM_TEST_DATABASE_URL`) and `PRISM_BENCH_REDIS_URL` (or
- * `PRISM_TEST_REDIS_URL`); without them it reports that it was skipped.
+ * Transactions are read from `pg_stat_database`, which backends publish lazily (up to seconds after the fact): they
+ * are counted over a server's whole life (start, calls, stop; the backends publish on exit), less a life with no
+ * calls, divided by the calls. CPU and Redis commands are sampled around the measured calls only.
+ *
+ * The upstream and this load generator are processes too: on a 2-core machine they share the cores with the
+ * workers, which caps the throughput ratio below 2. Needs `PRISM_BENCH_DATABASE_URL` (or `PRISM_TEST_DATABASE_URL`)
+ * for a server on which it may create a database; without it, it reports that it was skipped. Redis is a private
+ * `redis-server` when one is on the PATH, else `PRISM_BENCH_REDIS_URL` (or `PRISM_TEST_REDIS_URL`), whose CPU is then
+ * not counted. Linux only (/proc).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -18,14 +26,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import readline from 'node:readline';
+import { Redis } from 'ioredis';
 import { Pool } from 'pg';
-import { deleteKeys } from '../test/helpers/redis';
+import { postgresTransactions, redisCommands, sampleCpu, type CostTargets, type CpuSample } from './process-cost';
+import type { GroupReport } from './harness';
 
 const ROOT = path.resolve(__dirname, '..');
 const UPSTREAM_SERVICE_MS = 20;
 const CONCURRENCY = 50;
 const WARMUP = 500;
-const MEASURED = 2_000;
+const MEASURED = 3_000;
 const ROUNDS = 2;
 
 interface Child {
@@ -68,10 +78,15 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Calls per second of CONCURRENCY clients over `measured` calls after `warmup`. */
-async function throughput(url: string, key: string): Promise<number> {
+/** CONCURRENCY clients make `count` calls; resolves when all are answered. */
+async function load(url: string, key: string, count: number, stream: boolean): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const body = JSON.stringify({ model: 'bench-slow', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 });
+  const body = JSON.stringify({
+    model: 'bench-slow',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 8,
+    ...(stream ? { stream: true } : {}),
+  });
   const send = (): Promise<void> =>
     new Promise((resolve, reject) => {
       const req = http.request(
@@ -91,34 +106,184 @@ async function throughput(url: string, key: string): Promise<number> {
       req.end(body);
     });
   let issued = 0;
-  let started = 0;
   const worker = async (): Promise<void> => {
-    while (issued < WARMUP + MEASURED) {
-      if (issued === WARMUP) started = performance.now();
+    while (issued < count) {
       issued += 1;
       await send();
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   agent.destroy();
-  return MEASURED / ((performance.now() - started) / 1000);
 }
 
-async function dropSchema(url: string, schema: string): Promise<void> {
-  const pool = new Pool({ connectionString: url });
+interface Setting {
+  name: string;
+  label: string;
+  workers: 1 | 2;
+  shared: boolean;
+}
+
+const SETTINGS: Setting[] = [
+  { name: 'sqlite', label: '`prism serve`, SQLite', workers: 1, shared: false },
+  { name: 'shared', label: '`prism serve`, PostgreSQL + Redis', workers: 1, shared: true },
+  { name: 'shared_workers2', label: '`prism serve --workers 2`, PostgreSQL + Redis', workers: 2, shared: true },
+];
+
+/** What one measured stretch of calls cost. */
+interface Measured {
+  rps: number;
+  cpuUs: CpuSample;
+  redisCommands: number;
+  /** Transactions of the server's whole life (start, warm-up and measured calls, stop). */
+  lifeTransactions: number;
+  calls: number;
+}
+
+/** The bench's own services: a database on the given server, a private redis-server when there is one. */
+interface Backends {
+  databaseUrl: string;
+  database: string;
+  /** A connection to the server's maintenance database, for the statistics views. */
+  stats: Pool;
+  redisUrl: string;
+  redisPid: number | null;
+  redis: Redis;
+  close(): Promise<void>;
+}
+
+async function startBackends(serverUrl: string, fallbackRedisUrl: string | undefined): Promise<Backends | null> {
+  const database = `prism_bench_${randomBytes(4).toString('hex')}`;
+  const maintenance = new URL(serverUrl);
+  maintenance.pathname = '/postgres';
+  const stats = new Pool({ connectionString: maintenance.href, max: 1 });
+  await stats.query(`CREATE DATABASE ${database}`);
+  const databaseUrl = new URL(serverUrl);
+  databaseUrl.pathname = `/${database}`;
+  let redisChild: ChildProcess | null = null;
+  let redisUrl = fallbackRedisUrl;
   try {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}_checkpoints" CASCADE`);
-  } finally {
-    await pool.end();
+    const port = await freePort();
+    redisChild = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    await new Promise<void>((resolve, reject) => {
+      redisChild?.once('error', reject);
+      setTimeout(resolve, 300);
+    });
+    redisUrl = `redis://127.0.0.1:${port}`;
+  } catch {
+    redisChild = null;
+  }
+  if (!redisUrl) {
+    await stats.query(`DROP DATABASE ${database}`);
+    await stats.end();
+    return null;
+  }
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  await redis.connect();
+  return {
+    databaseUrl: databaseUrl.href,
+    database,
+    stats,
+    redisUrl,
+    redisPid: redisChild?.pid ?? null,
+    redis,
+    async close() {
+      redis.disconnect();
+      if (redisChild) await stopChild(redisChild);
+      await stats.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await stats.end();
+    },
+  };
+}
+
+/** Waits until no connection to `database` is left (its backends have exited and published their statistics). */
+async function backendsGone(stats: Pool, database: string): Promise<void> {
+  for (let i = 0; i < 100; i += 1) {
+    const { rows } = await stats.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1', [
+      database,
+    ]);
+    if (Number(rows[0]?.n) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
-export async function workersBenchmarks(): Promise<string[]> {
+/**
+ * One life of a server: start it, warm up, sample, make the measured calls, sample, stop. `calls: false` only
+ * starts and stops it (the transactions a life costs without calls).
+ */
+async function serverLife(
+  setting: Setting,
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+  backends: Backends,
+  options: { stream: boolean; calls: boolean },
+): Promise<Measured> {
+  const before = setting.shared ? await postgresTransactions(backends.stats, backends.database) : 0;
+  const port = await freePort();
+  const args = ['bin/prism.js', 'serve', ...(setting.workers > 1 ? ['--workers', String(setting.workers)] : [])];
+  const settingEnv = setting.shared
+    ? { ...env, PRISM_DATABASE_URL: backends.databaseUrl, PRISM_REDIS_URL: backends.redisUrl }
+    : env;
+  // Every worker prints its own `listening on` line.
+  const server = await startChild(
+    args,
+    { ...settingEnv, PORT: String(port), PRISM_DATA_DIR: dataDir },
+    /listening on/,
+    setting.workers,
+  );
+  const targets: CostTargets = {
+    prismPid: server.child.pid ?? 0,
+    database: setting.shared ? backends.database : null,
+    redisPid: setting.shared ? backends.redisPid : null,
+  };
+  const zero: CpuSample = { prism: 0, postgres: 0, redis: 0 };
+  let measured: Omit<Measured, 'lifeTransactions'> = { rps: 0, cpuUs: zero, redisCommands: 0, calls: 0 };
+  try {
+    if (options.calls) {
+      const url = `http://127.0.0.1:${port}`;
+      const key = fs.readFileSync(path.join(dataDir, 'owner.key'), 'utf8').trim();
+      await load(url, key, WARMUP, options.stream);
+      const cpu0 = sampleCpu(targets);
+      const redis0 = setting.shared ? await redisCommands(backends.redis) : 0;
+      const started = performance.now();
+      await load(url, key, MEASURED, options.stream);
+      const seconds = (performance.now() - started) / 1000;
+      const cpu1 = sampleCpu(targets);
+      const redis1 = setting.shared ? await redisCommands(backends.redis) : 0;
+      measured = {
+        rps: MEASURED / seconds,
+        cpuUs: {
+          prism: cpu1.prism - cpu0.prism,
+          postgres: cpu1.postgres - cpu0.postgres,
+          redis: cpu1.redis - cpu0.redis,
+        },
+        redisCommands: redis1 - redis0,
+        calls: WARMUP + MEASURED,
+      };
+    }
+  } finally {
+    await stopChild(server.child);
+  }
+  if (!setting.shared) return { ...measured, lifeTransactions: 0 };
+  await backendsGone(backends.stats, backends.database);
+  return { ...measured, lifeTransactions: (await postgresTransactions(backends.stats, backends.database)) - before };
+}
+
+const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+const us = (value: number): string => value.toFixed(0);
+
+export async function workersBenchmarks(): Promise<GroupReport> {
   const databaseUrl = process.env.PRISM_BENCH_DATABASE_URL ?? process.env.PRISM_TEST_DATABASE_URL;
-  const redisUrl = process.env.PRISM_BENCH_REDIS_URL ?? process.env.PRISM_TEST_REDIS_URL;
-  if (!databaseUrl || !redisUrl) {
-    return ['workers: skipped (set PRISM_BENCH_DATABASE_URL and PRISM_BENCH_REDIS_URL to compare --workers 2 with 1)'];
+  const fallbackRedisUrl = process.env.PRISM_BENCH_REDIS_URL ?? process.env.PRISM_TEST_REDIS_URL;
+  if (!databaseUrl || process.platform !== 'linux') {
+    return { notes: ['workers: skipped (set PRISM_BENCH_DATABASE_URL, on Linux, to compare the settings)'] };
+  }
+  const backends = await startBackends(databaseUrl, fallbackRedisUrl);
+  if (!backends) {
+    return { notes: ['workers: skipped (no redis-server on the PATH and no PRISM_BENCH_REDIS_URL)'] };
   }
   const upstream = await startChild(
     ['-r', './bin/register-ts.js', 'bench/upstream-child.ts', String(UPSTREAM_SERVICE_MS)],
@@ -133,48 +298,94 @@ export async function workersBenchmarks(): Promise<string[]> {
       '  - id: bench-slow\n    engine: { kind: upstream, upstream: lab, model: bench-upstream-slow }\n' +
       '    supported_parameters: [stream, stream_options, max_tokens]\n    pricing: { prompt: 1, completion: 1 }\n',
   );
-  const schema = `bench_workers_${randomBytes(3).toString('hex')}`;
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
-    PRISM_DATA_DIR: path.join(dir, 'data'),
     PRISM_LOG_LEVEL: 'warn',
     PRISM_MODELS_FILE: modelsFile,
     PRISM_RATE_LIMIT_PER_MINUTE: '100000000',
     PRISM_RATE_LIMIT_PER_HOUR: '100000000',
     PRISM_OWNER_CREDITS_USD: '100000',
-    PRISM_DATABASE_URL: databaseUrl,
-    PRISM_DATABASE_SCHEMA: schema,
-    PRISM_REDIS_URL: redisUrl,
-    PRISM_REDIS_PREFIX: `${schema}:`,
+    PRISM_DATABASE_URL: '',
+    PRISM_REDIS_URL: '',
   };
-  const rps: Record<1 | 2, number[]> = { 1: [], 2: [] };
+  const dataDirOf = (setting: Setting): string => path.join(dir, setting.shared ? 'data-shared' : 'data-sqlite');
+  const runs = new Map<string, Measured[]>();
+  const idle = new Map<number, number>();
+  const load1: number[] = [];
   try {
+    // The first life migrates the database; then a life without calls per worker count, to subtract.
+    const shared = SETTINGS.filter((s) => s.shared);
+    for (const setting of [shared[0] as Setting, ...shared]) {
+      const life = await serverLife(setting, env, dataDirOf(setting), backends, { stream: false, calls: false });
+      idle.set(setting.workers, life.lifeTransactions);
+    }
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (const workers of [1, 2] as const) {
-        const port = await freePort();
-        const args = ['bin/prism.js', 'serve', ...(workers > 1 ? ['--workers', String(workers)] : [])];
-        // Every worker prints its own `listening on` line.
-        const server = await startChild(args, { ...env, PORT: String(port) }, /listening on/, workers);
-        try {
-          const key = fs.readFileSync(path.join(dir, 'data', 'owner.key'), 'utf8').trim();
-          rps[workers].push(await throughput(`http://127.0.0.1:${port}`, key));
-        } finally {
-          await stopChild(server.child);
+      for (const setting of SETTINGS) {
+        for (const stream of [false, true]) {
+          load1.push(os.loadavg()[0] ?? 0);
+          const life = await serverLife(setting, env, dataDirOf(setting), backends, { stream, calls: true });
+          const key = `${setting.name}${stream ? '.stream' : ''}`;
+          runs.set(key, [...(runs.get(key) ?? []), life]);
         }
       }
     }
   } finally {
     await stopChild(upstream.child);
     fs.rmSync(dir, { recursive: true, force: true });
-    await dropSchema(databaseUrl, schema);
-    await deleteKeys(redisUrl, `${schema}:`);
+    await backends.close();
   }
-  const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
-  const one = mean(rps[1]);
-  const two = mean(rps[2]);
-  return [
-    `workers (${CONCURRENCY} clients, upstream ${UPSTREAM_SERVICE_MS} ms, ${os.cpus().length} cores, PostgreSQL + Redis, ` +
-      `${ROUNDS} interleaved rounds of ${MEASURED} calls): prism serve ${one.toFixed(0)} calls/s, ` +
-      `--workers 2 ${two.toFixed(0)} calls/s, ratio ${(two / one).toFixed(2)}x`,
-  ];
+  const figures: Record<string, number> = {};
+  const rows: string[] = [];
+  const sqliteCpu: Record<string, number> = {};
+  for (const setting of SETTINGS) {
+    for (const stream of [false, true]) {
+      const key = `${setting.name}${stream ? '.stream' : ''}`;
+      const lives = runs.get(key) ?? [];
+      const perCall = (pick: (m: Measured) => number): number => mean(lives.map((m) => pick(m) / MEASURED));
+      const prism = perCall((m) => m.cpuUs.prism);
+      const postgres = perCall((m) => m.cpuUs.postgres);
+      const redis = perCall((m) => m.cpuUs.redis);
+      const total = prism + postgres + redis;
+      const transactions = mean(
+        lives.map((m) => (m.lifeTransactions - (idle.get(setting.workers) ?? 0)) / Math.max(1, m.calls)),
+      );
+      const commands = perCall((m) => m.redisCommands);
+      const rps = mean(lives.map((m) => m.rps));
+      if (!setting.shared) sqliteCpu[stream ? 'stream' : 'plain'] = total;
+      const ratio = total / (sqliteCpu[stream ? 'stream' : 'plain'] ?? total);
+      Object.assign(figures, {
+        [`${key}.calls_per_s`]: rps,
+        [`${key}.cpu_us_per_call`]: total,
+        [`${key}.cpu_ratio_vs_sqlite`]: ratio,
+        ...(setting.shared ? { [`${key}.pg_transactions_per_call`]: transactions } : {}),
+        ...(setting.shared ? { [`${key}.redis_commands_per_call`]: commands } : {}),
+      });
+      rows.push(
+        `| ${setting.label} | ${stream ? 'yes' : 'no'} | ${rps.toFixed(0)} | ${us(prism)} | ` +
+          `${setting.shared ? us(postgres) : '–'} | ${setting.shared ? us(redis) : '–'} | ${us(total)} | ` +
+          `${ratio.toFixed(2)}x | ${setting.shared ? transactions.toFixed(2) : '–'} | ` +
+          `${setting.shared ? commands.toFixed(1) : '–'} |`,
+      );
+    }
+  }
+  const one = figures['shared.cpu_us_per_call'] ?? 0;
+  const two = figures['shared_workers2.cpu_us_per_call'] ?? 0;
+  figures['workers2_vs_1.cpu_ratio'] = two / one;
+  figures['workers2_vs_1.throughput_ratio'] =
+    (figures['shared_workers2.calls_per_s'] ?? 0) / (figures['shared.calls_per_s'] ?? 1);
+  return {
+    notes: [
+      `workers: ${CONCURRENCY} clients, upstream ${UPSTREAM_SERVICE_MS} ms, ${os.cpus().length} cores, ${ROUNDS} ` +
+        `interleaved rounds of ${MEASURED} calls after ${WARMUP} warm-up calls; load average ` +
+        `${mean(load1).toFixed(2)}; CPU in µs per call summed over the processes of each part`,
+      '',
+      '| setting | streamed | calls/s | Prism µs | PostgreSQL µs | Redis µs | total µs | × SQLite | PG transactions | Redis commands |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+      ...rows,
+      '',
+      `--workers 2 against one process on the same backends: CPU per call ${(two / one).toFixed(2)}x, ` +
+        `throughput ${(figures['workers2_vs_1.throughput_ratio'] ?? 0).toFixed(2)}x`,
+    ],
+    figures,
+  };
 }

@@ -144,6 +144,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
       const pricing = { multiplier: input.multiplier, minimumMicros: 0 };
       return {
         settle: async (charge) => costOf(await hold.settle({ ...chargeInput(charge), capMicros: hold.micros })),
+        price: (charge) => costOf(deps.biller.price({ ...chargeInput(charge), capMicros: hold.micros })),
         release: () => hold.release(),
         dollars: hold.micros / 1e6,
         covers: (inputTokens, outputTokens) =>
@@ -152,14 +153,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
       };
     },
     charge: async (orgId, input) => costOf(await deps.biller.charge(org(orgId), chargeInput(input))),
-    price: (input) =>
-      costOf(
-        priceCall(
-          input.pricing,
-          { promptTokens: input.inputTokens, completionTokens: input.outputTokens },
-          { multiplier: input.multiplier, minimumMicros: 0 },
-        ),
-      ),
+    price: (input) => costOf(deps.biller.price(chargeInput(input))),
   };
 
   const mcpServers = createMcpServersService({

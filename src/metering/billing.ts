@@ -114,6 +114,8 @@ export interface Biller {
   reserve(payer: Payer, maxMicros: number): Promise<Hold>;
   /** After the work: price the usage and debit it (or count it against the guest cap). */
   charge(payer: Payer, input: ChargeInput): Promise<ChargeResult>;
+  /** What `charge` (or a hold's settlement) debits for `input`, without debiting: for a record written first. */
+  price(input: ChargeInput): CallCost;
 }
 
 export interface BillerDeps {
@@ -239,6 +241,7 @@ export function createBiller(deps: BillerDeps): Biller {
       return payer.kind === 'guest' ? guestHold(payer, micros) : walletHold(payer.orgId, micros);
     },
     charge,
+    price,
   };
 }
 

@@ -30,5 +30,6 @@ export function observeDebits(biller: Biller, kind: BillingKind, observe: DebitO
       };
     },
     charge: async (payer, input) => seen(payer, await biller.charge(payer, input)),
+    price: (input) => biller.price(input),
   };
 }

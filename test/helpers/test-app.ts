@@ -118,7 +118,7 @@ export async function startTestApp(
     PRISM_DATA_DIR: dataDir,
     PORT: '0',
     HOST: '127.0.0.1',
-    PRISM_LOG_LEVEL: 'silent',
+    PRISM_LOG_LEVEL: process.env.PRISM_TEST_LOG_LEVEL ?? 'silent',
     ...settings,
   });
   let running: Awaited<ReturnType<typeof startServer>>;

@@ -236,9 +236,14 @@ describe('LangGraph SDK against /v1/langgraph', () => {
     for (const strategy of ['interrupt', 'rollback'] as const) {
       let unblock: (v?: unknown) => void = () => undefined;
       upstream.next(reply('never seen', { waitFor: new Promise((r) => (unblock = r)) }));
+      const asked = upstream.requests.length;
       const busy = await client.runs.create(thread.thread_id, 'agent', {
         input: { messages: [{ role: 'user', content: `busy ${strategy}` }] },
       });
+      // Busy means its model call has been made (else the new run would be the one to get the held reply).
+      for (let i = 0; i < 400 && upstream.requests.length === asked; i += 1) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
       upstream.next(reply(`after ${strategy}`));
       const waiting = client.runs.wait(thread.thread_id, 'agent', {
         input: { messages: [{ role: 'user', content: `new ${strategy}` }] },

@@ -3,8 +3,10 @@
  * hangs on a batch prediction's upstream call, a second server starts on the same data folder and takes the
  * `running` record over (its restart sweep, as a supervisor replacing a hung process would), and the first server's
  * late answer is refused by the claim in the finishing compare-and-set: the record ends with the second run's result,
- * announced once. The same on BullMQ with a replica stopped past its lease is in multi-replica.test.ts, so these
- * apps keep the in-process queue whatever PRISM_TEST_BACKEND says (records follow it).
+ * announced once. An agent execution the same way, from its checkpoint: the late worker's finish is refused, so it
+ * debits nothing, and the wallet is debited once, exactly the cost the finished record shows. The same on BullMQ
+ * with a replica stopped past its lease is in multi-replica.test.ts, so these apps keep the in-process queue
+ * whatever PRISM_TEST_BACKEND says (records follow it).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,7 +15,7 @@ import { createLogger, type Logger } from '../../src/lib/logger';
 import { renderReceiptImage } from '../helpers/media-fixtures';
 import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
 import { call, startTestApp, type TestApp } from '../helpers/test-app';
-import { writeLabModelsFile } from '../helpers/upstream-app';
+import { CHAT_PLANNER, writeLabModelsFile } from '../helpers/upstream-app';
 
 interface PredictionWire {
   id: string;
@@ -112,5 +114,77 @@ describe('a stalled worker whose job was taken over', () => {
     await second.container.jobs.idle();
     expect(await get()).toMatchObject({ status: 'completed', response: { total: 2 } });
     expect(upstream.requests).toHaveLength(2);
+  });
+
+  it('an agent run taken over from its checkpoint is billed once, by the worker whose finish is accepted', async () => {
+    const runDir = fs.mkdtempSync(path.join(dir, 'agent-'));
+    const env = {
+      PRISM_REDIS_URL: '',
+      PRISM_MODELS_FILE: writeLabModelsFile(runDir, upstream.baseUrl, [CHAT_PLANNER]),
+    };
+    const stale = gate();
+    const fresh = gate();
+    const seen = upstream.requests.length;
+    upstream.next(
+      // The first worker's first step is saved (a tool round), then its next planner call hangs.
+      {
+        kind: 'reply',
+        toolCalls: [{ id: 'c1', name: 'list_skills', arguments: '{}' }],
+        usage: { prompt_tokens: 1000, completion_tokens: 100 },
+      },
+      {
+        kind: 'reply',
+        content: '{"answer": "late"}',
+        usage: { prompt_tokens: 2000, completion_tokens: 200 },
+        waitFor: stale.promise,
+      },
+      // The worker that takes the run over plans that step again from the checkpoint.
+      {
+        kind: 'reply',
+        content: '{"answer": "fresh"}',
+        usage: { prompt_tokens: 3000, completion_tokens: 300 },
+        waitFor: fresh.promise,
+      },
+    );
+    const firstLogs = collectingLogger();
+    const first = await startTestApp(env, undefined, { logger: firstLogs.logger });
+    apps.push(first);
+    const key = await first.createKey('stale-agent-org', 'pro');
+    await first.container.services.accounts.addCredits('stale-agent-org', 1);
+    const balance = async (app: TestApp): Promise<number> =>
+      Math.round((await app.container.services.accounts.balance('stale-agent-org')).balanceUsd * 1e6);
+    const before = await balance(first);
+    const res = await call(`${first.url}/v1/agent/execute`, {
+      key,
+      json: {
+        model: 'prism-orion-1',
+        batch: true,
+        prompt: 'Answer.',
+        json_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+      },
+    });
+    expect(res.status).toBeLessThan(300);
+    const { id } = (await res.json()) as { id: string };
+    await until('the first worker plans its second step', () => upstream.requests.length === seen + 2);
+
+    const second = await startTestApp(env, first.dataDir);
+    apps.push(second);
+    await until('the second worker plans from the checkpoint', () => upstream.requests.length === seen + 3);
+    type Run = { status: string; response: unknown; usage: { cost_dollars: number } };
+    const get = async (): Promise<Run> =>
+      (await (await call(`${second.url}/v1/agent/executions/${id}`, { key })).json()) as Run;
+
+    stale.open();
+    await first.container.jobs.idle();
+    expect(firstLogs.messages).toContain(TAKEN_OVER);
+    expect((await get()).status).toBe('running');
+    expect(await balance(second)).toBe(before);
+
+    fresh.open();
+    await second.container.jobs.idle();
+    const done = await get();
+    expect(done).toMatchObject({ status: 'completed', response: { answer: 'fresh' } });
+    expect(done.usage.cost_dollars).toBeGreaterThan(0);
+    expect(before - (await balance(second))).toBe(Math.round(done.usage.cost_dollars * 1e6));
   });
 });

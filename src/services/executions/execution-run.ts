@@ -25,7 +25,7 @@ import { CONFIGURE_HINT, DETERMINISTIC_MESSAGE } from '../../agents/planners/det
 import { plannerInputs } from './execution-inputs';
 import type { ExecutionRuns } from './execution-runs';
 import { loopRunSpec, resolveSkills, toolsetsOf } from './execution-skills';
-import { buildUsage, plannerTokens, type ExecutionBilling } from './execution-usage';
+import { buildUsage, plannerTokens } from './execution-usage';
 import type { ExecuteOptions, ExecutionsServiceDeps, ResolvedPlanner } from './executions.types';
 import { runProgramMode, recordProgram } from './program-mode';
 
@@ -89,18 +89,10 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
     // The hold taken at acceptance (or, for a run resumed after a restart, when it started again) is settled.
     const hold = holds.get(execution.id);
     holds.delete(execution.id);
-    // A run another worker took over (its attempts moved on) is that worker's to charge: a late finish charges
-    // nothing and gives its hold back, so the run is billed once whichever worker finishes it.
-    if (await takenOver(execution)) {
-      hold?.release();
-      return null;
-    }
-    let cost: Awaited<ReturnType<ExecutionBilling['charge']>> | null = null;
-    try {
-      if (bill) cost = hold ? await hold.settle(charge) : await deps.billing.charge(execution.orgId, charge);
-    } finally {
-      hold?.release();
-    }
+    // The record is written first, with the price the settlement will debit, and its write is the claim: it is
+    // guarded by the attempt, so of two workers finishing one run (one took it over from the other, which stalled)
+    // only the one whose write is accepted debits the wallet. The other gives its hold back: billed once, always.
+    const cost = bill ? (hold ? hold.price(charge) : deps.billing.price(charge)) : null;
     const usage = buildUsage({
       steps: outcome.steps,
       tier,
@@ -122,7 +114,18 @@ export function createExecutionStarter(deps: ExecutionsServiceDeps, runs: Execut
       },
       execution.attempts,
     );
-    if (!done && (await takenOver(execution))) return null;
+    if (!done) {
+      hold?.release();
+      if (await takenOver(execution)) return null;
+    } else {
+      try {
+        if (bill) await (hold ? hold.settle(charge) : deps.billing.charge(execution.orgId, charge));
+      } catch (error) {
+        logger.warn('could not bill a finished run', { execution: execution.id, error: String(error) });
+      } finally {
+        hold?.release();
+      }
+    }
     await deps.runtime.discard(execution.id).catch(() => undefined);
     if (done && outcome.steps.length > 0) writeSteps(done, outcome.steps);
     if (done) {

@@ -39,6 +39,8 @@ export interface ExecutionHold {
    * run was accepted), and gives the hold back. Call once.
    */
   settle(input: ExecutionChargeInput): Promise<ExecutionCost>;
+  /** What {@link ExecutionHold.settle} will debit for `input`, without debiting (the record is written first). */
+  price(input: ExecutionChargeInput): ExecutionCost;
   /** The amount held, in dollars (for messages). */
   readonly dollars: number;
   /** Whether the hold still covers a run that has used these planner tokens so far. */

@@ -35,7 +35,8 @@ export function namespaceKey(namespace: unknown, param = 'namespace'): string {
   return (namespace as string[]).join('.');
 }
 
-const itemId = (ns: string, key: string): string => `${ns}\u0000${key}`;
+/** An item's record id: unique per (namespace, key), and free of NUL bytes (PostgreSQL text refuses them). */
+const itemId = (ns: string, key: string): string => JSON.stringify([ns, key]);
 
 /** The text an item is embedded from: its string fields (the `index` paths when given), else its JSON. */
 function indexText(value: Record<string, unknown>, index: string[] | null): string {
