@@ -378,11 +378,11 @@ export async function workersBenchmarks(): Promise<GroupReport> {
       `workers: ${CONCURRENCY} clients, upstream ${UPSTREAM_SERVICE_MS} ms, ${os.cpus().length} cores, ${ROUNDS} ` +
         `interleaved rounds of ${MEASURED} calls after ${WARMUP} warm-up calls; load average ` +
         `${mean(load1).toFixed(2)}; CPU in µs per call summed over the processes of each part`,
-      '',
-      '| setting | streamed | calls/s | Prism µs | PostgreSQL µs | Redis µs | total µs | × SQLite | PG transactions | Redis commands |',
-      '|---|---|---|---|---|---|---|---|---|---|',
-      ...rows,
-      '',
+      [
+        '| setting | streamed | calls/s | Prism µs | PostgreSQL µs | Redis µs | total µs | × SQLite | PG transactions | Redis commands |',
+        '|---|---|---|---|---|---|---|---|---|---|',
+        ...rows,
+      ].join('\n'),
       `--workers 2 against one process on the same backends: CPU per call ${(two / one).toFixed(2)}x, ` +
         `throughput ${(figures['workers2_vs_1.throughput_ratio'] ?? 0).toFixed(2)}x`,
     ],

@@ -21,6 +21,9 @@ interface Cost {
 
 const MB = 1024 * 1024;
 
+// Each curve sends up to a dozen requests (an OCR of the image each for prism-1): minutes on a busy 2-core machine.
+jest.setTimeout(180_000);
+
 describe('the per-request work budget', () => {
   let app: TestApp;
   const image = `data:image/png;base64,${renderReceiptImage().toString('base64')}`;
