@@ -6,6 +6,8 @@
  * problems) and what the wallet was charged (both calls when the retry succeeds, nothing on a 502).
  */
 import OpenAI from 'openai';
+import { zodResponseFormat } from 'openai/helpers/zod';
+import { z } from 'zod';
 import type { ScriptedUpstream } from '../helpers/scripted-upstream';
 import type { TestApp } from '../helpers/test-app';
 import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
@@ -177,6 +179,24 @@ describe('gateway: strict json_schema replies are checked', () => {
     );
     const reply = await ask();
     expect(JSON.parse(reply.choices[0]!.message.content!)).toEqual({ invoice_number: 'INV-7', total: 12.5 });
+  });
+
+  it("serves the SDK's own strict path: chat.completions.parse with zodResponseFormat gets the retried, parsed object", async () => {
+    upstream.next(
+      { kind: 'reply', content: WRONG_TYPE, usage: { prompt_tokens: 1000, completion_tokens: 500 } },
+      { kind: 'reply', content: VALID, usage: { prompt_tokens: 1200, completion_tokens: 300 } },
+    );
+    const Invoice = z.object({ invoice_number: z.string(), total: z.number() });
+    const completion = await client.chat.completions.parse({
+      model: 'strict-chat',
+      messages: [{ role: 'user', content: 'Read the invoice' }],
+      response_format: zodResponseFormat(Invoice, 'invoice'),
+    });
+    expect(completion.choices[0]!.message.parsed).toEqual({ invoice_number: 'INV-7', total: 12.5 });
+    // the SDK asked for strict: the gateway checked and retried with the schema it sent
+    const sent = upstream.requests.at(-1)!.body.response_format as { json_schema: { strict: boolean } };
+    expect(sent.json_schema.strict).toBe(true);
+    expect((upstream.requests.at(-1)!.body.messages as unknown[]).length).toBe(3);
   });
 
   it('passes a non-strict json_schema reply through unchanged, after one call, checked by nobody', async () => {
