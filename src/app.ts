@@ -146,6 +146,7 @@ export function createApp(container: Container): Express {
       defaultToolsets: parseToolsets(config.mcp.toolsets, DEFAULT_MCP_TOOLSETS, 'PRISM_MCP_TOOLSETS'),
       publicUrl: config.server.publicUrl,
       signals: container.signals,
+      workBudget: config.limits.workBudget,
     }),
   );
   // The MCP OAuth endpoints (/authorize, /token, /register, /revoke, the metadata documents, the consent POST).

@@ -186,6 +186,7 @@ async function mcpStdio(container: Container, toolsets: string | undefined): Pro
     toolsets: { value: toolsets ?? config.mcp.toolsets, fromFlag: toolsets !== undefined },
     maxMessageBytes: config.mcp.maxJsonBytes,
     maxFileBytes: config.limits.maxUploadBytes,
+    workBudget: config.limits.workBudget,
   });
   return 0;
 }

@@ -84,6 +84,7 @@ export const ERROR_CODES = [
   'client_disconnected',
   'upstream_error',
   'upstream_rejected',
+  'upstream_schema_violation',
   'upstream_unavailable',
   'rate_limit_exceeded',
   'queue_full',

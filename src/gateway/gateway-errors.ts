@@ -80,6 +80,23 @@ export class UpstreamError extends AppError {
   }
 }
 
+/**
+ * 502: the caller asked for a strict `json_schema` reply and the upstream's reply (first call and one retry that
+ * carried the problems) was not JSON matching the schema; nothing invalid is passed on. `errors` are the retry's.
+ */
+export class UpstreamSchemaViolationError extends AppError {
+  constructor(provider: string, errors: string[]) {
+    super(502, {
+      message:
+        `[${provider}] The model's reply did not match the response_format JSON schema, also when asked again: ` +
+        errors.join('; '),
+      type: 'upstream_error',
+      code: 'upstream_schema_violation',
+      param: 'response_format',
+    });
+  }
+}
+
 /** 400: the upstream refused the request as invalid; its message and `param` are passed on. */
 export class UpstreamRejectedError extends AppError {
   constructor(provider: string, detail: string, param: string | null) {

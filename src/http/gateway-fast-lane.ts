@@ -18,7 +18,7 @@ import { bodyReadError, jsonTooDeepError } from './middleware/error-handler';
 import { enforceRateLimit } from '../metering/enforce-rate-limit';
 import type { ErrorResponder } from '../wire/error-body';
 import { resolveRequestId } from '../wire/request-id';
-import { DEFAULT_WORK_LIMITS, runWithWorkBudget, WorkBudget, type WorkLimits } from '../lib/work-budget';
+import { DEFAULT_WORK_LIMITS, requestWorkBudget, runWithWorkBudget, type WorkLimits } from '../lib/work-budget';
 import { serveChatCompletion, type CompatRoutesDeps } from './routes/compat.routes';
 
 const CHAT_PATHS = new Set(['/v1/compat/chat/completions', '/v1/openai/chat/completions']);
@@ -73,9 +73,7 @@ async function serve(
   await enforceRateLimit(deps.limiter, principal, res);
   const fingerprint = req.headers['x-prism-fingerprint'];
   const session = req.headers['x-session-id'];
-  const keyed = principal.kind === 'user';
-  const limits = deps.workBudget ?? DEFAULT_WORK_LIMITS;
-  const budget = new WorkBudget(keyed ? limits.keyed : limits.anonymous, keyed ? 'keyed' : 'anonymous');
+  const budget = requestWorkBudget(deps.workBudget ?? DEFAULT_WORK_LIMITS, principal.kind === 'user');
   const payerOrgId = await deps.compat.payerOrgId(principal);
   await runWithWorkBudget(budget, () =>
     serveChatCompletion(

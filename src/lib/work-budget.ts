@@ -7,8 +7,8 @@
  * checks them pairwise), one long description referenced 2,000 times, or 600 bundle schemas of 2,000 properties
  * each, and every one was within the per-schema bounds. The budget adds those up per request.
  *
- * The HTTP adapter starts a budget for each request once its body is read (anonymous callers get the smaller
- * one); the code that does the work calls {@link spendWork}, which reads the budget from the async context (like
+ * The HTTP adapter (and `/mcp`, per POST) starts a budget for each request once its body is read (anonymous
+ * callers get the smaller one); the code that does the work calls {@link spendWork}, which reads the budget from the async context (like
  * work-tenant.ts carries the tenant), so no parser API threads it. Work outside any request (jobs resumed after a
  * restart, start-up, `prism` commands) spends a fresh keyed-size budget per top-level call
  * ({@link withWorkBudget}), so it is bounded the same way.
@@ -99,6 +99,11 @@ export class WorkBudget {
   usage(): Readonly<Record<WorkKind, number>> {
     return { ...this.spent };
   }
+}
+
+/** The budget of one request from a caller with (`keyed`) or without an API key. */
+export function requestWorkBudget(limits: { anonymous: WorkLimits; keyed: WorkLimits }, keyed: boolean): WorkBudget {
+  return new WorkBudget(keyed ? limits.keyed : limits.anonymous, keyed ? 'keyed' : 'anonymous');
 }
 
 const storage = new AsyncLocalStorage<WorkBudget>();

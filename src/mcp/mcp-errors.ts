@@ -8,8 +8,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { AppError } from '../domain/errors';
+import { AppError, WorkBudgetExceededError } from '../domain/errors';
 import type { Logger } from '../lib/logger';
+import { WorkBudgetExceeded } from '../lib/work-budget';
 import { errorHeaders } from '../wire/error-body';
 
 /** JSON-RPC code for a request refused before it reached the server (the SDK's own HTTP-level refusals use it). */
@@ -24,6 +25,18 @@ function internalError(): AppError {
     type: 'internal_server_error',
     code: 'internal_error',
   });
+}
+
+/**
+ * The AppError of an error an MCP request may meet: AppErrors as they are, and the request's work budget running
+ * out (src/lib/work-budget.ts) as the 413 `work_budget_exceeded` REST answers; null for anything unexpected.
+ */
+export function knownError(error: unknown): AppError | null {
+  if (error instanceof AppError) return error;
+  if (error instanceof WorkBudgetExceeded) {
+    return new WorkBudgetExceededError(error.message, error.limit, error.allowed, error.caller === 'anonymous');
+  }
+  return null;
 }
 
 /** The `{error:{…}}` object REST would send for this error (the JSON text of an MCP tool error). */
@@ -69,10 +82,8 @@ export async function withToolParams<T>(renames: Readonly<Record<string, string>
 
 /** Turns anything a tool threw into an `isError` tool result; unknown errors are logged and not shown. */
 export function toToolError(error: unknown, requestId: string, logger: Logger): CallToolResult {
-  let appError: AppError;
-  if (error instanceof AppError) {
-    appError = error;
-  } else {
+  let appError = knownError(error);
+  if (!appError) {
     logger.error('mcp tool failed', { request_id: requestId, error: describe(error) });
     appError = internalError();
   }
@@ -96,7 +107,7 @@ export function sendJsonRpcError(
     res.destroy();
     return;
   }
-  const known = error instanceof AppError ? error : null;
+  const known = knownError(error);
   if (!known) logger.error('mcp request failed', { request_id: requestId, error: describe(error) });
   const appError = known ?? internalError();
   for (const [name, value] of Object.entries(errorHeaders(appError))) res.setHeader(name, value);

@@ -2,12 +2,14 @@
  * `prism mcp`: the same MCP server over stdio, on the local data folder, acting as the owner. A desktop client
  * launches it as a local process with no key (single-user mode); stdout carries only JSON-RPC, logs go to stderr.
  * No rate limit applies: the only caller is the owner on their own machine. Tools may read local files (`path`),
- * and a message over PRISM_MCP_MAX_JSON_BYTES is refused with a JSON-RPC error, not the end of the server.
+ * and a message over PRISM_MCP_MAX_JSON_BYTES is refused with a JSON-RPC error, not the end of the server. Each
+ * message runs on a work budget of its own (the keyed one, src/lib/work-budget.ts), as one POST to `/mcp` does.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Principal } from '../domain/account';
 import type { Logger } from '../lib/logger';
 import { randomHex } from '../lib/random-id';
+import { DEFAULT_WORK_LIMITS, requestWorkBudget, runWithWorkBudget, type WorkLimits } from '../lib/work-budget';
 import { localFiles } from './mcp-local-files';
 import { createMcpServerFactory, type McpServices } from './mcp-server';
 import { LimitedStdioTransport } from './mcp-stdio-transport';
@@ -27,6 +29,8 @@ export interface McpStdioSetup {
   maxMessageBytes: number;
   /** Largest local file a tool reads by `path` (PRISM_MAX_UPLOAD_BYTES). */
   maxFileBytes: number;
+  /** The work budget's limits (PRISM_WORK_BUDGET_*); the owner's messages run on the keyed one. */
+  workBudget?: { anonymous: WorkLimits; keyed: WorkLimits };
 }
 
 /** Serves MCP on `input`/`output` until the input ends (the client closed the pipe) or `signal` aborts. */
@@ -59,6 +63,11 @@ export async function serveMcpStdio(
     server.server.onclose = () => resolve();
   });
   await server.connect(transport);
+  // Each message (and all it starts) spends a budget of its own, like one POST to /mcp.
+  const deliver = transport.onmessage;
+  const limits = setup.workBudget ?? DEFAULT_WORK_LIMITS;
+  transport.onmessage = (message) =>
+    runWithWorkBudget(requestWorkBudget(limits, owner.kind === 'user'), () => deliver?.(message));
   await ended;
   await server.close();
 }

@@ -6,7 +6,8 @@
  *
  * Order: Host/Origin check → auth (401 with a challenge, 503 without; every method) → the body's bytes reserved
  * against the caller's and the server's in-flight budget (mcp-budget.ts) → JSON body (its own, larger limit) →
- * batch size and prompt rate limit → server.
+ * batch size and prompt rate limit → server, on the request's work budget (src/lib/work-budget.ts: anonymous or
+ * keyed, as on the API), so a schema or bundle sent in a tool call is bounded like the same one sent over REST.
  */
 import express, { Router, type Request, type Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -27,6 +28,7 @@ import type { RateLimiter } from '../metering/rate-limiter';
 import type { McpServerFactory } from './mcp-server';
 import { defaultToolsetsFor, parseToolsets, type McpToolset } from './mcp-toolsets';
 import type { SignalBus } from '../signals/signal-bus';
+import { DEFAULT_WORK_LIMITS, requestWorkBudget, runWithWorkBudget, type WorkLimits } from '../lib/work-budget';
 
 export interface McpRoutesOptions {
   factory: McpServerFactory;
@@ -50,6 +52,11 @@ export interface McpRoutesOptions {
   publicUrl: string | undefined;
   /** Carries cancels to the replica running the call (Redis with several replicas). */
   signals?: SignalBus;
+  /**
+   * The per-request work budget's limits (PRISM_WORK_BUDGET_ANONYMOUS / _KEYED, src/lib/work-budget.ts): each POST
+   * runs on one budget, whatever messages its body holds, as an API request does.
+   */
+  workBudget?: { anonymous: WorkLimits; keyed: WorkLimits };
 }
 
 const TOO_DEEP = 'entity.too.deep';
@@ -135,7 +142,10 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
       );
     },
     (req, res) => {
-      void serve(req, res, options, inFlight);
+      // Everything the POST's messages do (tool calls, prompts, their schemas and bundles) spends one budget.
+      const keyed = (req.principal as Principal).kind === 'user';
+      const limits = options.workBudget ?? DEFAULT_WORK_LIMITS;
+      void runWithWorkBudget(requestWorkBudget(limits, keyed), () => serve(req, res, options, inFlight));
     },
   );
 

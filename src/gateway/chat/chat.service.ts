@@ -20,6 +20,7 @@ import { countTokens, mediaParts, textOf, type ChatMessage } from '../message-in
 import { DEFAULT_COMPLETION_BUDGET, REASONING_TOKENS } from './chat-usage';
 import type { ChatContext, ChatOutcome, ChatService, ChatServiceDeps, Json } from './chat.types';
 import { createLocalCompletion } from './local-completion';
+import { strictResponseSchema } from './strict-reply';
 import { createUpstreamCompletion } from './upstream-completion';
 
 export const DEFAULT_CHAT_MODEL = 'prism-orion-1';
@@ -27,8 +28,11 @@ export const DEFAULT_CHAT_MODEL = 'prism-orion-1';
 /** Prompt tokens one image, video or document part is assumed to add when reserving. */
 const MEDIA_PART_TOKENS = 1024;
 
-/** The most the call can cost, reserved before any work (see billing.ts). */
-function reservationMicros(model: CatalogueModel, body: Json, minimumMicros?: number): number {
+/**
+ * The most the call can cost, reserved before any work (see billing.ts). A strict `json_schema` call on an upstream
+ * may take two calls (strict-reply.ts), the second sent the first's messages and reply: both are reserved.
+ */
+function reservationMicros(model: CatalogueModel, body: Json, twoCalls: boolean, minimumMicros?: number): number {
   const messages = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : [];
   const prompt = countTokens(textOf(messages)) + mediaParts(messages).length * MEDIA_PART_TOKENS;
   const budget = [body.max_completion_tokens, body.max_tokens].find(
@@ -36,7 +40,9 @@ function reservationMicros(model: CatalogueModel, body: Json, minimumMicros?: nu
   );
   const reasoning = REASONING_TOKENS[String(body.reasoning_effort)] ?? 0;
   const completion = Math.min(budget ?? DEFAULT_COMPLETION_BUDGET, 10_000_000) + reasoning;
-  return maxCallMicros(model.pricing, prompt, completion, minimumMicros === undefined ? {} : { minimumMicros });
+  const options = minimumMicros === undefined ? {} : { minimumMicros };
+  if (twoCalls) return maxCallMicros(model.pricing, 2 * prompt + completion, 2 * completion, options);
+  return maxCallMicros(model.pricing, prompt, completion, options);
 }
 
 export function createChatService(deps: ChatServiceDeps): ChatService {
@@ -77,7 +83,8 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
           'method_params',
         );
       }
-      const hold = await biller.reserve(payer, reservationMicros(model, body));
+      const twoCalls = strictResponseSchema(body) !== null && catalogue.upstreamTarget(model) !== null;
+      const hold = await biller.reserve(payer, reservationMicros(model, body, twoCalls));
       try {
         return await run(principal, model, body, context, hold);
       } catch (error) {

@@ -2,6 +2,11 @@
  * A chat call on an upstream server: forward the body without Prism's own parameters, run it in the `upstream` lane
  * of the request queue, relay a stream as text (relabelled, usage read from it) or the reply as JSON, and bill the
  * tokens the upstream reports (or an estimate when it reports none).
+ *
+ * A strict `json_schema` response format (strict-reply.ts) takes its own path: the reply is fetched whole (also
+ * when the caller streams), checked against the schema, asked for once more with the problems when it fails, and
+ * answered 502 `upstream_schema_violation` when the second reply fails too; a valid reply is billed for the tokens
+ * of every call made for it, a 502 for none.
  */
 import { extend } from '../../lib/extend';
 import { RawJson } from '../../lib/raw-json';
@@ -14,6 +19,8 @@ import { carriesUsage, chunkId, contentChars, relabelModel, withoutNullUsage } f
 import { charge, completionId, usageBody } from './chat-usage';
 import { recordModelUsage, withModelCallSpan } from '../upstream/genai-span';
 import type { ChatContext, ChatOutcome, ChatServiceDeps, Json } from './chat.types';
+import { UpstreamSchemaViolationError } from '../gateway-errors';
+import { judgeReply, retryBody, strictResponseSchema } from './strict-reply';
 
 /** Parameters that only Prism reads; they are not forwarded to upstream servers. */
 const PRISM_ONLY = [
@@ -123,11 +130,66 @@ export function createUpstreamCompletion(deps: Pick<ChatServiceDeps, 'upstream' 
     }
   }
 
+  /**
+   * A strict `json_schema` call: up to two upstream calls, the second carrying the first reply's problems; the
+   * valid reply is billed for both calls' tokens. A streaming caller gets the checked reply as chunks once it is
+   * whole. @throws UpstreamSchemaViolationError when neither reply is valid (the caller gives the hold back:
+   * nothing is billed).
+   */
+  async function strictCompletion(
+    model: CatalogueModel,
+    target: UpstreamTarget,
+    forwarded: UpstreamJson,
+    schema: Json,
+    context: ChatContext,
+    hold: Hold,
+    delivery: StrictDelivery,
+  ): Promise<ChatOutcome> {
+    const sent: UpstreamJson = extend(forwarded, {});
+    delete sent.stream;
+    const call = (request: UpstreamJson) =>
+      queue.run('upstream', () => deps.upstream.chat(target, request, { signal: context.signal }), context.signal);
+    return withModelCallSpan(model.id, target, async (span) => {
+      let reply = await call(sent);
+      let { prompt, completion } = replyTokens(reply, sent);
+      let attempts = 1;
+      const first = judgeReply(schema, reply);
+      if (!first.valid) {
+        const again = retryBody(sent, first);
+        reply = await call(again);
+        attempts = 2;
+        const used = replyTokens(reply, again);
+        prompt += used.prompt;
+        completion += used.completion;
+        const second = judgeReply(schema, reply);
+        if (!second.valid) throw new UpstreamSchemaViolationError(target.provider, second.errors);
+      }
+      const billed = await charge(hold, model, prompt, completion, context.requestId);
+      recordModelUsage(span, prompt, completion, billed.costMicros / 1e6);
+      const answer = extend(reply, {
+        model: model.id,
+        usage: extend((reply.usage ?? {}) as Json, usageBody(prompt, completion, billed)),
+      });
+      const headers = { [SCHEMA_ATTEMPTS_HEADER]: String(attempts) };
+      if (!delivery.stream) return { stream: false as const, body: answer, headers };
+      const chunks = replyAsChunks(answer, delivery.includeUsage);
+      return {
+        stream: true as const,
+        headers,
+        batches: (async function* () {
+          yield chunks;
+        })(),
+      };
+    });
+  }
+
   return async (model, target, body, context, hold) => {
     const stream = body.stream === true;
     const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true;
     const forwarded = upstreamBody(body, target.model);
     const promptEstimate = countTokens(textOf(body.messages as ChatMessage[]));
+    const schema = strictResponseSchema(body);
+    if (schema) return strictCompletion(model, target, forwarded, schema, context, hold, { stream, includeUsage });
     if (stream) {
       const release = await queue.acquire('upstream', context.signal);
       try {
@@ -161,6 +223,56 @@ export function createUpstreamCompletion(deps: Pick<ChatServiceDeps, 'upstream' 
       };
     });
   };
+}
+
+/** How a strict reply is to be answered: as JSON, or as a stream (with a usage chunk when asked for). */
+interface StrictDelivery {
+  stream: boolean;
+  includeUsage: boolean;
+}
+
+/** Header of a strict reply: how many upstream calls it took (1, or 2 when the first reply failed the schema). */
+export const SCHEMA_ATTEMPTS_HEADER = 'X-Prism-Schema-Attempts';
+
+/** Tokens a reply used: the upstream's count, or (prompt only) an estimate when it reports none. */
+function replyTokens(reply: UpstreamJson, sent: UpstreamJson): { prompt: number; completion: number } {
+  const usage = (reply.usage ?? {}) as Json;
+  return {
+    prompt:
+      typeof usage.prompt_tokens === 'number'
+        ? usage.prompt_tokens
+        : countTokens(textOf(sent.messages as ChatMessage[])),
+    completion: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0,
+  };
+}
+
+/**
+ * A finished reply as the chunks a stream of it would have carried: the whole message in one delta per choice,
+ * then the finish reasons, then (when asked for) the usage chunk.
+ */
+function replyAsChunks(reply: Json, includeUsage: boolean): Json[] {
+  const base = { id: reply.id, object: 'chat.completion.chunk', created: reply.created, model: reply.model };
+  const choices = Array.isArray(reply.choices) ? (reply.choices as Json[]) : [];
+  const deltas = choices.map((choice, index) => {
+    const message = (choice.message ?? {}) as Json;
+    const delta: Json = { role: 'assistant', content: message.content ?? null };
+    if (typeof message.refusal === 'string') delta.refusal = message.refusal;
+    if (Array.isArray(message.tool_calls)) {
+      delta.tool_calls = (message.tool_calls as Json[]).map((call, i) => ({ index: i, ...call }));
+    }
+    return { index: choice.index ?? index, delta, finish_reason: null };
+  });
+  const finishes = choices.map((choice, index) => ({
+    index: choice.index ?? index,
+    delta: {},
+    finish_reason: choice.finish_reason ?? 'stop',
+  }));
+  const chunks: Json[] = [
+    { ...base, choices: deltas },
+    { ...base, choices: finishes },
+  ];
+  if (includeUsage) chunks.push({ ...base, choices: [], usage: reply.usage });
+  return chunks;
 }
 
 /** Characters of a parsed chunk's delta content, over its choices. */

@@ -7,12 +7,10 @@
  * context, which a budget entered earlier would not reach.
  */
 import type { RequestHandler } from 'express';
-import { runWithWorkBudget, WorkBudget, type WorkLimits } from '../../lib/work-budget';
+import { requestWorkBudget, runWithWorkBudget, type WorkLimits } from '../../lib/work-budget';
 
 export function requestBudget(limits: { anonymous: WorkLimits; keyed: WorkLimits }): RequestHandler {
   return (req, _res, next) => {
-    const keyed = req.principal?.kind === 'user';
-    const budget = new WorkBudget(keyed ? limits.keyed : limits.anonymous, keyed ? 'keyed' : 'anonymous');
-    runWithWorkBudget(budget, next);
+    runWithWorkBudget(requestWorkBudget(limits, req.principal?.kind === 'user'), next);
   };
 }

@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { manySchemasZip } from '../../helpers/budget-inputs';
 import { renderReceiptImage } from '../../helpers/media-fixtures';
 import { toolError, toolOutput } from '../../helpers/mcp-client';
 import { call, databaseEnvFor, startTestApp } from '../../helpers/test-app';
@@ -35,6 +36,8 @@ describe('prism mcp (stdio)', () => {
           PRISM_DATA_DIR: dataDir,
           PRISM_LOG_LEVEL: 'silent',
           PRISM_MCP_MAX_JSON_BYTES: String(LIMIT),
+          // Small, so a bundle of five schemas is over it (the default keyed budget allows 200).
+          PRISM_WORK_BUDGET_KEYED: 'schemas=4',
         },
         stderr: 'ignore',
       }),
@@ -95,6 +98,26 @@ describe('prism mcp (stdio)', () => {
       })) as CallToolResult,
     );
     expect(small).toMatchObject({ filename: 'h.txt', bytes: 5 });
+  });
+
+  it('runs each message on the configured keyed work budget: a bundle over it is a tool error naming the limit', async () => {
+    const createFrom = async (zip: Buffer, name: string) => {
+      const upload = toolOutput(
+        (await client.callTool({
+          name: 'upload_file',
+          arguments: { data: zip.toString('base64'), filename: `${name}.zip` },
+        })) as CallToolResult,
+      );
+      return (await client.callTool({
+        name: 'create_skill',
+        arguments: { file_id: upload.id, name },
+      })) as CallToolResult;
+    };
+    const error = toolError(await createFrom(manySchemasZip(5, 3), 'over-budget'));
+    expect(error).toMatchObject({ code: 'work_budget_exceeded', status: 413, param: 'schemas', allowed: 4 });
+    // a budget per message, not per connection: two bundles of three schemas, one after the other, both fit
+    expect(toolOutput(await createFrom(manySchemasZip(3, 3), 'three-a')).name).toBe('three-a');
+    expect(toolOutput(await createFrom(manySchemasZip(3, 3), 'three-b')).name).toBe('three-b');
   });
 
   it('reads a local file given as path (upload_file and the extract tools), which HTTP does not offer', async () => {
