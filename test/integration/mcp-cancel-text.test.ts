@@ -42,8 +42,13 @@ describe('cancelling a waiting extraction of a long text PDF', () => {
         },
       );
       await expect(pending).rejects.toThrow();
-      const listed = (await (await call(`${app.url}/v1/predictions?limit=1`, { key })).json()) as { id: string }[];
-      const id = listed[0]?.id;
+      // The record may land a moment after the first progress (on PostgreSQL the write is a round trip away).
+      let id: string | undefined;
+      for (let i = 0; i < 200 && id === undefined; i += 1) {
+        const listed = (await (await call(`${app.url}/v1/predictions?limit=1`, { key })).json()) as { id: string }[];
+        id = listed[0]?.id;
+        if (id === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       let prediction: Record<string, unknown> = {};
       for (let i = 0; i < 300; i += 1) {
         const result = (await client.callTool({ name: 'get_prediction', arguments: { id } })) as CallToolResult;
