@@ -41,6 +41,8 @@ export interface LocalEngineKit {
   engine: ExtractionEngine;
   /** The agent tools' view of the same engines. */
   toolkit: VisionPort;
+  /** The duration in seconds of an audio or video file (ffprobe); null when it gives none. @throws invalid_media */
+  audioDuration(bytes: Buffer): Promise<number | null>;
   /** The shared OCR pool's counters (reads run, reads cancelled) and reads pending now. */
   ocrStats(): OcrStats;
 }
@@ -146,5 +148,10 @@ export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngi
       return { data: result.data, confidence: result.confidence };
     },
   };
-  return { engine: createLocalExtraction(set, logger), toolkit, ocrStats: () => local.ocr.stats() };
+  return {
+    engine: createLocalExtraction(set, logger),
+    toolkit,
+    audioDuration: async (bytes) => (await video.probe(bytes)).durationS,
+    ocrStats: () => local.ocr.stats(),
+  };
 }

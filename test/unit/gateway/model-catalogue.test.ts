@@ -78,6 +78,7 @@ describe('model catalogue: built-ins', () => {
         'default_method',
         'id',
         'methods',
+        'mode',
         'object',
         'owned_by',
         'pricing',
