@@ -129,8 +129,8 @@ async function parseBody(headers: http.IncomingHttpHeaders, raw: Buffer): Promis
     const files: Promise<void>[] = [];
     const parser = busboy({ headers });
     parser.on('field', (name, value) => {
-      const before = body[name];
-      body[name] = before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value];
+      const before = body[name] as string | string[] | undefined;
+      body[name] = before === undefined ? value : [before, value].flat();
     });
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = [];

@@ -42,7 +42,7 @@ export interface LocalEngineKit {
   /** The agent tools' view of the same engines. */
   toolkit: VisionPort;
   /** The duration in seconds of an audio or video file (ffprobe); null when it gives none. @throws invalid_media */
-  audioDuration(bytes: Buffer): Promise<number | null>;
+  audioDuration: (bytes: Buffer) => Promise<number | null>;
   /** The shared OCR pool's counters (reads run, reads cancelled) and reads pending now. */
   ocrStats(): OcrStats;
 }
