@@ -5,10 +5,12 @@
  * (multipart, the file passed on whole under the upstream's model name); the call is billed per audio second on the
  * wallet; a chat model, an unknown format, a stream, a file over the limit and a wallet that cannot cover the
  * duration are refused with the spec's error shapes before the upstream is called; the listing shows the model's
- * mode and price.
+ * mode and price. Item 3 in part: with the model configured, the extraction domain `audio.transcription` returns
+ * the transcript in timed segments.
  */
 import OpenAI, { toFile } from 'openai';
 import { SCRIPTED_SEGMENTS } from '../helpers/scripted-upstream';
+import { call, uploadFile } from '../helpers/test-app';
 import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 import { makeWav } from '../helpers/wav';
 
@@ -212,6 +214,34 @@ describe('audio transcriptions through the gateway', () => {
     const reply = await clientFor(key).audio.transcriptions.create({ file: await file(), model: 'whisper' });
     expect(reply.text).toBe(TRANSCRIPT);
     expect(await balanceOf('speech-fail')).toBe(0);
+  });
+
+  it('audio.transcription extraction reads the speech on the transcription model, in timed segments', async () => {
+    const key = lab.app.ownerKey;
+    const uploaded = await uploadFile(lab.app.url, key, makeWav(4.5), { filename: 'memo.wav' });
+    expect(uploaded.status).toBe(201);
+    const { id } = (await uploaded.json()) as { id: string };
+    const before = transcriptionCalls().length;
+    const res = await call(`${lab.app.url}/v1/audio/generate`, {
+      key,
+      json: { file_id: id, domain: 'audio.transcription', batch: false },
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      response: {
+        metadata: { duration: number };
+        segments: { start_time: number; end_time: number; content: string }[];
+      };
+      usage: { message: string };
+    };
+    expect(body.response.metadata.duration).toBeCloseTo(4.5, 1);
+    expect(body.response.segments).toEqual(
+      SCRIPTED_SEGMENTS.map((s) => ({ start_time: s.start, end_time: s.end, content: s.text })),
+    );
+    expect(body.usage.message).toMatch(/^Transcribed by whisper; 2 timed segments\./);
+    const sent = transcriptionCalls()[before]!.body;
+    expect(sent).toMatchObject({ model: WHISPER_UPSTREAM, response_format: 'verbose_json' });
+    expect(sent['timestamp_granularities[]']).toBe('segment');
   });
 
   it('lists the model with its mode and per-minute price', async () => {

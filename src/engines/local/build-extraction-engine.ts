@@ -11,7 +11,7 @@ import { extractFromLayout, proposeSchema } from '../extract';
 import { createLocalEngines } from './document-engines';
 import type { OcrEngineKind } from '../ocr/ocr.engine';
 import type { OcrStats } from '../ocr/ocr-engine.types';
-import { createLocalExtraction, type LocalEngineSet } from './extraction.engine';
+import { createLocalExtraction, type LocalEngineSet, type SpeechTranscriber } from './extraction.engine';
 import { createAudioEngine, createVideoEngine, describeMediaTools, resolveMediaTools } from '../media';
 import { audioFacts, type VisionPort } from '../vision-port';
 
@@ -29,6 +29,8 @@ export interface LocalExtractionOptions {
   documentDeadlineMs?: number;
   /** Address-space limit of every ffmpeg/ffprobe run, in MiB (0: none). */
   mediaMemoryMb?: number;
+  /** Reads speech on the models file's transcription model; absent: audio gets located speech only. */
+  transcriber?: SpeechTranscriber | null;
   logger: Logger;
 }
 
@@ -114,6 +116,7 @@ export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngi
         vad: analysis.vadNote ? `${analysis.vad} (${analysis.vadNote})` : analysis.vad,
       };
     },
+    transcribe: options.transcriber ?? null,
     extract: (layout, schema, opts) => extractFromLayout(layout, schema, opts),
     proposeSchema: (layout) => proposeSchema(layout),
     async close() {
