@@ -6,11 +6,13 @@
  * wallet; a chat model, an unknown format, a stream, a file over the limit and a wallet that cannot cover the
  * duration are refused with the spec's error shapes before the upstream is called; the listing shows the model's
  * mode and price. Item 3 in part: with the model configured, the extraction domain `audio.transcription` returns
- * the transcript in timed segments.
+ * the transcript in timed segments, and the agent tool `transcribe_audio` (called here over MCP) does the same.
  */
 import OpenAI, { toFile } from 'openai';
 import { SCRIPTED_SEGMENTS } from '../helpers/scripted-upstream';
-import { call, uploadFile } from '../helpers/test-app';
+import { call, startTestApp, uploadFile } from '../helpers/test-app';
+import { connectMcp, toolError, toolOutput } from '../helpers/mcp-client';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 import { makeWav } from '../helpers/wav';
 
@@ -242,6 +244,42 @@ describe('audio transcriptions through the gateway', () => {
     const sent = transcriptionCalls()[before]!.body;
     expect(sent).toMatchObject({ model: WHISPER_UPSTREAM, response_format: 'verbose_json' });
     expect(sent['timestamp_granularities[]']).toBe('segment');
+  });
+
+  it('the agent tool transcribe_audio returns the timed transcript; without a model it fails saying so', async () => {
+    const key = lab.app.ownerKey;
+    const uploaded = await uploadFile(lab.app.url, key, makeWav(3), { filename: 'voice-note.wav' });
+    const { id } = (await uploaded.json()) as { id: string };
+    const mcp = await connectMcp(lab.app.url, `Bearer ${key}`, { toolsets: 'agent_tools' });
+    try {
+      const result = (await mcp.callTool({ name: 'transcribe_audio', arguments: { audio: id } })) as CallToolResult;
+      expect(toolOutput(result)).toEqual({
+        model: 'whisper',
+        text: TRANSCRIPT,
+        segments: SCRIPTED_SEGMENTS.map((s) => ({ start_s: s.start, end_s: s.end, text: s.text })),
+      });
+      expect((transcriptionCalls().at(-1)!.body.file as { filename: string }).filename).toBe('voice-note.wav');
+    } finally {
+      await mcp.close();
+    }
+    // An app whose models file names no transcription model.
+    const bare = await startTestApp();
+    try {
+      const file = await uploadFile(bare.url, bare.ownerKey, makeWav(1), { filename: 'a.wav' });
+      const fileId = ((await file.json()) as { id: string }).id;
+      const client = await connectMcp(bare.url, `Bearer ${bare.ownerKey}`, { toolsets: 'agent_tools' });
+      try {
+        const failed = (await client.callTool({
+          name: 'transcribe_audio',
+          arguments: { audio: fileId },
+        })) as CallToolResult;
+        expect(String(toolError(failed).message)).toContain('No transcription model is configured');
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await bare.close();
+    }
   });
 
   it('lists the model with its mode and per-minute price', async () => {

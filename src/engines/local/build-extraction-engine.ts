@@ -146,6 +146,8 @@ export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngi
     sampleFrames: (bytes, { fps, maxFrames }) =>
       video.sampleFrames(bytes, { ...(fps ? { fps } : {}), ...(maxFrames ? { maxFrames } : {}) }),
     analyzeAudio: async (bytes) => audioFacts(await audio.analyze(bytes)),
+    transcribeSpeech: async ({ bytes, mimeType, filename }) =>
+      options.transcriber ? options.transcriber({ bytes, mimeType, filename, family: 'audio' }) : null,
     fillSchema(layout, schema, hints) {
       const result = extractFromLayout(layout, schema, { confidence: true, grounding: false, hints });
       return { data: result.data, confidence: result.confidence };
