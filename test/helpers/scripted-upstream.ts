@@ -82,7 +82,8 @@ export type UpstreamScript =
   | { kind: 'embeddings'; dimensions?: number; vectors?: number[][]; usage?: { prompt_tokens: number } }
   /**
    * An audio transcription in the form's `response_format`: `json` the text, `verbose_json` with the segments (and
-   * words when `timestamp_granularities[]` asks for them), `text`, `srt` and `vtt` rendered from the segments.
+   * words when `timestamp_granularities[]` asks for them), `text`, `srt` and `vtt` rendered from the segments; with
+   * `stream=true` as OpenAI streams it (`transcript.text.delta` events, then `transcript.text.done`).
    */
   | { kind: 'transcription'; segments?: ScriptedSegment[]; language?: string; duration?: number }
   /** Accept the request and never answer. */
@@ -241,6 +242,14 @@ function transcription(
     res.writeHead(200, { 'content-type': `${type}; charset=utf-8` });
     res.end(out);
   };
+  if (body.stream === 'true') {
+    // OpenAI's transcription stream: a delta event per segment, then the whole text; no `[DONE]`.
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    for (const s of segments)
+      res.write(`data: ${JSON.stringify({ type: 'transcript.text.delta', delta: s.text })}\n\n`);
+    res.end(`data: ${JSON.stringify({ type: 'transcript.text.done', text })}\n\n`);
+    return;
+  }
   switch (format) {
     case 'text':
       return plain('text/plain', `${text}\n`);

@@ -63,6 +63,13 @@ describe('audio transcriptions through the gateway', () => {
           capabilities: null,
           more: { mode: 'transcription', pricing: { per_minute: PER_MINUTE } },
         },
+        {
+          id: 'whisper-live',
+          upstreamModel: 'live-whisper',
+          capabilities: null,
+          parameters: ['language', 'response_format', 'stream'],
+          more: { mode: 'transcription', pricing: { per_minute: PER_MINUTE } },
+        },
         { id: 'lab-chat', upstreamModel: 'chat-llm', pricing: { prompt: 1, completion: 1 } },
       ],
       { env: { PRISM_MAX_TRANSCRIPTION_BYTES: String(MAX_BYTES), PRISM_RATE_LIMIT_PER_MINUTE: '1000' } },
@@ -145,6 +152,25 @@ describe('audio transcriptions through the gateway', () => {
     // 2.3 s bills 3 seconds: $0.003.
     expect(reply).toMatchObject({ usage: { seconds: 3, cost: 0.003 } });
     expect(start - (await balanceOf('speech-payer'))).toBe(3000);
+  });
+
+  it('stream: true on a model that streams relays the upstream events, then bills the whole duration', async () => {
+    const key = await lab.app.createKey('speech-stream');
+    await lab.app.container.services.accounts.addCredits('speech-stream', 1);
+    const start = await balanceOf('speech-stream');
+    const stream = await clientFor(key).audio.transcriptions.create({
+      file: await file(),
+      model: 'whisper-live',
+      stream: true,
+    });
+    const events: { type: string; delta?: string; text?: string }[] = [];
+    for await (const event of stream) events.push(event as { type: string });
+    expect(events).toEqual([
+      ...SCRIPTED_SEGMENTS.map((s) => ({ type: 'transcript.text.delta', delta: s.text })),
+      { type: 'transcript.text.done', text: TRANSCRIPT },
+    ]);
+    expect(transcriptionCalls().at(-1)!.body).toMatchObject({ model: 'live-whisper', stream: 'true' });
+    expect(start - (await balanceOf('speech-stream'))).toBe(5000);
   });
 
   it('402 insufficient_credits when the wallet cannot cover the duration; the upstream is not called', async () => {

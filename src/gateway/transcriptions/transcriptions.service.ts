@@ -4,7 +4,9 @@
  * the payer's wallet (402 before any upstream call when it cannot be covered), send the form on to the upstream's
  * OpenAI-compatible `/audio/transcriptions` under a queue slot, then settle the hold per audio second at the
  * model's `per_minute` price and answer in the format asked for: JSON (`json`, `verbose_json`, with Prism's usage
- * block added) or the upstream's text (`text`, `srt`, `vtt`).
+ * block added) or the upstream's text (`text`, `srt`, `vtt`). With `stream=true`, for a model that lists `stream`
+ * among its parameters, the upstream's events are relayed as they come and the hold is settled when they end
+ * (released when the stream fails or the client leaves).
  *
  * Billing on the probed duration rather than on what the upstream reports keeps the price known before the call
  * (so the hold is exact) and the same whatever server does the work.
@@ -12,13 +14,27 @@
 import type { Principal } from '../../domain/account';
 import { BadRequestError } from '../../domain/errors';
 import type { CancelSignal } from '../../lib/cancel';
+import type { RawJson } from '../../lib/raw-json';
 import { extend } from '../../lib/extend';
-import { microsToDollars, priceCall, type Biller, type Payer } from '../../metering/billing';
+import {
+  microsToDollars,
+  priceCall,
+  type Biller,
+  type ChargeInput,
+  type Hold,
+  type Payer,
+} from '../../metering/billing';
 import type { RequestQueue } from '../../metering/request-queue';
 import type { ModelCatalogue } from '../catalogue/model-catalogue';
 import type { CatalogueModel } from '../catalogue/model.types';
 import { CapabilityViolationError, UpstreamError } from '../gateway-errors';
-import { encodeMultipart, type MultipartField, type UpstreamClient } from '../upstream/upstream-client';
+import {
+  encodeMultipart,
+  type MultipartField,
+  type UpstreamClient,
+  type UpstreamRelayStream,
+  type UpstreamReply,
+} from '../upstream/upstream-client';
 
 /** The formats OpenAI's transcription route answers in; other values are refused before any work. */
 export const TRANSCRIPTION_FORMATS = ['json', 'text', 'srt', 'vtt', 'verbose_json'] as const;
@@ -52,6 +68,8 @@ export interface TranscriptionContext {
 /** The answer: a JSON body, or text with its content type (`text`, `srt`, `vtt`). */
 export type TranscriptionOutcome =
   | { kind: 'json'; body: Record<string, unknown>; headers: Record<string, string> }
+  /** The upstream's events, relayed as they arrived (each a JSON object kept as its text). */
+  | { kind: 'stream'; batches: AsyncIterable<RawJson[]>; headers: Record<string, string> }
   | { kind: 'text'; contentType: string; text: string; headers: Record<string, string> };
 
 export interface TranscriptionsServiceDeps {
@@ -91,17 +109,22 @@ export function resolveTranscriptionModel(catalogue: ModelCatalogue, name: strin
 }
 
 /**
- * Check the form against the model: a known `response_format`, parameters the model reads, no stream (not relayed).
- * @returns the response format asked for (default `json`).
+ * Check the form against the model: a known `response_format`, parameters the model reads, a stream only from a
+ * model that lists `stream` (its server streams transcriptions).
+ * @returns the response format asked for (default `json`) and whether the answer is streamed.
  */
-export function checkTranscriptionFields(model: CatalogueModel, fields: TranscriptionFields): TranscriptionFormat {
+export function checkTranscriptionFields(
+  model: CatalogueModel,
+  fields: TranscriptionFields,
+): { format: TranscriptionFormat; stream: boolean } {
+  const stream = single(fields.stream) === 'true';
   for (const name of Object.keys(fields)) {
     const key = bareName(name);
     if (CORE_FIELDS.has(key)) continue;
+    if (key === 'stream' && (!stream || model.supportedParameters.includes('stream'))) continue;
     if (key === 'stream') {
-      if (single(fields[name]) === 'false') continue;
       throw new CapabilityViolationError(
-        `Streamed transcriptions are not relayed by this gateway; send the request without stream=true`,
+        `'${model.id}' does not stream transcriptions; list \`stream\` in its supported_parameters when its server does`,
         'stream',
       );
     }
@@ -123,7 +146,7 @@ export function checkTranscriptionFields(model: CatalogueModel, fields: Transcri
   if (temperature !== undefined && !(Number(temperature) >= 0 && Number(temperature) <= 1)) {
     throw new BadRequestError('temperature must be a number from 0 to 1.', null, 'temperature');
   }
-  return format as TranscriptionFormat;
+  return { format: format as TranscriptionFormat, stream };
 }
 
 /** Whole seconds billed for `durationS` of audio: every started second, at least one. */
@@ -135,7 +158,7 @@ export function createTranscriptionsService(deps: TranscriptionsServiceDeps): Tr
   return {
     async transcribe(principal, fields, file, context) {
       const model = resolveTranscriptionModel(catalogue, String(single(fields.model) ?? ''));
-      const format = checkTranscriptionFields(model, fields);
+      const { format, stream } = checkTranscriptionFields(model, fields);
       const target = catalogue.upstreamTarget(model);
       if (!target) throw new CapabilityViolationError(`'${model.id}' has no upstream to transcribe with`, 'model');
       const durationS = await deps.audioDuration(file.bytes);
@@ -144,23 +167,42 @@ export function createTranscriptionsService(deps: TranscriptionsServiceDeps): Tr
       }
       const seconds = billedSeconds(durationS);
       const usage = { promptTokens: 0, completionTokens: 0, audioSeconds: seconds };
-      const hold = await biller.reserve(payerOf(principal, context), priceCall(model.pricing, usage).costMicros);
-      let reply;
+      const priced = priceCall(model.pricing, usage);
+      const hold = await biller.reserve(payerOf(principal, context), priced.costMicros);
+      const settlement: ChargeInput = {
+        pricing: model.pricing,
+        usage,
+        reason: `audio.transcriptions ${model.id} ${context.requestId}`,
+      };
+      const form = encodeMultipart(formFor(target.model, fields, file, stream));
+      let reply: UpstreamReply;
       try {
-        reply = await queue.run(
-          'upstream',
-          () => upstream.transcribe(target, encodeMultipart(formFor(target.model, fields, file)), context),
-          context.signal,
-        );
+        if (stream) {
+          const release = await queue.acquire('upstream', context.signal);
+          let relayed: UpstreamReply | UpstreamRelayStream;
+          try {
+            relayed = await upstream.relayTranscription(target, form, context);
+          } catch (error) {
+            release();
+            throw error;
+          }
+          if (!('contentType' in relayed)) {
+            const headers = {
+              'x-prism-audio-seconds': String(seconds),
+              'x-prism-cost': String(microsToDollars(priced.costMicros)),
+            };
+            return { kind: 'stream', batches: billedStream(relayed, hold, settlement, release), headers };
+          }
+          release();
+          reply = relayed;
+        } else {
+          reply = await queue.run('upstream', () => upstream.transcribe(target, form, context), context.signal);
+        }
       } catch (error) {
         hold.release();
         throw error;
       }
-      const charge = await hold.settle({
-        pricing: model.pricing,
-        usage,
-        reason: `audio.transcriptions ${model.id} ${context.requestId}`,
-      });
+      const charge = await hold.settle(settlement);
       const cost = microsToDollars(charge.costMicros);
       const headers = { 'x-prism-audio-seconds': String(seconds), 'x-prism-cost': String(cost) };
       if (format === 'json' || format === 'verbose_json') {
@@ -189,11 +231,33 @@ function payerOf(principal: Principal, context: TranscriptionContext): Payer {
   };
 }
 
+/**
+ * A relayed stream that settles the hold when it ends and releases it (and the queue slot) however else it stops:
+ * a failure mid-stream or a client that leaves is not billed.
+ */
+async function* billedStream(
+  stream: UpstreamRelayStream,
+  hold: Hold,
+  settlement: ChargeInput,
+  releaseSlot: () => void,
+): AsyncGenerator<RawJson[]> {
+  let finished = false;
+  try {
+    for await (const batch of stream) yield batch;
+    finished = true;
+  } finally {
+    releaseSlot();
+    if (finished) await hold.settle(settlement);
+    else hold.release();
+  }
+}
+
 /** The upstream's form: the file, its model name, then the caller's fields it reads, in a stable order. */
 function formFor(
   upstreamModel: string,
   fields: TranscriptionFields,
   file: AudioUpload,
+  stream: boolean,
 ): Array<readonly [string, MultipartField]> {
   const form: Array<readonly [string, MultipartField]> = [
     ['file', { filename: file.filename, contentType: file.mimeType, bytes: file.bytes }],
@@ -205,6 +269,7 @@ function formFor(
   }
   const granularities = [fields['timestamp_granularities[]'] ?? [], fields.timestamp_granularities ?? []].flat();
   for (const value of granularities) form.push(['timestamp_granularities[]', value]);
+  if (stream) form.push(['stream', 'true']);
   return form;
 }
 

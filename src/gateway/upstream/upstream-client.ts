@@ -63,6 +63,15 @@ export interface UpstreamClient {
    * upstream's name); the reply as it came: its content type and bytes (JSON, or text for `text`/`srt`/`vtt`).
    */
   transcribe(target: UpstreamTarget, form: MultipartBody, options?: UpstreamCallOptions): Promise<UpstreamReply>;
+  /**
+   * The same call with `stream=true` in the form: the upstream's events as text for a relay, resolved once the
+   * first ones arrived; an upstream that answers with one JSON reply instead (it does not stream) gives that reply.
+   */
+  relayTranscription(
+    target: UpstreamTarget,
+    form: MultipartBody,
+    options?: UpstreamCallOptions,
+  ): Promise<UpstreamReply | UpstreamRelayStream>;
 }
 
 /** A multipart/form-data body ready to send. */
@@ -196,6 +205,27 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
     },
     relayChat(target, body, opts = {}) {
       return openStream(target, body, opts, relayBatches);
+    },
+    async relayTranscription(target, form, opts = {}) {
+      const scope = new CallScope(target, opts.signal, true);
+      const headers = extend(streamHeaders.get(target.apiKey), { 'content-type': form.contentType });
+      try {
+        const res = await post(scope, transcriptionUrls.get(target.baseUrl), new MultipartForm(form), headers);
+        if (res.body !== undefined) {
+          scope.dispose();
+          return { contentType: firstValue(res.headers['content-type']) ?? 'application/json', body: res.body };
+        }
+        const source = res.stream.setEncoding('utf8').iterator({ destroyOnReturn: false }) as AsyncIterable<string>;
+        const batches = relayBatches(readSseEventBatches(source), target.provider);
+        const first = await batches.next();
+        if (first.done) throw new UpstreamError(target.provider, 'The upstream ended the stream without an event');
+        scope.firstChunkArrived();
+        return streamFrom(first.value, batches, scope, res.stream);
+      } catch (error) {
+        scope.dispose();
+        scope.controller.abort();
+        throw scope.translate(error);
+      }
     },
     async transcribe(target, form, opts = {}) {
       const scope = new CallScope(target, opts.signal, false);

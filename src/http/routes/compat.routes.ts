@@ -157,6 +157,10 @@ export function compatRoutes(deps: CompatRoutesDeps): Router {
       fingerprint: req.get('x-prism-fingerprint') ?? null,
       payerOrgId: await deps.payerOrgId(req.principal),
     });
+    if (outcome.kind === 'stream') {
+      await createSseWriter(res, { requestId: req.requestId }).pipe(outcome.batches, outcome.headers);
+      return;
+    }
     for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
     if (outcome.kind === 'json') {
       res.json(outcome.body);
