@@ -3,7 +3,6 @@
  * file's transcription model. Without one it fails saying so; it never invents words (probe_audio still locates
  * the speech).
  */
-import { BadRequestError } from '../src/domain/errors';
 import { defineTool, z } from '../src/agents/sdk';
 import { SOURCE_DESCRIPTION } from './lib/layout-output';
 
@@ -23,13 +22,6 @@ export const transcribeAudioTool = defineTool({
   async handler({ audio }, ctx) {
     const media = await ctx.media.load(audio);
     const speech = await ctx.vision.transcribeSpeech(media);
-    if (!speech) {
-      throw new BadRequestError(
-        'No transcription model is configured: add a `mode: transcription` model to PRISM_MODELS_FILE (docs/models.md).',
-        null,
-        'audio',
-      );
-    }
     return {
       model: speech.model,
       text: speech.text,

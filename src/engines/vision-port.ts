@@ -49,10 +49,10 @@ export interface VisionPort {
   ): Promise<{ durationS: number | null; frames: SampledFrame[]; sceneChangesS: number[]; hasAudio: boolean }>;
   analyzeAudio(audio: Buffer): Promise<AudioFacts>;
   /**
-   * What was said, in timed segments, on the models file's transcription model; null when it names none (the
-   * words are then unknown, never invented).
+   * What was said, in timed segments, on the models file's transcription model.
+   * @throws 400 naming the missing model when the models file names none (words are never invented).
    */
-  transcribeSpeech(audio: { bytes: Buffer; mimeType: string; filename: string | null }): Promise<TimedSpeech | null>;
+  transcribeSpeech(audio: { bytes: Buffer; mimeType: string; filename: string | null }): Promise<TimedSpeech>;
   /** Fills a JSON schema from a layout with the deterministic extractor: fields it cannot find are null. */
   fillSchema(
     layout: DocumentLayout,

@@ -245,8 +245,9 @@ function transcription(
   if (body.stream === 'true') {
     // OpenAI's transcription stream: a delta event per segment, then the whole text; no `[DONE]`.
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    for (const s of segments)
+    for (const s of segments) {
       res.write(`data: ${JSON.stringify({ type: 'transcript.text.delta', delta: s.text })}\n\n`);
+    }
     res.end(`data: ${JSON.stringify({ type: 'transcript.text.done', text })}\n\n`);
     return;
   }

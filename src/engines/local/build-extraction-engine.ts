@@ -5,6 +5,7 @@
  * once; everything heavy (OCR workers, the VAD model) starts lazily.
  */
 import os from 'node:os';
+import { BadRequestError } from '../../domain/errors';
 import type { Logger } from '../../lib/logger';
 import type { ExtractionEngine } from '../extraction-engine';
 import { extractFromLayout, proposeSchema } from '../extract';
@@ -146,8 +147,16 @@ export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngi
     sampleFrames: (bytes, { fps, maxFrames }) =>
       video.sampleFrames(bytes, { ...(fps ? { fps } : {}), ...(maxFrames ? { maxFrames } : {}) }),
     analyzeAudio: async (bytes) => audioFacts(await audio.analyze(bytes)),
-    transcribeSpeech: async ({ bytes, mimeType, filename }) =>
-      options.transcriber ? options.transcriber({ bytes, mimeType, filename, family: 'audio' }) : null,
+    async transcribeSpeech({ bytes, mimeType, filename }) {
+      if (!options.transcriber) {
+        throw new BadRequestError(
+          'No transcription model is configured: add a `mode: transcription` model to PRISM_MODELS_FILE (docs/models.md).',
+          null,
+          'audio',
+        );
+      }
+      return options.transcriber({ bytes, mimeType, filename, family: 'audio' });
+    },
     fillSchema(layout, schema, hints) {
       const result = extractFromLayout(layout, schema, { confidence: true, grounding: false, hints });
       return { data: result.data, confidence: result.confidence };
