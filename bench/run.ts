@@ -33,6 +33,7 @@ import { runsBenchmarks } from './runs.bench';
 import { skillsBenchmarks } from './skills.bench';
 import { storesBenchmarks } from './stores.bench';
 import { tracingBenchmarks } from './tracing.bench';
+import { transcriptionBenchmarks } from './transcriptions.bench';
 import { workersBenchmarks } from './workers.bench';
 
 interface Group {
@@ -55,6 +56,7 @@ const GROUPS: Record<string, () => Promise<GroupOutcome>> = {
   skills: skillsBenchmarks,
   stores: storesBenchmarks,
   gateway: gatewayBenchmarks,
+  transcriptions: transcriptionBenchmarks,
   agents: agentBenchmarks,
   runs: runsBenchmarks,
   decisions: decisionBenchmarks,

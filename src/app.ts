@@ -188,6 +188,8 @@ export function createApp(container: Container): Express {
     catalogue: container.gateway.catalogue,
     chat: container.gateway.chat,
     embeddings: container.gateway.embeddings,
+    transcriptions: container.gateway.transcriptions,
+    maxTranscriptionBytes: config.limits.maxTranscriptionBytes,
     payerOrgId: payerOrgIdOf,
   });
   const decisions = decisionsRoutes({ decisions: container.gateway.decisions, payerOrgId: payerOrgIdOf });

@@ -13,6 +13,7 @@ import { readDocumentTool } from './read-document.tool';
 import { readSkillFileTool } from './read-skill-file.tool';
 import { renderPageTool } from './render-page.tool';
 import { sampleVideoFramesTool } from './sample-video-frames.tool';
+import { transcribeAudioTool } from './transcribe-audio.tool';
 import { writeArtifactTool } from './write-artifact.tool';
 
 export const BUILTIN_TOOLS: readonly AnyToolDefinition[] = [
@@ -21,6 +22,7 @@ export const BUILTIN_TOOLS: readonly AnyToolDefinition[] = [
   renderPageTool,
   sampleVideoFramesTool,
   probeAudioTool,
+  transcribeAudioTool,
   fillJsonSchemaTool,
   lookupHubDomainTool,
   readSkillFileTool,

@@ -17,7 +17,7 @@ export const TOOLSETS: Readonly<Record<string, readonly string[]>> = {
   image: ['ocr_image'],
   document: ['read_document', 'render_page'],
   video: ['sample_video_frames'],
-  audio: ['probe_audio'],
+  audio: ['probe_audio', 'transcribe_audio'],
   web: ['fetch_url'],
 };
 

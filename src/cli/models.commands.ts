@@ -1,6 +1,7 @@
 /**
  * `prism models check [FILE]`: before pointing a server at a models file, validate it (every problem named, as the
- * server would at start) and call each upstream model once (a one-token chat, or one embedding), printing per
+ * server would at start) and call each upstream model once (a one-token chat, one embedding, or a transcription
+ * of one second of silence on `/audio/transcriptions`), printing per
  * model whether it answered, how fast, and what it is declared to take; any failure makes the exit code 1.
  */
 import path from 'node:path';
@@ -8,7 +9,26 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config/config';
 import { loadModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import { ModelCatalogueError } from '../gateway/catalogue/models-file';
-import { createUpstreamClient } from '../gateway/upstream/upstream-client';
+import { createUpstreamClient, encodeMultipart } from '../gateway/upstream/upstream-client';
+
+/** One second of 16 kHz mono 16-bit silence as a WAV file: what a transcription model is probed with. */
+export function silentWav(seconds = 1, sampleRate = 16_000): Buffer {
+  const data = seconds * sampleRate * 2;
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + data, 4);
+  header.write('WAVEfmt ', 8, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(data, 40);
+  return Buffer.concat([header, Buffer.alloc(data)]);
+}
 
 export const MODELS_COMMANDS: { name: string; usage: string; about: string }[] = [
   {
@@ -49,7 +69,16 @@ export async function modelsCheck(config: Config, args: string[]): Promise<numbe
     const started = performance.now();
     try {
       if (model.mode === 'embedding') await upstream.embeddings(target, { input: 'ping' });
-      else await upstream.chat(target, { messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1 });
+      else if (model.mode === 'transcription') {
+        const file = { filename: 'probe.wav', contentType: 'audio/wav', bytes: silentWav() };
+        const form = encodeMultipart([
+          ['file', file],
+          ['model', target.model],
+          ['response_format', 'json'],
+        ]);
+        const reply = await upstream.transcribe(target, form);
+        if (!reply.contentType.includes('json')) throw new Error(`answered ${reply.contentType}, not JSON`);
+      } else await upstream.chat(target, { messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1 });
       const ms = Math.round(performance.now() - started);
       const takes = model.capabilities.supportedInputTypes.join(', ');
       console.log(`ok    ${model.id}  ${target.provider} ${target.model}  ${ms} ms  takes: ${takes}`);

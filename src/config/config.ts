@@ -56,6 +56,7 @@ const envSchema = z.object({
   PRISM_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PRISM_MAX_JSON_BYTES: positiveInt(32 * MIB),
   PRISM_MAX_UPLOAD_BYTES: positiveInt(512 * MIB),
+  PRISM_MAX_TRANSCRIPTION_BYTES: positiveInt(25 * MIB),
   PRISM_MAX_JSON_DEPTH: z.coerce.number().int().min(8).max(512).default(64),
   PRISM_WORK_BUDGET_ANONYMOUS: workLimits(DEFAULT_WORK_LIMITS.anonymous),
   PRISM_WORK_BUDGET_KEYED: workLimits(DEFAULT_WORK_LIMITS.keyed),
@@ -225,6 +226,8 @@ export interface Config {
     /** Deepest array/object nesting a JSON body may have (checked on the raw text, before parsing). */
     maxJsonDepth: number;
     maxUploadBytes: number;
+    /** Largest audio file `POST /v1/compat/audio/transcriptions` takes (OpenAI's limit, 25 MiB, by default). */
+    maxTranscriptionBytes: number;
     urlTtlSeconds: number;
     /** The per-request work budget (src/lib/work-budget.ts), for callers without and with a key. */
     workBudget: { anonymous: WorkLimits; keyed: WorkLimits };
@@ -440,6 +443,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxJsonBytes: e.PRISM_MAX_JSON_BYTES,
       maxJsonDepth: e.PRISM_MAX_JSON_DEPTH,
       maxUploadBytes: e.PRISM_MAX_UPLOAD_BYTES,
+      maxTranscriptionBytes: e.PRISM_MAX_TRANSCRIPTION_BYTES,
       urlTtlSeconds: e.PRISM_URL_TTL_S,
       workBudget: { anonymous: e.PRISM_WORK_BUDGET_ANONYMOUS, keyed: e.PRISM_WORK_BUDGET_KEYED },
     },

@@ -14,6 +14,7 @@ import type { DocumentLayout, LayoutPage } from '../engines/types';
 import type { ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
 import { createRoutedExtractionEngine } from '../gateway/upstream/upstream-extraction';
+import { upstreamSpeechTranscriber } from '../gateway/transcriptions/speech-transcriber';
 import type { CloseStep } from '../lib/close-all';
 import type { Logger } from '../lib/logger';
 
@@ -53,6 +54,8 @@ export function createExtractionPart({
     ffprobePath: config.engines.ffprobePath,
     mediaMemoryMb: config.engines.mediaMemoryMb,
     documentDeadlineMs: config.engines.documentDeadlineMs,
+    // `audio.transcription` reads speech on the models file's transcription model, when it names one.
+    transcriber: upstreamSpeechTranscriber(catalogue, upstream),
     logger,
   });
   const localEngine = override ?? kit.engine;

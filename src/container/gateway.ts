@@ -1,5 +1,5 @@
 /**
- * The gateway part of the composition root: the chat, embeddings and decision services on the model catalogue and
+ * The gateway part of the composition root: the chat, embeddings, transcription and decision services on the model catalogue and
  * the upstream client, metered by the metering part (metering.ts). The embedders and the decision engine read
  * documents and images through the extraction part's engines; the agent models' chat turns run on the agent
  * runtime (agentChat), so this part is built after it.
@@ -14,6 +14,10 @@ import { createChatService } from '../gateway/chat/chat.service';
 import type { ChatService } from '../gateway/chat/chat.types';
 import { createDecisionsService, type DecisionsService } from '../gateway/decisions/decisions.service';
 import { createEmbeddingsService, type EmbeddingsService } from '../gateway/embeddings/embeddings.service';
+import {
+  createTranscriptionsService,
+  type TranscriptionsService,
+} from '../gateway/transcriptions/transcriptions.service';
 import type { UpstreamClient } from '../gateway/upstream/upstream-client';
 import type { CloseStep } from '../lib/close-all';
 import type { Logger } from '../lib/logger';
@@ -27,6 +31,7 @@ import { upstreamTextModel } from './upstream-text-model';
 export interface GatewayPart {
   chat: ChatService;
   embeddings: EmbeddingsService;
+  transcriptions: TranscriptionsService;
   decisions: DecisionsService;
   closers: CloseStep[];
 }
@@ -82,7 +87,14 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
     upstreamModel: config.decisions.upstreamModel,
     inputs,
   });
-  return { chat, embeddings, decisions, closers: [] };
+  const transcriptions = createTranscriptionsService({
+    catalogue,
+    upstream,
+    biller: metering.biller,
+    queue: metering.queue,
+    audioDuration: extraction.kit.audioDuration,
+  });
+  return { chat, embeddings, transcriptions, decisions, closers: [] };
 }
 
 /** The first serving upstream chat model of the models file drafts prompt-created skills; none: the template. */

@@ -42,6 +42,7 @@ import { createGuestUploadQuota } from '../services/guest-upload-quota';
 import type { ChatService } from '../gateway/chat/chat.types';
 import type { EmbeddingsService } from '../gateway/embeddings/embeddings.service';
 import type { DecisionsService } from '../gateway/decisions/decisions.service';
+import type { TranscriptionsService } from '../gateway/transcriptions/transcriptions.service';
 import { loadModelCatalogue, type ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import type { RateLimitStore } from '../metering/ports';
 import type { RateLimiter } from '../metering/rate-limiter';
@@ -84,6 +85,7 @@ export interface Container {
     rateLimitStore: RateLimitStore;
     chat: ChatService;
     embeddings: EmbeddingsService;
+    transcriptions: TranscriptionsService;
     decisions: DecisionsService;
   };
   /** Prometheus metrics (`GET /metrics`): request, upstream and WebSocket hooks feed it; gauges read the parts. */
@@ -310,7 +312,7 @@ async function assemble(
     logger,
   });
   const gateway = createGatewayPart({ config, logger, metering, catalogue, upstream, extraction, inputs, agentChat });
-  const { chat, embeddings, decisions } = gateway;
+  const { chat, embeddings, transcriptions, decisions } = gateway;
   const predictions = createPredictionsService({
     store: stores.predictions,
     blobs,
@@ -378,6 +380,7 @@ async function assemble(
       rateLimitStore: metering.rateLimitStore,
       chat,
       embeddings,
+      transcriptions,
       decisions,
     },
     jobs,

@@ -71,13 +71,22 @@ export function markdownPages(layout: DocumentLayout): Json {
 export interface SpeechSegment {
   startS: number;
   endS: number;
+  /** What was said, when a transcription model heard it; absent for voice activity alone. */
+  text?: string;
 }
 
-/** `audio.transcription`: segments where speech was detected; text needs a speech model, so content is null. */
+/**
+ * `audio.transcription`: timed segments of speech, with what was said when a transcription model transcribed them;
+ * voice activity alone locates speech but cannot read it, so its segments' content is null.
+ */
 export function audioTranscription(durationS: number, segments: SpeechSegment[]): Json {
   return {
     metadata: { duration: round2(durationS) },
-    segments: segments.map((s) => ({ start_time: round2(s.startS), end_time: round2(s.endS), content: null })),
+    segments: segments.map((s) => ({
+      start_time: round2(s.startS),
+      end_time: round2(s.endS),
+      content: s.text ?? null,
+    })),
   };
 }
 

@@ -5,6 +5,7 @@
  * (one OCR pool, one VAD session). Defined here, below both, so the engines implement it without importing the
  * agent runtime.
  */
+import type { TimedSpeech } from './local/extraction.engine';
 import type { AudioAnalysis } from './media/types';
 import type { DocumentLayout, JsonSchema, LayoutPage } from './types';
 
@@ -47,6 +48,11 @@ export interface VisionPort {
     options: { fps: number | null; maxFrames: number | null },
   ): Promise<{ durationS: number | null; frames: SampledFrame[]; sceneChangesS: number[]; hasAudio: boolean }>;
   analyzeAudio(audio: Buffer): Promise<AudioFacts>;
+  /**
+   * What was said, in timed segments, on the models file's transcription model.
+   * @throws 400 naming the missing model when the models file names none (words are never invented).
+   */
+  transcribeSpeech(audio: { bytes: Buffer; mimeType: string; filename: string | null }): Promise<TimedSpeech>;
   /** Fills a JSON schema from a layout with the deterministic extractor: fields it cannot find are null. */
   fillSchema(
     layout: DocumentLayout,

@@ -42,8 +42,9 @@ export type SentBody = Readonly<Record<string, unknown>>;
  */
 export function checkChatCapabilities(model: CatalogueModel, body: SentBody): void {
   if (model.mode !== 'chat') {
+    const route = model.mode === 'embedding' ? 'embeddings' : 'audio/transcriptions';
     throw new CapabilityViolationError(
-      `'${model.id}' is an embedding model; call /v1/compat/embeddings with it`,
+      `'${model.id}' is a ${model.mode} model; call /v1/compat/${route} with it`,
       'model',
     );
   }

@@ -26,6 +26,8 @@ import type { PayerLock } from './ports';
 export interface ModelPricing {
   prompt: number | null;
   completion: number | null;
+  /** USD per minute of audio (transcription models; billed per started second); null = unknown. */
+  perMinute?: number | null;
 }
 
 /** The spec's minimum bill: $0.001 per call. */
@@ -34,6 +36,8 @@ export const MINIMUM_CHARGE_MICROS = 1000;
 export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
+  /** Whole seconds of audio, priced at `perMinute` (transcriptions). */
+  audioSeconds?: number;
 }
 
 export interface CallCost {
@@ -57,15 +61,20 @@ export function priceCall(
   const minimum = options.minimumMicros ?? MINIMUM_CHARGE_MICROS;
   const tokens = (n: number): bigint => BigInt(Math.max(0, Math.round(n)));
   const perToken = (usd: number | null): bigint => BigInt(Math.round((usd ?? 0) * 1e6));
+  const audioSeconds = usage.audioSeconds ?? 0;
+  // A second of audio at P dollars a minute is P/60 dollars: P×1e6 micro-dollars a minute ×1e6 picos, over 60.
+  const audioPicos = ceilDiv(tokens(audioSeconds) * perToken(pricing.perMinute ?? null) * 1_000_000n, 60n);
   const picos =
     tokens(usage.promptTokens) * perToken(pricing.prompt) +
-    tokens(usage.completionTokens) * perToken(pricing.completion);
+    tokens(usage.completionTokens) * perToken(pricing.completion) +
+    audioPicos;
   const standardMicros = Number(ceilDiv(picos, 1_000_000n));
   // The multiplier scales the standard cost as reported, so cost = standard × multiplier holds to the micro-dollar.
   const scaled = Number(ceilDiv(BigInt(standardMicros) * BigInt(Math.round(multiplier * 1000)), 1000n));
   const priced =
     (pricing.prompt !== null || usage.promptTokens === 0) &&
-    (pricing.completion !== null || usage.completionTokens === 0);
+    (pricing.completion !== null || usage.completionTokens === 0) &&
+    (pricing.perMinute != null || audioSeconds === 0);
   return {
     standardMicros,
     costMicros: Math.max(scaled, minimum),

@@ -4,12 +4,14 @@
  * Each request takes the next queued script (`next`), else its model's script (`forModel`), else a default (a
  * short reply, or deterministic embeddings). Scripts cover fixed replies, streams with delays (before the first
  * chunk and between chunks), keep-alive comments, failures mid-stream (dropped connection or an error event), HTTP
- * errors, tool calls (whole, or streamed in fragments), chunks held until the test releases them, embeddings and a
- * server that never answers. Every request is recorded, including whether the client hung up before the reply
+ * errors, tool calls (whole, or streamed in fragments), chunks held until the test releases them, embeddings, audio
+ * transcriptions (`/audio/transcriptions`, a multipart form, answered in each OpenAI response format) and a server
+ * that never answers. Every request is recorded, including whether the client hung up before the reply
  * finished, so tests can assert that deadlines and disconnects reach the upstream.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import busboy from 'busboy';
 
 export interface ScriptedToolCall {
   id?: string;
@@ -78,8 +80,28 @@ export type UpstreamScript =
   | { kind: 'raw-stream'; events: string[] }
   | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
   | { kind: 'embeddings'; dimensions?: number; vectors?: number[][]; usage?: { prompt_tokens: number } }
+  /**
+   * An audio transcription in the form's `response_format`: `json` the text, `verbose_json` with the segments (and
+   * words when `timestamp_granularities[]` asks for them), `text`, `srt` and `vtt` rendered from the segments; with
+   * `stream=true` as OpenAI streams it (`transcript.text.delta` events, then `transcript.text.done`).
+   */
+  | { kind: 'transcription'; segments?: ScriptedSegment[]; language?: string; duration?: number }
   /** Accept the request and never answer. */
   | { kind: 'hang' };
+
+/** One timed piece of a scripted transcript (seconds). */
+export interface ScriptedSegment {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** What a multipart request's file part was: its name, type and bytes (the recorded body's `file`). */
+export interface RecordedFile {
+  filename: string;
+  mimeType: string;
+  bytes: Buffer;
+}
 
 export interface RecordedRequest {
   method: string;
@@ -92,6 +114,41 @@ export interface RecordedRequest {
   remotePort: number;
   /** Settles when the exchange is over, either way. */
   closed: Promise<void>;
+}
+
+/** The body as JSON, or a multipart form's fields (repeated ones as arrays) and its `file` as a RecordedFile. */
+async function parseBody(headers: http.IncomingHttpHeaders, raw: Buffer): Promise<Record<string, unknown>> {
+  if (!(headers['content-type'] ?? '').startsWith('multipart/form-data')) {
+    try {
+      return JSON.parse(raw.toString('utf8') || '{}') as Record<string, unknown>;
+    } catch {
+      return {};
+    }
+  }
+  return new Promise((resolve) => {
+    const body: Record<string, unknown> = {};
+    const files: Promise<void>[] = [];
+    const parser = busboy({ headers });
+    parser.on('field', (name, value) => {
+      const before = body[name] as string | string[] | undefined;
+      body[name] = before === undefined ? value : [before, value].flat();
+    });
+    parser.on('file', (name, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      files.push(
+        new Promise((done) =>
+          stream.on('end', () => {
+            body[name] = { filename: info.filename, mimeType: info.mimeType, bytes: Buffer.concat(chunks) };
+            done();
+          }),
+        ),
+      );
+    });
+    parser.on('close', () => void Promise.all(files).then(() => resolve(body)));
+    parser.on('error', () => resolve(body));
+    parser.end(raw);
+  });
 }
 
 export interface ScriptedUpstream {
@@ -114,13 +171,8 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      let body: Record<string, unknown>;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
-      } catch {
-        body = {};
-      }
+    req.on('end', async () => {
+      const body = await parseBody(req.headers, Buffer.concat(chunks));
       let settle: () => void = () => undefined;
       const record: RecordedRequest = {
         method: req.method ?? '',
@@ -159,7 +211,78 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
 }
 
 function defaultScript(path: string): UpstreamScript {
+  if (path.endsWith('/audio/transcriptions')) return { kind: 'transcription' };
   return path.endsWith('/embeddings') ? { kind: 'embeddings' } : { kind: 'reply', content: 'ok' };
+}
+
+/** The transcript of the default transcription script: two sentences over the first four seconds. */
+export const SCRIPTED_SEGMENTS: ScriptedSegment[] = [
+  { start: 0, end: 1.5, text: 'Hello from the scripted upstream.' },
+  { start: 1.5, end: 4, text: 'This is the second sentence.' },
+];
+
+/** `00:00:01,500` (SRT) or `00:00:01.500` (VTT). */
+function clock(seconds: number, separator: ',' | '.'): string {
+  const ms = Math.round(seconds * 1000);
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  const hms = `${pad(Math.floor(ms / 3_600_000))}:${pad(Math.floor(ms / 60_000) % 60)}:${pad(Math.floor(ms / 1000) % 60)}`;
+  return `${hms}${separator}${pad(ms % 1000, 3)}`;
+}
+
+function transcription(
+  res: http.ServerResponse,
+  script: Extract<UpstreamScript, { kind: 'transcription' }>,
+  body: Record<string, unknown>,
+) {
+  const segments = script.segments ?? SCRIPTED_SEGMENTS;
+  const text = segments.map((s) => s.text).join(' ');
+  const format = typeof body.response_format === 'string' ? body.response_format : 'json';
+  const granularities = [body['timestamp_granularities[]'] ?? []].flat();
+  const plain = (type: string, out: string) => {
+    res.writeHead(200, { 'content-type': `${type}; charset=utf-8` });
+    res.end(out);
+  };
+  if (body.stream === 'true') {
+    // OpenAI's transcription stream: a delta event per segment, then the whole text; no `[DONE]`.
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    for (const s of segments) {
+      res.write(`data: ${JSON.stringify({ type: 'transcript.text.delta', delta: s.text })}\n\n`);
+    }
+    res.end(`data: ${JSON.stringify({ type: 'transcript.text.done', text })}\n\n`);
+    return;
+  }
+  switch (format) {
+    case 'text':
+      return plain('text/plain', `${text}\n`);
+    case 'srt':
+      return plain(
+        'text/plain',
+        segments.map((s, i) => `${i + 1}\n${clock(s.start, ',')} --> ${clock(s.end, ',')}\n${s.text}\n`).join('\n'),
+      );
+    case 'vtt':
+      return plain(
+        'text/vtt',
+        `WEBVTT\n\n${segments.map((s) => `${clock(s.start, '.')} --> ${clock(s.end, '.')}\n${s.text}\n`).join('\n')}`,
+      );
+    case 'verbose_json': {
+      const words = segments.flatMap((s) => {
+        const parts = s.text.split(' ');
+        const step = (s.end - s.start) / parts.length;
+        return parts.map((word, i) => ({ word, start: s.start + i * step, end: s.start + (i + 1) * step }));
+      });
+      json(res, {
+        task: 'transcribe',
+        language: script.language ?? 'english',
+        duration: script.duration ?? segments[segments.length - 1]?.end ?? 0,
+        text,
+        segments: segments.map((s, id) => ({ id, seek: 0, start: s.start, end: s.end, text: s.text, temperature: 0 })),
+        ...(granularities.includes('word') ? { words } : {}),
+      });
+      return;
+    }
+    default:
+      json(res, { text });
+  }
 }
 
 async function serve(script: UpstreamScript, req: RecordedRequest, res: http.ServerResponse, id: string) {
@@ -179,6 +302,8 @@ async function serve(script: UpstreamScript, req: RecordedRequest, res: http.Ser
       res.writeHead(script.status, { 'content-type': 'application/json', ...script.headers });
       res.end(JSON.stringify(script.body ?? { error: { message: `scripted ${script.status}`, type: 'error' } }));
       return;
+    case 'transcription':
+      return transcription(res, script, req.body);
     case 'embeddings': {
       const inputs = Array.isArray(req.body.input) ? req.body.input : [req.body.input];
       const dims = script.dimensions ?? 8;

@@ -178,6 +178,7 @@ describe('prism CLI', () => {
       writeLabModelsFile(dir, upstream.baseUrl, [
         { id: 'good', upstreamModel: 'good-llm' },
         { id: 'gone', upstreamModel: 'gone-llm' },
+        { id: 'whisper', upstreamModel: 'whisper-small', capabilities: null, more: { mode: 'transcription' } },
       ]);
       // Not spawnSync: the scripted upstream answers from this process.
       const checked = await new Promise<{ status: number | null; stdout: string }>((resolve) => {
@@ -193,7 +194,11 @@ describe('prism CLI', () => {
       const lines = checked.stdout.trim().split('\n');
       expect(lines[0]).toMatch(/^ok {4}good {2}\S+ good-llm {2}\d+ ms {2}takes: text$/);
       expect(lines[1]).toMatch(/^FAIL {2}gone .*gone-llm at http:\/\/127\.0\.0\.1:\d+\/v1: /);
-      expect(upstream.requests.map((r) => r.body.model)).toEqual(['good-llm', 'gone-llm']);
+      // A transcription model is probed on /audio/transcriptions with a second of audio.
+      expect(lines[2]).toMatch(/^ok {4}whisper {2}\S+ whisper-small {2}\d+ ms {2}takes: audio$/);
+      expect(upstream.requests.map((r) => r.body.model)).toEqual(['good-llm', 'gone-llm', 'whisper-small']);
+      expect(upstream.requests[2]?.path).toBe('/v1/audio/transcriptions');
+      expect((upstream.requests[2]?.body.file as { filename?: string } | undefined)?.filename).toBe('probe.wav');
 
       fs.writeFileSync(
         path.join(dir, 'bad.yaml'),

@@ -9,7 +9,8 @@
  *   header), `PRISM_DATA_DIR` (the server's data folder) and `prism` on the PATH (as `npm link` puts it).
  * - curl reads a `.curlrc` with `--fail-with-body`, so an HTTP error fails the block although the page writes plain
  *   `curl -s`; an example that shows an error on purpose says so with `|| true`.
- * - The models file names `my-llm`, served by the scripted OpenAI-compatible upstream of the tests.
+ * - The models file names `my-llm` and the transcription model `whisper`, served by the scripted OpenAI-compatible
+ *   upstream of the tests.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -98,6 +99,12 @@ describe('shell examples of the README and docs/', () => {
           id: 'my-llm',
           upstreamModel: 'my-llm',
           parameters: ['stream', 'stream_options', 'temperature', 'max_tokens'],
+        },
+        {
+          id: 'whisper',
+          upstreamModel: 'whisper-small',
+          capabilities: null,
+          more: { mode: 'transcription', pricing: { per_minute: 0.006 } },
         },
       ],
       { env: { PRISM_ALLOW_PRIVATE_URLS: '1' } },

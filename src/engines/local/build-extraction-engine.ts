@@ -5,13 +5,14 @@
  * once; everything heavy (OCR workers, the VAD model) starts lazily.
  */
 import os from 'node:os';
+import { BadRequestError } from '../../domain/errors';
 import type { Logger } from '../../lib/logger';
 import type { ExtractionEngine } from '../extraction-engine';
 import { extractFromLayout, proposeSchema } from '../extract';
 import { createLocalEngines } from './document-engines';
 import type { OcrEngineKind } from '../ocr/ocr.engine';
 import type { OcrStats } from '../ocr/ocr-engine.types';
-import { createLocalExtraction, type LocalEngineSet } from './extraction.engine';
+import { createLocalExtraction, type LocalEngineSet, type SpeechTranscriber } from './extraction.engine';
 import { createAudioEngine, createVideoEngine, describeMediaTools, resolveMediaTools } from '../media';
 import { audioFacts, type VisionPort } from '../vision-port';
 
@@ -29,6 +30,8 @@ export interface LocalExtractionOptions {
   documentDeadlineMs?: number;
   /** Address-space limit of every ffmpeg/ffprobe run, in MiB (0: none). */
   mediaMemoryMb?: number;
+  /** Reads speech on the models file's transcription model; absent: audio gets located speech only. */
+  transcriber?: SpeechTranscriber | null;
   logger: Logger;
 }
 
@@ -41,6 +44,8 @@ export interface LocalEngineKit {
   engine: ExtractionEngine;
   /** The agent tools' view of the same engines. */
   toolkit: VisionPort;
+  /** The duration in seconds of an audio or video file (ffprobe); null when it gives none. @throws invalid_media */
+  audioDuration: (bytes: Buffer) => Promise<number | null>;
   /** The shared OCR pool's counters (reads run, reads cancelled) and reads pending now. */
   ocrStats(): OcrStats;
 }
@@ -112,6 +117,7 @@ export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngi
         vad: analysis.vadNote ? `${analysis.vad} (${analysis.vadNote})` : analysis.vad,
       };
     },
+    transcribe: options.transcriber ?? null,
     extract: (layout, schema, opts) => extractFromLayout(layout, schema, opts),
     proposeSchema: (layout) => proposeSchema(layout),
     async close() {
@@ -141,10 +147,25 @@ export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngi
     sampleFrames: (bytes, { fps, maxFrames }) =>
       video.sampleFrames(bytes, { ...(fps ? { fps } : {}), ...(maxFrames ? { maxFrames } : {}) }),
     analyzeAudio: async (bytes) => audioFacts(await audio.analyze(bytes)),
+    async transcribeSpeech({ bytes, mimeType, filename }) {
+      if (!options.transcriber) {
+        throw new BadRequestError(
+          'No transcription model is configured: add a `mode: transcription` model to PRISM_MODELS_FILE (docs/models.md).',
+          null,
+          'audio',
+        );
+      }
+      return options.transcriber({ bytes, mimeType, filename, family: 'audio' });
+    },
     fillSchema(layout, schema, hints) {
       const result = extractFromLayout(layout, schema, { confidence: true, grounding: false, hints });
       return { data: result.data, confidence: result.confidence };
     },
   };
-  return { engine: createLocalExtraction(set, logger), toolkit, ocrStats: () => local.ocr.stats() };
+  return {
+    engine: createLocalExtraction(set, logger),
+    toolkit,
+    audioDuration: async (bytes) => (await video.probe(bytes)).durationS,
+    ocrStats: () => local.ocr.stats(),
+  };
 }

@@ -3,7 +3,8 @@
  * configured. It turns the input into a DocumentLayout (OCR of an image, the text layer or OCR of PDF pages, OCR of
  * sampled video frames), then fills the schema from the layout with the deterministic extractor, or builds the
  * special responses of the markdown and transcription domains. Audio gets duration and speech segments; the words
- * themselves need a speech model, which we say instead of inventing them.
+ * themselves need a speech model: with a transcription model configured (a SpeechTranscriber) `audio.transcription`
+ * carries its timed text, without one we say so instead of inventing words.
  */
 import { invalidDocument } from '../pdf/pdfjs-loader';
 import { AllPagesFailedError } from '../../domain/errors';
@@ -25,6 +26,17 @@ import type { DocumentLayout, ExtractionResult, JsonSchema } from '../types';
 export const LOCAL_MODELS = ['prism-1'] as const;
 const NO_SPEECH_MODEL =
   'Speech was located but not transcribed: transcription needs an upstream speech model (see PRISM_MODELS_FILE).';
+
+/** Timed text of speech, as a transcription model heard it (times in seconds from the start). */
+export interface TimedSpeech {
+  text: string;
+  segments: Required<SpeechSegment>[];
+  /** The model that transcribed it (its catalogue id), for the usage message. */
+  model: string;
+}
+
+/** Turns audio into timed text on a transcription model (see src/gateway/transcriptions/speech-transcriber.ts). */
+export type SpeechTranscriber = (audio: ExtractionInput) => Promise<TimedSpeech>;
 
 export interface AudioAnalysis {
   durationS: number;
@@ -53,6 +65,8 @@ export interface LocalEngineSet {
   validateMedia(bytes: Buffer): Promise<number | null>;
   video(bytes: Buffer, options: { fps: number | null; maxFrames: number | null }): Promise<VideoAnalysis>;
   audio(bytes: Buffer): Promise<AudioAnalysis>;
+  /** The transcription model's ear, when the models file names one; absent: speech is located, not read. */
+  transcribe?: SpeechTranscriber | null;
   extract(
     layout: DocumentLayout,
     schema: JsonSchema,
@@ -114,6 +128,11 @@ export function createLocalExtraction(engines: LocalEngineSet, logger: Logger): 
       message: `${NO_SPEECH_MODEL} Voice activity: ${audio.vad}.`,
     };
     if (job.domain?.startsWith('audio.transcription') || !job.schema) {
+      if (engines.transcribe) {
+        const speech = await engines.transcribe(job.input);
+        const message = `Transcribed by ${speech.model}; ${speech.segments.length} timed segments. Voice activity: ${audio.vad}.`;
+        return { ...base, message, response: audioTranscription(audio.durationS, speech.segments) };
+      }
       return { ...base, response: audioTranscription(audio.durationS, audio.segments) };
     }
     // A custom schema over audio: nothing can be read offline, so every field is null (never invented).

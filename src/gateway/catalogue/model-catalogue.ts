@@ -138,6 +138,11 @@ export function toListingRecord(model: CatalogueModel): ModelListingRecord {
       tokens_per_second: model.throughput.tokensPerSecond,
       pages_per_minute: model.throughput.pagesPerMinute,
     },
-    pricing: { prompt: model.pricing.prompt, completion: model.pricing.completion },
+    pricing: {
+      prompt: model.pricing.prompt,
+      completion: model.pricing.completion,
+      ...(model.mode === 'transcription' ? { per_minute: model.pricing.perMinute ?? null } : {}),
+    },
+    mode: model.mode,
   };
 }

@@ -6,7 +6,7 @@
  * names, alias targets, alias collisions, missing key variables) are checked here, all problems at once.
  */
 import type { ModelEntry, ModelsFile } from './models-file';
-import type { CatalogueModel, UpstreamServer } from './model.types';
+import type { CatalogueModel, ModelMode, UpstreamServer } from './model.types';
 
 /** Parameters an upstream chat model reads when the file does not list them (the common OpenAI set). */
 export const DEFAULT_UPSTREAM_CHAT_PARAMETERS = [
@@ -32,6 +32,21 @@ export const DEFAULT_UPSTREAM_CHAT_PARAMETERS = [
 
 /** Parameters an upstream embedding model reads when the file does not list them. */
 export const DEFAULT_UPSTREAM_EMBEDDING_PARAMETERS = ['encoding_format', 'dimensions', 'user'];
+
+/** Form fields an upstream transcription model reads when the file does not list them (OpenAI's set). */
+export const DEFAULT_UPSTREAM_TRANSCRIPTION_PARAMETERS = [
+  'language',
+  'prompt',
+  'response_format',
+  'temperature',
+  'timestamp_granularities',
+];
+
+const DEFAULT_PARAMETERS: Record<ModelMode, string[]> = {
+  chat: DEFAULT_UPSTREAM_CHAT_PARAMETERS,
+  embedding: DEFAULT_UPSTREAM_EMBEDDING_PARAMETERS,
+  transcription: DEFAULT_UPSTREAM_TRANSCRIPTION_PARAMETERS,
+};
 
 export interface MergedCatalogue {
   models: CatalogueModel[];
@@ -108,7 +123,8 @@ function applyEntry(
     ownedBy: e.owned_by ?? (e.engine ? upstreamProvider : undefined) ?? base?.ownedBy ?? upstreamProvider ?? 'prism',
     created: e.created ?? base?.created ?? now,
     capabilities: {
-      supportedInputTypes: c.supported_input_types ?? bc?.supportedInputTypes ?? ['text'],
+      supportedInputTypes:
+        c.supported_input_types ?? bc?.supportedInputTypes ?? (mode === 'transcription' ? ['audio'] : ['text']),
       jsonSchema: c.json_schema ?? bc?.jsonSchema ?? false,
       maxImages: c.max_images !== undefined ? c.max_images : (bc?.maxImages ?? null),
       maxMediaInputs: c.max_media_inputs !== undefined ? c.max_media_inputs : (bc?.maxMediaInputs ?? null),
@@ -116,13 +132,11 @@ function applyEntry(
       defaultMethod: c.default_method !== undefined ? c.default_method : (bc?.defaultMethod ?? null),
       dimensions: c.dimensions ?? bc?.dimensions ?? [],
     },
-    supportedParameters:
-      e.supported_parameters ??
-      base?.supportedParameters ??
-      (mode === 'chat' ? DEFAULT_UPSTREAM_CHAT_PARAMETERS : DEFAULT_UPSTREAM_EMBEDDING_PARAMETERS),
+    supportedParameters: e.supported_parameters ?? base?.supportedParameters ?? DEFAULT_PARAMETERS[mode],
     pricing: {
       prompt: e.pricing?.prompt !== undefined ? e.pricing.prompt : (base?.pricing.prompt ?? null),
       completion: e.pricing?.completion !== undefined ? e.pricing.completion : (base?.pricing.completion ?? null),
+      ...perMinuteOf(e, base),
     },
     throughput: {
       tokensPerSecond:
@@ -140,9 +154,21 @@ function applyEntry(
   };
 }
 
+/** `perMinute` when the entry or its base gives one (only models priced by audio time have it). */
+function perMinuteOf(e: ModelEntry, base: CatalogueModel | undefined): { perMinute?: number | null } {
+  if (e.pricing?.per_minute !== undefined) return { perMinute: e.pricing.per_minute };
+  return base?.pricing.perMinute !== undefined ? { perMinute: base.pricing.perMinute } : {};
+}
+
 function checkModel(m: CatalogueModel, upstreams: Map<string, UpstreamServer>): string[] {
   const problems: string[] = [];
   const at = `models.${m.id}`;
+  if (m.mode === 'transcription' && m.engine.kind !== 'upstream') {
+    problems.push(`${at}.engine: a transcription model runs on an upstream (kind: upstream)`);
+  }
+  if (m.pricing.perMinute != null && m.mode !== 'transcription') {
+    problems.push(`${at}.pricing.per_minute: only transcription models are priced per audio minute`);
+  }
   if (m.engine.kind === 'upstream' && !upstreams.has(m.engine.upstream)) {
     problems.push(`${at}.engine.upstream: no upstream named '${m.engine.upstream}'`);
   }

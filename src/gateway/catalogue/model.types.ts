@@ -11,8 +11,12 @@ import type { ModelPricing } from '../../metering/billing';
 export const INPUT_TYPES = ['text', 'image', 'video', 'audio', 'document'] as const;
 export type InputType = (typeof INPUT_TYPES)[number];
 
-/** Which route family a model serves: chat completions (including structured and agent models) or embeddings. */
-export type ModelMode = 'chat' | 'embedding';
+/**
+ * Which route family a model serves: chat completions (including structured and agent models), embeddings, or
+ * audio transcriptions (speech to text, billed per audio minute).
+ */
+export const MODEL_MODES = ['chat', 'embedding', 'transcription'] as const;
+export type ModelMode = (typeof MODEL_MODES)[number];
 
 /** Where a model runs: an embedded engine by name, or a model on a named OpenAI-compatible upstream server. */
 export type EngineRef = { kind: 'local'; name: string } | { kind: 'upstream'; upstream: string; model: string };
@@ -99,5 +103,8 @@ export interface ModelListingRecord {
   methods: string[];
   default_method: string | null;
   throughput: { tokens_per_second: number | null; pages_per_minute: number | null };
-  pricing: { prompt: number | null; completion: number | null };
+  /** `per_minute` (USD per minute of audio) appears for models priced by audio time (transcription). */
+  pricing: { prompt: number | null; completion: number | null; per_minute?: number | null };
+  /** `chat`, `embedding` or `transcription`: which route the model serves. */
+  mode: ModelMode;
 }

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import { INPUT_TYPES } from './model.types';
+import { INPUT_TYPES, MODEL_MODES } from './model.types';
 
 /** Raised when the models file (or the catalogue built from it) is invalid; `problems` names each one. */
 export class ModelCatalogueError extends Error {
@@ -54,14 +54,16 @@ const capabilitiesSchema = z.strictObject({
 const modelSchema = z.strictObject({
   id: name,
   aliases: z.array(name).optional(),
-  mode: z.enum(['chat', 'embedding']).optional(),
+  mode: z.enum(MODEL_MODES).optional(),
   engine: engineSchema.optional(),
   description: z.string().optional(),
   owned_by: z.string().min(1).optional(),
   created: z.int().min(0).optional(),
   capabilities: capabilitiesSchema.optional(),
   supported_parameters: z.array(z.string().min(1)).optional(),
-  pricing: z.strictObject({ prompt: price.optional(), completion: price.optional() }).optional(),
+  pricing: z
+    .strictObject({ prompt: price.optional(), completion: price.optional(), per_minute: price.optional() })
+    .optional(),
   throughput: z
     .strictObject({
       tokens_per_second: z.number().positive().nullable().optional(),

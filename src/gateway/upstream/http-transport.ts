@@ -24,7 +24,8 @@ export interface UpstreamRequest {
   method: string;
   /** Sent as given and never modified, so callers may share one object between calls; Content-Length is added. */
   headers: Record<string, string>;
-  body: string;
+  /** JSON text, or the bytes of a multipart form (audio transcriptions). */
+  body: string | Buffer;
   /** Aborting cancels the request, and the response stream if it has started. */
   signal?: CancelSignal;
   /** Called once, when the first body bytes of an event stream arrive (the time to first token, for metrics). */

@@ -1,6 +1,6 @@
 /**
- * Calls OpenAI-compatible servers (vLLM, llama.cpp, Ollama, OpenAI, other gateways) for chat completions and
- * embeddings, with the model's deadlines enforced here rather than trusted to the upstream.
+ * Calls OpenAI-compatible servers (vLLM, llama.cpp, Ollama, OpenAI, other gateways) for chat completions,
+ * embeddings and audio transcriptions (a multipart form, answered as JSON or as text), with the model's deadlines enforced here rather than trusted to the upstream.
  *
  * - Streaming resolves only once the FIRST chunk has arrived, under `ttft_timeout_s` (504 `ttft_timeout`
  *   otherwise), so the route can still answer with a JSON error before any SSE byte.
@@ -12,6 +12,7 @@
  * Sends through the undici transport of http-transport.ts (injectable for tests), not `fetch` and never the
  * openai SDK; per-target URLs and request headers are built once and reused.
  */
+import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { AppError } from '../../domain/errors';
 import type { CancelSignal } from '../../lib/cancel';
@@ -57,6 +58,32 @@ export interface UpstreamClient {
   relayChat(target: UpstreamTarget, body: UpstreamJson, options?: UpstreamCallOptions): Promise<UpstreamRelayStream>;
   /** POST /embeddings. */
   embeddings(target: UpstreamTarget, body: UpstreamJson, options?: UpstreamCallOptions): Promise<UpstreamJson>;
+  /**
+   * POST /audio/transcriptions with a multipart form (built by `encodeMultipart`, its `model` field already the
+   * upstream's name); the reply as it came: its content type and bytes (JSON, or text for `text`/`srt`/`vtt`).
+   */
+  transcribe(target: UpstreamTarget, form: MultipartBody, options?: UpstreamCallOptions): Promise<UpstreamReply>;
+  /**
+   * The same call with `stream=true` in the form: the upstream's events as text for a relay, resolved once the
+   * first ones arrived; an upstream that answers with one JSON reply instead (it does not stream) gives that reply.
+   */
+  relayTranscription(
+    target: UpstreamTarget,
+    form: MultipartBody,
+    options?: UpstreamCallOptions,
+  ): Promise<UpstreamReply | UpstreamRelayStream>;
+}
+
+/** A multipart/form-data body ready to send. */
+export interface MultipartBody {
+  contentType: string;
+  bytes: Buffer;
+}
+
+/** A 2xx reply kept as bytes, with its content type (`application/json` when the upstream sent none). */
+export interface UpstreamReply {
+  contentType: string;
+  body: Buffer;
 }
 
 export interface UpstreamClientOptions {
@@ -75,6 +102,7 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
   const userAgent = options.userAgent ?? 'prism-gateway';
   const chatUrls = new UrlCache('/chat/completions');
   const embeddingsUrls = new UrlCache('/embeddings');
+  const transcriptionUrls = new UrlCache('/audio/transcriptions');
   const jsonHeaders = new HeaderCache('application/json', userAgent);
   const streamHeaders = new HeaderCache('text/event-stream', userAgent);
 
@@ -82,7 +110,7 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
   const post = async (
     scope: CallScope,
     url: URL,
-    body: UpstreamJson,
+    body: UpstreamJson | MultipartBody,
     headers: Record<string, string>,
   ): Promise<UpstreamResponse> => {
     const { target } = scope;
@@ -90,7 +118,7 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
     const init = {
       method: 'POST',
       headers: withTraceHeaders(headers),
-      body: JSON.stringify(body),
+      body: body instanceof MultipartForm ? body.bytes : JSON.stringify(body),
       signal: scope.controller.signal,
     };
     for (let attempt = 0; ; attempt += 1) {
@@ -178,7 +206,82 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
     relayChat(target, body, opts = {}) {
       return openStream(target, body, opts, relayBatches);
     },
+    async relayTranscription(target, form, opts = {}) {
+      const scope = new CallScope(target, opts.signal, true);
+      const headers = extend(streamHeaders.get(target.apiKey), { 'content-type': form.contentType });
+      try {
+        const res = await post(scope, transcriptionUrls.get(target.baseUrl), new MultipartForm(form), headers);
+        if (res.body !== undefined) {
+          scope.dispose();
+          return { contentType: firstValue(res.headers['content-type']) ?? 'application/json', body: res.body };
+        }
+        const source = res.stream.setEncoding('utf8').iterator({ destroyOnReturn: false }) as AsyncIterable<string>;
+        const batches = relayBatches(readSseEventBatches(source), target.provider);
+        const first = await batches.next();
+        if (first.done) throw new UpstreamError(target.provider, 'The upstream ended the stream without an event');
+        scope.firstChunkArrived();
+        return streamFrom(first.value, batches, scope, res.stream);
+      } catch (error) {
+        scope.dispose();
+        scope.controller.abort();
+        throw scope.translate(error);
+      }
+    },
+    async transcribe(target, form, opts = {}) {
+      const scope = new CallScope(target, opts.signal, false);
+      const headers = extend(jsonHeaders.get(target.apiKey), { 'content-type': form.contentType, accept: '*/*' });
+      try {
+        const res = await post(scope, transcriptionUrls.get(target.baseUrl), new MultipartForm(form), headers);
+        if (res.body === undefined) {
+          res.stream.destroy();
+          throw new UpstreamError(target.provider, 'The upstream sent an event stream where a reply was expected');
+        }
+        return { contentType: firstValue(res.headers['content-type']) ?? 'application/json', body: res.body };
+      } catch (error) {
+        throw scope.translate(error);
+      } finally {
+        scope.dispose();
+      }
+    },
   };
+}
+
+/** Marks a body as multipart bytes (sent as they are) rather than JSON to serialise. */
+class MultipartForm implements MultipartBody {
+  readonly contentType: string;
+  readonly bytes: Buffer;
+  constructor(form: MultipartBody) {
+    this.contentType = form.contentType;
+    this.bytes = form.bytes;
+  }
+}
+
+/** A field of a multipart form: text, or a file's bytes with its name and type. */
+export type MultipartField = string | { filename: string; contentType: string; bytes: Buffer };
+
+/** Encodes `fields` (in order; an array value repeats the field, as `timestamp_granularities[]` does). */
+export function encodeMultipart(fields: ReadonlyArray<readonly [string, MultipartField]>): MultipartBody {
+  const boundary = `----prism${randomBytes(12).toString('hex')}`;
+  const parts: Buffer[] = [];
+  const quoted = (s: string): string => s.replace(/["\r\n]/g, '_');
+  for (const [name, value] of fields) {
+    if (typeof value === 'string') {
+      parts.push(
+        Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${quoted(name)}"\r\n\r\n${value}\r\n`),
+      );
+    } else {
+      parts.push(
+        Buffer.from(
+          `--${boundary}\r\ncontent-disposition: form-data; name="${quoted(name)}"; filename="${quoted(value.filename)}"\r\n` +
+            `content-type: ${value.contentType}\r\n\r\n`,
+        ),
+        value.bytes,
+        Buffer.from('\r\n'),
+      );
+    }
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { contentType: `multipart/form-data; boundary=${boundary}`, bytes: Buffer.concat(parts) };
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The OpenAI-compatible routes of the gateway (mounted on `/v1/compat` and `/v1/openai`): model listing, chat
- * completions (JSON 201 or SSE) and embeddings. Parse, one service call, render; streaming goes through the one
+ * completions (JSON 201 or SSE), embeddings and audio transcriptions (multipart in; JSON or text out). Parse, one service call, render; streaming goes through the one
  * SSE writer, which reads the first chunk before writing anything so early failures are still JSON errors.
  */
 import type { ServerResponse } from 'node:http';
@@ -9,6 +9,8 @@ import type { Principal } from '../../domain/account';
 import { z } from 'zod';
 import type { ChatService } from '../../gateway/chat/chat.types';
 import type { EmbeddingsService } from '../../gateway/embeddings/embeddings.service';
+import type { TranscriptionsService } from '../../gateway/transcriptions/transcriptions.service';
+import { receiveAudioForm } from '../audio-upload';
 import type { ModelCatalogue } from '../../gateway/catalogue/model-catalogue';
 import { toListingRecord } from '../../gateway/catalogue/model-catalogue';
 import { createSseWriter } from '../sse';
@@ -33,12 +35,26 @@ export const embeddingsBodySchema = z
   })
   .loose();
 
+/** The text fields of a transcription form; the rest (formats, parameters) is checked against the model. */
+export const transcriptionFieldsSchema = z
+  .object({
+    model: z.string().min(1).max(200),
+    language: z.string().max(32).optional(),
+    prompt: z.string().max(16_384).optional(),
+    response_format: z.string().optional(),
+    temperature: z.string().optional(),
+  })
+  .loose();
+
 export const modelParamsSchema = z.object({ model: z.string().min(1).max(200) });
 
 export interface CompatRoutesDeps {
   catalogue: ModelCatalogue;
   chat: ChatService;
   embeddings: EmbeddingsService;
+  transcriptions: TranscriptionsService;
+  /** Largest audio file a transcription takes (`PRISM_MAX_TRANSCRIPTION_BYTES`). */
+  maxTranscriptionBytes: number;
   /** The organisation that pays for a principal's calls (null for anonymous guests). */
   payerOrgId: (principal: Principal | undefined) => Promise<string | null>;
 }
@@ -129,6 +145,28 @@ export function compatRoutes(deps: CompatRoutesDeps): Router {
     parseInput(embeddingsBodySchema, req.body, 'body');
     const signal = abortedOnDisconnect(res);
     res.json(await deps.embeddings.embed(principalOf(req), req.body as Record<string, unknown>, signal));
+  });
+
+  router.post('/audio/transcriptions', async (req, res) => {
+    const principal = principalOf(req);
+    const form = await receiveAudioForm(req, deps.maxTranscriptionBytes);
+    parseInput(transcriptionFieldsSchema, form.fields, 'body');
+    const outcome = await deps.transcriptions.transcribe(principal, form.fields, form.file, {
+      requestId: req.requestId,
+      signal: abortedOnDisconnect(res),
+      fingerprint: req.get('x-prism-fingerprint') ?? null,
+      payerOrgId: await deps.payerOrgId(req.principal),
+    });
+    if (outcome.kind === 'stream') {
+      await createSseWriter(res, { requestId: req.requestId }).pipe(outcome.batches, outcome.headers);
+      return;
+    }
+    for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
+    if (outcome.kind === 'json') {
+      res.json(outcome.body);
+      return;
+    }
+    res.type(outcome.contentType).send(outcome.text);
   });
 
   return router;

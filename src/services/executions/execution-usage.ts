@@ -86,6 +86,7 @@ const ELEMENT_OF: Record<
   },
   sample_video_frames: { type: 'video', count: () => 1 },
   probe_audio: { type: 'audio', count: () => 1 },
+  transcribe_audio: { type: 'audio', count: () => 1 },
 };
 
 /** The planner tokens a run's steps used, summed (what its bill and its spending limit are priced from). */

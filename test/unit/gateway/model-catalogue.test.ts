@@ -78,6 +78,7 @@ describe('model catalogue: built-ins', () => {
         'default_method',
         'id',
         'methods',
+        'mode',
         'object',
         'owned_by',
         'pricing',
@@ -217,5 +218,49 @@ aliases:
     expect(loadModelCatalogue(undefined, {}).find('qwen-vl')).toBeUndefined();
     expect(problemsOf(() => loadModelCatalogue(path.join(dir, 'absent.yaml'), {}))[0]).toMatch(/cannot read/);
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('model catalogue: transcription models', () => {
+  const SPEECH = `
+upstreams:
+  - name: speech
+    base_url: http://127.0.0.1:8001/v1
+models:
+  - id: whisper
+    mode: transcription
+    engine: { kind: upstream, upstream: speech, model: Systran/faster-whisper-small }
+    pricing: { per_minute: 0.006 }
+`;
+
+  it('reads mode transcription and a per-minute price, with audio input and the OpenAI form fields', () => {
+    const whisper = catalogue(SPEECH, {}).resolve('whisper');
+    expect(whisper.mode).toBe('transcription');
+    expect(whisper.pricing).toEqual({ prompt: null, completion: null, perMinute: 0.006 });
+    expect(whisper.capabilities.supportedInputTypes).toEqual(['audio']);
+    expect(whisper.supportedParameters).toContain('timestamp_granularities');
+    expect(toListingRecord(whisper)).toMatchObject({
+      mode: 'transcription',
+      pricing: { prompt: null, completion: null, per_minute: 0.006 },
+    });
+    // Chat models' listing pricing stays the spec's two fields.
+    expect(toListingRecord(catalogue(SPEECH, {}).resolve('prism-1')).pricing).toEqual({ prompt: 0, completion: 0 });
+  });
+
+  it('refuses a per-minute price on a chat model, a local transcription engine and an unknown mode', () => {
+    const chatPerMinute = SPEECH.replace('mode: transcription', 'mode: chat');
+    expect(problemsOf(() => catalogue(chatPerMinute, {}))).toEqual([
+      'models.whisper.pricing.per_minute: only transcription models are priced per audio minute',
+    ]);
+    const local = SPEECH.replace(
+      '{ kind: upstream, upstream: speech, model: Systran/faster-whisper-small }',
+      '{ kind: local, name: whisper }',
+    );
+    expect(problemsOf(() => catalogue(local, {}))).toEqual([
+      'models.whisper.engine: a transcription model runs on an upstream (kind: upstream)',
+    ]);
+    expect(problemsOf(() => parseModelsFile(SPEECH.replace('transcription', 'speech')))[0]).toMatch(
+      /^models\[0\] \(whisper\)\.mode: /,
+    );
   });
 });

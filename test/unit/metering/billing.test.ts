@@ -100,6 +100,31 @@ describe('priceCall', () => {
   });
 });
 
+describe('priceCall: audio seconds', () => {
+  it('bills whole audio seconds at the per-minute price, exactly', () => {
+    // $0.006 a minute is $0.0001 a second: 600 s cost $0.06, 7 s cost 700 µ$ (raised to the $0.001 minimum).
+    const pricing = { prompt: null, completion: null, perMinute: 0.006 };
+    expect(priceCall(pricing, { promptTokens: 0, completionTokens: 0, audioSeconds: 600 })).toMatchObject({
+      costMicros: 60_000,
+      priced: true,
+      minimumApplied: false,
+    });
+    expect(priceCall(pricing, { promptTokens: 0, completionTokens: 0, audioSeconds: 7 })).toMatchObject({
+      standardMicros: 700,
+      costMicros: 1000,
+      minimumApplied: true,
+    });
+    // A price that is not a whole number of micro-dollars a second rounds the total up, not each second.
+    const odd = { prompt: null, completion: null, perMinute: 0.01 };
+    expect(priceCall(odd, { promptTokens: 0, completionTokens: 0, audioSeconds: 61 }).standardMicros).toBe(10_167);
+  });
+
+  it('flags audio with no per-minute price as not priced', () => {
+    const cost = priceCall({ prompt: 1, completion: 1 }, { promptTokens: 0, completionTokens: 0, audioSeconds: 5 });
+    expect(cost).toMatchObject({ priced: false, costMicros: 1000 });
+  });
+});
+
 describe('biller', () => {
   const org: Payer = { kind: 'org', orgId: 'org_1' };
   const guestSpend = () => createGuestSpendGuard(createMemoryGuestSpendStore());
