@@ -110,7 +110,7 @@ export async function receiptSpeed(dataDir: string, schema: Record<string, unkno
     logger: createLogger('silent'),
     ocr: {
       engine: config.engines.ocrEngine,
-      ppocr: { threads: config.engines.ocrThreads || os.availableParallelism() },
+      ppocr: { threads: config.engines.ocrThreads || os.availableParallelism(), decoder: config.engines.ocrDecoder },
     },
   });
   const ocr: Timed[] = [];
