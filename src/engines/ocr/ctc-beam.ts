@@ -88,6 +88,8 @@ function logAdd(a: number, b: number): number {
 
 /** One greedy word: its characters' classes and steps, and the steps of its first and last character run. */
 interface GreedyWord {
+  /** Time step greedy decoding gives the space before the word (the space class's, else the first character's). */
+  separator: number;
   classes: number[];
   steps: number[];
   first: number;
@@ -100,15 +102,18 @@ function greedyWords(out: CtcSteps, i: number, spaceClass: number, spaceThreshol
   let current: GreedyWord | undefined;
   let previous = -1;
   let gapSpace = 0;
+  let spaceAt = -1;
   for (let t = 0; t < out.steps; t += 1) {
     const s = i * out.steps + t;
     gapSpace = Math.max(gapSpace, out.space[s] as number);
     const best = out.best[s] as number;
     if (best !== 0 && best !== previous) {
       if (best === spaceClass || (current && gapSpace >= spaceThreshold)) current = undefined;
+      if (best === spaceClass && spaceAt < 0) spaceAt = t;
       if (best !== spaceClass) {
         if (!current) {
-          current = { classes: [], steps: [], first: t, runEnd: t };
+          current = { separator: spaceAt >= 0 ? spaceAt : t, classes: [], steps: [], first: t, runEnd: t };
+          spaceAt = -1;
           words.push(current);
         }
         current.classes.push(best);
@@ -252,7 +257,7 @@ export function decodeCtcBeam(
       const found = searchWord(out, i, from, to, alphabet, allowed, spaceClass, lm, settings) ?? word;
       if (text !== '') {
         text += ' ';
-        at.push(found.steps[0] as number);
+        at.push(word.separator);
       }
       // As in greedy decoding, every UTF-16 unit of a class's text keeps the class's step.
       found.classes.forEach((c, n) => {
