@@ -95,9 +95,7 @@ const NUMBER_SHAPES: readonly (readonly [string, number])[] = [
 
 /** The upper-case letter words of a phrase list (splitting phrases and dropping tokens that are not all letters). */
 function lettersWords(phrases: readonly string[]): string[] {
-  return phrases
-    .flatMap((p) => p.toUpperCase().split(/[^A-Z]+/))
-    .filter((w) => w.length >= 2 && /^[A-Z]+$/.test(w));
+  return phrases.flatMap((p) => p.toUpperCase().split(/[^A-Z]+/)).filter((w) => w.length >= 2 && /^[A-Z]+$/.test(w));
 }
 
 export function buildReaderLexicon(args: Args): { words: string[]; sources: Record<string, string> } {

@@ -30,9 +30,20 @@ export interface BeamSettings {
   lexiconBonus: number;
   /** Added per character, against the character model's preference for short words (default 0.5). */
   charBonus: number;
+  /**
+   * A word is searched only when some step offers a second allowed character at this probability or more (default
+   * 0.05; 0 searches every word): the others stay as greedy decoding read them, which saves most of the cost.
+   */
+  doubt: number;
 }
 
-export const DEFAULT_BEAM_SETTINGS: BeamSettings = { beamWidth: 8, lmWeight: 0.3, lexiconBonus: 2, charBonus: 0.5 };
+export const DEFAULT_BEAM_SETTINGS: BeamSettings = {
+  beamWidth: 8,
+  lmWeight: 0.3,
+  lexiconBonus: 2,
+  charBonus: 0.5,
+  doubt: 0.05,
+};
 
 /** The classes of `alphabet` a Latin page may hold: the blank and those that fold (NFKC) to printable ASCII. */
 export function latinClasses(alphabet: readonly string[]): Uint8Array {
@@ -129,6 +140,32 @@ function greedyWords(out: CtcSteps, i: number, spaceClass: number, spaceThreshol
   return words;
 }
 
+/**
+ * Whether greedy decoding's word over steps [from, to] stands as read: each of its classes is allowed and no step
+ * offers another allowed character at `doubt` or more, so no beam could choose differently by more than a rounding.
+ */
+function beyondDoubt(
+  out: CtcSteps,
+  i: number,
+  word: GreedyWord,
+  from: number,
+  to: number,
+  allowed: Uint8Array,
+  spaceClass: number,
+  doubt: number,
+): boolean {
+  if (doubt <= 0 || word.classes.some((c) => !allowed[c])) return false;
+  const top = out.top as NonNullable<CtcSteps['top']>;
+  for (let t = from; t <= to; t += 1) {
+    const at = (i * out.steps + t) * top.k;
+    for (let j = 1; j < top.k; j += 1) {
+      const c = top.index[at + j] as number;
+      if (c !== 0 && c !== spaceClass && allowed[c] && (top.p[at + j] as number) >= doubt) return false;
+    }
+  }
+  return true;
+}
+
 /** The best word over steps [from, to] of crop `i`, or undefined when the beam finds nothing non-empty. */
 function searchWord(
   out: CtcSteps,
@@ -143,9 +180,10 @@ function searchWord(
 ): { classes: number[]; steps: number[] } | undefined {
   const top = out.top as NonNullable<CtcSteps['top']>;
   const { k } = top;
-  let beam: Prefix[] = [{ text: '', last: -1, s2: WORD_START, s1: WORD_START, lm: 0, alnum: 0, pb: 0, pnb: NEG, classes: [], steps: [] }];
-  const score = (p: Prefix): number =>
-    logAdd(p.pb, p.pnb) + settings.lmWeight * p.lm + settings.charBonus * p.alnum;
+  let beam: Prefix[] = [
+    { text: '', last: -1, s2: WORD_START, s1: WORD_START, lm: 0, alnum: 0, pb: 0, pnb: NEG, classes: [], steps: [] },
+  ];
+  const score = (p: Prefix): number => logAdd(p.pb, p.pnb) + settings.lmWeight * p.lm + settings.charBonus * p.alnum;
   for (let t = from; t <= to; t += 1) {
     const at = (i * out.steps + t) * k;
     // The step's candidates: the blank (with the space class folded in: no space inside a word) and allowed classes.
@@ -254,7 +292,9 @@ export function decodeCtcBeam(
     words.forEach((word, w) => {
       const from = w === 0 ? 0 : (words[w - 1] as GreedyWord).runEnd + 1;
       const to = w === words.length - 1 ? out.steps - 1 : (words[w + 1] as GreedyWord).first - 1;
-      const found = searchWord(out, i, from, to, alphabet, allowed, spaceClass, lm, settings) ?? word;
+      const sure = beyondDoubt(out, i, word, from, to, allowed, spaceClass, settings.doubt);
+      const found =
+        (sure ? undefined : searchWord(out, i, from, to, alphabet, allowed, spaceClass, lm, settings)) ?? word;
       if (text !== '') {
         text += ' ';
         at.push(word.separator);

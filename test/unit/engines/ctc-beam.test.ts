@@ -3,7 +3,13 @@
  * right, where digits stay digits, where strong optical evidence wins over the lexicon, and where the page's script
  * keeps a look-alike out. The character model and lexicon are the committed ones (assets/ocr/reader-lexicon.json).
  */
-import { decodeCtcBeam, isLatinPage, latinClasses } from '../../../src/engines/ocr/ctc-beam';
+import {
+  DEFAULT_BEAM_SETTINGS,
+  decodeCtcBeam,
+  isLatinPage,
+  latinClasses,
+  type BeamSettings,
+} from '../../../src/engines/ocr/ctc-beam';
 import { ctcStepsFromProbabilities, type CtcSteps } from '../../../src/engines/ocr/ppocr-models';
 import { decodeCtcSteps } from '../../../src/engines/ocr/ppocr-recognize';
 import {
@@ -36,9 +42,13 @@ function crop(steps: Record<string, number>[]): CtcSteps {
 
 const word = (text: string, p = 0.95): Record<string, number>[] => Array.from(text, (ch) => ({ [ch]: p }));
 
-function decodeBoth(out: CtcSteps): { greedy: string; beam: string } {
+function decodeBoth(out: CtcSteps, settings: Partial<BeamSettings> = {}): { greedy: string; beam: string } {
   const greedy = decodeCtcSteps(out, alphabet);
-  const [beam] = decodeCtcBeam(out, alphabet, greedy, sharedReaderLanguageModel(), latinClasses(alphabet));
+  const lm = sharedReaderLanguageModel();
+  const [beam] = decodeCtcBeam(out, alphabet, greedy, lm, latinClasses(alphabet), {
+    ...DEFAULT_BEAM_SETTINGS,
+    ...settings,
+  });
   return { greedy: greedy[0]?.text ?? '', beam: beam?.text ?? '' };
 }
 
@@ -51,6 +61,8 @@ describe('beam CTC decoding with a character model and a lexicon', () => {
   it('keeps a word out of the lexicon as read when the optical evidence is strong', () => {
     const out = crop([...word('SHAH'), { ' ': 0.6 }, ...word('ALA'), { N: 0.97, M: 0.02 }]);
     expect(decodeBoth(out)).toEqual({ greedy: 'SHAH ALAN', beam: 'SHAH ALAN' });
+    // The same when the word is searched, not skipped as beyond doubt: the lexicon bonus does not outweigh the optics.
+    expect(decodeBoth(out, { doubt: 0 })).toEqual({ greedy: 'SHAH ALAN', beam: 'SHAH ALAN' });
   });
 
   it('reads a digit where the context is numeric, and keeps the digits greedy read', () => {
