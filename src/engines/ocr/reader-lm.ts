@@ -88,8 +88,9 @@ export function buildReaderLanguageModel(
   const uniTotal = uni.reduce((s, v) => s + v, 0) + (V - 2);
   for (let c = 1; c < MARK; c += 1) uniP[c] = ((uni[c] as number) + 1) / uniTotal;
   const biRow = new Float64Array(V);
-  for (let b = 0; b < V; b += 1)
+  for (let b = 0; b < V; b += 1) {
     for (let c = 0; c < V; c += 1) biRow[b] = (biRow[b] as number) + (bi[b * V + c] as number);
+  }
   const table = new Float32Array(V * V * V);
   for (let a = 0; a < V; a += 1) {
     for (let b = 0; b < V; b += 1) {
