@@ -53,7 +53,8 @@ function parseArgs(argv: string[]): Args {
     else if (flag === '--beam') {
       for (const pair of value().split(',').filter(Boolean)) {
         const [key = '', raw = ''] = pair.split('=');
-        args.beam[key as keyof BeamSettings] = Number(raw);
+        if (key === 'guarded') args.beam.guarded = raw === 'true';
+        else args.beam[key as Exclude<keyof BeamSettings, 'guarded'>] = Number(raw);
       }
     } else throw new Error(`unknown argument ${flag ?? ''}`);
   }

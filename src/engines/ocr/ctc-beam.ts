@@ -35,6 +35,13 @@ export interface BeamSettings {
    * 0.05; 0 searches every word): the others stay as greedy decoding read them, which saves most of the cost.
    */
   doubt: number;
+  /**
+   * Take the search's spelling only when it is a lexicon word and greedy's is not, or it reads digits where greedy
+   * read letters in a numeric word, or greedy's held a character the page's script does not (default true). Without
+   * the guard the character model also respells names (`TEO` → `TED`, `MALURI` → `MALURD`), which costs the company
+   * field more than it gains.
+   */
+  guarded: boolean;
 }
 
 export const DEFAULT_BEAM_SETTINGS: BeamSettings = {
@@ -43,7 +50,21 @@ export const DEFAULT_BEAM_SETTINGS: BeamSettings = {
   lexiconBonus: 2,
   charBonus: 0.5,
   doubt: 0.05,
+  guarded: true,
 };
+
+const digitsOf = (text: string): number => (text.match(/[0-9]/g) ?? []).length;
+const lettersOf = (text: string): number => (text.match(/[A-Za-z]/g) ?? []).length;
+
+/** Whether the guard (BeamSettings.guarded) lets the search's spelling replace greedy decoding's. */
+function acceptable(greedy: string, searched: string, foreign: boolean, lm: ReaderLanguageModel): boolean {
+  if (searched === greedy) return true;
+  if (foreign) return true;
+  if (lm.inLexicon(greedy)) return false;
+  if (lm.inLexicon(searched)) return true;
+  const folded = searched.normalize('NFKC');
+  return digitsOf(folded) > digitsOf(greedy.normalize('NFKC')) && digitsOf(folded) >= lettersOf(folded);
+}
 
 /** The classes of `alphabet` a Latin page may hold: the blank and those that fold (NFKC) to printable ASCII. */
 export function latinClasses(alphabet: readonly string[]): Uint8Array {
@@ -293,8 +314,13 @@ export function decodeCtcBeam(
       const from = w === 0 ? 0 : (words[w - 1] as GreedyWord).runEnd + 1;
       const to = w === words.length - 1 ? out.steps - 1 : (words[w + 1] as GreedyWord).first - 1;
       const sure = beyondDoubt(out, i, word, from, to, allowed, spaceClass, settings.doubt);
-      const found =
+      let found =
         (sure ? undefined : searchWord(out, i, from, to, alphabet, allowed, spaceClass, lm, settings)) ?? word;
+      if (settings.guarded && found !== word) {
+        const spell = (classes: number[]): string => classes.map((c) => alphabet[c] ?? '').join('');
+        const foreign = word.classes.some((c) => !allowed[c]);
+        if (!acceptable(spell(word.classes), spell(found.classes), foreign, lm)) found = word;
+      }
       if (text !== '') {
         text += ' ';
         at.push(word.separator);
