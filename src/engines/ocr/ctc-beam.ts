@@ -36,9 +36,8 @@ export interface BeamSettings {
    */
   doubt: number;
   /**
-   * Take the search's spelling only when it is a lexicon word of four letters or more and greedy's is not (one
-   * character more or fewer at most), or it reads digits where greedy read letters in a numeric word, or greedy's
-   * held a character the page's script does not (default true). Without
+   * Take the search's spelling only when it is a lexicon word and greedy's is not, or it reads digits where greedy
+   * read letters in a numeric word, or greedy's held a character the page's script does not (default true). Without
    * the guard the character model also respells names (`TEO` → `TED`, `MALURI` → `MALURD`), which costs the company
    * field more than it gains.
    */
@@ -62,11 +61,7 @@ function acceptable(greedy: string, searched: string, foreign: boolean, lm: Read
   if (searched === greedy) return true;
   if (foreign) return true;
   if (lm.inLexicon(greedy)) return false;
-  // A short word is too easily another word (`DU` → `DO`, `Roti` → `Rot`): only words of four letters or more, and
-  // at most one character more or fewer than greedy read, become a lexicon word.
-  const core = (text: string): string => text.normalize('NFKC').replace(/[^A-Za-z0-9]/g, '');
-  const size = core(searched).length;
-  if (lm.inLexicon(searched) && size >= 4 && Math.abs(size - core(greedy).length) <= 1) return true;
+  if (lm.inLexicon(searched)) return true;
   const folded = searched.normalize('NFKC');
   return digitsOf(folded) > digitsOf(greedy.normalize('NFKC')) && digitsOf(folded) >= lettersOf(folded);
 }
