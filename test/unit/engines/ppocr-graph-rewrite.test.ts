@@ -11,7 +11,12 @@ import {
   type OnnxNode,
   type WireField,
 } from '../../../src/engines/ocr/onnx-graph';
-import { compactCtcOutput, CTC_OUTPUTS, CTC_TOP_K, rewritePpOcrGraph } from '../../../src/engines/ocr/ppocr-graph-rewrite';
+import {
+  compactCtcOutput,
+  CTC_OUTPUTS,
+  CTC_TOP_K,
+  rewritePpOcrGraph,
+} from '../../../src/engines/ocr/ppocr-graph-rewrite';
 import { ctcStepsFromProbabilities, defaultPpOcrModelDir } from '../../../src/engines/ocr/ppocr-models';
 
 const text = (no: number, s: string): WireField => ({ no, wire: 2, value: new TextEncoder().encode(s) });
