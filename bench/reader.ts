@@ -1,11 +1,16 @@
 /**
  * The reader bench: how well each OCR engine setting reads the SROIE development receipts, against the dataset's
  * line-level text truth (`ocr-truth/<ID>.csv`), apart from any field rule. Prints one table row per setting and
- * folder (word precision / recall / F1, line detection recall, CER per found line; see reader-metrics.ts) and each
- * setting's read time per receipt.
+ * folder (word precision / recall / F1, line detection recall, CER per found line; see reader-metrics.ts), each
+ * setting's read time per receipt and, for PP-OCR, the CPU time of CTC decoding per receipt.
  *
- *   npm run bench -- reader                       # ppocr and tesseract on sroie-dev and sroie-dev2
- *   npx tsx bench/reader.ts [--engines ppocr,tesseract,ensemble] [--refresh] [--cache DIR]
+ *   npm run bench -- reader          # ppocr greedy, ppocr beam and tesseract on sroie-dev and sroie-dev2
+ *   npx tsx bench/reader.ts [--engines ppocr,tesseract,ensemble] [--decoders greedy,beam] [--limit N]
+ *                           [--beam beamWidth=8,lmWeight=0.3,...] [--refresh] [--cache DIR]
+ *
+ * `--decoders` are PP-OCR's CTC decoders (ppocr.engine.ts `decoder`), each a setting of its own for `ppocr` and
+ * `ensemble`; `--limit N` scores the first N receipts of each folder (by ID), for quick runs while developing;
+ * `--beam` overrides the beam search's settings (ctc-beam.ts) and reads the images again (nothing is cached).
  *
  * Layouts are read through the service's own OCR path (`createLocalEngines().layoutFromImage`) and cached as JSON
  * per setting under `--cache` (default /tmp/sroie-reader); `--refresh` reads every image again (needed after a change
@@ -13,27 +18,63 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { BeamSettings } from '../src/engines/ocr/ctc-beam';
 import type { OcrEngineKind } from '../src/engines/ocr/ocr.engine';
+import type { OcrDecoder } from '../src/engines/ocr/ppocr.engine';
 import { layoutsFor } from './receipt-layouts';
 import { addCounts, NO_COUNTS, parseTruthCsv, readerFigures, scoreReading, type ReaderCounts } from './reader-metrics';
 
 interface Args {
   engines: OcrEngineKind[];
+  decoders: OcrDecoder[];
   cache: string;
   refresh: boolean;
+  limit: number;
+  beam: Partial<BeamSettings>;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { engines: ['ppocr', 'tesseract'], cache: '/tmp/sroie-reader', refresh: false };
+  const args: Args = {
+    engines: ['ppocr', 'tesseract'],
+    decoders: ['greedy', 'beam'],
+    cache: '/tmp/sroie-reader',
+    refresh: false,
+    limit: 0,
+    beam: {},
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];
     const value = (): string => argv[++i] ?? '';
     if (flag === '--engines') args.engines = value().split(',') as OcrEngineKind[];
+    else if (flag === '--decoders') args.decoders = value().split(',') as OcrDecoder[];
     else if (flag === '--cache') args.cache = path.resolve(value());
     else if (flag === '--refresh') args.refresh = true;
+    else if (flag === '--limit') args.limit = Number(value());
+    else if (flag === '--beam') {
+      for (const pair of value().split(',').filter(Boolean)) {
+        const [key = '', raw = ''] = pair.split('=');
+        if (key === 'guarded') args.beam.guarded = raw === 'true';
+        else args.beam[key as Exclude<keyof BeamSettings, 'guarded'>] = Number(raw);
+      }
+    } else throw new Error(`unknown argument ${flag ?? ''}`);
   }
   return args;
 }
+
+interface Setting {
+  engine: OcrEngineKind;
+  decoder?: OcrDecoder;
+}
+
+/** Each engine, and each decoder of the engines that read with PP-OCR. */
+function settingsOf(args: Args): Setting[] {
+  return args.engines.flatMap((engine): Setting[] =>
+    engine === 'tesseract' ? [{ engine }] : args.decoders.map((decoder) => ({ engine, decoder })),
+  );
+}
+
+const mean = (values: number[]): string =>
+  values.length > 0 ? (values.reduce((a, b) => a + b, 0) / values.length).toFixed(1) : 'cached';
 
 /** The SROIE folders that hold images and OCR truth, beside the checkout or under PRISM_TEST_SHARED_DIR. */
 function readerFolders(): string[] {
@@ -50,19 +91,23 @@ export async function readerTable(args: Args): Promise<string[]> {
   const folders = readerFolders();
   if (folders.length === 0) return ['reader: skipped, no SROIE folder with ocr-truth/ (set PRISM_TEST_SHARED_DIR)'];
   const rows = [
-    '| setting | folder | receipts | word P | word R | word F1 | line recall | CER (found lines) | read ms p50 |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| setting | folder | receipts | word P | word R | word F1 | line recall | CER (found lines) | read ms p50 | decode ms/receipt |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
-  for (const engine of args.engines) {
+  const tuned = Object.keys(args.beam).length > 0;
+  for (const { engine, decoder } of settingsOf(args)) {
+    const name = decoder ? `${engine}, ${decoder}` : engine;
     let all: ReaderCounts = NO_COUNTS;
     let receipts = 0;
     const times: number[] = [];
+    const decodeTimings: number[] = [];
     for (const dir of folders) {
       const ids = fs
         .readdirSync(path.join(dir, 'ocr-truth'))
         .filter((f) => f.endsWith('.csv'))
         .map((f) => f.slice(0, -4))
-        .sort();
+        .sort()
+        .slice(0, args.limit > 0 ? args.limit : undefined);
       const layouts = await layoutsFor(
         {
           data: dir,
@@ -70,8 +115,9 @@ export async function readerTable(args: Args): Promise<string[]> {
           ocr: 'engine',
           engine,
           pre: 'none',
-          refresh: args.refresh,
-          ppocr: {},
+          refresh: args.refresh || (tuned && decoder === 'beam'),
+          ppocr: decoder ? { decoder, beam: args.beam, decodeTimings } : {},
+          ...(decoder === 'beam' ? { variant: '-beam' } : {}),
           timings: times,
         },
         ids,
@@ -86,14 +132,14 @@ export async function readerTable(args: Args): Promise<string[]> {
       receipts += ids.length;
       const f = readerFigures(counts);
       rows.push(
-        `| ${engine} | ${path.basename(dir)} | ${ids.length} | ${pct(f.precision)} | ${pct(f.recall)} | ${pct(f.f1)} | ${pct(f.lineRecall)} | ${pct(f.cer)} | |`,
+        `| ${name} | ${path.basename(dir)} | ${ids.length} | ${pct(f.precision)} | ${pct(f.recall)} | ${pct(f.f1)} | ${pct(f.lineRecall)} | ${pct(f.cer)} | | |`,
       );
     }
     const f = readerFigures(all);
     const sorted = [...times].sort((a, b) => a - b);
     const p50 = sorted.length > 0 ? String(sorted[Math.ceil(sorted.length / 2) - 1]) : 'cached';
     rows.push(
-      `| **${engine}** | **all** | ${receipts} | ${pct(f.precision)} | ${pct(f.recall)} | **${pct(f.f1)}** | ${pct(f.lineRecall)} | ${pct(f.cer)} | ${p50} |`,
+      `| **${name}** | **all** | ${receipts} | ${pct(f.precision)} | ${pct(f.recall)} | **${pct(f.f1)}** | ${pct(f.lineRecall)} | ${pct(f.cer)} | ${p50} | ${decoder ? mean(decodeTimings) : ''} |`,
     );
   }
   return rows;

@@ -10,6 +10,7 @@ import { createWorker } from 'tesseract.js';
 import type Tesseract from 'tesseract.js';
 import { createLocalEngines } from '../src/engines/local/document-engines';
 import type { OcrEngineKind } from '../src/engines/ocr/ocr.engine';
+import type { PpOcrEngineOptions } from '../src/engines/ocr/ppocr.engine';
 import { createLogger } from '../src/lib/logger';
 import type { DocumentLayout, LayoutLine, LayoutPage, LayoutWord } from '../src/engines/types';
 
@@ -22,7 +23,9 @@ export interface LayoutSource {
   engine: OcrEngineKind;
   pre: string;
   refresh: boolean;
-  ppocr: Record<string, number | boolean>;
+  ppocr: Omit<PpOcrEngineOptions, 'logger'>;
+  /** Appended to the cache folder's name, for settings of one engine that read differently (`-beam`). */
+  variant?: string;
   /** When given, each fresh read's wall time (ms) is appended here. */
   timings?: number[];
 }
@@ -139,7 +142,7 @@ export async function layoutsFor(args: LayoutSource, ids: string[]): Promise<Map
     args.ocr === 'engine'
       ? args.engine === 'tesseract'
         ? 'engine'
-        : args.engine
+        : `${args.engine}${args.variant ?? ''}`
       : args.pre === 'none'
         ? 'direct'
         : `direct-${args.pre}`,

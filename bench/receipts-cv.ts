@@ -7,8 +7,8 @@
  * field's confidence is judged by the area under its ROC curve on the cross-validated predictions (1: every right
  * answer is more confident than every wrong one; 0.5: no better than chance).
  *
- *   npx tsx bench/receipts-cv.ts [--data DIR]... [--cache DIR] [--engine ppocr|tesseract] [--folds N] [--fit] [--verbose]
- *                                [--speed] [--parts]
+ *   npx tsx bench/receipts-cv.ts [--data DIR]... [--cache DIR] [--engine ppocr|tesseract] [--decoder greedy|beam]
+ *                                [--folds N] [--fit] [--verbose] [--speed] [--parts]
  *
  * Layouts come from bench/receipt-layouts.ts's cache (default /tmp/sroie-layouts/<engine>), so after the first OCR
  * pass a run takes seconds. `--fit` also prints the weights fitted on every merchant (what the service ships).
@@ -39,6 +39,7 @@ import {
   type NameWeights,
 } from '../src/engines/extract';
 import type { OcrEngineKind } from '../src/engines/ocr/ocr.engine';
+import type { OcrDecoder } from '../src/engines/ocr/ppocr.engine';
 import type { DocumentLayout } from '../src/engines/types';
 import { layoutsFor } from './receipt-layouts';
 import { sharedDataDir } from './receipts-score';
@@ -114,6 +115,8 @@ interface Args {
   data: string[];
   cache: string;
   engine: OcrEngineKind;
+  /** PP-OCR's CTC decoder; `beam` layouts are cached apart (`<engine>-beam`). */
+  decoder: OcrDecoder;
   folds: number;
   fit: boolean;
   verbose: boolean;
@@ -126,6 +129,7 @@ function parseArgs(argv: string[]): Args {
     data: [],
     cache: '/tmp/sroie-layouts',
     engine: 'ppocr',
+    decoder: 'greedy',
     folds: 10,
     fit: false,
     verbose: false,
@@ -138,6 +142,7 @@ function parseArgs(argv: string[]): Args {
     if (flag === '--data') args.data.push(path.resolve(value()));
     else if (flag === '--cache') args.cache = path.resolve(value());
     else if (flag === '--engine') args.engine = value() as OcrEngineKind;
+    else if (flag === '--decoder') args.decoder = value() === 'beam' ? 'beam' : 'greedy';
     else if (flag === '--folds') args.folds = Math.max(2, Number(value()) || 10);
     else if (flag === '--fit') args.fit = true;
     else if (flag === '--verbose') args.verbose = true;
@@ -268,7 +273,16 @@ export async function crossValidate(args: Args): Promise<string[]> {
       .map((f) => f.slice(0, -5))
       .sort();
     const layouts = await layoutsFor(
-      { data: dir, cache: args.cache, ocr: 'engine', engine: args.engine, pre: 'none', refresh: false, ppocr: {} },
+      {
+        data: dir,
+        cache: args.cache,
+        ocr: 'engine',
+        engine: args.engine,
+        pre: 'none',
+        refresh: false,
+        ppocr: args.decoder === 'beam' ? { decoder: 'beam' } : {},
+        ...(args.decoder === 'beam' ? { variant: '-beam' } : {}),
+      },
       ids,
     );
     for (const id of ids) {

@@ -73,7 +73,15 @@ export async function receiptSpeed(dataDir: string, schema: Record<string, unkno
 
   // 1. Through the server.
   const dataHome = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-bench-receipts-'));
-  const config = loadConfig({ PRISM_DATA_DIR: dataHome, PORT: '0', HOST: '127.0.0.1', PRISM_LOG_LEVEL: 'silent' });
+  // PRISM_OCR_DECODER passes through, so the speed of either CTC decoder can be measured.
+  const decoder = process.env['PRISM_OCR_DECODER'];
+  const config = loadConfig({
+    PRISM_DATA_DIR: dataHome,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PRISM_LOG_LEVEL: 'silent',
+    ...(decoder ? { PRISM_OCR_DECODER: decoder } : {}),
+  });
   const running = await startServer(config, { announce: () => undefined });
   const server: Timed[] = [];
   let failed = 0;
@@ -110,7 +118,7 @@ export async function receiptSpeed(dataDir: string, schema: Record<string, unkno
     logger: createLogger('silent'),
     ocr: {
       engine: config.engines.ocrEngine,
-      ppocr: { threads: config.engines.ocrThreads || os.availableParallelism() },
+      ppocr: { threads: config.engines.ocrThreads || os.availableParallelism(), decoder: config.engines.ocrDecoder },
     },
   });
   const ocr: Timed[] = [];

@@ -98,6 +98,7 @@ const envSchema = z.object({
   PRISM_OCR_WORKERS: z.coerce.number().int().min(0).default(0),
   PRISM_OCR_ENGINE: z.enum(['tesseract', 'ppocr', 'ensemble']).default('ppocr'),
   PRISM_OCR_THREADS: z.coerce.number().int().min(0).default(0),
+  PRISM_OCR_DECODER: z.enum(['greedy', 'beam']).default('greedy'),
   PRISM_EXTRACT_UPSTREAM_MODEL: z.string().min(1).optional(),
   PRISM_DOCUMENT_MAX_PAGES: positiveInt(500),
   PRISM_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -326,6 +327,8 @@ export interface Config {
     ocrEngine: 'tesseract' | 'ppocr' | 'ensemble';
     /** onnxruntime threads for one PP-OCR read; 0 means one per core. */
     ocrThreads: number;
+    /** How PP-OCR's output becomes text: greedy CTC or the beam search with a language model. */
+    ocrDecoder: 'greedy' | 'beam';
     documentMaxPages: number;
     ffmpegPath: string | undefined;
     ffprobePath: string | undefined;
@@ -517,6 +520,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ocrWorkers: e.PRISM_OCR_WORKERS,
       ocrEngine: e.PRISM_OCR_ENGINE,
       ocrThreads: e.PRISM_OCR_THREADS,
+      ocrDecoder: e.PRISM_OCR_DECODER,
       documentMaxPages: e.PRISM_DOCUMENT_MAX_PAGES,
       ffmpegPath: e.FFMPEG_PATH,
       ffprobePath: e.FFPROBE_PATH,

@@ -49,6 +49,7 @@ export function createExtractionPart({
     ocrWorkers: config.engines.ocrWorkers,
     ocrEngine: config.engines.ocrEngine,
     ocrThreads: config.engines.ocrThreads,
+    ocrDecoder: config.engines.ocrDecoder,
     documentMaxPages: config.engines.documentMaxPages,
     ffmpegPath: config.engines.ffmpegPath,
     ffprobePath: config.engines.ffprobePath,

@@ -12,6 +12,7 @@ import { extractFromLayout, proposeSchema } from '../extract';
 import { createLocalEngines } from './document-engines';
 import type { OcrEngineKind } from '../ocr/ocr.engine';
 import type { OcrStats } from '../ocr/ocr-engine.types';
+import type { OcrDecoder } from '../ocr/ppocr.engine';
 import { createLocalExtraction, type LocalEngineSet, type SpeechTranscriber } from './extraction.engine';
 import { createAudioEngine, createVideoEngine, describeMediaTools, resolveMediaTools } from '../media';
 import { audioFacts, type VisionPort } from '../vision-port';
@@ -23,6 +24,8 @@ export interface LocalExtractionOptions {
   ocrEngine?: OcrEngineKind;
   /** onnxruntime threads for PP-OCR; 0 means one per core. */
   ocrThreads?: number;
+  /** PP-OCR's CTC decoder (default greedy). */
+  ocrDecoder?: OcrDecoder;
   documentMaxPages: number;
   ffmpegPath: string | undefined;
   ffprobePath: string | undefined;
@@ -58,7 +61,10 @@ export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngi
     ...(options.ocrWorkers > 0 ? { ocrWorkers: options.ocrWorkers } : {}),
     ocr: {
       engine: options.ocrEngine ?? 'tesseract',
-      ppocr: { threads: options.ocrThreads || os.availableParallelism() },
+      ppocr: {
+        threads: options.ocrThreads || os.availableParallelism(),
+        ...(options.ocrDecoder ? { decoder: options.ocrDecoder } : {}),
+      },
     },
     pdf: { maxPages: options.documentMaxPages },
   });

