@@ -182,6 +182,16 @@ const gateway = (prefix: string): ApiRoute[] => {
       body: embeddingsBodySchema,
     },
     {
+      method: 'post',
+      path: `${prefix}/audio/transcriptions`,
+      tag,
+      summary:
+        'Transcribe audio on a transcription model (multipart: `file`, `model`, `response_format`, ...; JSON or text, ' +
+        'server-sent events with `stream`)',
+      auth: 'open',
+      rawBody: 'multipart',
+    },
+    {
       method: 'get',
       path: `${prefix}/decisions`,
       tag,
