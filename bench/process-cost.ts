@@ -79,7 +79,11 @@ function isOurPostgres(title: string, database: string): boolean {
 export function sampleCpu(targets: CostTargets): CpuSample {
   const all = processes();
   const children = new Map<number, number[]>();
-  for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
+  for (const p of all) {
+    const siblings = children.get(p.ppid);
+    if (siblings) siblings.push(p.pid);
+    else children.set(p.ppid, [p.pid]);
+  }
   const prismPids = new Set<number>();
   const stack = [targets.prismPid];
   while (stack.length > 0) {

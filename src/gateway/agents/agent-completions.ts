@@ -47,9 +47,6 @@ import { completionId, DEFAULT_COMPLETION_BUDGET, REASONING_TOKENS } from '../ch
 type Json = Record<string, unknown>;
 
 /** The agent model ids chat completions run on the agent runtime (real clients' `vlmrun-` names included). */
-const AGENT_MODEL = /^(?:prism|vlmrun)-orion-[12](?::(?:auto|fast|pro|lite))?$/;
-
-export const isAgentModel = (model: string): boolean => AGENT_MODEL.test(model);
 
 /** The header that carries the thread id, on the way in (as an alternative to `session_id`) and out. */
 export const SESSION_HEADER = 'x-session-id';

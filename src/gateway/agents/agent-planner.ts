@@ -26,15 +26,17 @@ export interface UpstreamPlannerDeps {
   upstream: UpstreamClient;
 }
 
-/** Ids of the agent models and their variants: a models file that gives any an upstream has chosen its planners. */
-const AGENT_MODEL_ENTRY = /^prism-orion-[12](:|$)/;
+/** The agent models, their variants and their `vlmrun-orion-*` names: what the gateway runs on the agent runtime. */
+const AGENT_MODEL = /^(?:prism|vlmrun)-orion-[12](?::(?:auto|fast|pro|lite))?$/;
+
+export const isAgentModel = (model: string): boolean => AGENT_MODEL.test(model);
 
 /**
  * The catalogue model that plans for `requested` (`prism-orion-2:pro`): the variant itself when the models file
  * defines it (as an id or alias), else its base id. When that model runs on no upstream (the built-in agent models
  * are the deterministic planner) and the models file gives no agent model an upstream, the first serving upstream
  * chat model that takes tools plans instead, if there is one. A file that names an upstream for one agent model has said which
- * model plans: the others keep the deterministic planner. Null when the agent model is not known at all.
+ * model plans (an entry whose id or alias is an agent model's name): the others keep the deterministic planner. Null when the agent model is not known at all.
  */
 export function plannerModelFor(catalogue: ModelCatalogue, requested: string): CatalogueModel | null {
   const base = requested.split(':')[0] ?? requested;
@@ -43,7 +45,7 @@ export function plannerModelFor(catalogue: ModelCatalogue, requested: string): C
   if (named.engine.kind === 'upstream') return named;
   const agentsNamed = catalogue
     .list('chat')
-    .some((m) => m.engine.kind === 'upstream' && [m.id, ...m.aliases].some((id) => AGENT_MODEL_ENTRY.test(id)));
+    .some((m) => m.engine.kind === 'upstream' && [m.id, ...m.aliases].some(isAgentModel));
   return agentsNamed ? named : (firstServingUpstreamChatModel(catalogue, { tools: true }) ?? named);
 }
 

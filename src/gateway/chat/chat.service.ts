@@ -12,7 +12,8 @@
  */
 import type { Principal } from '../../domain/account';
 import { maxCallMicros, type Hold, type Payer } from '../../metering/billing';
-import { createAgentCompletions, isAgentModel } from '../agents/agent-completions';
+import { createAgentCompletions } from '../agents/agent-completions';
+import { isAgentModel } from '../agents/agent-planner';
 import { checkChatCapabilities } from '../capabilities';
 import type { CatalogueModel } from '../catalogue/model.types';
 import { CapabilityViolationError } from '../gateway-errors';

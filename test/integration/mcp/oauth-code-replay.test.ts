@@ -82,19 +82,9 @@ describe('a replayed OAuth authorization code', () => {
     expect((await call(`${app.url}/mcp`, { key: tokens.access_token, json: INIT, headers: MCP_HEADERS })).status).toBe(
       200,
     );
-    const replay = await fetch(`${app.url}/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: provider.code,
-        code_verifier: provider.codeVerifier(),
-        redirect_uri: TEST_REDIRECT,
-        client_id: String(provider.client?.client_id),
-      }),
-    });
-    expect(replay.status).toBe(400);
-    const body = (await replay.json()) as { error: string; error_description: string };
+    const replayed = await replay(app.url, provider);
+    expect(replayed.status).toBe(400);
+    const body = (await replayed.json()) as { error: string; error_description: string };
     expect(body.error).toBe('invalid_grant');
     expect(body.error_description).toMatch(/already used; the tokens issued for it are revoked/);
     const after = await call(`${app.url}/mcp`, { key: tokens.access_token, json: INIT, headers: MCP_HEADERS });
