@@ -103,10 +103,11 @@ if (present.length === 0) {
 withData('every built-in domain on the development receipts', () => {
   const hub = createHubService();
   // Unit tests stay fast: the receipt domain on every receipt of the first folder, every domain on three receipts.
-  const files = fs.readdirSync(present[0] as string).map((f) => path.join(present[0] as string, f));
+  // Listed when a test runs: a skipped describe still runs its body, and without the folder there is nothing to list.
+  const files = (): string[] => fs.readdirSync(present[0] as string).map((f) => path.join(present[0] as string, f));
   const strict = ['document.receipt', 'document.invoice'];
   const layoutsFor = (name: string): DocumentLayout[] =>
-    (name === 'document.receipt' ? files : files.slice(0, 3)).map(truthLayout);
+    (name === 'document.receipt' ? files() : files().slice(0, 3)).map(truthLayout);
 
   it.each(hub.list().map((d) => [d.domain]))('%s passes its own schema (bar unprintable required values)', (name) => {
     const domain = hub.get(name);
