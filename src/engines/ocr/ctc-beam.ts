@@ -63,7 +63,26 @@ function acceptable(greedy: string, searched: string, foreign: boolean, lm: Read
   if (lm.inLexicon(greedy)) return false;
   if (lm.inLexicon(searched)) return true;
   const folded = searched.normalize('NFKC');
-  return digitsOf(folded) > digitsOf(greedy.normalize('NFKC')) && digitsOf(folded) >= lettersOf(folded);
+  const greedyFolded = greedy.normalize('NFKC');
+  return (
+    digitsOf(folded) > digitsOf(greedyFolded) &&
+    digitsOf(folded) >= lettersOf(folded) &&
+    !digitsEnterLetterRun(greedyFolded, folded)
+  );
+}
+
+const alphanumericRuns = (text: string): string[] => text.split(/[^A-Za-z0-9]+/).filter(Boolean);
+
+/**
+ * Whether the respelling puts digits into a run of letters that greedy read between marks: a number's letter suffix
+ * (`(1125830-U)`, the company-number check letter) is a word of its own, not a misread digit, even though the word
+ * as a whole is numeric. Only runs that line up one for one are compared; a respelling that moves the marks is
+ * judged by the counts alone.
+ */
+function digitsEnterLetterRun(greedy: string, searched: string): boolean {
+  const [before, after] = [alphanumericRuns(greedy), alphanumericRuns(searched)];
+  if (before.length !== after.length) return false;
+  return before.some((run, i) => digitsOf(run) === 0 && digitsOf(after[i] ?? '') > 0);
 }
 
 /** The classes of `alphabet` a Latin page may hold: the blank and those that fold (NFKC) to printable ASCII. */

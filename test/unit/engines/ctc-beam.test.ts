@@ -73,6 +73,14 @@ describe('beam CTC decoding with a character model and a lexicon', () => {
     expect(decodeBoth(amount)).toEqual({ greedy: '15.50', beam: '15.50' });
   });
 
+  it('keeps the letter of a number’s suffix that stands between marks (`(1125830-U)`)', () => {
+    const suffixed = crop([...word('1150'), { '.': 0.9 }, { O: 0.5, '0': 0.45 }]);
+    expect(decodeBoth(suffixed, { doubt: 0 })).toEqual({ greedy: '1150.O', beam: '1150.O' });
+    // Inside a run that already holds digits the same doubt still reads a digit.
+    const inRun = crop([...word('115'), { O: 0.5, '0': 0.45 }]);
+    expect(decodeBoth(inRun, { doubt: 0 })).toEqual({ greedy: '115O', beam: '1150' });
+  });
+
   it('reads a letter where the context is a word (`T0TAL` → `TOTAL`)', () => {
     const out = crop([...word('T'), { '0': 0.5, O: 0.45 }, ...word('TAL')]);
     expect(decodeBoth(out)).toEqual({ greedy: 'T0TAL', beam: 'TOTAL' });
