@@ -6,11 +6,13 @@
  *
  *   npm run bench -- reader          # ppocr greedy, ppocr beam and tesseract on sroie-dev and sroie-dev2
  *   npx tsx bench/reader.ts [--engines ppocr,tesseract,ensemble] [--decoders greedy,beam] [--limit N]
- *                           [--beam beamWidth=8,lmWeight=0.3,...] [--refresh] [--cache DIR]
+ *                           [--beam beamWidth=8,lmWeight=0.3,...] [--reread below=0.9,variants=contrast+pad]
+ *                           [--refresh] [--cache DIR]
  *
  * `--decoders` are PP-OCR's CTC decoders (ppocr.engine.ts `decoder`), each a setting of its own for `ppocr` and
  * `ensemble`; `--limit N` scores the first N receipts of each folder (by ID), for quick runs while developing;
  * `--beam` overrides the beam search's settings (ctc-beam.ts) and reads the images again (nothing is cached).
+ * `--reread` reads the crops under a confidence again in each variant (ppocr.engine.ts `reread`), cached apart.
  *
  * Layouts are read through the service's own OCR path (`createLocalEngines().layoutFromImage`) and cached as JSON
  * per setting under `--cache` (default /tmp/sroie-reader); `--refresh` reads every image again (needed after a change
@@ -20,8 +22,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { BeamSettings } from '../src/engines/ocr/ctc-beam';
 import type { OcrEngineKind } from '../src/engines/ocr/ocr.engine';
-import type { OcrDecoder } from '../src/engines/ocr/ppocr.engine';
-import { layoutsFor } from './receipt-layouts';
+import type { OcrDecoder, RereadSettings } from '../src/engines/ocr/ppocr.engine';
+import { layoutsFor, layoutVariant, parseReread } from './receipt-layouts';
 import { addCounts, NO_COUNTS, parseTruthCsv, readerFigures, scoreReading, type ReaderCounts } from './reader-metrics';
 
 interface Args {
@@ -31,6 +33,7 @@ interface Args {
   refresh: boolean;
   limit: number;
   beam: Partial<BeamSettings>;
+  reread?: RereadSettings;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -56,7 +59,8 @@ function parseArgs(argv: string[]): Args {
         if (key === 'guarded') args.beam.guarded = raw === 'true';
         else args.beam[key as Exclude<keyof BeamSettings, 'guarded'>] = Number(raw);
       }
-    } else throw new Error(`unknown argument ${flag ?? ''}`);
+    } else if (flag === '--reread') args.reread = parseReread(value());
+    else throw new Error(`unknown argument ${flag ?? ''}`);
   }
   return args;
 }
@@ -95,8 +99,10 @@ export async function readerTable(args: Args): Promise<string[]> {
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   const tuned = Object.keys(args.beam).length > 0;
+  const { reread } = args;
   for (const { engine, decoder } of settingsOf(args)) {
-    const name = decoder ? `${engine}, ${decoder}` : engine;
+    const rereadName = reread && decoder ? `, reread < ${reread.below} (${reread.variants.join(', ')})` : '';
+    const name = decoder ? `${engine}, ${decoder}${rereadName}` : engine;
     let all: ReaderCounts = NO_COUNTS;
     let receipts = 0;
     const times: number[] = [];
@@ -116,8 +122,8 @@ export async function readerTable(args: Args): Promise<string[]> {
           engine,
           pre: 'none',
           refresh: args.refresh || (tuned && decoder === 'beam'),
-          ppocr: decoder ? { decoder, beam: args.beam, decodeTimings } : {},
-          ...(decoder === 'beam' ? { variant: '-beam' } : {}),
+          ppocr: decoder ? { decoder, beam: args.beam, decodeTimings, ...(reread ? { reread } : {}) } : {},
+          variant: layoutVariant(decoder, reread),
           timings: times,
         },
         ids,

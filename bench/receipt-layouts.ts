@@ -10,7 +10,7 @@ import { createWorker } from 'tesseract.js';
 import type Tesseract from 'tesseract.js';
 import { createLocalEngines } from '../src/engines/local/document-engines';
 import type { OcrEngineKind } from '../src/engines/ocr/ocr.engine';
-import type { PpOcrEngineOptions } from '../src/engines/ocr/ppocr.engine';
+import type { PpOcrEngineOptions, RereadSettings, RereadVariant } from '../src/engines/ocr/ppocr.engine';
 import { createLogger } from '../src/lib/logger';
 import type { DocumentLayout, LayoutLine, LayoutPage, LayoutWord } from '../src/engines/types';
 
@@ -28,6 +28,22 @@ export interface LayoutSource {
   variant?: string;
   /** When given, each fresh read's wall time (ms) is appended here. */
   timings?: number[];
+}
+
+/** A bench's `--reread below=0.9,variants=contrast+pad` flag (ppocr.engine.ts `reread`). */
+export function parseReread(value: string): RereadSettings {
+  const settings = new Map(
+    value.split(',').map((pair): [string, string] => [pair.split('=')[0] ?? '', pair.split('=')[1] ?? '']),
+  );
+  return {
+    below: Number(settings.get('below') ?? 0.9),
+    variants: (settings.get('variants') ?? 'contrast+pad').split('+') as RereadVariant[],
+  };
+}
+
+/** The cache folder suffix of a PP-OCR setting, so each reads into a folder of its own. */
+export function layoutVariant(decoder: string | undefined, reread: RereadSettings | undefined): string {
+  return `${decoder === 'beam' ? '-beam' : ''}${reread ? `-reread-${reread.below}-${reread.variants.join('+')}` : ''}`;
 }
 
 /** tesseract.js blocks → one LayoutPage (lines sorted top to bottom), boxes divided by `scale`. */

@@ -2,9 +2,11 @@
  * How much each kind of layout evidence counts when the issuer finder chooses the business name among the header's
  * candidate lines. The evidence is measured per candidate (`issuer.finder.ts`); these weights are the only numbers of
  * that choice, kept apart so the receipts bench can fit them on some merchants and score them on others
- * (`bench/receipts-cv.ts`: merchant-grouped cross-validation). The values below were fitted on all 114 development
- * merchants by that bench's `--fit` and rounded; none of them names or describes a merchant.
+ * (`bench/receipts-cv.ts`: merchant-grouped cross-validation). The values are fitted on the development receipts by
+ * `npm run train:receipt-lines` (scripts/train-receipt-lines.ts) into name-weights.generated.ts, on a fixed grid from
+ * fixed priors; none of them names or describes a merchant.
  */
+import { FITTED_NAME_WEIGHTS } from './name-weights.generated';
 
 /** Evidence about one candidate line (or lines) for the business name, each 0..1 unless said otherwise. */
 export interface NameFeatures {
@@ -54,22 +56,8 @@ export const NAME_FEATURES: readonly (keyof NameFeatures)[] = [
   'branch',
 ];
 
-/** The weights the service runs with. */
-export const NAME_WEIGHTS: NameWeights = {
-  ocr: 0.6,
-  rank: -0.25,
-  legal: 2,
-  business: 1,
-  upper: 0.3,
-  lower: -1,
-  tall: 0.4,
-  wide: 0,
-  afterTitle: -1.5,
-  addressBelow: 0.8,
-  registration: 0.25,
-  region: 0,
-  branch: 0,
-};
+/** The weights the service runs with: fitted by `npm run train:receipt-lines` (name-weights.generated.ts). */
+export const NAME_WEIGHTS: NameWeights = FITTED_NAME_WEIGHTS;
 
 /** A candidate's score: the weighted sum of its evidence. */
 export function scoreFeatures(features: NameFeatures, weights: NameWeights): number {

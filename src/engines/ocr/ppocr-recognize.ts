@@ -55,6 +55,7 @@ export function recognitionBatch(
   widths: number[],
   width: number,
   into?: (length: number) => Float32Array,
+  contrast = false,
 ): FloatTensor {
   const plane = REC_HEIGHT * width;
   const data = into ? into(boxes.length * 3 * plane) : new Float32Array(boxes.length * 3 * plane);
@@ -91,8 +92,46 @@ export function recognitionBatch(
         }
       }
     }
+    if (contrast) stretchContrast(data, base, plane, width, cropW);
   });
   return { data, dims: [boxes.length, 3, REC_HEIGHT, width] };
+}
+
+/** The share of a crop's darkest and lightest pixels `stretchContrast` lets saturate. */
+const STRETCH_TAIL = 0.02;
+
+/**
+ * Spreads one crop's brightness over the full range in place: the value STRETCH_TAIL of its pixels are darker than
+ * becomes black and the one STRETCH_TAIL are lighter than becomes white, the same linear map on every channel, so
+ * faint thermal print (grey ink on grey paper) reaches the contrast the recogniser was trained on.
+ */
+function stretchContrast(data: Float32Array, base: number, plane: number, width: number, cropW: number): void {
+  const histogram = new Uint32Array(256);
+  const luma = (y: number, x: number): number => {
+    let sum = 0;
+    for (let ch = 0; ch < 3; ch += 1) sum += data[base + ch * plane + y * width + x] as number;
+    return Math.max(0, Math.min(255, Math.round(((sum / 3 + 1) * 255) / 2)));
+  };
+  for (let y = 0; y < REC_HEIGHT; y += 1) for (let x = 0; x < cropW; x += 1) histogram[luma(y, x)]! += 1;
+  const tail = Math.floor(REC_HEIGHT * cropW * STRETCH_TAIL);
+  let low = 0;
+  for (let seen = 0; low < 255 && seen + (histogram[low] as number) <= tail; low += 1) seen += histogram[low] as number;
+  let high = 255;
+  for (let seen = 0; high > 0 && seen + (histogram[high] as number) <= tail; high -= 1) {
+    seen += histogram[high] as number;
+  }
+  if (high - low < 8) return;
+  const [from, to] = [low / 127.5 - 1, high / 127.5 - 1];
+  const gain = 2 / (to - from);
+  for (let ch = 0; ch < 3; ch += 1) {
+    for (let y = 0; y < REC_HEIGHT; y += 1) {
+      const row = base + ch * plane + y * width;
+      for (let x = 0; x < cropW; x += 1) {
+        const v = ((data[row + x] as number) - from) * gain - 1;
+        data[row + x] = v < -1 ? -1 : v > 1 ? 1 : v;
+      }
+    }
+  }
 }
 
 /**

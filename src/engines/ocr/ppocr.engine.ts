@@ -24,6 +24,7 @@ import {
   recognitionWidth,
   ScratchFloats,
   wordsFromReading,
+  type CtcReading,
   type RgbImage,
 } from './ppocr-recognize';
 import { groupIntoRows, type Segment } from './row-grouping';
@@ -55,6 +56,11 @@ export interface PpOcrEngineOptions {
    * character model and lexicon of reader-lm.ts, on Latin pages; see ctc-beam.ts). Default `greedy`.
    */
   decoder?: OcrDecoder;
+  /**
+   * A second read of the crops whose first reading is doubtful, each variant read apart and the most confident
+   * reading kept (default: none). See RereadSettings.
+   */
+  reread?: RereadSettings;
   /** Beam search settings (default DEFAULT_BEAM_SETTINGS); only read when `decoder` is `beam`. */
   beam?: Partial<BeamSettings>;
   /** When given, the decoding time of each page (ms, greedy and beam together) is appended here (for the bench). */
@@ -65,6 +71,30 @@ export interface PpOcrEngineOptions {
 }
 
 const MAX_CROP_WIDTH = 1600;
+
+/**
+ * How a doubtful crop is read again: `contrast` spreads its brightness over the full range (faint thermal print);
+ * `pad` cuts it with a margin above and below (a tight box clips ascenders and shrinks nothing else), which also
+ * shows the recogniser the text at a smaller scale.
+ */
+export type RereadVariant = 'contrast' | 'pad';
+
+export interface RereadSettings {
+  /** Crops whose first reading's mean character probability is under this are read again. */
+  below: number;
+  variants: RereadVariant[];
+}
+
+/** Share of a crop's height `pad` adds above and below it. */
+const PAD_SHARE = 0.2;
+
+/** One crop's reading and how its time steps map back onto its box. */
+interface CropReading {
+  box: Box;
+  cropWidth: number;
+  stepWidth: number;
+  reading: CtcReading;
+}
 
 /** The CTC decoders `decoder` selects. */
 export const OCR_DECODERS = ['greedy', 'beam'] as const;
@@ -142,28 +172,69 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
       batches.push({ batch, width, out });
     }
     const started = process.hrtime.bigint();
-    let readings = batches.map(({ out }) => decodeCtcSteps(out, models.alphabet));
+    const greedyReadings = batches.map(({ out }) => decodeCtcSteps(out, models.alphabet));
     // The beam decoder's model is of Latin text: a page in another script keeps greedy decoding.
-    if (decoder === 'beam' && isLatinPage(readings.flat())) {
-      const lm = sharedReaderLanguageModel();
+    const beam = decoder === 'beam' && isLatinPage(greedyReadings.flat());
+    const decode = (out: CtcSteps, greedy = decodeCtcSteps(out, models.alphabet)): CtcReading[] => {
+      if (!beam) return greedy;
       allowedOnLatin ??= latinClasses(models.alphabet);
-      const allowed = allowedOnLatin;
-      readings = batches.map(({ out }, b) =>
-        decodeCtcBeam(out, models.alphabet, readings[b] ?? [], lm, allowed, beamSettings),
-      );
-    }
-    options.decodeTimings?.push(Number(process.hrtime.bigint() - started) / 1e6);
-    const segments: Segment[] = [];
+      return decodeCtcBeam(out, models.alphabet, greedy, sharedReaderLanguageModel(), allowedOnLatin, beamSettings);
+    };
+    const reads: CropReading[] = [];
     batches.forEach(({ batch, width, out }, b) => {
-      const steps = out.steps || 1;
-      (readings[b] ?? []).forEach((reading, k) => {
-        if (reading.confidence < dropScore || reading.text.trim() === '') return;
+      const readings = decode(out, greedyReadings[b] ?? []);
+      readings.forEach((reading, k) => {
         const item = batch[k] as (typeof batch)[number];
-        const words = wordsFromReading(reading, item.box, item.width, width / steps);
-        segments.push({ words, confidence: reading.confidence });
+        reads.push({ box: item.box, cropWidth: item.width, stepWidth: width / (out.steps || 1), reading });
       });
     });
+    options.decodeTimings?.push(Number(process.hrtime.bigint() - started) / 1e6);
+    if (options.reread) await readAgain(models, page, reads, options.reread, decode);
+    const segments: Segment[] = [];
+    for (const { box, cropWidth, stepWidth, reading } of reads) {
+      if (reading.confidence < dropScore || reading.text.trim() === '') continue;
+      segments.push({ words: wordsFromReading(reading, box, cropWidth, stepWidth), confidence: reading.confidence });
+    }
     return segments;
+  };
+
+  /** Reads the doubtful crops again in each variant, keeping for each crop its most confident reading. */
+  const readAgain = async (
+    models: PpOcrModels,
+    page: RgbImage,
+    reads: CropReading[],
+    settings: RereadSettings,
+    decode: (out: CtcSteps) => CtcReading[],
+  ): Promise<void> => {
+    const doubtful = reads.filter((r) => r.reading.confidence < settings.below);
+    for (const variant of settings.variants) {
+      const crops = doubtful
+        .map((read) => {
+          const box = variant === 'pad' ? padded(read.box, page.height) : read.box;
+          return { read, box, width: recognitionWidth(box, MAX_CROP_WIDTH) };
+        })
+        .sort((a, b) => a.width - b.width);
+      for (let start = 0; start < crops.length; start += batchSize) {
+        const batch = crops.slice(start, start + batchSize);
+        const width = Math.max(...batch.map((c) => c.width));
+        const out = await models.recognize(
+          recognitionBatch(
+            page,
+            batch.map((c) => c.box),
+            batch.map((c) => c.width),
+            width,
+            recScratch.take,
+            variant === 'contrast',
+          ),
+        );
+        decode(out).forEach((reading, k) => {
+          const crop = batch[k] as (typeof batch)[number];
+          if (reading.confidence <= crop.read.reading.confidence) return;
+          // The variant's box spans the same columns, so its steps map onto the original box (and its rows).
+          Object.assign(crop.read, { reading, cropWidth: crop.width, stepWidth: width / (out.steps || 1) });
+        });
+      }
+    }
   };
 
   return {
@@ -202,6 +273,12 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
     close: () => pool.close(),
   };
 }
+
+/** `box` grown by PAD_SHARE of its height above and below, within the page. */
+const padded = (box: Box, pageHeight: number): Box => {
+  const margin = (box.y1 - box.y0) * PAD_SHARE;
+  return { ...box, y0: Math.max(0, box.y0 - margin), y1: Math.min(pageHeight, box.y1 + margin) };
+};
 
 const scale = (b: Box, f: number): Box => ({
   x0: Math.round(b.x0 * f),
