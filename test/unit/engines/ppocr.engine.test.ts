@@ -190,6 +190,35 @@ describe('OCR engine (PP-OCRv4 on onnxruntime, offline)', () => {
     }
   });
 
+  it('reads doubtful crops again when asked, keeping each line at least as confident and in place', async () => {
+    // Faint print: the rendered receipt's ink lifted to grey on grey paper, as a fading thermal receipt looks.
+    const rendered = renderTextImageWithBoxes([...RECEIPT_LINES], RECEIPT_RENDER_OPTIONS);
+    const faint = await sharp(rendered.image).linear(0.35, 150).png().toBuffer();
+    const reread = createOcrEngine({
+      logger: createLogger('silent'),
+      engine: 'ppocr',
+      ppocr: { reread: { below: 1.01, variants: ['contrast', 'pad'] } },
+    });
+    try {
+      const once = await ocr.recognize(faint);
+      const twice = await reread.recognize(faint);
+      expect(twice.lines.length).toBeGreaterThanOrEqual(once.lines.length - 1);
+      for (const line of once.lines) {
+        // The same row, found by its place on the page: its confidence never falls, its box stays on that row.
+        const same = twice.lines.find((l) => Math.abs(l.box.y0 - line.box.y0) <= 8);
+        expect(same).toBeDefined();
+        expect(same!.confidence).toBeGreaterThanOrEqual(line.confidence - 1e-9);
+        for (const word of same!.words) {
+          expect(word.box.x0).toBeGreaterThanOrEqual(same!.box.x0);
+          expect(word.box.x1).toBeLessThanOrEqual(same!.box.x1);
+        }
+      }
+      expect(texts(twice)).toEqual(expect.arrayContaining(['TOTAL 26.22', 'GREENLEAF GROCERY LTD']));
+    } finally {
+      await reread.close();
+    }
+  });
+
   it('refuses undecodable input with invalid_media and keeps serving', async () => {
     const error = await ocr.recognize(Buffer.from('nope')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
