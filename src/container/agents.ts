@@ -43,6 +43,7 @@ import { createSecretBox } from '../lib/secret-box';
 import { createMcpServersService, type McpServersService } from '../services/agent-mcp/mcp-servers.service';
 import type { McpServerStore } from '../stores/types/mcp-server';
 import { BUILTIN_TOOLS } from '../../tools';
+import { billedSpeechFor } from '../gateway/transcriptions/billed-speech';
 
 export interface AgentsModule {
   /** Every tool; `config.tools` and MCP select from it by exact name. */
@@ -73,6 +74,8 @@ export interface AgentsModuleDeps {
   files: FilesService;
   hub: HubService;
   vision: VisionPort;
+  /** A recording's duration in seconds (ffprobe), for billing the transcribe_audio tool before it calls. */
+  audioDuration: (bytes: Buffer) => Promise<number | null>;
   inputs: InputResolverDeps;
   catalogue: ModelCatalogue;
   upstream: UpstreamClient;
@@ -94,7 +97,11 @@ const AGENT_MODEL = /^prism-orion-[12](:(auto|fast|pro|lite))?$/;
 
 export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
   const tools = createToolRegistry(BUILTIN_TOOLS);
-  const toolContext = createToolContextFactory(deps);
+  // transcribe_audio is billed to the caller's wallet per call, like the gateway's transcription route.
+  const toolContext = createToolContextFactory({
+    ...deps,
+    speechFor: billedSpeechFor(deps, deps.vision.transcribeSpeech.bind(deps.vision)),
+  });
   const runtime = createAgentRuntime({
     tools,
     graphs: BUILTIN_GRAPHS,

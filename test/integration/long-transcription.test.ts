@@ -1,0 +1,182 @@
+/**
+ * Issue 41, item 3: long recordings on the models file's transcription model, billed where they are heard.
+ *
+ * The recording is four minutes of tones and silence made in the test (test/helpers/tone-speech.ts); the scripted
+ * upstream "hears" each file it gets as its tones, timed from the start of that file. With pieces of 60 s and two
+ * at a time, the agent tool `transcribe_audio` (over MCP) and the extraction domain `audio.transcription` must cut
+ * the file, send the pieces two at once, and stitch the answers into the recording's own timeline — every tone once,
+ * at its place — which only happens when the pieces were offset, ordered and de-duplicated. Each is billed per
+ * started second at the model's price on the caller's wallet, shows it in its usage, and a wallet that cannot pay
+ * is refused with 402 before any upstream call. `video.transcription` puts the speech track's words in the scenes.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { connectMcp, toolError, toolOutput } from '../helpers/mcp-client';
+import { makeVideo } from '../helpers/media-clips';
+import { expectedToneSegments, makeToneWav, toneText, type ToneBlock } from '../helpers/tone-speech';
+import { call, uploadFile } from '../helpers/test-app';
+import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
+
+/** $0.06 a minute: $0.001 a second, 1000 micro-dollars. */
+const PER_MINUTE = 0.06;
+const UPSTREAM_MODEL = 'tone-whisper';
+
+/** Nine 20 s tones, each followed by 5 s of silence, then 15 s of silence: 240 s. */
+const BLOCKS: ToneBlock[] = [
+  ...Array.from({ length: 9 }, (_, k) => [
+    { hz: 300 + 100 * k, seconds: 20 },
+    { hz: 0, seconds: 5 },
+  ]).flat(),
+  { hz: 0, seconds: 15 },
+];
+const EXPECTED = expectedToneSegments(BLOCKS);
+
+describe('long recordings: cut, sent in parallel, stitched, billed', () => {
+  let lab: UpstreamApp;
+  const recording = makeToneWav(BLOCKS);
+  const pieceCalls = () => lab.upstream.requests.filter((r) => r.path.endsWith('/audio/transcriptions'));
+  const balanceOf = async (org: string): Promise<number> => {
+    const { orgId } = await lab.app.container.services.accounts.addCredits(org, 0);
+    return lab.app.container.stores.wallets.balance(orgId);
+  };
+  const upload = async (key: string, bytes: Buffer, filename: string): Promise<string> => {
+    const res = await uploadFile(lab.app.url, key, bytes, { filename });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { id: string }).id;
+  };
+
+  beforeAll(async () => {
+    lab = await startUpstreamApp(
+      [
+        {
+          id: 'whisper',
+          upstreamModel: UPSTREAM_MODEL,
+          capabilities: null,
+          more: { mode: 'transcription', pricing: { per_minute: PER_MINUTE } },
+        },
+      ],
+      {
+        env: {
+          PRISM_TRANSCRIPTION_PIECE_S: '60',
+          PRISM_TRANSCRIPTION_PARALLEL: '2',
+          PRISM_RATE_LIMIT_PER_MINUTE: '1000',
+        },
+      },
+    );
+    // Every piece is heard as its tones, after a pause long enough that two pieces are in flight together.
+    lab.upstream.forModel(UPSTREAM_MODEL, { kind: 'transcription', tones: true, delayMs: 300 });
+  });
+  afterAll(() => lab?.close());
+
+  it('transcribe_audio: five pieces of 60 s (1 s sent twice), two at a time, stitched into the whole timeline', async () => {
+    const key = await lab.app.createKey('long-tool');
+    await lab.app.container.services.accounts.addCredits('long-tool', 1);
+    const start = await balanceOf('long-tool');
+    const fileId = await upload(key, recording, 'lecture.wav');
+    const before = pieceCalls().length;
+    const mcp = await connectMcp(lab.app.url, `Bearer ${key}`, { toolsets: 'agent_tools' });
+    let output: Record<string, unknown>;
+    try {
+      const result = (await mcp.callTool({ name: 'transcribe_audio', arguments: { audio: fileId } })) as CallToolResult;
+      output = toolOutput(result) as Record<string, unknown>;
+    } finally {
+      await mcp.close();
+    }
+    const segments = (output.segments as { start_s: number; end_s: number; text: string }[]).map((s) => ({
+      start: s.start_s,
+      end: s.end_s,
+      text: s.text,
+    }));
+    expect(segments).toEqual(EXPECTED);
+    expect(output.text).toBe(EXPECTED.map((s) => s.text).join(' '));
+    const calls = pieceCalls().slice(before);
+    // 0–60, 59–119, 118–178, 177–237, 236–240: each a WAV piece named after the recording.
+    expect(calls).toHaveLength(5);
+    expect(calls.map((c) => (c.body.file as { filename: string }).filename).sort()).toEqual(
+      [1, 2, 3, 4, 5].map((n) => `lecture.part${n}.wav`),
+    );
+    expect(calls.every((c) => (c.body.file as { mimeType: string }).mimeType === 'audio/wav')).toBe(true);
+    expect(Math.max(...calls.map((c) => c.inFlight))).toBe(2);
+    // 240 s at $0.001 a second, debited once for the whole recording and shown in the tool's output.
+    expect(output).toMatchObject({ billed_seconds: 240, cost_dollars: 0.24 });
+    expect(start - (await balanceOf('long-tool'))).toBe(240_000);
+  });
+
+  it('audio.transcription: the same timeline from a generate request, billed with the request', async () => {
+    const key = await lab.app.createKey('long-extract');
+    await lab.app.container.services.accounts.addCredits('long-extract', 1);
+    const start = await balanceOf('long-extract');
+    const fileId = await upload(key, recording, 'lecture.wav');
+    const before = pieceCalls().length;
+    const res = await call(`${lab.app.url}/v1/audio/generate`, {
+      key,
+      json: { file_id: fileId, domain: 'audio.transcription', batch: false },
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      response: {
+        metadata: { duration: number };
+        segments: { start_time: number; end_time: number; content: string }[];
+      };
+      usage: { message: string };
+    };
+    expect(body.response.metadata.duration).toBe(240);
+    expect(body.response.segments.map((s) => ({ start: s.start_time, end: s.end_time, text: s.content }))).toEqual(
+      EXPECTED,
+    );
+    const pieces = pieceCalls().length - before;
+    expect(pieces).toBeGreaterThanOrEqual(4);
+    expect(body.usage.message).toContain(`Transcribed by whisper in ${pieces} pieces`);
+    expect(body.usage.message).toContain('240 s of audio heard');
+    expect(start - (await balanceOf('long-extract'))).toBe(240_000);
+  });
+
+  it('a wallet that cannot pay for the seconds gets 402 insufficient_credits, before any upstream call', async () => {
+    const key = await lab.app.createKey('long-short');
+    await lab.app.container.services.accounts.addCredits('long-short', 0.1); // 100 s of the 240 s
+    const fileId = await upload(key, recording, 'lecture.wav');
+    const before = pieceCalls().length;
+    const res = await call(`${lab.app.url}/v1/audio/generate`, {
+      key,
+      json: { file_id: fileId, domain: 'audio.transcription', batch: false },
+    });
+    expect(res.status).toBe(402);
+    expect(JSON.stringify(await res.json())).toContain('insufficient_credits');
+    const mcp = await connectMcp(lab.app.url, `Bearer ${key}`, { toolsets: 'agent_tools' });
+    try {
+      const failed = (await mcp.callTool({ name: 'transcribe_audio', arguments: { audio: fileId } })) as CallToolResult;
+      expect(toolError(failed).code).toBe('insufficient_credits');
+    } finally {
+      await mcp.close();
+    }
+    expect(pieceCalls()).toHaveLength(before);
+    expect(await balanceOf('long-short')).toBe(100_000);
+  });
+
+  it('video.transcription: the speech track is cut to WAV and what was said lands in its scene', async () => {
+    const video = await makeVideo(
+      [
+        { durationS: 3, color: 'red', text: ['ALPHA'] },
+        { durationS: 3, color: 'blue', text: ['BETA'] },
+      ],
+      { withTone: true },
+    );
+    const key = lab.app.ownerKey;
+    const fileId = await upload(key, video, 'clip.mp4');
+    const before = pieceCalls().length;
+    const res = await call(`${lab.app.url}/v1/video/generate`, {
+      key,
+      json: { file_id: fileId, domain: 'video.transcription', batch: false },
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      response: { segments: { audio: { content: string | null; speech_detected: boolean | null } }[] };
+      usage: { message: string };
+    };
+    const sent = pieceCalls().slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.body.file).toMatchObject({ mimeType: 'audio/wav', filename: 'clip.part1.wav' });
+    const said = body.response.segments.map((s) => s.audio.content).filter((c) => c !== null);
+    expect(said).toEqual([toneText(440)]);
+    expect(body.usage.message).toContain('Transcribed by whisper');
+  });
+});
