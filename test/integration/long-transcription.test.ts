@@ -9,11 +9,15 @@
  * started second at the model's price on the caller's wallet, shows it in its usage, and a wallet that cannot pay
  * is refused with 402 before any upstream call. `video.transcription` puts the speech track's words in the scenes.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { VlmRun } from 'vlmrun';
+import { rawSql } from '../helpers/raw-sql';
 import { connectMcp, toolError, toolOutput } from '../helpers/mcp-client';
 import { makeVideo } from '../helpers/media-clips';
 import { expectedToneSegments, makeToneWav, toneText, type ToneBlock } from '../helpers/tone-speech';
-import { call, uploadFile } from '../helpers/test-app';
+import { call, startTestApp, uploadFile } from '../helpers/test-app';
 import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 /** $0.06 a minute: $0.001 a second, 1000 micro-dollars. */
@@ -29,6 +33,23 @@ const BLOCKS: ToneBlock[] = [
   { hz: 0, seconds: 15 },
 ];
 const EXPECTED = expectedToneSegments(BLOCKS);
+/** A shorter one for the queued cases: 130 s, three pieces. */
+const SHORT_BLOCKS: ToneBlock[] = [
+  { hz: 500, seconds: 50 },
+  { hz: 0, seconds: 10 },
+  { hz: 700, seconds: 50 },
+  { hz: 0, seconds: 20 },
+];
+
+interface QueuedPrediction {
+  id: string;
+  status: string;
+  response: { segments: { start_time: number; end_time: number; content: string }[] } | null;
+  usage: { message: string | null };
+}
+
+const asTimeline = (p: QueuedPrediction) =>
+  (p.response?.segments ?? []).map((s) => ({ start: s.start_time, end: s.end_time, text: s.content }));
 
 describe('long recordings: cut, sent in parallel, stitched, billed', () => {
   let lab: UpstreamApp;
@@ -77,7 +98,7 @@ describe('long recordings: cut, sent in parallel, stitched, billed', () => {
     let output: Record<string, unknown>;
     try {
       const result = (await mcp.callTool({ name: 'transcribe_audio', arguments: { audio: fileId } })) as CallToolResult;
-      output = toolOutput(result) as Record<string, unknown>;
+      output = toolOutput(result);
     } finally {
       await mcp.close();
     }
@@ -178,5 +199,80 @@ describe('long recordings: cut, sent in parallel, stitched, billed', () => {
     const said = body.response.segments.map((s) => s.audio.content).filter((c) => c !== null);
     expect(said).toEqual([toneText(440)]);
     expect(body.usage.message).toContain('Transcribed by whisper');
+  });
+
+  it('the vlmrun SDK: audio.generate of a long recording with batch goes through the job queue', async () => {
+    const key = await lab.app.createKey('long-sdk');
+    await lab.app.container.services.accounts.addCredits('long-sdk', 1);
+    const start = await balanceOf('long-sdk');
+    const client = new VlmRun({ apiKey: key, baseURL: `${lab.app.url}/v1` });
+    const filePath = path.join(lab.dir, 'meeting.wav');
+    fs.writeFileSync(filePath, makeToneWav(SHORT_BLOCKS));
+    const file = await client.files.upload({ filePath, purpose: 'vision' });
+    const queued = (await client.audio.generate({
+      fileId: file.id,
+      model: 'prism-1',
+      domain: 'audio.transcription',
+      batch: true,
+    })) as unknown as QueuedPrediction;
+    expect(queued.status).toBe('pending');
+    const done = (await client.predictions.wait(queued.id, 60, 0.2)) as unknown as QueuedPrediction;
+    expect(done.status).toBe('completed');
+    expect(asTimeline(done)).toEqual(expectedToneSegments(SHORT_BLOCKS));
+    expect(done.usage.message).toContain('130 s of audio heard');
+    expect(start - (await balanceOf('long-sdk'))).toBe(130_000);
+  });
+
+  it('a queued long recording interrupted by a restart is transcribed again by the next start, and billed', async () => {
+    // The in-process queue's restart sweep takes a running record over (extraction.test.ts does the same for PDFs).
+    const env = {
+      PRISM_MODELS_FILE: path.join(lab.dir, 'models.yaml'),
+      PRISM_TRANSCRIPTION_PIECE_S: '60',
+      PRISM_REDIS_URL: '',
+    };
+    const first = await startTestApp(env);
+    let dataDir = first.dataDir;
+    try {
+      const key = await first.createKey('long-restart');
+      const fileId = await (async () => {
+        const res = await uploadFile(first.url, key, makeToneWav(SHORT_BLOCKS), { filename: 'call.wav' });
+        return ((await res.json()) as { id: string }).id;
+      })();
+      await first.container.services.accounts.addCredits('long-restart', 1);
+      const res = await call(`${first.url}/v1/audio/generate`, {
+        key,
+        json: { file_id: fileId, domain: 'audio.transcription', batch: true },
+      });
+      const { id } = (await res.json()) as { id: string };
+      await first.container.jobs.idle();
+      // As if the process had died while the pieces were being heard.
+      await rawSql(first.container).run(
+        `UPDATE predictions SET status = 'running', completed_at = NULL, response_json = NULL WHERE id = ?`,
+        [id],
+      );
+      await first.stop();
+      dataDir = first.dataDir;
+      const before = pieceCalls().length;
+      const second = await startTestApp(env, dataDir);
+      try {
+        const orgBalance = async () => {
+          const { orgId } = await second.container.services.accounts.addCredits('long-restart', 0);
+          return second.container.stores.wallets.balance(orgId);
+        };
+        const afterFirst = await orgBalance();
+        await second.container.jobs.idle();
+        const done = (await (await call(`${second.url}/v1/predictions/${id}`, { key })).json()) as QueuedPrediction;
+        expect(done.status).toBe('completed');
+        expect(asTimeline(done)).toEqual(expectedToneSegments(SHORT_BLOCKS));
+        expect(pieceCalls().length - before).toBeGreaterThanOrEqual(2);
+        // The resumed run holds and debits what it heard (its first hold died with the first process).
+        expect(afterFirst - (await orgBalance())).toBe(130_000);
+      } finally {
+        await second.close();
+      }
+    } catch (error) {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      throw error;
+    }
   });
 });
