@@ -44,6 +44,7 @@ import { createMcpServersService, type McpServersService } from '../services/age
 import type { McpServerStore } from '../stores/types/mcp-server';
 import { BUILTIN_TOOLS } from '../../tools';
 import { billedSpeechFor } from '../gateway/transcriptions/billed-speech';
+import { configuredSpeechModel } from '../gateway/transcriptions/speech-transcriber';
 
 export interface AgentsModule {
   /** Every tool; `config.tools` and MCP select from it by exact name. */
@@ -109,7 +110,8 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     ...(deps.checkpointDurability ? { durability: deps.checkpointDurability } : {}),
     logger: deps.logger,
   });
-  const deterministic = createDeterministicPlanner();
+  // Without a language model, audio is still read as words when the models file names a transcription model.
+  const deterministic = createDeterministicPlanner({ transcribes: configuredSpeechModel(deps.catalogue) !== null });
 
   const planners: PlannerDirectory = {
     resolve(requested) {

@@ -275,4 +275,39 @@ describe('long recordings: cut, sent in parallel, stitched, billed', () => {
       throw error;
     }
   });
+
+  it('an agent execution without a language model transcribes the recording and bills it in its usage', async () => {
+    const key = await lab.app.createKey('long-agent');
+    await lab.app.container.services.accounts.addCredits('long-agent', 1);
+    const start = await balanceOf('long-agent');
+    const blocks: ToneBlock[] = [
+      { hz: 600, seconds: 4 },
+      { hz: 0, seconds: 2 },
+    ];
+    const fileId = await upload(key, makeToneWav(blocks), 'memo.wav');
+    const res = await call(`${lab.app.url}/v1/agent/execute`, {
+      key,
+      json: {
+        inputs: { memo: { type: 'input_file', file_id: fileId } },
+        config: { prompt: 'Transcribe the voice note' },
+      },
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      status: string;
+      response: { memo: { type: string; model: string; text: string; billed_seconds: number } };
+      usage: { element_type: string; cost_dollars: number; standard_cost_dollars: number };
+    };
+    expect(body.status).toBe('completed');
+    // The deterministic planner read the audio with transcribe_audio, not probe_audio.
+    expect(body.response.memo).toMatchObject({
+      type: 'audio',
+      model: 'whisper',
+      text: toneText(600),
+      billed_seconds: 6,
+    });
+    // 6 s at $0.001: the run's cost is the transcription's (the deterministic planner's tokens are free).
+    expect(body.usage).toMatchObject({ element_type: 'audio', cost_dollars: 0.006, standard_cost_dollars: 0.006 });
+    expect(start - (await balanceOf('long-agent'))).toBe(6000);
+  });
 });
