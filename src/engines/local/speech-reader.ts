@@ -9,7 +9,8 @@
  * segment only in the piece that holds its middle (the boundary is the middle of the overlap), and joins two
  * segments with the same text that touch across a boundary (a sentence the cut split heard twice).
  *
- * A recording of one piece or less goes to the model as it came (a video's as its audio track, cut to WAV).
+ * A recording of one piece or less goes to the model as it came (a video's as its audio track, cut to WAV; a file
+ * over 24 MiB re-encoded the same way).
  */
 import type { SpeechSegment } from '../output-shapes';
 import { withAudioPieces, type AudioWindow, type CutPiece } from '../media/audio-pieces';
@@ -51,6 +52,9 @@ export interface SpeechFacts {
 export interface ReadSpeech extends TimedSpeech {
   pieces: number;
 }
+
+/** The largest file sent as it came: under OpenAI's 25 MiB with room for the form around it. */
+const PASS_THROUGH_BYTES = 24 * 1024 * 1024;
 
 /** A pause at least this long may end a piece. */
 const MIN_PAUSE_S = 0.3;
@@ -170,8 +174,11 @@ export function createSpeechReader(
 ): SpeechReader {
   return async (input, facts) => {
     const planned = planPieces(facts, options);
-    // One piece of audio goes as it came: the server reads the caller's own file (and its name).
-    if (planned.length === 1 && input.family === 'audio') return { ...(await transcribe(input)), pieces: 1 };
+    // One piece of audio goes as it came (the server reads the caller's own file and its name), unless it is too big
+    // for a server to take: then it is re-encoded like a piece (16 kHz mono WAV, 32 KB a second).
+    if (planned.length === 1 && input.family === 'audio' && input.bytes.length <= PASS_THROUGH_BYTES) {
+      return { ...(await transcribe(input)), pieces: 1 };
+    }
     const heard = await withAudioPieces(tools, input.bytes, (cut: CutPiece) =>
       inParallel(planned, options.parallel, async (piece, index) =>
         transcribe({
