@@ -310,4 +310,37 @@ describe('long recordings: cut, sent in parallel, stitched, billed', () => {
     expect(body.usage).toMatchObject({ element_type: 'audio', cost_dollars: 0.006, standard_cost_dollars: 0.006 });
     expect(start - (await balanceOf('long-agent'))).toBe(6000);
   });
+
+  it('a custom schema over audio is filled from what was said', async () => {
+    const key = lab.app.ownerKey;
+    const fileId = await upload(key, makeToneWav([{ hz: 400, seconds: 3 }]), 'order.wav');
+    lab.upstream.next({
+      kind: 'transcription',
+      segments: [
+        { start: 0, end: 1.5, text: 'Invoice Number: INV-4417' },
+        { start: 1.5, end: 3, text: 'Total Due: 86.40' },
+      ],
+    });
+    const res = await call(`${lab.app.url}/v1/audio/generate`, {
+      key,
+      json: {
+        file_id: fileId,
+        batch: false,
+        config: {
+          json_schema: {
+            type: 'object',
+            properties: {
+              invoice_number: { type: ['string', 'null'] },
+              total_due: { type: ['number', 'string', 'null'] },
+            },
+          },
+        },
+      },
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { response: Record<string, unknown>; usage: { message: string } };
+    expect(body.response).toMatchObject({ invoice_number: 'INV-4417' });
+    expect(String(body.response.total_due)).toBe('86.4');
+    expect(body.usage.message).toContain('Transcribed by whisper');
+  });
 });
