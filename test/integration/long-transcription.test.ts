@@ -7,7 +7,11 @@
  * the file, send the pieces two at once, and stitch the answers into the recording's own timeline — every tone once,
  * at its place — which only happens when the pieces were offset, ordered and de-duplicated. Each is billed per
  * started second at the model's price on the caller's wallet, shows it in its usage, and a wallet that cannot pay
- * is refused with 402 before any upstream call. `video.transcription` puts the speech track's words in the scenes.
+ * is refused with 402 before any upstream call. `video.transcription` puts the speech track's words in the scenes;
+ * a custom schema over audio is filled from the transcript; a long recording sent through the vlmrun SDK with
+ * `batch` runs on the job queue, and one interrupted by a restart is transcribed again by the next start. The
+ * deterministic planner (no language model) and an upstream-planned agent chat turn both transcribe, billed besides
+ * the planner's tokens.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,7 +22,7 @@ import { connectMcp, toolError, toolOutput } from '../helpers/mcp-client';
 import { makeVideo } from '../helpers/media-clips';
 import { expectedToneSegments, makeToneWav, toneText, type ToneBlock } from '../helpers/tone-speech';
 import { call, startTestApp, uploadFile } from '../helpers/test-app';
-import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
+import { CHAT_PLANNER, startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 /** $0.06 a minute: $0.001 a second, 1000 micro-dollars. */
 const PER_MINUTE = 0.06;
@@ -342,5 +346,70 @@ describe('long recordings: cut, sent in parallel, stitched, billed', () => {
     expect(body.response).toMatchObject({ invoice_number: 'INV-4417' });
     expect(String(body.response.total_due)).toBe('86.4');
     expect(body.usage.message).toContain('Transcribed by whisper');
+  });
+});
+
+describe('an agent chat turn that transcribes', () => {
+  let lab: UpstreamApp;
+  beforeAll(async () => {
+    lab = await startUpstreamApp([
+      {
+        id: 'whisper',
+        upstreamModel: UPSTREAM_MODEL,
+        capabilities: null,
+        more: { mode: 'transcription', pricing: { per_minute: PER_MINUTE } },
+      },
+      CHAT_PLANNER,
+    ]);
+  });
+  afterAll(() => lab?.close());
+
+  it('the planner calls transcribe_audio, reads the transcript, and the call is billed besides the tokens', async () => {
+    const key = await lab.app.createKey('speech-chat');
+    const { orgId } = await lab.app.container.services.accounts.addCredits('speech-chat', 1);
+    const start = await lab.app.container.stores.wallets.balance(orgId);
+    const uploaded = await uploadFile(lab.app.url, key, makeToneWav([{ hz: 300, seconds: 5 }]), {
+      filename: 'note.wav',
+    });
+    const fileId = ((await uploaded.json()) as { id: string }).id;
+    const seen = lab.upstream.requests.length;
+    lab.upstream.next(
+      {
+        kind: 'reply',
+        toolCalls: [{ id: 'call_t', name: 'transcribe_audio', arguments: JSON.stringify({ audio: fileId }) }],
+        usage: { prompt_tokens: 1000, completion_tokens: 100 },
+      },
+      { kind: 'transcription', segments: [{ start: 0, end: 5, text: 'Remember to buy oat milk.' }] },
+      {
+        kind: 'reply',
+        content: 'The note says to buy oat milk.',
+        usage: { prompt_tokens: 2000, completion_tokens: 50 },
+      },
+    );
+    const res = await call(`${lab.app.url}/v1/compat/chat/completions`, {
+      key,
+      json: {
+        model: 'prism-orion-1',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'file', file: { file_id: fileId } },
+              { type: 'text', text: 'Transcribe the voice note' },
+            ],
+          },
+        ],
+      },
+    });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { choices: { message: { content: string } }[]; usage: { cost: number } };
+    expect(body.choices[0]?.message.content).toBe('The note says to buy oat milk.');
+    const calls = lab.upstream.requests.slice(seen);
+    expect(calls.map((c) => c.path.split('/').pop())).toEqual(['completions', 'transcriptions', 'completions']);
+    const toolMessage = (calls[2]!.body.messages as { role: string; content: string }[]).find((m) => m.role === 'tool');
+    expect(toolMessage?.content).toContain('Remember to buy oat milk.');
+    // The planner's tokens (the reply's cost) and 5 s of transcription at $0.001 a second.
+    const debited = start - (await lab.app.container.stores.wallets.balance(orgId));
+    expect(debited - Math.round(body.usage.cost * 1e6)).toBe(5000);
   });
 });
