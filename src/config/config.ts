@@ -57,6 +57,8 @@ const envSchema = z.object({
   PRISM_MAX_JSON_BYTES: positiveInt(32 * MIB),
   PRISM_MAX_UPLOAD_BYTES: positiveInt(512 * MIB),
   PRISM_MAX_TRANSCRIPTION_BYTES: positiveInt(25 * MIB),
+  PRISM_TRANSCRIPTION_PIECE_S: z.coerce.number().int().min(10).max(3600).default(600),
+  PRISM_TRANSCRIPTION_PARALLEL: z.coerce.number().int().min(1).max(32).default(4),
   PRISM_MAX_JSON_DEPTH: z.coerce.number().int().min(8).max(512).default(64),
   PRISM_WORK_BUDGET_ANONYMOUS: workLimits(DEFAULT_WORK_LIMITS.anonymous),
   PRISM_WORK_BUDGET_KEYED: workLimits(DEFAULT_WORK_LIMITS.keyed),
@@ -242,6 +244,11 @@ export interface Config {
   };
   /** Price of one extraction credit (a page, an image, a started minute), micro-dollars; 0: extraction is free. */
   extraction: { microsPerCredit: number };
+  /**
+   * How recordings are sent to the models file's transcription model from extraction and the agent tools: pieces
+   * of at most `pieceS` seconds (cut at a pause, else with 1 s sent twice), `parallel` of them at once.
+   */
+  transcription: { pieceS: number; parallel: number };
   /** The model catalogue file and the environment snapshot upstream keys are looked up in (by variable name). */
   models: { file: string | undefined; env: Readonly<Record<string, string | undefined>> };
   gateway: {
@@ -456,6 +463,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ttlMs: Math.round(e.PRISM_GUEST_FILE_TTL_H * 3_600_000),
     },
     extraction: { microsPerCredit: e.PRISM_EXTRACTION_USD_PER_PAGE * 1_000_000 },
+    transcription: { pieceS: e.PRISM_TRANSCRIPTION_PIECE_S, parallel: e.PRISM_TRANSCRIPTION_PARALLEL },
     models: {
       file: e.PRISM_MODELS_FILE ? path.resolve(e.PRISM_MODELS_FILE) : undefined,
       env: Object.freeze({ ...env }),

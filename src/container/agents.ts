@@ -43,6 +43,8 @@ import { createSecretBox } from '../lib/secret-box';
 import { createMcpServersService, type McpServersService } from '../services/agent-mcp/mcp-servers.service';
 import type { McpServerStore } from '../stores/types/mcp-server';
 import { BUILTIN_TOOLS } from '../../tools';
+import { billedSpeechFor } from '../gateway/transcriptions/billed-speech';
+import { configuredSpeechModel } from '../gateway/transcriptions/speech-transcriber';
 
 export interface AgentsModule {
   /** Every tool; `config.tools` and MCP select from it by exact name. */
@@ -73,6 +75,8 @@ export interface AgentsModuleDeps {
   files: FilesService;
   hub: HubService;
   vision: VisionPort;
+  /** A recording's duration in seconds (ffprobe), for billing the transcribe_audio tool before it calls. */
+  audioDuration: (bytes: Buffer) => Promise<number | null>;
   inputs: InputResolverDeps;
   catalogue: ModelCatalogue;
   upstream: UpstreamClient;
@@ -94,7 +98,11 @@ const AGENT_MODEL = /^prism-orion-[12](:(auto|fast|pro|lite))?$/;
 
 export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
   const tools = createToolRegistry(BUILTIN_TOOLS);
-  const toolContext = createToolContextFactory(deps);
+  // transcribe_audio is billed to the caller's wallet per call, like the gateway's transcription route.
+  const toolContext = createToolContextFactory({
+    ...deps,
+    speechFor: billedSpeechFor(deps, deps.vision.transcribeSpeech.bind(deps.vision)),
+  });
   const runtime = createAgentRuntime({
     tools,
     graphs: BUILTIN_GRAPHS,
@@ -102,7 +110,8 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     ...(deps.checkpointDurability ? { durability: deps.checkpointDurability } : {}),
     logger: deps.logger,
   });
-  const deterministic = createDeterministicPlanner();
+  // Without a language model, audio is still read as words when the models file names a transcription model.
+  const deterministic = createDeterministicPlanner({ transcribes: configuredSpeechModel(deps.catalogue) !== null });
 
   const planners: PlannerDirectory = {
     resolve(requested) {

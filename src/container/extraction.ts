@@ -57,6 +57,7 @@ export function createExtractionPart({
     documentDeadlineMs: config.engines.documentDeadlineMs,
     // `audio.transcription` reads speech on the models file's transcription model, when it names one.
     transcriber: upstreamSpeechTranscriber(catalogue, upstream),
+    speechPieces: config.transcription,
     logger,
   });
   const localEngine = override ?? kit.engine;

@@ -26,6 +26,7 @@ import { createAccountsService, type AccountsService, type CreatedKey } from '..
 import { createAuthService, type AuthService } from '../services/auth.service';
 import { createMcpOAuthService, type McpOAuthService } from '../services/mcp-oauth.service';
 import { createExtractionWallet } from './extraction-wallet';
+import { configuredSpeechModel } from '../gateway/transcriptions/speech-transcriber';
 import { startGuestFileSweep, type GuestFileSweep } from './guest-file-sweep';
 import { startRunHeartbeat, type RunHeartbeat } from './run-heartbeat';
 import { createAgentsModule, type AgentsModule } from './agents';
@@ -296,6 +297,7 @@ async function assemble(
     onFinished: (execution) => executionWebhooks.deliver(execution),
     logger,
     vision: kit.toolkit,
+    audioDuration: kit.audioDuration,
   });
   jobs.handle('execution', (id, delivery) => agents.executions.runJob(id, delivery));
   // Chat turns of the agent models, on the runtime: the gateway's chat completions route them here.
@@ -322,7 +324,12 @@ async function assemble(
     inputs,
     skills,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
-    wallet: createExtractionWallet(metering.billerFor('extraction'), config.extraction.microsPerCredit),
+    // Credits at the extraction price, and the seconds the transcription model hears at its per-minute price.
+    wallet: createExtractionWallet(
+      metering.billerFor('extraction'),
+      config.extraction.microsPerCredit,
+      configuredSpeechModel(catalogue)?.pricing ?? null,
+    ),
     // Generate requests whose skills call for the agent runtime run on it.
     skillRunner: agents.skillRunner,
     enqueue: (id) => jobs.enqueue({ kind: 'prediction', id }),

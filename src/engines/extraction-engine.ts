@@ -35,6 +35,11 @@ export interface ExtractionOutput {
   credits: number;
   /** Notes for the caller (failed pages, what could not be done offline); null when there is nothing to say. */
   message: string | null;
+  /**
+   * Seconds of audio a transcription model heard for this output (every started second of the recording, however
+   * many pieces it was sent in), billed at that model's `per_minute` price; absent or 0: none.
+   */
+  speechSeconds?: number;
 }
 
 /** What `validateInput` learns about an input on the way: the most credits reading it can bill. */
@@ -44,6 +49,8 @@ export interface InputMeasure {
    * limit), 1 for an image, the started minutes of audio or video (1 when the duration is unknown).
    */
   maxCredits: number;
+  /** Upper bound of {@link ExtractionOutput.speechSeconds}: what a transcription model may hear (0: nothing). */
+  speechSeconds?: number;
 }
 
 /** What an input reads as, page by page (for chat methods that return text rather than a filled schema). */
@@ -52,6 +59,8 @@ export interface ReadResult {
   elementsProcessed: number;
   elementType: ElementType;
   message: string | null;
+  /** Seconds of audio a transcription model heard to read it (see {@link ExtractionOutput.speechSeconds}). */
+  speechSeconds?: number;
 }
 
 export interface ExtractionEngine {
@@ -59,10 +68,11 @@ export interface ExtractionEngine {
   models: readonly string[];
   /**
    * Cheap decode check before anything is stored, so bad input is a 400 and leaves no record behind.
-   * Also measures the input, so a price can be held before the work starts.
+   * Also measures the input, so a price can be held before the work starts; `domain` says whether a video's speech
+   * will be transcribed (`video.transcription`).
    * @throws AppError `invalid_media` / `invalid_document`.
    */
-  validateInput(kind: PredictionKind, input: ExtractionInput): Promise<InputMeasure>;
+  validateInput(kind: PredictionKind, input: ExtractionInput, domain?: string | null): Promise<InputMeasure>;
   /** Reads the input into a layout (OCR, text layer, frames) without filling a schema. */
   read(input: ExtractionInput, request: PredictionRequest): Promise<ReadResult>;
   /** Fills `schema` from a layout already read. */

@@ -90,7 +90,11 @@ export function audioTranscription(durationS: number, segments: SpeechSegment[])
   };
 }
 
-/** `video.transcription`: scenes with the on-screen text read from their frames; speech text needs a speech model. */
+/**
+ * `video.transcription`: scenes with the on-screen text read from their frames and, when a transcription model read
+ * the speech track, what was said in each (a segment belongs to the scene holding its middle); voice activity alone
+ * only says whether there was speech.
+ */
 export function videoTranscription(
   durationS: number,
   sceneStarts: number[],
@@ -106,10 +110,13 @@ export function videoTranscription(
         .filter((p) => (p.timeS ?? 0) >= scene.start && (p.timeS ?? 0) < scene.end && p.status === 'ok')
         .flatMap((p) => p.lines.map((l) => l.text));
       const spoken = speech?.some((s) => s.startS < scene.end && s.endS > scene.start) ?? null;
+      const said = (speech ?? [])
+        .filter((s) => s.text && (s.startS + s.endS) / 2 >= scene.start && (s.startS + s.endS) / 2 < scene.end)
+        .map((s) => s.text);
       return {
         start_time: round2(scene.start),
         end_time: round2(scene.end),
-        audio: { content: null, speech_detected: spoken },
+        audio: { content: said.length > 0 ? said.join(' ') : null, speech_detected: spoken },
         video: { content: [...new Set(text)].join('\n') || null },
       };
     }),

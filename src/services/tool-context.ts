@@ -20,6 +20,8 @@ export interface ToolContextDeps {
   hub: HubService;
   vision: VisionPort;
   inputs: InputResolverDeps;
+  /** `vision.transcribeSpeech` billed to the caller (the composition root binds it to the wallet); absent: free. */
+  speechFor?: (principal: Principal) => VisionPort['transcribeSpeech'];
 }
 
 export interface ToolContextOptions {
@@ -98,7 +100,7 @@ export function createToolContextFactory(deps: ToolContextDeps): ToolContextFact
             return { ...input, family: sniffMediaType(input.bytes).family };
           },
         },
-        vision: deps.vision,
+        vision: deps.speechFor ? { ...deps.vision, transcribeSpeech: deps.speechFor(principal) } : deps.vision,
         artifacts: {
           async write(artifact) {
             const record = await deps.artifacts.write(principal, scope, artifact);

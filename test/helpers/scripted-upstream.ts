@@ -12,6 +12,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import busboy from 'busboy';
+import { hearTones } from './tone-speech';
 
 export interface ScriptedToolCall {
   id?: string;
@@ -85,7 +86,16 @@ export type UpstreamScript =
    * words when `timestamp_granularities[]` asks for them), `text`, `srt` and `vtt` rendered from the segments; with
    * `stream=true` as OpenAI streams it (`transcript.text.delta` events, then `transcript.text.done`).
    */
-  | { kind: 'transcription'; segments?: ScriptedSegment[]; language?: string; duration?: number }
+  | {
+      kind: 'transcription';
+      segments?: ScriptedSegment[];
+      language?: string;
+      duration?: number;
+      /** Hear the file's tones instead (test/helpers/tone-speech.ts): a segment per run of one frequency. */
+      tones?: boolean;
+      /** Answer after this long (pieces of one recording then overlap in flight). */
+      delayMs?: number;
+    }
   /** Accept the request and never answer. */
   | { kind: 'hang' };
 
@@ -114,6 +124,8 @@ export interface RecordedRequest {
   remotePort: number;
   /** Settles when the exchange is over, either way. */
   closed: Promise<void>;
+  /** Requests being answered when this one arrived, itself included (how many calls were in flight at once). */
+  inFlight: number;
 }
 
 /** The body as JSON, or a multipart form's fields (repeated ones as arrays) and its `file` as a RecordedFile. */
@@ -167,6 +179,7 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
   const byModel = new Map<string, UpstreamScript>();
   const requests: RecordedRequest[] = [];
   let counter = 0;
+  let open = 0;
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -182,9 +195,11 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
         closedEarly: false,
         remotePort: req.socket.remotePort ?? 0,
         closed: new Promise<void>((resolve) => (settle = resolve)),
+        inFlight: (open += 1),
       };
       requests.push(record);
       res.on('close', () => {
+        open -= 1;
         if (!res.writableFinished) record.closedEarly = true;
         settle();
       });
@@ -234,7 +249,8 @@ function transcription(
   script: Extract<UpstreamScript, { kind: 'transcription' }>,
   body: Record<string, unknown>,
 ) {
-  const segments = script.segments ?? SCRIPTED_SEGMENTS;
+  const file = body.file as RecordedFile | undefined;
+  const segments = script.tones && file ? hearTones(file.bytes) : (script.segments ?? SCRIPTED_SEGMENTS);
   const text = segments.map((s) => s.text).join(' ');
   const format = typeof body.response_format === 'string' ? body.response_format : 'json';
   const granularities = [body['timestamp_granularities[]'] ?? []].flat();
@@ -303,6 +319,7 @@ async function serve(script: UpstreamScript, req: RecordedRequest, res: http.Ser
       res.end(JSON.stringify(script.body ?? { error: { message: `scripted ${script.status}`, type: 'error' } }));
       return;
     case 'transcription':
+      if (!(await pause(script.delayMs ?? 0, res))) return;
       return transcription(res, script, req.body);
     case 'embeddings': {
       const inputs = Array.isArray(req.body.input) ? req.body.input : [req.body.input];

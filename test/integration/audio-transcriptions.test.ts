@@ -266,7 +266,7 @@ describe('audio transcriptions through the gateway', () => {
     expect(body.response.segments).toEqual(
       SCRIPTED_SEGMENTS.map((s) => ({ start_time: s.start, end_time: s.end, content: s.text })),
     );
-    expect(body.usage.message).toMatch(/^Transcribed by whisper; 2 timed segments\./);
+    expect(body.usage.message).toMatch(/^Transcribed by whisper; 2 timed segments; 5 s of audio heard\./);
     const sent = transcriptionCalls()[before]!.body;
     expect(sent).toMatchObject({ model: WHISPER_UPSTREAM, response_format: 'verbose_json' });
     expect(sent['timestamp_granularities[]']).toBe('segment');
@@ -283,6 +283,9 @@ describe('audio transcriptions through the gateway', () => {
         model: 'whisper',
         text: TRANSCRIPT,
         segments: SCRIPTED_SEGMENTS.map((s) => ({ start_s: s.start, end_s: s.end, text: s.text })),
+        // Billed to the caller like the route: 3 s at $0.001 a second.
+        billed_seconds: 3,
+        cost_dollars: 0.003,
       });
       expect((transcriptionCalls().at(-1)!.body.file as { filename: string }).filename).toBe('voice-note.wav');
     } finally {

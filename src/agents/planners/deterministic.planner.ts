@@ -2,9 +2,9 @@
  * The deterministic planner: what plans a run when no upstream chat model is configured for the agent model.
  *
  * It reads the task, not the words: each media input gets the reading tool of its modality (image → ocr_image,
- * PDF → read_document, video → sample_video_frames, audio → probe_audio), then, when a response schema was asked,
- * fill_json_schema over every layout read plus the text inputs; the answer is the filled object, or without a
- * schema what was read. It never writes prose, so it serves only what those two answers are answers to:
+ * PDF → read_document, video → sample_video_frames, audio → probe_audio, or transcribe_audio when the server has a
+ * transcription model), then, when a response schema was asked, fill_json_schema over every layout read plus the
+ * text inputs and transcripts; the answer is the filled object, or without a schema what was read. It never writes prose, so it serves only what those two answers are answers to:
  *
  * - with a schema (the request's or a skill's), any instruction but one that needs language understanding
  *   (summarise, translate, classify…): the filled schema is the answer;
@@ -59,17 +59,25 @@ const READER: Record<string, { tool: string; arg: string } | undefined> = {
   audio: { tool: 'probe_audio', arg: 'audio' },
 };
 
-export function createDeterministicPlanner(): PlannerModel {
+/** The planner's reading tool for speech when the server has a transcription model. */
+const SPEECH_READER = { tool: 'transcribe_audio', arg: 'audio' };
+
+export interface DeterministicPlannerOptions {
+  /** The server has a transcription model: audio is read with transcribe_audio (when the run has it). */
+  transcribes?: boolean;
+}
+
+export function createDeterministicPlanner(options: DeterministicPlannerOptions = {}): PlannerModel {
   return {
     kind: 'deterministic',
     servedBy: DETERMINISTIC_PLANNER_ID,
     async plan(request) {
-      return planNext(request);
+      return planNext(request, options.transcribes === true);
     },
   };
 }
 
-function planNext(request: PlanRequest): PlanStep {
+function planNext(request: PlanRequest, transcribes: boolean): PlanStep {
   const { task, messages } = request;
   const available = new Set(request.tools.map((t) => t.name));
   const usage = { inputTokens: 0, outputTokens: 0, costMicros: 0 };
@@ -78,7 +86,7 @@ function planNext(request: PlanRequest): PlanStep {
 
   if (turns === 0) {
     refuseIfNeedsLanguage(task);
-    const reads = readingCalls(task.inputs, available);
+    const reads = readingCalls(task.inputs, available, transcribes);
     if (reads.length > 0) return { content: null, toolCalls: reads, usage };
   }
   const filled = results.find((r) => r.name === 'fill_json_schema');
@@ -89,9 +97,13 @@ function planNext(request: PlanRequest): PlanStep {
       );
     }
     const layoutIds = results.flatMap((r) => layoutIdsOf(r.output));
+    const transcripts = results
+      .filter((r) => r.name === SPEECH_READER.tool && typeof r.output?.text === 'string')
+      .map((r) => r.output!.text as string);
     const text = task.inputs
       .map((i) => (i.kind === 'text' ? i.text : i.kind === 'json' && typeof i.value === 'string' ? i.value : null))
       .filter((t): t is string => t !== null)
+      .concat(transcripts)
       .join('\n');
     const args: Record<string, unknown> = { json_schema: task.responseSchema, layout_ids: layoutIds };
     if (text) args.text = text;
@@ -137,11 +149,12 @@ function refuseIfNeedsLanguage(task: PlanRequest['task']): void {
 
 const lowerFirst = (text: string): string => text.charAt(0).toLowerCase() + text.slice(1);
 
-function readingCalls(inputs: PlannerInput[], available: Set<string>): PlannerToolCall[] {
+function readingCalls(inputs: PlannerInput[], available: Set<string>, transcribes: boolean): PlannerToolCall[] {
   const calls: PlannerToolCall[] = [];
   for (const input of inputs) {
     if (input.kind !== 'media') continue;
-    const reader = READER[input.family];
+    const speech = input.family === 'audio' && transcribes && available.has(SPEECH_READER.tool);
+    const reader = speech ? SPEECH_READER : READER[input.family];
     if (!reader) {
       throw new PlannerRefusal(
         `Input '${input.slot}' is not an image, PDF, video or audio file this planner can read.`,

@@ -14,6 +14,7 @@ import type { OcrEngineKind } from '../ocr/ocr.engine';
 import type { OcrStats } from '../ocr/ocr-engine.types';
 import type { OcrDecoder } from '../ocr/ppocr.engine';
 import { createLocalExtraction, type LocalEngineSet, type SpeechTranscriber } from './extraction.engine';
+import { createSpeechReader, DEFAULT_SPEECH_READER, type SpeechReaderOptions } from './speech-reader';
 import { createAudioEngine, createVideoEngine, describeMediaTools, resolveMediaTools } from '../media';
 import { audioFacts, type VisionPort } from '../vision-port';
 
@@ -35,6 +36,8 @@ export interface LocalExtractionOptions {
   mediaMemoryMb?: number;
   /** Reads speech on the models file's transcription model; absent: audio gets located speech only. */
   transcriber?: SpeechTranscriber | null;
+  /** How long recordings are cut for it (piece length, overlap, pieces at once). */
+  speechPieces?: Partial<SpeechReaderOptions>;
   logger: Logger;
 }
 
@@ -86,6 +89,9 @@ export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngi
   });
   const video = createVideoEngine({ tools });
   const audio = createAudioEngine({ tools });
+  const readSpeech = options.transcriber
+    ? createSpeechReader(tools, options.transcriber, { ...DEFAULT_SPEECH_READER, ...options.speechPieces })
+    : null;
 
   const set: LocalEngineSet = {
     validateImage: async (bytes) => void (await local.image.inspect(bytes)),
@@ -123,7 +129,7 @@ export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngi
         vad: analysis.vadNote ? `${analysis.vad} (${analysis.vadNote})` : analysis.vad,
       };
     },
-    transcribe: options.transcriber ?? null,
+    readSpeech,
     extract: (layout, schema, opts) => extractFromLayout(layout, schema, opts),
     proposeSchema: (layout) => proposeSchema(layout),
     async close() {
@@ -154,14 +160,16 @@ export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngi
       video.sampleFrames(bytes, { ...(fps ? { fps } : {}), ...(maxFrames ? { maxFrames } : {}) }),
     analyzeAudio: async (bytes) => audioFacts(await audio.analyze(bytes)),
     async transcribeSpeech({ bytes, mimeType, filename }) {
-      if (!options.transcriber) {
+      if (!readSpeech) {
         throw new BadRequestError(
           'No transcription model is configured: add a `mode: transcription` model to PRISM_MODELS_FILE (docs/models.md).',
           null,
           'audio',
         );
       }
-      return options.transcriber({ bytes, mimeType, filename, family: 'audio' });
+      const durationS = (await video.probe(bytes)).durationS ?? 0;
+      const family = mimeType.startsWith('video/') ? 'video' : 'audio';
+      return readSpeech({ bytes, mimeType, filename, family }, { durationS, speech: null });
     },
     fillSchema(layout, schema, hints) {
       const result = extractFromLayout(layout, schema, { confidence: true, grounding: false, hints });

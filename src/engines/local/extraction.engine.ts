@@ -3,8 +3,10 @@
  * configured. It turns the input into a DocumentLayout (OCR of an image, the text layer or OCR of PDF pages, OCR of
  * sampled video frames), then fills the schema from the layout with the deterministic extractor, or builds the
  * special responses of the markdown and transcription domains. Audio gets duration and speech segments; the words
- * themselves need a speech model: with a transcription model configured (a SpeechTranscriber) `audio.transcription`
- * carries its timed text, without one we say so instead of inventing words.
+ * themselves need a speech model. With a transcription model configured (a SpeechReader over it) every audio
+ * request is read on it: `audio.transcription` carries its timed text, other audio domains and schemas are filled
+ * from the transcript, and `video.transcription` puts what was said in each scene; the seconds it heard are
+ * reported for billing (`speechSeconds`). Without one we say so instead of inventing words.
  */
 import { invalidDocument } from '../pdf/pdfjs-loader';
 import { AllPagesFailedError } from '../../domain/errors';
@@ -21,22 +23,14 @@ import {
   withFieldMetadata,
   type SpeechSegment,
 } from '../output-shapes';
-import type { DocumentLayout, ExtractionResult, JsonSchema } from '../types';
+import type { DocumentLayout, ExtractionResult, JsonSchema, LayoutLine, LayoutPage, LayoutWord } from '../types';
+import { billedSeconds, type ReadSpeech, type SpeechReader, type TimedSpeech } from './speech-reader';
 
 export const LOCAL_MODELS = ['prism-1'] as const;
 const NO_SPEECH_MODEL =
   'Speech was located but not transcribed: transcription needs an upstream speech model (see PRISM_MODELS_FILE).';
 
-/** Timed text of speech, as a transcription model heard it (times in seconds from the start). */
-export interface TimedSpeech {
-  text: string;
-  segments: Required<SpeechSegment>[];
-  /** The model that transcribed it (its catalogue id), for the usage message. */
-  model: string;
-}
-
-/** Turns audio into timed text on a transcription model (see src/gateway/transcriptions/speech-transcriber.ts). */
-export type SpeechTranscriber = (audio: ExtractionInput) => Promise<TimedSpeech>;
+export type { SpeechTranscriber, TimedSpeech } from './speech-reader';
 
 export interface AudioAnalysis {
   durationS: number;
@@ -65,8 +59,8 @@ export interface LocalEngineSet {
   validateMedia(bytes: Buffer): Promise<number | null>;
   video(bytes: Buffer, options: { fps: number | null; maxFrames: number | null }): Promise<VideoAnalysis>;
   audio(bytes: Buffer): Promise<AudioAnalysis>;
-  /** The transcription model's ear, when the models file names one; absent: speech is located, not read. */
-  transcribe?: SpeechTranscriber | null;
+  /** Whole recordings on the transcription model, when the models file names one; absent: speech is located only. */
+  readSpeech?: SpeechReader | null;
   extract(
     layout: DocumentLayout,
     schema: JsonSchema,
@@ -127,16 +121,26 @@ export function createLocalExtraction(engines: LocalEngineSet, logger: Logger): 
       credits: Math.max(1, Math.ceil(audio.durationS / 60)),
       message: `${NO_SPEECH_MODEL} Voice activity: ${audio.vad}.`,
     };
-    if (job.domain?.startsWith('audio.transcription') || !job.schema) {
-      if (engines.transcribe) {
-        const speech = await engines.transcribe(job.input);
-        const message = `Transcribed by ${speech.model}; ${speech.segments.length} timed segments. Voice activity: ${audio.vad}.`;
-        return { ...base, message, response: audioTranscription(audio.durationS, speech.segments) };
-      }
-      return { ...base, response: audioTranscription(audio.durationS, audio.segments) };
+    const transcription = job.domain?.startsWith('audio.transcription') || !job.schema;
+    if (engines.readSpeech) {
+      const speech = await engines.readSpeech(job.input, { durationS: audio.durationS, speech: audio.segments });
+      const heard = {
+        speechSeconds: billedSeconds(audio.durationS),
+        message: heardNote(speech, audio.durationS, audio.vad),
+      };
+      if (transcription) return { ...base, ...heard, response: audioTranscription(audio.durationS, speech.segments) };
+      const hints = { ...(job.domain ? { domain: job.domain } : {}), ...(job.prompt ? { prompt: job.prompt } : {}) };
+      const layout = transcriptLayout(speech);
+      const filled = engines.extract(layout, job.schema!, {
+        confidence: job.request.confidence,
+        grounding: false,
+        hints,
+      });
+      return { ...base, ...heard, response: withFieldMetadata(filled, layout, { ...job.request, grounding: false }) };
     }
+    if (transcription) return { ...base, response: audioTranscription(audio.durationS, audio.segments) };
     // A custom schema over audio: nothing can be read offline, so every field is null (never invented).
-    const empty = engines.extract({ pages: [] }, job.schema, { confidence: false, grounding: false, hints: {} });
+    const empty = engines.extract({ pages: [] }, job.schema!, { confidence: false, grounding: false, hints: {} });
     return { ...base, response: empty.data };
   }
 
@@ -145,12 +149,26 @@ export function createLocalExtraction(engines: LocalEngineSet, logger: Logger): 
       fps: job.request.videoFps,
       maxFrames: job.request.videoMaxFrames,
     });
-    const speech = video.hasAudio ? ((await engines.audio(job.input.bytes).catch(() => null))?.segments ?? null) : null;
-    return {
-      response: videoTranscription(video.durationS, video.sceneChanges, video.layout, speech),
-      elementType: 'video',
+    const located = video.hasAudio
+      ? ((await engines.audio(job.input.bytes).catch(() => null))?.segments ?? null)
+      : null;
+    const usage = {
+      elementType: 'video' as const,
       elementsProcessed: 1,
       credits: Math.max(1, Math.ceil(video.durationS / 60)),
+    };
+    if (video.hasAudio && engines.readSpeech) {
+      const speech = await engines.readSpeech(job.input, { durationS: video.durationS, speech: located });
+      return {
+        ...usage,
+        response: videoTranscription(video.durationS, video.sceneChanges, video.layout, speech.segments),
+        speechSeconds: billedSeconds(video.durationS),
+        message: `On-screen text was read from sampled frames. ${heardNote(speech, video.durationS, null)}`,
+      };
+    }
+    return {
+      ...usage,
+      response: videoTranscription(video.durationS, video.sceneChanges, video.layout, located),
       message: `On-screen text was read from sampled frames. ${NO_SPEECH_MODEL}`,
     };
   }
@@ -158,10 +176,13 @@ export function createLocalExtraction(engines: LocalEngineSet, logger: Logger): 
   return {
     models: LOCAL_MODELS,
 
-    async validateInput(kind: PredictionKind, input: ExtractionInput) {
+    async validateInput(kind: PredictionKind, input: ExtractionInput, domain?: string | null) {
       if (kind === 'audio' || kind === 'video') {
         const durationS = await engines.validateMedia(input.bytes);
-        return { maxCredits: Math.max(1, Math.ceil((durationS ?? 0) / 60)) };
+        const maxCredits = Math.max(1, Math.ceil((durationS ?? 0) / 60));
+        // Audio is read on the transcription model whatever the domain; a video only for its transcription.
+        const heard = engines.readSpeech && (kind === 'audio' || domain?.startsWith('video.transcription'));
+        return heard ? { maxCredits, speechSeconds: billedSeconds(durationS ?? 0) } : { maxCredits };
       }
       if (kind === 'document' && input.bytes.length === 0) throw invalidDocument('the file is empty');
       if (kind === 'document' && input.family === 'document') {
@@ -209,7 +230,17 @@ export function createLocalExtraction(engines: LocalEngineSet, logger: Logger): 
         input,
       };
       if (input.family === 'audio') {
-        await engines.audio(input.bytes);
+        const audio = await engines.audio(input.bytes);
+        if (engines.readSpeech) {
+          const speech = await engines.readSpeech(input, { durationS: audio.durationS, speech: audio.segments });
+          return {
+            layout: transcriptLayout(speech),
+            elementType: 'audio',
+            elementsProcessed: 1,
+            message: heardNote(speech, audio.durationS, audio.vad),
+            speechSeconds: billedSeconds(audio.durationS),
+          };
+        }
         return { layout: { pages: [] }, elementType: 'audio', elementsProcessed: 1, message: NO_SPEECH_MODEL };
       }
       const { layout, extra } = await layoutOf(job);
@@ -227,4 +258,51 @@ export function createLocalExtraction(engines: LocalEngineSet, logger: Logger): 
 
     close: () => engines.close(),
   };
+}
+
+/** What the usage message says of speech a transcription model read. */
+function heardNote(speech: ReadSpeech, durationS: number, vad: string | null): string {
+  const pieces = speech.pieces > 1 ? ` in ${speech.pieces} pieces` : '';
+  const activity = vad ? ` Voice activity: ${vad}.` : '';
+  const seconds = billedSeconds(durationS);
+  return `Transcribed by ${speech.model}${pieces}; ${speech.segments.length} timed segments; ${seconds} s of audio heard.${activity}`;
+}
+
+/** Width and height of a character on the transcript's page: boxes there are nominal (speech has no page). */
+const CHAR_W = 8;
+const LINE_H = 20;
+
+/**
+ * A transcript as a one-page layout (a line per segment, words in reading order), for the schema extractor and
+ * for plain reads. Its boxes only order the words: grounding is not offered for audio.
+ */
+export function transcriptLayout(speech: TimedSpeech): DocumentLayout {
+  const lines: LayoutLine[] = speech.segments.map((segment, row) => {
+    const y0 = row * LINE_H;
+    let x = 0;
+    const words: LayoutWord[] = segment.text
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((text) => {
+        const box = { x0: x, y0, x1: x + text.length * CHAR_W, y1: y0 + LINE_H - 4 };
+        x = box.x1 + CHAR_W;
+        return { text, box, confidence: 1 };
+      });
+    return {
+      text: segment.text,
+      confidence: 1,
+      words,
+      box: { x0: 0, y0, x1: Math.max(0, x - CHAR_W), y1: y0 + LINE_H - 4 },
+    };
+  });
+  const width = Math.max(0, ...lines.map((l) => l.box.x1));
+  const page: LayoutPage = {
+    index: 0,
+    width,
+    height: lines.length * LINE_H,
+    source: 'text-layer',
+    lines,
+    status: 'ok',
+  };
+  return { pages: [page] };
 }

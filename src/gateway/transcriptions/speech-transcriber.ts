@@ -1,21 +1,29 @@
 /**
  * The models file's transcription model as the extraction engines' ear: the first serving `mode: transcription`
- * model, asked for `verbose_json` with segment timestamps on its upstream, its segments turned into timed text for
- * `audio.transcription`. Extraction bills its own per-minute credits, so this call is not billed again here.
+ * model, asked for `verbose_json` with segment timestamps on its upstream, its segments turned into timed text. One
+ * call per piece of a recording (engines/local/speech-reader.ts cuts and stitches). Billing is the caller's: a
+ * prediction holds and settles the seconds heard with its own hold (container/extraction-wallet.ts), an agent tool
+ * call through billed-speech.ts, so nothing is billed here.
  */
 import type { SpeechTranscriber, TimedSpeech } from '../../engines/local/extraction.engine';
 import type { ModelCatalogue } from '../catalogue/model-catalogue';
+import type { CatalogueModel } from '../catalogue/model.types';
 import { UpstreamError } from '../gateway-errors';
 import { encodeMultipart, type UpstreamClient } from '../upstream/upstream-client';
 
 type Json = Record<string, unknown>;
+
+/** The transcription model extraction and the agent tools use: the first serving one on an upstream; or null. */
+export function configuredSpeechModel(catalogue: ModelCatalogue): CatalogueModel | null {
+  return catalogue.list('transcription').find((m) => m.serving && catalogue.upstreamTarget(m) !== null) ?? null;
+}
 
 /** Null when the models file names no serving transcription model on an upstream. */
 export function upstreamSpeechTranscriber(
   catalogue: ModelCatalogue,
   upstream: UpstreamClient,
 ): SpeechTranscriber | null {
-  const model = catalogue.list('transcription').find((m) => m.serving && catalogue.upstreamTarget(m) !== null);
+  const model = configuredSpeechModel(catalogue);
   const target = model ? catalogue.upstreamTarget(model) : null;
   if (!model || !target) return null;
   return async (audio) => {

@@ -25,6 +25,7 @@ import {
   type Payer,
 } from '../../metering/billing';
 import type { RequestQueue } from '../../metering/request-queue';
+import { billedSeconds } from '../../engines/local/speech-reader';
 import type { ModelCatalogue } from '../catalogue/model-catalogue';
 import type { CatalogueModel } from '../catalogue/model.types';
 import { CapabilityViolationError, UpstreamError } from '../gateway-errors';
@@ -148,9 +149,6 @@ export function checkTranscriptionFields(
   }
   return { format: format as TranscriptionFormat, stream };
 }
-
-/** Whole seconds billed for `durationS` of audio: every started second, at least one. */
-export const billedSeconds = (durationS: number): number => Math.max(1, Math.ceil(durationS - 1e-6));
 
 export function createTranscriptionsService(deps: TranscriptionsServiceDeps): TranscriptionsService {
   const { catalogue, upstream, biller, queue } = deps;

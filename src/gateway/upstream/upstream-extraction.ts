@@ -108,15 +108,19 @@ export function createRoutedExtractionEngine(deps: RoutedExtractionDeps): Extrac
     let elements = 1;
     let elementType: ExtractionOutput['elementType'] = 'image';
     let part: Json;
+    // Audio is read on the transcription model, when there is one: its seconds are billed with the request.
+    let heard: { speechSeconds?: number } = {};
     if (job.input.family === 'image' && readsImages(model)) part = imagePart(job);
     else {
       const read = await local.read(job.input, job.request);
       elements = read.elementsProcessed;
       elementType = read.elementType;
       part = { type: 'text', text: layoutText(read.layout) };
+      if (read.speechSeconds) heard = { speechSeconds: read.speechSeconds };
     }
     const response = await ask(job, model, [part]);
-    return { response, elementsProcessed: elements, elementType, credits: elements, message: `Served by ${model.id}.` };
+    const message = `Served by ${model.id}.`;
+    return { response, elementsProcessed: elements, elementType, credits: elements, message, ...heard };
   }
 
   /** Schema extraction of an image or a PDF, the kind `prism-1` hands its assisting model. */
@@ -167,7 +171,7 @@ export function createRoutedExtractionEngine(deps: RoutedExtractionDeps): Extrac
 
   return {
     models: [...local.models, ...upstreamIds],
-    validateInput: (kind, input) => local.validateInput(kind, input),
+    validateInput: (kind, input, domain) => local.validateInput(kind, input, domain),
     async run(job) {
       if (local.models.includes(job.model)) return assist && assisted(job) ? runAssisted(job, assist) : local.run(job);
       const model = catalogue.resolveServing(job.model);

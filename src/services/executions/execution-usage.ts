@@ -5,7 +5,8 @@
  * the planner's tokens at the agent model's prices (the deterministic planner uses none, so its runs cost nothing);
  * `cost_dollars` is that times the tier multiplier (flex 0.5×, priority 1.8×) and `savings_dollars` their
  * difference, as the spec defines them (negative for priority). The $0.001 minimum is the chat-completion rule and
- * does not apply; what is debited from the organisation's wallet is exactly `cost_dollars`.
+ * does not apply. Tools billed by themselves (transcribe_audio, per call on the transcription model) add what they
+ * were debited to both; what is debited from the organisation's wallet is exactly `cost_dollars`.
  */
 import type { ExecutionStep, ExecutionUsage, ServiceTier } from '../../domain/execution';
 import { TIER_MULTIPLIER } from '../../domain/execution';
@@ -118,6 +119,19 @@ export function elementsOf(steps: ExecutionStep[]): Pick<ExecutionUsage, 'elemen
 
 const dollars = (micros: number): number => Math.round(micros) / 1e6;
 
+/**
+ * What the run's tools were billed by themselves (transcribe_audio: each call on the transcription model, debited
+ * when it ran), in micro-dollars: part of what the run cost, outside the planner's tier multiplier.
+ */
+export function toolCostMicros(steps: ExecutionStep[]): number {
+  let micros = 0;
+  for (const step of steps) {
+    const cost = step.kind === 'tool' ? step.output?.cost_dollars : undefined;
+    if (typeof cost === 'number' && cost > 0) micros += Math.round(cost * 1e6);
+  }
+  return micros;
+}
+
 export function buildUsage(input: {
   steps: ExecutionStep[];
   tier: ServiceTier;
@@ -127,8 +141,9 @@ export function buildUsage(input: {
 }): ExecutionUsage {
   const elements = elementsOf(input.steps);
   const multiplier = TIER_MULTIPLIER[input.tier];
-  const standard = input.cost?.standardMicros ?? 0;
-  const cost = input.cost?.costMicros ?? 0;
+  const tools = toolCostMicros(input.steps);
+  const standard = (input.cost?.standardMicros ?? 0) + tools;
+  const cost = (input.cost?.costMicros ?? 0) + tools;
   return {
     ...elements,
     credits_used: elements.elements_processed,

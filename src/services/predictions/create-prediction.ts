@@ -88,14 +88,17 @@ export function createPredictionCreate(
     const plannerModel = planner && !directNote ? planner.model : null;
     const orgId = await deps.orgIdFor(principal);
     const input = await resolveSingleInput(deps.inputs, principal, command);
-    const measure = await engine.validateInput(command.kind, input);
+    const measure = await engine.validateInput(command.kind, input, command.domain);
     const id = randomUUID();
     // The hold of its largest cost is taken before anything is stored or read: 402 leaves no record behind. A
     // run on the agent runtime holds an execution's budget; priced extraction holds its credits.
     let runHold: SkillRunHold | null = null;
     let hold: ExtractionHold | null = null;
     if (plannerModel && skillRunner) runHold = await skillRunner.reserve(orgId, plannerModel);
-    else if (wallet) hold = await wallet.reserve(orgId, creditBound(measure.maxCredits, command.request.pageIndices));
+    else if (wallet) {
+      const credits = creditBound(measure.maxCredits, command.request.pageIndices);
+      hold = await wallet.reserve(orgId, credits, measure.speechSeconds ?? 0);
+    }
     let prediction: Prediction;
     try {
       if (plannerModel && skillRunner) {

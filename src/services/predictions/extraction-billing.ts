@@ -1,28 +1,28 @@
 /**
  * What the generate endpoints charge, as the predictions service sees it: a price per credit (a PDF page, an
- * image, a started minute of audio or video), held on the organisation's wallet before any work and settled after.
+ * image, a started minute of audio or video) plus the seconds of audio the models file's transcription model hears
+ * (at its `per_minute` price), held on the organisation's wallet before any work and settled after.
  *
  * The composition root binds it to the gateway's biller, so extraction and gateway calls share one wallet, one
- * reservation lane per organisation and one 402 `insufficient_credits`; with no price set (the default) it is not
- * bound at all and extraction is free.
+ * reservation lane per organisation and one 402 `insufficient_credits`; with no price set for either (the default)
+ * it is not bound at all and extraction is free.
  */
 
 /** Money held for one extraction between `reserve` and its settlement. */
 export interface ExtractionHold {
-  /** Debits `credits` (never more than were held) and gives the rest back. Call once. */
-  settle(credits: number, reason: string): Promise<void>;
+  /** Debits `credits` and `speechSeconds` (never more than were held) and gives the rest back. Call once. */
+  settle(credits: number, reason: string, speechSeconds?: number): Promise<void>;
   /** Gives the hold back without charging (the extraction failed). Idempotent. */
   release(): void;
 }
 
 export interface ExtractionWallet {
   /**
-   * Holds the price of `maxCredits` credits (at least the minimum charge).
+   * Holds the price of `maxCredits` credits and `speechSeconds` of transcription (at least the minimum charge;
+   * nothing when both are free).
    * @throws AppError 402 `insufficient_credits` when the balance less other holds cannot cover it.
    */
-  reserve(orgId: string, maxCredits: number): Promise<ExtractionHold>;
-  /** Debits without a hold: work resumed after a restart, whose hold died with the old process. */
-  charge(orgId: string, credits: number, reason: string): Promise<void>;
+  reserve(orgId: string, maxCredits: number, speechSeconds?: number): Promise<ExtractionHold>;
 }
 
 /** The most credits a request can bill: the input's own bound, cut to the pages it asks for. */

@@ -66,7 +66,8 @@ export function createPredictionRunner(deps: PredictionsServiceDeps, held: Queue
     // Resumed after a restart, its hold died with the old process: the bill is held when it is known, so a wallet
     // emptied meanwhile fails the request (402) instead of going below zero.
     return {
-      settle: async (credits, reason) => (await wallet.reserve(prediction.orgId, credits)).settle(credits, reason),
+      settle: async (credits, reason, speechSeconds = 0) =>
+        (await wallet.reserve(prediction.orgId, credits, speechSeconds)).settle(credits, reason, speechSeconds),
       release: () => undefined,
     };
   }
@@ -289,6 +290,7 @@ export function createPredictionRunner(deps: PredictionsServiceDeps, held: Queue
       // accepted debits what it read, so a run another worker took over is charged once, by whichever finishes it;
       // a late finish gives its hold back (the hold is given back on any failure up to here too).
       const credits = Math.max(0, Math.round(output.credits));
+      const speechSeconds = Math.max(0, Math.round(output.speechSeconds ?? 0));
       const settling = hold;
       hold = null;
       try {
@@ -307,8 +309,9 @@ export function createPredictionRunner(deps: PredictionsServiceDeps, held: Queue
         settling?.release();
         throw error;
       }
-      if (finished && credits > 0) await settling?.settle(credits, `extraction ${running.model} ${running.id}`);
-      else settling?.release();
+      if (finished && (credits > 0 || speechSeconds > 0)) {
+        await settling?.settle(credits, `extraction ${running.model} ${running.id}`, speechSeconds);
+      } else settling?.release();
     } catch (error) {
       hold?.release();
       failure = error instanceof Error ? error : new Error(String(error));
