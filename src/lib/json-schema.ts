@@ -368,7 +368,13 @@ export function useStructurePool(next: StructurePool | null): () => void {
 export async function prepareSchema(schema: unknown): Promise<void> {
   if (!pool || !isContainer(schema) || Array.isArray(schema)) return;
   const text = JSON.stringify(schema);
-  if (text.length < IN_LINE_MAX_BYTES) return;
+  if (text.length < IN_LINE_MAX_BYTES || text.length > pool.maxPayloadChars) return;
+  try {
+    // Bounded (it stops at the per-schema limit): a schema the route refuses for its size never reaches a worker.
+    countRaw(schema);
+  } catch {
+    return;
+  }
   const key = createHash('sha256').update(text).digest('hex');
   const refusal = refused.get(key);
   if (cache.has(key) || (refusal && ('problem' in refusal || refusal.until > Date.now()))) return;

@@ -48,6 +48,12 @@ export interface StructurePool {
    */
   run<T>(task: string, payload: unknown, caller: 'anonymous' | 'keyed'): Promise<T>;
   stats(): StructurePoolStats;
+  /**
+   * The longest payload text a job may carry: an eighth of a worker's heap. V8 stops a worker cleanly when its
+   * heap fills up gradually, but a single parse larger than the heap aborts the whole process, so callers keep
+   * what they send well under the cap (and bounded in objects).
+   */
+  readonly maxPayloadChars: number;
   /** Rejects waiting jobs and terminates every worker. Idempotent. */
   close(): Promise<void>;
 }
@@ -180,6 +186,7 @@ export function createStructurePool(options: StructurePoolOptions): StructurePoo
         pump();
       });
     },
+    maxPayloadChars: Math.floor((options.heapMb * 1024 * 1024) / 8),
     stats: () => ({
       live: threads.size,
       ran,
