@@ -168,6 +168,30 @@ export function spendWork(kind: WorkKind, units: number): void {
   storage.getStore()?.spend(kind, units);
 }
 
+/**
+ * About how many bytes `value` would take as JSON (strings and keys by length, other leaves a few bytes), by an
+ * iterative walk without building the text: what a caller's already-parsed arguments charge as `bytes`.
+ */
+export function structureBytes(value: unknown): number {
+  let bytes = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (typeof next === 'string') bytes += next.length + 2;
+    else if (Array.isArray(next)) {
+      bytes += 2 + next.length;
+      for (const item of next) stack.push(item);
+    } else if (typeof next === 'object' && next !== null) {
+      bytes += 2;
+      for (const [key, item] of Object.entries(next)) {
+        bytes += key.length + 4;
+        stack.push(item);
+      }
+    } else bytes += 5;
+  }
+  return bytes;
+}
+
 /** Parses `kind=n,kind=n` over `base` (for configuration); throws with a readable reason. */
 export function parseWorkLimits(text: string, base: WorkLimits): WorkLimits {
   const limits = { ...base };
