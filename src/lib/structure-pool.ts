@@ -125,7 +125,7 @@ export function createStructurePool(options: StructurePoolOptions): StructurePoo
       execArgv: [],
       resourceLimits: {
         maxOldGenerationSizeMb: options.heapMb,
-        maxYoungGenerationSizeMb: Math.max(4, Math.min(32, Math.floor(options.heapMb / 8))),
+        maxYoungGenerationSizeMb: Math.max(4, Math.min(48, Math.floor(options.heapMb / 4))),
         stackSizeMb: 4,
       },
     });
