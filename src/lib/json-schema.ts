@@ -483,6 +483,81 @@ function refuse(
   }
 }
 
+/** Shape checks a structure worker made (by content hash): the problem (or null) and what the walk cost. */
+const shapes = new Map<string, { problem: string | null; cost: SchemaCost }>();
+
+const hashOf = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * {@link schemaShapeProblem} for a skill bundle's schemas, on a structure worker: each large one (see
+ * {@link prepareSchema}) is measured and meta-checked there and the answer kept, so the bundle parser's own check
+ * finds it and charges its cost without walking it again. Never throws (the parser's check decides); the
+ * request's schemas together get at most one budget of worker time.
+ */
+export async function prepareSchemaShapes(schemas: unknown[]): Promise<void> {
+  for (const schema of schemas) {
+    const on = pool;
+    if (!on || !isContainer(schema) || Array.isArray(schema)) continue;
+    const text = JSON.stringify(schema);
+    if (text.length < IN_LINE_MAX_BYTES || text.length > on.maxPayloadChars) continue;
+    try {
+      countRaw(schema);
+    } catch {
+      continue;
+    }
+    const key = hashOf(text);
+    if (shapes.has(key)) continue;
+    const budget = withWorkBudget(() => shadowOf(currentWorkBudget() as WorkBudget));
+    if (Object.values(budget.remaining()).some((left) => left === 0)) return;
+    let answer: WorkerShaped;
+    try {
+      answer = await on.run<WorkerShaped>(
+        'shape-schema',
+        { text, remaining: budget.remaining(), caller: budget.caller },
+        budget.caller,
+      );
+    } catch {
+      return; // an overrun worker: the parser checks in-line (bounded by the budget)
+    }
+    if (answer.kind === 'over_budget') return exhaust(budget);
+    try {
+      charge(budget, answer.cost, text.length);
+    } catch {
+      // the shadow ran out with this schema: the parser's own charge decides
+    }
+    shapes.set(key, { problem: answer.problem, cost: answer.cost });
+    for (const oldKey of shapes.keys()) {
+      if (shapes.size <= MAX_CACHED) break;
+      shapes.delete(oldKey);
+    }
+  }
+}
+
+type WorkerShaped = { kind: 'shaped'; problem: string | null; cost: SchemaCost } | { kind: 'over_budget' };
+
+const NO_COST: SchemaCost = { expandedNodes: 0, enumValues: 0, stringChars: 0, refs: 0 };
+
+/** Runs on a structure worker: {@link schemaShapeProblem} of `text` on a budget of what the request has left. */
+export function shapeInWorker(payload: {
+  text: string;
+  remaining: WorkLimits;
+  caller: 'anonymous' | 'keyed';
+}): WorkerShaped {
+  const schema = JSON.parse(payload.text) as Record<string, unknown>;
+  return runWithWorkBudget(new WorkBudget(payload.remaining, payload.caller), (): WorkerShaped => {
+    try {
+      currentWorkBudget()?.spend('bytes', payload.text.length);
+      const { cost } = walkSchema(schema);
+      return { kind: 'shaped', problem: metaProblem(withKnownDialect(schema)), cost };
+    } catch (error) {
+      if (error instanceof WorkBudgetExceeded) return { kind: 'over_budget' };
+      if (error instanceof SchemaError) return { kind: 'shaped', problem: error.message, cost: NO_COST };
+      if (error instanceof RangeError) return { kind: 'shaped', problem: 'it is nested too deeply', cost: NO_COST };
+      throw error;
+    }
+  });
+}
+
 /** What a structure worker answers for a schema: its compiled code and cost, or that the route must refuse it. */
 type WorkerCompiled =
   | { kind: 'compiled'; source: string; cost: SchemaCost }
@@ -590,6 +665,12 @@ export function schemaShapeProblem(schema: unknown): string | null {
   return withWorkBudget(() => {
     try {
       const text = JSON.stringify(schema);
+      const shaped = text.length >= IN_LINE_MAX_BYTES ? shapes.get(hashOf(text)) : undefined;
+      if (shaped) {
+        // Checked on a structure worker (prepareSchemaShapes): charged what the walk costs, not walked again.
+        charge(currentWorkBudget(), shaped.cost, text.length);
+        return shaped.problem;
+      }
       currentWorkBudget()?.spend('bytes', text.length);
       walkSchema(schema);
       return metaProblem(withKnownDialect(schema));

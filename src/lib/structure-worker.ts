@@ -5,10 +5,11 @@
  * thread.
  */
 import { parentPort } from 'node:worker_threads';
-import { compileInWorker } from './json-schema';
+import { compileInWorker, shapeInWorker } from './json-schema';
 
 const TASKS: Record<string, (payload: never) => unknown> = {
   'compile-schema': compileInWorker,
+  'shape-schema': shapeInWorker,
 };
 
 parentPort?.on('message', (message: { task: string; payload: unknown }) => {

@@ -7,6 +7,8 @@
  * with 413 `work_budget_exceeded` naming `worker_ms`, the worker is replaced, the repeat is refused without new
  * work, and small schemas still compile in-line. Both backends (PRISM_TEST_BACKEND).
  */
+import { manySchemasZip } from '../helpers/budget-inputs';
+import { craftZip, skillMd } from '../helpers/crafted-zip';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 const MB = 1024 * 1024;
@@ -92,6 +94,41 @@ describe('the structure worker pool keeps the event loop free', () => {
     expect(res.status).toBe(400);
     expect(body.detail?.error?.param).toBe('response_format');
     expect(String(body.detail?.error?.message)).toMatch(/type/);
+  });
+
+  const inlineSkillChat = (zip: Buffer) =>
+    fetch(`${app.url}/v1/compat/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer prism', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'prism-orion-1',
+        messages: [{ role: 'user', content: 'Use the skill.' }],
+        skills: [{ type: 'inline', source: { type: 'base64', data: zip.toString('base64') } }],
+      }),
+    });
+
+  it('checks the large schemas of an anonymous inline skill bundle on a worker', async () => {
+    const ran = app.container.structureStats()?.ran ?? 0;
+    // Two identical schemas of 900 properties (~22 KB as JSON): measured and meta-checked on the worker once (the
+    // answer is kept by content), and the parser charges both without walking either.
+    const res = await inlineSkillChat(manySchemasZip(2, 900));
+    expect(res.status).toBe(201);
+    await res.text();
+    expect(app.container.structureStats()?.ran).toBe(ran + 1);
+  });
+
+  it('refuses a bundle whose large schema the worker found unusable, naming the file', async () => {
+    const broken = JSON.stringify(heavySchema(300, 'bundle')).replace('"type":"string"', '"type":"no-such-type"');
+    const zip = craftZip([
+      { name: 'SKILL.md', data: skillMd('broken-schema') },
+      { name: 'schemas/broken.json', data: broken },
+    ]);
+    const ran = app.container.structureStats()?.ran ?? 0;
+    const res = await inlineSkillChat(zip);
+    const text = await res.text();
+    expect(res.status).toBe(400);
+    expect(text).toContain('schemas/broken.json');
+    expect(app.container.structureStats()?.ran).toBe(ran + 1);
   });
 
   it('compiles a schema once: the same schema again is a cache hit, no worker job', async () => {
