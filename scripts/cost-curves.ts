@@ -287,6 +287,11 @@ async function workerRows(key: string): Promise<void> {
     await measure('large schema, prism-1 chat (anonymous)', String(count), chat(count));
     await measure('large schema, prism-1 chat (with a key)', String(count), chat(count, `Bearer ${key}`));
   }
+  // One after another, each its own: what stays in memory is the compiled-schema cache, bounded in bytes.
+  await measure('12 large schemas one after another (anonymous)', '1900', async (url) => {
+    for (let i = 0; i < 11; i += 1) await (await chat(1900)(url)).text();
+    return chat(1900)(url);
+  });
   // Several anonymous requests at once, each with its own large schema: they queue for the pool, not the loop.
   await measure('4 concurrent large schemas (anonymous)', '1900', async (url) => {
     const all = await Promise.all([0, 1, 2, 3].map(() => chat(1900)(url)));

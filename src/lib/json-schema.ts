@@ -47,6 +47,7 @@ addFormats(ajv);
 interface Compiled {
   validate: ValidateFunction;
   cost: SchemaCost;
+  /** What it holds: the schema's text, and for one compiled on a worker, its validator's code too. */
   bytes: number;
 }
 /** Compiled schemas by content hash, least recently used first; bounded in entries and in schema bytes. */
@@ -460,7 +461,12 @@ async function compileOnWorker(on: StructurePool, key: string, text: string, bud
     // the shadow ran out with this schema: it is still usable, the route's own charge decides
   }
   if (cache.has(key)) return;
-  remember(key, { validate: loadStandalone(answer.source), cost: answer.cost, bytes: text.length });
+  // Counted with its code (V8 keeps a function's source): 256 large validators would otherwise hold gigabytes.
+  remember(key, {
+    validate: loadStandalone(answer.source),
+    cost: answer.cost,
+    bytes: text.length + answer.source.length,
+  });
 }
 
 /** Spends what is left of `budget`'s schema count, so nothing more is prepared on it. */
