@@ -7,8 +7,9 @@
  * while it runs. Each worker is started with V8 `resourceLimits` (a heap cap) and each job has a deadline: a worker
  * that runs out of heap or past the deadline is terminated (its memory goes with its isolate) and a fresh one is
  * started for the next job, and the job is rejected with {@link WorkBudgetExceeded} naming `worker_heap_mb` or
- * `worker_ms`. Jobs beyond the pool's size wait in line (FIFO). Workers start when first needed and are unref'd:
- * an idle pool keeps no process alive; `close()` terminates them.
+ * `worker_ms`. Jobs beyond the pool's size wait in line (FIFO). Workers start when first needed and are unref'd
+ * while idle: an idle pool keeps no process alive, a busy one does until its job answers; `close()` terminates
+ * them.
  *
  * The worker runs structure-worker.ts (through bin/register-ts.js when running from the TypeScript sources, as
  * the server and the tests do; the built .js directly otherwise).
@@ -97,6 +98,7 @@ export function createStructurePool(options: StructurePoolOptions): StructurePoo
   const finish = (thread: Thread): Job | null => {
     const job = thread.job;
     thread.job = null;
+    thread.worker.unref();
     if (thread.timer) clearTimeout(thread.timer);
     thread.timer = null;
     return job;
@@ -155,6 +157,8 @@ export function createStructurePool(options: StructurePoolOptions): StructurePoo
 
   const assign = (thread: Thread, job: Job): void => {
     thread.job = job;
+    // Held while it works, so a process with nothing else to do (a `prism` command) waits for the answer.
+    thread.worker.ref();
     thread.timer = setTimeout(
       () => retire(thread, new WorkBudgetExceeded('worker_ms', options.deadlineMs, job.caller), 'deadline'),
       options.deadlineMs,
