@@ -342,8 +342,10 @@ function remember(key: string, entry: Compiled): Compiled {
 
 /**
  * Schemas (as JSON text) at least this long are compiled on a structure worker by {@link prepareSchema}; shorter
- * ones in-line. Measured (scripts/cost-curves.ts, docs/benchmarks-notes.md): at 16 KB (about 150 properties) an
- * in-line compile takes ~25 ms on this machine, the worker round trip plus loading its code a few ms.
+ * ones in-line. Measured on the shared 2-core machine at load ~6 (docs/benchmarks-notes.md): 200 properties with
+ * a format, a length and a description (16.8 KB) took 45–200 ms to compile in-line; through the pool the event
+ * loop was held 8–13 ms (the code loaded) plus 3–14 ms for the route's first call, while the request's wall time
+ * grew to 70–250 ms. Real extraction schemas of a few KB stay in-line (and compile once: cached by content).
  */
 export const IN_LINE_MAX_BYTES = 16 * 1024;
 
