@@ -3,7 +3,9 @@
  * (issue 39, item 2). With a real HTTP client against the running app, an anonymous (`Bearer prism`) `prism-1`
  * chat whose `response_format` carries a schema of ~1,900 properties is worked on a worker thread: `/v1/health`,
  * sent once the worker has the job, is answered while the job is still on the worker (and before the attack's
- * answer), and the process does not grow by 256 MB. With a deadline no worker can meet, the request is refused
+ * answer), and the process does not grow by 256 MB; an unusable large schema is refused with the route's reason;
+ * the large schemas of an anonymous inline skill bundle are checked on the worker (and a bad one refused naming
+ * its file); a repeat is a cache hit. With a deadline no worker can meet, the request is refused
  * with 413 `work_budget_exceeded` naming `worker_ms`, the worker is replaced, the repeat is refused without new
  * work, and small schemas still compile in-line. Both backends (PRISM_TEST_BACKEND).
  */
