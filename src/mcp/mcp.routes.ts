@@ -147,8 +147,9 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
       const keyed = (req.principal as Principal).kind === 'user';
       const limits = options.workBudget ?? DEFAULT_WORK_LIMITS;
       void runWithWorkBudget(requestWorkBudget(limits, keyed), async () => {
-        // Large schemas in the messages' arguments compile on a structure worker first (lib/json-schema.ts).
-        const schemas = schemasIn(req.body);
+        // Large schemas in the messages' arguments compile on a structure worker first (lib/json-schema.ts). No
+        // tool an anonymous caller may use takes a schema: its messages are not looked into.
+        const schemas = keyed ? schemasIn(req.body) : [];
         if (schemas.length > 0) await prepareSchemas(schemas);
         return serve(req, res, options, inFlight);
       });
