@@ -10,6 +10,11 @@
  * answer while it ran (how long the event loop was blocked), and the process's resident-memory growth (peak RSS,
  * reset before each input through /proc/<pid>/clear_refs). A request that outlives the timeout is reported as such
  * and the server is restarted on the same data folder.
+ *
+ * `--only worker`: large schemas that fit the budget (the structure worker pool's rows: they compile off the event
+ * loop in this checkout, on it before). `--overhead <before-checkout>`: instead of curves, the work budget's
+ * overhead on ordinary requests, as one ratio per kind: this checkout's server and the other's side by side on the
+ * same machine at the same moment, requests alternating between them, median over the rounds.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,8 +31,9 @@ const option = (name: string, fallback: string): string => {
 };
 const ROOT = path.resolve(option('root', path.join(__dirname, '..')));
 const TIMEOUT_MS = Number(option('timeout-s', '30')) * 1000;
-/** `--only budget`: only the rows of issue 39's table (the per-request work budget). */
+/** `--only budget`: only the rows of issue 39's table (the per-request work budget); `--only worker`: the pool's. */
 const ONLY = option('only', 'all');
+const OVERHEAD_BEFORE = option('overhead', '');
 const DATA = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-cost-'));
 
 interface Server {
@@ -35,10 +41,17 @@ interface Server {
   child: ChildProcess;
 }
 
-async function start(): Promise<Server> {
+async function start(root = ROOT, data = DATA, extraEnv: Record<string, string> = {}): Promise<Server> {
   const child = spawn(process.execPath, ['-r', './bin/register-ts.js', 'server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PRISM_DATA_DIR: DATA, PORT: '0', HOST: '127.0.0.1', PRISM_LOG_LEVEL: 'warn' },
+    cwd: root,
+    env: {
+      ...process.env,
+      PRISM_DATA_DIR: data,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PRISM_LOG_LEVEL: 'warn',
+      ...extraEnv,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -124,7 +137,18 @@ async function ownerKey(): Promise<string> {
 }
 
 async function main(): Promise<void> {
+  if (OVERHEAD_BEFORE !== '') return overhead(path.resolve(OVERHEAD_BEFORE));
   server = await start();
+  console.log(
+    `load average at the start: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  if (ONLY === 'worker') {
+    await workerRows(await ownerKey());
+    return finish();
+  }
   const key = await ownerKey();
   const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const inlineChat = (zip: Buffer) => (url: string) =>
@@ -223,8 +247,167 @@ async function budgetRows(authorization: string, inlineChat: (zip: Buffer) => (u
   }
 }
 
+/**
+ * An object schema of `count` string properties with several keywords each: within the per-schema limits and
+ * (up to ~1,900) the anonymous budget, and the most ajv compile time an anonymous request can ask for.
+ */
+function heavySchema(count: number, tag: string): Record<string, unknown> {
+  const property = (i: number) => ({
+    type: 'string',
+    description: `${tag} field ${i}`,
+    format: 'date',
+    minLength: 1,
+    maxLength: 40,
+    pattern: '^[0-9-]+$',
+  });
+  return {
+    type: 'object',
+    properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}`, property(i)])),
+  };
+}
+
+/**
+ * Large schemas within the budget: compiled on a structure worker in this checkout, on the event loop before.
+ * The chat has no image, so it is answered (400 missing_input) right after the schema check: its time is the
+ * compile. Each request sends a schema not sent before (the compiled-schema cache would answer a repeat).
+ */
+async function workerRows(key: string): Promise<void> {
+  let round = 0;
+  const chat = (count: number, authorization?: string) => (url: string) =>
+    fetch(`${url}/v1/compat/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+      body: JSON.stringify({
+        model: 'prism-1',
+        messages: [{ role: 'user', content: 'Total 12.50' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'x', schema: heavySchema(count, `r${round++}`) } },
+      }),
+    });
+  for (const count of [120, 475, 1900]) {
+    await measure('large schema, prism-1 chat (anonymous)', String(count), chat(count));
+    await measure('large schema, prism-1 chat (with a key)', String(count), chat(count, `Bearer ${key}`));
+  }
+  // One after another, each its own: what stays in memory is the compiled-schema cache, bounded in bytes.
+  await measure('12 large schemas one after another (anonymous)', '1900', async (url) => {
+    for (let i = 0; i < 11; i += 1) await (await chat(1900)(url)).text();
+    return chat(1900)(url);
+  });
+  // Several anonymous requests at once, each with its own large schema: they queue for the pool, not the loop.
+  await measure('4 concurrent large schemas (anonymous)', '1900', async (url) => {
+    const all = await Promise.all([0, 1, 2, 3].map(() => chat(1900)(url)));
+    for (const res of all.slice(1)) await res.text();
+    return all[0] as Response;
+  });
+}
+
+/** Median of `values`. */
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+};
+
+/**
+ * The budget's overhead on ordinary requests, in one run: this checkout's server and `beforeRoot`'s, alternating
+ * request by request (so both see the same load), median per server, ratio after / before.
+ */
+async function overhead(beforeRoot: string): Promise<void> {
+  const beforeData = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-cost-before-'));
+  // Rate limits out of the way: the rounds are many more calls than a minute's default allowance.
+  const unlimited = { PRISM_RATE_LIMIT_PER_MINUTE: '1000000', PRISM_RATE_LIMIT_PER_HOUR: '1000000' };
+  const after = await start(ROOT, DATA, unlimited);
+  const before = await start(beforeRoot, beforeData, unlimited);
+  const image = `data:image/png;base64,${renderReceiptImage().toString('base64')}`;
+  const schema = {
+    type: 'object',
+    properties: { merchant: { type: 'string' }, total: { type: 'number' }, date: { type: 'string' } },
+  };
+  // With the owner's key (an anonymous caller would meet its rate limit within the rounds).
+  const keys = new Map([
+    [after.url, fs.readFileSync(path.join(DATA, 'owner.key'), 'utf8').trim()],
+    [before.url, fs.readFileSync(path.join(beforeData, 'owner.key'), 'utf8').trim()],
+  ]);
+  const headers = (url: string) => ({ 'content-type': 'application/json', authorization: `Bearer ${keys.get(url)}` });
+  const gateway = (url: string) =>
+    fetch(`${url}/v1/compat/chat/completions`, {
+      method: 'POST',
+      headers: headers(url),
+      body: JSON.stringify({
+        model: 'prism-1',
+        messages: [{ role: 'user', content: 'Total 12.50' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'receipt', schema } },
+      }),
+    });
+  const extraction = (url: string) =>
+    fetch(`${url}/v1/compat/chat/completions`, {
+      method: 'POST',
+      headers: headers(url),
+      body: JSON.stringify({
+        model: 'prism-1',
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: image } }] }],
+        response_format: { type: 'json_schema', json_schema: { name: 'receipt', schema } },
+      }),
+    });
+  const kinds: [string, (url: string) => Promise<Response>, number][] = [
+    ['gateway call (prism-1 chat with a schema, answered before the model: auth, budget, schema check)', gateway, 400],
+    ['extraction (prism-1 chat, receipt image, 3-field schema)', extraction, 12],
+  ];
+  console.log(
+    `load average before: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  for (const [what, send, rounds] of kinds) {
+    for (const server of [after, before]) await (await send(server.url)).text(); // warm each
+    const times: Record<'after' | 'before', number[]> = { after: [], before: [] };
+    const statuses: Record<'after' | 'before', Record<number, number>> = { after: {}, before: {} };
+    for (let i = 0; i < rounds; i += 1) {
+      // Alternate which goes first, so neither always meets the other's leftovers.
+      const order: ['after' | 'before', Server][] =
+        i % 2 === 0
+          ? [
+              ['after', after],
+              ['before', before],
+            ]
+          : [
+              ['before', before],
+              ['after', after],
+            ];
+      for (const [which, target] of order) {
+        const started = performance.now();
+        const res = await send(target.url);
+        await res.text();
+        times[which].push(performance.now() - started);
+        statuses[which][res.status] = (statuses[which][res.status] ?? 0) + 1;
+      }
+    }
+    const ratio = median(times.after) / median(times.before);
+    console.log(
+      `${what}: ${rounds} rounds, median after ${median(times.after).toFixed(2)} ms, ` +
+        `before ${median(times.before).toFixed(2)} ms, ratio ${ratio.toFixed(3)} ` +
+        `(statuses after ${JSON.stringify(statuses.after)}, before ${JSON.stringify(statuses.before)})`,
+    );
+  }
+  console.log(
+    `load average after: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  after.child.kill('SIGTERM');
+  before.child.kill('SIGTERM');
+  fs.rmSync(DATA, { recursive: true, force: true });
+  fs.rmSync(beforeData, { recursive: true, force: true });
+}
+
 function finish(): void {
   server.child.kill('SIGTERM');
+  console.log(
+    `\nload average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   console.log('\n| input | size | status | time ms | slowest health ms | peak RSS growth MB |');
   console.log('| --- | --- | --- | --- | --- | --- |');
   for (const r of rows) {

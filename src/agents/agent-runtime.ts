@@ -13,6 +13,7 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { AppError } from '../domain/errors';
 import type { CancelSignal } from '../lib/cancel';
+import { prepareSchema } from '../lib/json-schema';
 import type { Logger } from '../lib/logger';
 import { finalAnswer, finalProblem, type FinalAnswer } from './final-answer';
 import type { CheckpointDurability } from './checkpoint-durability';
@@ -114,6 +115,9 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
 
   return {
     async run(spec) {
+      // A large answer schema (a bundle's schema.json, a resumed job's) compiles on a structure worker, not on the
+      // event loop, before the run checks answers against it (lib/json-schema.ts).
+      if (spec.task.responseSchema) await prepareSchema(spec.task.responseSchema);
       const controller = new AbortController();
       const timer = setTimeout(
         () => controller.abort(new RunFailure(`The run missed its deadline of ${spec.deadlineMs / 1000} s.`, [])),

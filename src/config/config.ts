@@ -62,6 +62,9 @@ const envSchema = z.object({
   PRISM_MAX_JSON_DEPTH: z.coerce.number().int().min(8).max(512).default(64),
   PRISM_WORK_BUDGET_ANONYMOUS: workLimits(DEFAULT_WORK_LIMITS.anonymous),
   PRISM_WORK_BUDGET_KEYED: workLimits(DEFAULT_WORK_LIMITS.keyed),
+  PRISM_STRUCTURE_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
+  PRISM_STRUCTURE_WORKER_HEAP_MB: z.coerce.number().int().min(16).max(4096).default(128),
+  PRISM_STRUCTURE_WORKER_DEADLINE_MS: z.coerce.number().int().min(10).max(600_000).default(10_000),
   PRISM_GUEST_UPLOADS_PER_DAY: z.coerce.number().int().min(0).default(50),
   PRISM_GUEST_UPLOAD_MB_PER_DAY: z.coerce.number().min(0).default(100),
   PRISM_GUEST_FILE_TTL_H: z.coerce.number().min(0).max(8760).default(24),
@@ -234,6 +237,11 @@ export interface Config {
     urlTtlSeconds: number;
     /** The per-request work budget (src/lib/work-budget.ts), for callers without and with a key. */
     workBudget: { anonymous: WorkLimits; keyed: WorkLimits };
+    /**
+     * The structure worker pool (src/lib/structure-pool.ts) large schemas compile on: threads (0: compile
+     * in-line), each thread's heap cap and each job's deadline.
+     */
+    structureWorkers: { size: number; heapMb: number; deadlineMs: number };
   };
   /** Anonymous (guest) uploads on the gateway, per client address per UTC day. */
   guestUploads: {
@@ -456,6 +464,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxTranscriptionBytes: e.PRISM_MAX_TRANSCRIPTION_BYTES,
       urlTtlSeconds: e.PRISM_URL_TTL_S,
       workBudget: { anonymous: e.PRISM_WORK_BUDGET_ANONYMOUS, keyed: e.PRISM_WORK_BUDGET_KEYED },
+      structureWorkers: {
+        size: e.PRISM_STRUCTURE_WORKERS,
+        heapMb: e.PRISM_STRUCTURE_WORKER_HEAP_MB,
+        deadlineMs: e.PRISM_STRUCTURE_WORKER_DEADLINE_MS,
+      },
     },
     guestUploads: {
       perDay: e.PRISM_GUEST_UPLOADS_PER_DAY,

@@ -69,6 +69,8 @@ import { createChatsService, type ChatsService } from '../services/chats/chats.s
 import { createAgentChat } from '../services/chats/agent-chat';
 import { createLangGraphService, type LangGraphService } from '../services/langgraph/langgraph.service';
 import { createTextEmbeddingEngine } from '../engines/embeddings';
+import { useStructurePool } from '../lib/json-schema';
+import { createStructurePool, type StructurePoolStats } from '../lib/structure-pool';
 
 export interface Container {
   config: Config;
@@ -93,6 +95,11 @@ export interface Container {
   metrics: Metrics;
   /** The embedded OCR pool's counters (reads run, reads cancelled) and reads pending now, for operators and tests. */
   ocrStats(): OcrStats;
+  /**
+   * The structure worker pool's counters (src/lib/structure-pool.ts: jobs run, workers replaced after an overrun),
+   * or null when PRISM_STRUCTURE_WORKERS=0 (large schemas compile in-line).
+   */
+  structureStats(): StructurePoolStats | null;
   jobs: JobQueue;
   /** Signals between replicas (MCP cancels): in the process, or Redis pub/sub with PRISM_REDIS_URL. */
   signals: SignalBus;
@@ -371,10 +378,17 @@ async function assemble(
     orgIdFor: (principal) => accounts.orgIdFor(principal),
   });
 
+  // Large caller schemas compile on worker threads (lib/json-schema.ts prepareSchema), not on the event loop.
+  const { size: structureThreads, heapMb, deadlineMs } = config.limits.structureWorkers;
+  const structures =
+    structureThreads > 0 ? createStructurePool({ size: structureThreads, heapMb, deadlineMs, logger }) : null;
+  const releaseStructures = useStructurePool(structures);
+
   return {
     config,
     logger,
     version: packageVersion(),
+    structureStats: () => structures?.stats() ?? null,
     dialect: backend.dialect,
     stores,
     blobs,
@@ -458,6 +472,13 @@ async function assemble(
         [
           ...backend.closers,
           ...extraction.closers,
+          {
+            name: 'structure workers',
+            run: async () => {
+              releaseStructures();
+              await structures?.close();
+            },
+          },
           ...metering.closers,
           ...gateway.closers,
           // After the runs stop, before the database closes: steps.json files still being written.

@@ -18,6 +18,7 @@ import { bodyReadError, jsonTooDeepError } from './middleware/error-handler';
 import { enforceRateLimit } from '../metering/enforce-rate-limit';
 import type { ErrorResponder } from '../wire/error-body';
 import { resolveRequestId } from '../wire/request-id';
+import { prepareSchemas, schemasIn } from '../lib/json-schema';
 import { DEFAULT_WORK_LIMITS, requestWorkBudget, runWithWorkBudget, type WorkLimits } from '../lib/work-budget';
 import { serveChatCompletion, type CompatRoutesDeps } from './routes/compat.routes';
 
@@ -75,8 +76,11 @@ async function serve(
   const session = req.headers['x-session-id'];
   const budget = requestWorkBudget(deps.workBudget ?? DEFAULT_WORK_LIMITS, principal.kind === 'user');
   const payerOrgId = await deps.compat.payerOrgId(principal);
-  await runWithWorkBudget(budget, () =>
-    serveChatCompletion(
+  await runWithWorkBudget(budget, async () => {
+    // A large response_format schema compiles on a structure worker first (lib/json-schema.ts), off the loop.
+    const schemas = schemasIn(body);
+    if (schemas.length > 0) await prepareSchemas(schemas);
+    return serveChatCompletion(
       deps.compat,
       {
         body,
@@ -87,8 +91,8 @@ async function serve(
         sessionHeader: typeof session === 'string' ? session : null,
       },
       res,
-    ),
-  );
+    );
+  });
 }
 
 function isChatPath(url: string | undefined): boolean {

@@ -16,11 +16,27 @@
  * Each walk also charges the request's work budget (lib/work-budget.ts): schemas, schema objects once expanded,
  * enum values, characters reached and `$ref`s followed add up across every schema of a request, so many schemas
  * within the per-schema limits cannot together stall the server.
+ *
+ * Off the event loop: {@link prepareSchema} (awaited at the edge of a request, before its route runs) compiles a
+ * schema larger than {@link IN_LINE_MAX_BYTES} on a structure worker (structure-pool.ts: heap cap and deadline)
+ * and puts the result in the compiled-schema cache as standalone code, so the route's own synchronous compile
+ * finds it there. A schema whose worker overran is remembered, and the route's compile refuses it with the limit
+ * it hit instead of compiling it in-line. Small schemas compile in-line: cheaper than a round trip.
  */
-import Ajv, { type ValidateFunction } from 'ajv';
+import Ajv, { _, type ValidateFunction } from 'ajv';
+import standaloneCode from 'ajv/dist/standalone';
 import addFormats from 'ajv-formats';
 import { createHash } from 'node:crypto';
-import { currentWorkBudget, withWorkBudget, WorkBudgetExceeded, type WorkBudget } from './work-budget';
+import type { StructurePool } from './structure-pool';
+import {
+  currentWorkBudget,
+  runWithWorkBudget,
+  withWorkBudget,
+  WorkBudget,
+  WorkBudgetExceeded,
+  type WorkerLimit,
+  type WorkLimits,
+} from './work-budget';
 
 // Schemas are checked against the meta-schema by `metaProblem` (ajv's own check of `enum` uniqueness compares
 // every value with every other: 20,000 values took 3.6 s), then compiled without a second check.
@@ -31,6 +47,7 @@ addFormats(ajv);
 interface Compiled {
   validate: ValidateFunction;
   cost: SchemaCost;
+  /** What it holds: the schema's text, and for one compiled on a worker, its validator's code too. */
   bytes: number;
 }
 /** Compiled schemas by content hash, least recently used first; bounded in entries and in schema bytes. */
@@ -38,6 +55,13 @@ const cache = new Map<string, Compiled>();
 const MAX_CACHED = 256;
 const MAX_CACHED_BYTES = 32 * 1024 * 1024;
 let cachedBytes = 0;
+/**
+ * Schemas a structure worker refused (by content hash): one whose worker overran, with the limit it hit, or one
+ * it found unusable, with why; the route's compile refuses them without compiling. Bounded like the cache.
+ */
+const refused = new Map<string, { limit: WorkerLimit; allowed: number; until: number } | { problem: string }>();
+/** How long an overrun is remembered: long enough to refuse a repeat at once, short enough to forgive a busy moment. */
+const OVERRUN_MEMORY_MS = 10 * 60 * 1000;
 /** Enums longer than this have their uniqueness checked here (a set) instead of pairwise by the meta-schema. */
 const PAIRWISE_ENUM_MAX = 64;
 
@@ -285,6 +309,11 @@ function compiled(schema: Record<string, unknown>): Compiled {
     cache.set(key, hit);
     return hit;
   }
+  const refusal = refused.get(key);
+  if (refusal && 'problem' in refusal) throw new SchemaError(refusal.problem);
+  if (refusal && refusal.until > Date.now()) {
+    throw new WorkBudgetExceeded(refusal.limit, refusal.allowed, budget?.caller ?? 'keyed');
+  }
   budget?.spend('bytes', text.length);
   const { cost } = walkSchema(schema);
   const known = withKnownDialect(schema);
@@ -296,7 +325,11 @@ function compiled(schema: Record<string, unknown>): Compiled {
   } catch (error) {
     throw new SchemaError(readable(error));
   }
-  const entry: Compiled = { validate, cost, bytes: text.length };
+  return remember(key, { validate, cost, bytes: text.length });
+}
+
+/** Puts `entry` in the cache, dropping the least recently used past its bounds. */
+function remember(key: string, entry: Compiled): Compiled {
   cache.set(key, entry);
   cachedBytes += entry.bytes;
   for (const [oldKey, old] of cache) {
@@ -305,6 +338,289 @@ function compiled(schema: Record<string, unknown>): Compiled {
     cachedBytes -= old.bytes;
   }
   return entry;
+}
+
+/**
+ * Schemas (as JSON text) at least this long are compiled on a structure worker by {@link prepareSchema}; shorter
+ * ones in-line. Measured on the shared 2-core machine at load ~6 (docs/benchmarks-notes.md): 200 properties with
+ * a format, a length and a description (16.8 KB) took 45–200 ms to compile in-line; through the pool the event
+ * loop was held 8–13 ms (the code loaded) plus 3–14 ms for the route's first call, while the request's wall time
+ * grew to 70–250 ms. Real extraction schemas of a few KB stay in-line (and compile once: cached by content).
+ */
+export const IN_LINE_MAX_BYTES = 16 * 1024;
+
+let pool: StructurePool | null = null;
+/** Schemas being compiled on a worker now, by content hash (one request's repeats wait for the same job). */
+const preparing = new Map<string, Promise<void>>();
+
+/** Uses `next` for {@link prepareSchema} (null: everything compiles in-line). Returns a function that undoes it. */
+export function useStructurePool(next: StructurePool | null): () => void {
+  pool = next;
+  return () => {
+    if (pool === next) pool = null;
+  };
+}
+
+/**
+ * Compiles `schema` on a structure worker when it is large (and not cached), so the route's own compile of it
+ * (compileSchema / schemaProblem / checkAgainstSchema) is a cache hit and the event loop never runs ajv on it.
+ * Never throws: a schema the worker found unusable or over the request's budget is left for the route's own
+ * check to refuse (cheaply: its walk stops where the worker's did, before compiling), and one whose worker overran
+ * is remembered, so the route refuses it with that limit. Awaited at the edge of a request, on its work budget.
+ */
+export async function prepareSchema(schema: unknown): Promise<void> {
+  if (!pool || !isContainer(schema) || Array.isArray(schema)) return;
+  const text = JSON.stringify(schema);
+  if (text.length < IN_LINE_MAX_BYTES || text.length > pool.maxPayloadChars) return;
+  try {
+    // Bounded (it stops at the per-schema limit): a schema the route refuses for its size never reaches a worker.
+    countRaw(schema);
+  } catch {
+    return;
+  }
+  const key = createHash('sha256').update(text).digest('hex');
+  const refusal = refused.get(key);
+  if (cache.has(key) || (refusal && ('problem' in refusal || refusal.until > Date.now()))) return;
+  const running = preparing.get(key);
+  if (running) return running;
+  const budget = withWorkBudget(() => shadowOf(currentWorkBudget() as WorkBudget));
+  const job = compileOnWorker(pool, key, text, budget).finally(() => preparing.delete(key));
+  preparing.set(key, job);
+  return job;
+}
+
+/** Fields that hold a caller's JSON schema, on a body and on the objects {@link schemasIn} looks into. */
+const SCHEMA_FIELDS = ['json_schema', 'response_schema', 'schema'] as const;
+/** Objects of a body that hold schema fields: `config` (generate, execute), `response_format` (chat), and MCP. */
+const SCHEMA_HOLDERS = ['config', 'response_format', 'params', 'arguments'] as const;
+
+/**
+ * The JSON schemas a request body carries where the routes read them: `json_schema`, `response_schema` and
+ * `schema` on the body, its `config` and `response_format` (`response_format.json_schema.schema`), and the
+ * `params.arguments` of JSON-RPC messages (a batch's first 100). A few property reads: no walk of the body.
+ */
+export function schemasIn(body: unknown): unknown[] {
+  const found: unknown[] = [];
+  const visit = (holder: unknown, depth: number): void => {
+    if (!isContainer(holder) || Array.isArray(holder) || depth > 3) return;
+    const fields = holder;
+    for (const field of SCHEMA_FIELDS) {
+      const value = fields[field];
+      if (!isContainer(value) || Array.isArray(value)) continue;
+      const inner = value.schema;
+      // `response_format.json_schema` is `{name, schema}`: the schema is inside it.
+      found.push(field === 'json_schema' && isContainer(inner) && !Array.isArray(inner) ? inner : value);
+    }
+    for (const nested of SCHEMA_HOLDERS) visit(fields[nested], depth + 1);
+  };
+  for (const item of Array.isArray(body) ? body.slice(0, 100) : [body]) visit(item, 0);
+  return found;
+}
+
+/** {@link prepareSchema} for each schema, one after another (the pool has few threads; a request waits its turn). */
+export async function prepareSchemas(schemas: unknown[]): Promise<void> {
+  for (const schema of schemas) await prepareSchema(schema);
+}
+
+/**
+ * What the workers may still do for a request: a copy of its budget that each prepared schema spends, so one
+ * request's schemas together get at most one budget of worker time (the route's own compile then charges the real
+ * budget from the cache, once). Spent: nothing more is prepared; the route's own walk refuses the rest cheaply.
+ */
+const shadows = new WeakMap<WorkBudget, WorkBudget>();
+function shadowOf(budget: WorkBudget): WorkBudget {
+  let shadow = shadows.get(budget);
+  if (!shadow) {
+    shadow = new WorkBudget(budget.remaining(), budget.caller);
+    shadows.set(budget, shadow);
+  }
+  return shadow;
+}
+
+async function compileOnWorker(on: StructurePool, key: string, text: string, budget: WorkBudget): Promise<void> {
+  // Spent (a schema was over what was left, or the request's schemas add up past it): prepare nothing more.
+  if (Object.values(budget.remaining()).some((left) => left === 0)) return;
+  let answer: WorkerCompiled;
+  try {
+    answer = await on.run<WorkerCompiled>(
+      'compile-schema',
+      { text, remaining: budget.remaining(), caller: budget.caller },
+      budget.caller,
+    );
+  } catch (error) {
+    if (error instanceof WorkBudgetExceeded && (error.limit === 'worker_ms' || error.limit === 'worker_heap_mb')) {
+      refuse(key, { limit: error.limit, allowed: error.allowed, until: Date.now() + OVERRUN_MEMORY_MS });
+    }
+    // Anything else (a worker that could not start): the route compiles in-line, as without a pool.
+    return;
+  }
+  if (answer.kind === 'refused') refuse(key, { problem: answer.problem });
+  if (answer.kind === 'over_budget') exhaust(budget);
+  if (answer.kind !== 'compiled') return;
+  try {
+    charge(budget, answer.cost, text.length);
+  } catch {
+    // the shadow ran out with this schema: it is still usable, the route's own charge decides
+  }
+  if (cache.has(key)) return;
+  // Counted with its code (V8 keeps a function's source): 256 large validators would otherwise hold gigabytes.
+  remember(key, {
+    validate: loadStandalone(answer.source),
+    cost: answer.cost,
+    bytes: text.length + answer.source.length,
+  });
+}
+
+/** Spends what is left of `budget`'s schema count, so nothing more is prepared on it. */
+function exhaust(budget: WorkBudget): void {
+  try {
+    budget.spend('schemas', budget.remaining().schemas + 1);
+  } catch {
+    // spent, as intended
+  }
+}
+
+function refuse(
+  key: string,
+  refusal: { limit: WorkerLimit; allowed: number; until: number } | { problem: string },
+): void {
+  refused.set(key, refusal);
+  for (const oldKey of refused.keys()) {
+    if (refused.size <= MAX_CACHED) break;
+    refused.delete(oldKey);
+  }
+}
+
+/** Shape checks a structure worker made (by content hash): the problem (or null) and what the walk cost. */
+const shapes = new Map<string, { problem: string | null; cost: SchemaCost }>();
+
+const hashOf = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * {@link schemaShapeProblem} for a skill bundle's schemas, on a structure worker: each large one (see
+ * {@link prepareSchema}) is measured and meta-checked there and the answer kept, so the bundle parser's own check
+ * finds it and charges its cost without walking it again. Never throws (the parser's check decides); the
+ * request's schemas together get at most one budget of worker time.
+ */
+export async function prepareSchemaShapes(schemas: unknown[]): Promise<void> {
+  for (const schema of schemas) {
+    const on = pool;
+    if (!on || !isContainer(schema) || Array.isArray(schema)) continue;
+    const text = JSON.stringify(schema);
+    if (text.length < IN_LINE_MAX_BYTES || text.length > on.maxPayloadChars) continue;
+    try {
+      countRaw(schema);
+    } catch {
+      continue;
+    }
+    const key = hashOf(text);
+    if (shapes.has(key)) continue;
+    const budget = withWorkBudget(() => shadowOf(currentWorkBudget() as WorkBudget));
+    if (Object.values(budget.remaining()).some((left) => left === 0)) return;
+    let answer: WorkerShaped;
+    try {
+      answer = await on.run<WorkerShaped>(
+        'shape-schema',
+        { text, remaining: budget.remaining(), caller: budget.caller },
+        budget.caller,
+      );
+    } catch {
+      return; // an overrun worker: the parser checks in-line (bounded by the budget)
+    }
+    if (answer.kind === 'over_budget') return exhaust(budget);
+    try {
+      charge(budget, answer.cost, text.length);
+    } catch {
+      // the shadow ran out with this schema: the parser's own charge decides
+    }
+    shapes.set(key, { problem: answer.problem, cost: answer.cost });
+    for (const oldKey of shapes.keys()) {
+      if (shapes.size <= MAX_CACHED) break;
+      shapes.delete(oldKey);
+    }
+  }
+}
+
+type WorkerShaped = { kind: 'shaped'; problem: string | null; cost: SchemaCost } | { kind: 'over_budget' };
+
+const NO_COST: SchemaCost = { expandedNodes: 0, enumValues: 0, stringChars: 0, refs: 0 };
+
+/** Runs on a structure worker: {@link schemaShapeProblem} of `text` on a budget of what the request has left. */
+export function shapeInWorker(payload: {
+  text: string;
+  remaining: WorkLimits;
+  caller: 'anonymous' | 'keyed';
+}): WorkerShaped {
+  const schema = JSON.parse(payload.text) as Record<string, unknown>;
+  return runWithWorkBudget(new WorkBudget(payload.remaining, payload.caller), (): WorkerShaped => {
+    try {
+      currentWorkBudget()?.spend('bytes', payload.text.length);
+      const { cost } = walkSchema(schema);
+      return { kind: 'shaped', problem: metaProblem(withKnownDialect(schema)), cost };
+    } catch (error) {
+      if (error instanceof WorkBudgetExceeded) return { kind: 'over_budget' };
+      if (error instanceof SchemaError) return { kind: 'shaped', problem: error.message, cost: NO_COST };
+      if (error instanceof RangeError) return { kind: 'shaped', problem: 'it is nested too deeply', cost: NO_COST };
+      throw error;
+    }
+  });
+}
+
+/** What a structure worker answers for a schema: its compiled code and cost, or that the route must refuse it. */
+type WorkerCompiled =
+  | { kind: 'compiled'; source: string; cost: SchemaCost }
+  | { kind: 'refused'; problem: string }
+  | { kind: 'over_budget' };
+
+/**
+ * Runs on a structure worker: measures `text` (a schema as JSON) on a budget of what the request has left, checks
+ * it against the meta-schema and compiles it, returning the validator as standalone code. Each job gets an ajv of
+ * its own (the same options, keeping the validator's source): one instance kept across jobs grew by what it had
+ * compiled, past a 128 MB heap by the fourth 1,900-property schema, even with each schema removed again.
+ */
+export function compileInWorker(payload: {
+  text: string;
+  remaining: WorkLimits;
+  caller: 'anonymous' | 'keyed';
+}): WorkerCompiled {
+  const worker = new Ajv({
+    strict: false,
+    allErrors: true,
+    validateSchema: false,
+    allowUnionTypes: true,
+    code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
+  });
+  addFormats(worker);
+  const schema = JSON.parse(payload.text) as Record<string, unknown>;
+  return runWithWorkBudget(new WorkBudget(payload.remaining, payload.caller), (): WorkerCompiled => {
+    try {
+      currentWorkBudget()?.spend('bytes', payload.text.length);
+      const { cost } = walkSchema(schema);
+      const known = withKnownDialect(schema);
+      const problem = metaProblem(known);
+      if (problem) return { kind: 'refused', problem };
+      const validate = worker.compile(known);
+      return { kind: 'compiled', source: standaloneCode(worker, validate), cost };
+    } catch (error) {
+      if (error instanceof WorkBudgetExceeded) return { kind: 'over_budget' };
+      // The same reason the route's own compile would give (ajv's first line, or the walk's SchemaError).
+      return { kind: 'refused', problem: error instanceof SchemaError ? error.message : readable(error) };
+    }
+  });
+}
+
+/** A validator from a worker's standalone code (CommonJS: it requires ajv's runtime and ajv-formats' formats). */
+function loadStandalone(source: string): ValidateFunction {
+  const module = { exports: {} as unknown };
+  // The code is ajv's own output for a schema it compiled, the same code ajv would otherwise build here.
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const load = new Function('require', 'module', 'exports', source) as (
+    require: NodeJS.Require,
+    module: { exports: unknown },
+    exports: unknown,
+  ) => void;
+  load(require, module, module.exports);
+  return module.exports as ValidateFunction;
 }
 
 /**
@@ -357,6 +673,12 @@ export function schemaShapeProblem(schema: unknown): string | null {
   return withWorkBudget(() => {
     try {
       const text = JSON.stringify(schema);
+      const shaped = text.length >= IN_LINE_MAX_BYTES ? shapes.get(hashOf(text)) : undefined;
+      if (shaped) {
+        // Checked on a structure worker (prepareSchemaShapes): charged what the walk costs, not walked again.
+        charge(currentWorkBudget(), shaped.cost, text.length);
+        return shaped.problem;
+      }
       currentWorkBudget()?.spend('bytes', text.length);
       walkSchema(schema);
       return metaProblem(withKnownDialect(schema));

@@ -56,17 +56,33 @@ export const DEFAULT_WORK_LIMITS: { anonymous: WorkLimits; keyed: WorkLimits } =
   },
 };
 
+/**
+ * What a structure worker (lib/structure-pool.ts) may use on one piece of work: its wall-clock deadline and its
+ * heap. Not counted per request: a worker that overruns either is stopped, whatever the budget had left.
+ */
+export type WorkerLimit = 'worker_ms' | 'worker_heap_mb';
+
+const WORKER_LIMIT_SETTINGS: Record<WorkerLimit, string> = {
+  worker_ms: 'PRISM_STRUCTURE_WORKER_DEADLINE_MS',
+  worker_heap_mb: 'PRISM_STRUCTURE_WORKER_HEAP_MB',
+};
+
 /** The budget is spent: `limit` is the kind that ran out, `allowed` its size for this caller. */
 export class WorkBudgetExceeded extends Error {
   constructor(
-    readonly limit: WorkKind,
+    readonly limit: WorkKind | WorkerLimit,
     readonly allowed: number,
     readonly caller: 'anonymous' | 'keyed',
   ) {
     super(
-      `The request needs more work than its budget allows: more than ${allowed} ${limit.replace(/_/g, ' ')} ` +
-        `(the ${caller} limit, PRISM_WORK_BUDGET_${caller.toUpperCase()}); send smaller or fewer schemas` +
-        (caller === 'anonymous' ? ', or use an API key' : ''),
+      limit === 'worker_ms' || limit === 'worker_heap_mb'
+        ? `The request needs more work than its budget allows: one of its structures needed more than ${allowed} ` +
+            `${limit === 'worker_ms' ? 'ms' : 'MB of memory'} to check (${WORKER_LIMIT_SETTINGS[limit]}); send ` +
+            'smaller or fewer schemas' +
+            (caller === 'anonymous' ? ', or use an API key' : '')
+        : `The request needs more work than its budget allows: more than ${allowed} ${limit.replace(/_/g, ' ')} ` +
+            `(the ${caller} limit, PRISM_WORK_BUDGET_${caller.toUpperCase()}); send smaller or fewer schemas` +
+            (caller === 'anonymous' ? ', or use an API key' : ''),
     );
     this.name = 'WorkBudgetExceeded';
   }
@@ -93,6 +109,13 @@ export class WorkBudget {
     const total = this.spent[kind] + units;
     this.spent[kind] = total;
     if (total > this.limits[kind]) throw new WorkBudgetExceeded(kind, this.limits[kind], this.caller);
+  }
+
+  /** What is left of each kind (a structure worker walks a schema on a copy this size). */
+  remaining(): WorkLimits {
+    const left = { ...this.limits };
+    for (const kind of WORK_KINDS) left[kind] = Math.max(0, this.limits[kind] - this.spent[kind]);
+    return left;
   }
 
   /** Units of each kind spent so far (the cost suite compares these across input sizes). */
@@ -143,6 +166,30 @@ export function withOwnWorkBudget<T>(work: () => T): T {
 /** Charges the current budget (see {@link withWorkBudget}: callers that parse wrap their walk in it). */
 export function spendWork(kind: WorkKind, units: number): void {
   storage.getStore()?.spend(kind, units);
+}
+
+/**
+ * About how many bytes `value` would take as JSON (strings and keys by length, other leaves a few bytes), by an
+ * iterative walk without building the text: what a caller's already-parsed arguments charge as `bytes`.
+ */
+export function structureBytes(value: unknown): number {
+  let bytes = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (typeof next === 'string') bytes += next.length + 2;
+    else if (Array.isArray(next)) {
+      bytes += 2 + next.length;
+      for (const item of next) stack.push(item);
+    } else if (typeof next === 'object' && next !== null) {
+      bytes += 2;
+      for (const [key, item] of Object.entries(next)) {
+        bytes += key.length + 4;
+        stack.push(item);
+      }
+    } else bytes += 5;
+  }
+  return bytes;
 }
 
 /** Parses `kind=n,kind=n` over `base` (for configuration); throws with a readable reason. */

@@ -20,6 +20,7 @@ import type { Principal } from '../domain/account';
 import { AppError, ClientDisconnectedError } from '../domain/errors';
 import { RateLimitExceededError } from '../metering/metering-errors';
 import type { Logger } from '../lib/logger';
+import { spendWork, structureBytes } from '../lib/work-budget';
 import { toToolError } from './mcp-errors';
 import type { ToolCallLimiter } from './mcp-rate-limits';
 import { TOOLSET_SUMMARY, type McpToolset } from './mcp-toolsets';
@@ -127,6 +128,13 @@ export function createToolDispatcher(
         `Tool ${name} is in the '${tool.toolset}' toolset (${TOOLSET_SUMMARY[tool.toolset]}), which this ` +
           `connection did not select: add ${tool.toolset} to ?toolsets= on the /mcp URL (or prism mcp --toolsets).`,
       );
+    }
+    try {
+      // Checking the caller's arguments is work on caller structure: it draws on the POST's work budget
+      // (anonymous or keyed), so the calls of one POST add up.
+      spendWork('bytes', structureBytes(args ?? {}));
+    } catch (error) {
+      return toToolError(error, scope.requestId, scope.logger);
     }
     const input = await tool.input.safeParseAsync(args ?? {});
     if (!input.success) {

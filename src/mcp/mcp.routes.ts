@@ -28,6 +28,7 @@ import type { RateLimiter } from '../metering/rate-limiter';
 import type { McpServerFactory } from './mcp-server';
 import { defaultToolsetsFor, parseToolsets, type McpToolset } from './mcp-toolsets';
 import type { SignalBus } from '../signals/signal-bus';
+import { prepareSchemas, schemasIn } from '../lib/json-schema';
 import { DEFAULT_WORK_LIMITS, requestWorkBudget, runWithWorkBudget, type WorkLimits } from '../lib/work-budget';
 
 export interface McpRoutesOptions {
@@ -145,7 +146,13 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
       // Everything the POST's messages do (tool calls, prompts, their schemas and bundles) spends one budget.
       const keyed = (req.principal as Principal).kind === 'user';
       const limits = options.workBudget ?? DEFAULT_WORK_LIMITS;
-      void runWithWorkBudget(requestWorkBudget(limits, keyed), () => serve(req, res, options, inFlight));
+      void runWithWorkBudget(requestWorkBudget(limits, keyed), async () => {
+        // Large schemas in the messages' arguments compile on a structure worker first (lib/json-schema.ts). No
+        // tool an anonymous caller may use takes a schema: its messages are not looked into.
+        const schemas = keyed ? schemasIn(req.body) : [];
+        if (schemas.length > 0) await prepareSchemas(schemas);
+        return serve(req, res, options, inFlight);
+      });
     },
   );
 

@@ -5,7 +5,8 @@
 import { BadRequestError, NotFoundError } from '../../domain/errors';
 import type { ParsedSkill, SkillRecord } from '../../domain/skill';
 import { sha256Hex } from '../../lib/hash';
-import { readSkillBundle, type BundleLimits } from './skill-bundle';
+import { prepareSchemaShapes } from '../../lib/json-schema';
+import { readSkillBundle, type BundleEntry, type BundleLimits } from './skill-bundle';
 import { parseSkillContent, rootOf, SKILL_NAME_MAX, SKILL_NAME_PATTERN, type SkillContent } from './skill-parser';
 
 /** A bundle that passed every check, with the sha256 of its bytes. */
@@ -23,7 +24,28 @@ const PARSED_FILE = /(^|\/)(SKILL\.md|[^/]+\.json|[^/]+\.ya?ml)$/;
  */
 export async function parseSkillZip(zip: Buffer, limits: BundleLimits): Promise<CheckedSkill> {
   const entries = await readSkillBundle(zip, limits, (p) => PARSED_FILE.test(p));
+  // Large schemas of the bundle are measured and meta-checked on a structure worker first (lib/json-schema.ts),
+  // so the parser's own check finds the answers instead of walking them on the event loop.
+  await prepareSchemaShapes(bundleSchemas(entries));
   return { sha256: sha256Hex(zip), content: parseSkillContent(entries) };
+}
+
+/** The bundle's `schema.json` and `schemas/*.json` that parse as JSON (the parser reports the others). */
+function bundleSchemas(entries: BundleEntry[]): unknown[] {
+  const root = rootOf(entries);
+  const schemas: unknown[] = [];
+  for (const entry of entries) {
+    const inside = entry.path.slice(root.length);
+    if (!entry.path.startsWith(root) || !(inside === 'schema.json' || /^schemas\/[\w.-]+\.json$/.test(inside))) {
+      continue;
+    }
+    try {
+      schemas.push(JSON.parse(entry.data.toString('utf8')));
+    } catch {
+      // not JSON: the parser names the file
+    }
+  }
+  return schemas;
 }
 
 /** `YYYYMMDD-<first 8 hex of the zip's sha256>`, the date in UTC. */
