@@ -105,8 +105,8 @@ describe('LangGraph crons across two replicas with a stepped clock', () => {
 
     // The thread got one run per firing of its cron, each a completed Prism execution.
     const runs = await client.runs.list(thread.thread_id, { limit: 100 });
-    expect(runs.map((r) => r.metadata.cron_due).sort()).toEqual([at('10:05'), at('10:10'), at('10:15')]);
-    expect(runs.every((r) => r.status === 'success' && r.metadata.cron_id === onThread.cron_id)).toBe(true);
+    expect(runs.map((r) => r.metadata?.cron_due).sort()).toEqual([at('10:05'), at('10:10'), at('10:15')]);
+    expect(runs.every((r) => r.status === 'success' && r.metadata?.cron_id === onThread.cron_id)).toBe(true);
     const state = await client.threads.getState<{ messages: { type: string }[] }>(thread.thread_id);
     expect(state.values.messages.filter((m) => m.type === 'human')).toHaveLength(3);
     const executionId = (runs[0] as unknown as { execution_id: string }).execution_id;
@@ -123,7 +123,7 @@ describe('LangGraph crons across two replicas with a stepped clock', () => {
     const made = await client.threads.search({ metadata: { cron_id: stateless.cron_id } });
     expect(made).toHaveLength(1);
     const madeRuns = await client.runs.list(made[0]!.thread_id);
-    expect(madeRuns.map((r) => [r.metadata.cron_due, r.status])).toEqual([[at('10:10'), 'success']]);
+    expect(madeRuns.map((r) => [r.metadata?.cron_due, r.status])).toEqual([[at('10:10'), 'success']]);
 
     // Disabled, it does not fire; deleted, it is gone.
     const disabled = await client.crons.update(stateless.cron_id, { enabled: false });
@@ -155,7 +155,7 @@ describe('LangGraph crons across two replicas with a stepped clock', () => {
     await stepTo('2026-03-02T10:41:00Z');
     const runs = await client.runs.list(threadId, { limit: 100 });
     expect(runs).toHaveLength(runsBefore + 1);
-    expect(runs.map((r) => r.metadata.cron_due)).toContain(at('10:25'));
+    expect(runs.map((r) => r.metadata?.cron_due)).toContain(at('10:25'));
     const [again] = await client.crons.search();
     expect(again!.next_run_date).toBe(at('10:45'));
   });

@@ -60,6 +60,8 @@ export interface Firing {
 
 const MAX_DUE_PER_TICK = 100;
 
+type SortKey = 'cron_id' | 'assistant_id' | 'thread_id' | 'created_at' | 'updated_at' | 'next_run_date';
+
 export function createCrons(deps: {
   store: LangGraphStore;
   threads: Threads;
@@ -192,7 +194,7 @@ export function createCrons(deps: {
         cronId: body.cron_id,
         orgId,
         threadId,
-        body: body as unknown as Record<string, unknown>,
+        body,
         nextRunAt: nextOf(body, now),
         createdAt: now,
         updatedAt: now,
@@ -220,7 +222,7 @@ export function createCrons(deps: {
       };
       const updated: LangGraphCronRecord = {
         ...record,
-        body: body as unknown as Record<string, unknown>,
+        body,
         nextRunAt: nextOf(body, now),
         updatedAt: now,
       };
@@ -252,9 +254,9 @@ export function createCrons(deps: {
         .filter((c) => !q.thread_id || c.thread_id === q.thread_id)
         .filter((c) => q.enabled === null || q.enabled === undefined || c.enabled === q.enabled)
         .filter((c) => matches(c.metadata, q.metadata));
-      const by = (q.sort_by ?? 'created_at') as keyof CronWire;
+      const by = (q.sort_by ?? 'created_at') as SortKey;
       const sign = q.sort_order === 'asc' ? 1 : -1;
-      list.sort((a, b) => sign * String(a[by] ?? '').localeCompare(String(b[by] ?? '')));
+      list.sort((a, b) => sign * (a[by] ?? '').localeCompare(b[by] ?? ''));
       return list.slice(page.offset, page.offset + page.limit);
     },
 
