@@ -5,10 +5,12 @@
  * planner upstream; interrupts are Prism pauses resumed with `command: {resume}`; a busy thread follows each
  * multitask strategy; the store puts, gets, filters, ranks by meaning and lists namespaces, per organisation.
  */
+import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
+import { startCallbackReceiver } from '../helpers/callback-receiver';
 import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
 import { call, startTestApp, type TestApp } from '../helpers/test-app';
 import { writeLabModelsFile } from '../helpers/upstream-app';
@@ -50,6 +52,7 @@ describe('LangGraph SDK against /v1/langgraph', () => {
     app = await startTestApp({
       PRISM_MODELS_FILE: writeLabModelsFile(dir, upstream.baseUrl, [PLANNER]),
       PRISM_ALLOW_PRIVATE_URLS: '1',
+      PRISM_WEBHOOK_SECRET: 'langgraph-hook-secret-1',
     });
     key = await app.createKey('lg-org');
     await app.container.services.accounts.addCredits('lg-org', 5);
@@ -161,6 +164,47 @@ describe('LangGraph SDK against /v1/langgraph', () => {
     expect(execution.usage.steps).toBeGreaterThan(0);
     const runs = await client.runs.list(thread.thread_id);
     expect(runs.map((r) => r.run_id)).toEqual([run.run_id]);
+  });
+
+  it("a run's webhook receives the LangGraph run, signed, when it ends", async () => {
+    const receiver = await startCallbackReceiver();
+    try {
+      const thread = await client.threads.create();
+      upstream.next(reply('Hooked answer.'));
+      const run = await client.runs.create(thread.thread_id, 'agent', {
+        input: { messages: [{ role: 'user', content: 'Tell the hook' }] },
+        webhook: receiver.url,
+        metadata: { source: 'hook-test' },
+      });
+      await client.runs.join(thread.thread_id, run.run_id);
+      for (let i = 0; i < 200 && receiver.received.length === 0; i += 1) await new Promise((r) => setTimeout(r, 25));
+      expect(receiver.received).toHaveLength(1);
+      const hook = receiver.received[0]!;
+      expect(hook.event).toBe('langgraph.run.success');
+      expect(hook.signature).toBe(
+        `sha256=${createHmac('sha256', 'langgraph-hook-secret-1').update(hook.body).digest('hex')}`,
+      );
+      const body = JSON.parse(hook.body) as Record<string, unknown> & Values;
+      expect(body).toMatchObject({
+        run_id: run.run_id,
+        thread_id: thread.thread_id,
+        assistant_id: 'agent',
+        status: 'success',
+        metadata: { source: 'hook-test' },
+      });
+      expect(typeof body.run_started_at).toBe('string');
+      expect(typeof body.webhook_sent_at).toBe('string');
+      expect((body.values as Values).messages.map((m) => m.content)).toEqual(['Tell the hook', 'Hooked answer.']);
+      // The URL is checked when the run is asked for, as /v1/agent/execute checks callback_url.
+      await expect(
+        client.runs.create(thread.thread_id, 'agent', {
+          input: { messages: [{ role: 'user', content: 'again' }] },
+          webhook: 'ftp://example.com/hook',
+        }),
+      ).rejects.toThrow(/400/);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('streams values and updates with run metadata, and joinStream gives the outcome', async () => {
