@@ -67,7 +67,9 @@ import { createSkillsService, type SkillsService } from '../services/skills/skil
 import { createChatsService, type ChatsService } from '../services/chats/chats.service';
 import { createAgentChat } from '../services/chats/agent-chat';
 import { createLangGraphService, type LangGraphService } from '../services/langgraph/langgraph.service';
+import { createMemoryPorts } from '../services/langgraph/memory';
 import type { RunWebhook } from '../services/langgraph/runs';
+import { createStoreItems } from '../services/langgraph/store-items';
 import { createTextEmbeddingEngine } from '../engines/embeddings';
 
 export interface Container {
@@ -282,7 +284,16 @@ async function assemble(
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     maxBytes: config.limits.maxUploadBytes,
   });
+  // The LangGraph store's semantic search embeds with Prism's own text engine (256 dimensions: 1 KiB per item); the
+  // agents' remember and recall tools keep their notes in it.
+  const storeEmbedder = createTextEmbeddingEngine();
+  const embedForStore = async (texts: string[]): Promise<Float32Array[]> =>
+    (await storeEmbedder.embed(texts, { dimensions: 256 })).vectors;
+  const memoryFor = createMemoryPorts(createStoreItems(stores.langgraph, embedForStore), (principal) =>
+    accounts.orgIdFor(principal),
+  );
   const agents = createAgentsModule({
+    memoryFor,
     checkpointer: backend.checkpointer,
     checkpointDurability: checkpointDurabilityFor(backend.dialect),
     stores,
@@ -358,8 +369,6 @@ async function assemble(
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     targets: { predictions: stores.predictions, executions: stores.executions, chats },
   });
-  // The LangGraph store's semantic search embeds with Prism's own text engine (256 dimensions: 1 KiB per item).
-  const storeEmbedder = createTextEmbeddingEngine();
   // A LangGraph run's webhook gets the LangGraph run, through the executions' signed, SSRF-checked sender (its
   // deliveries recorded with the run's execution).
   const langgraphWebhooks = createWebhookSender<RunWebhook>({
@@ -382,7 +391,7 @@ async function assemble(
     agentStore: stores.agents,
     executions: agents.executions,
     toolNames: () => agents.tools.list().map((tool) => tool.name),
-    embed: async (texts) => (await storeEmbedder.embed(texts, { dimensions: 256 })).vectors,
+    embed: embedForStore,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     deliverWebhook: (hook) => langgraphWebhooks.deliver(hook),
     allowPrivateWebhooks: config.fetch.allowPrivate,

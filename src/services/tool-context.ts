@@ -10,7 +10,16 @@ import type { ParsedSkill } from '../domain/skill';
 import { CancelController, type CancelSignal } from '../lib/cancel';
 import { sniffMediaType } from '../lib/media-type';
 import { SafeFetchError, safeFetch } from '../lib/safe-fetch';
-import type { FetchPort, HubPort, LoadedMedia, SkillsPort, ToolContext, ToolProgress, VisionPort } from '../agents/sdk';
+import type {
+  FetchPort,
+  HubPort,
+  LoadedMedia,
+  MemoryPort,
+  SkillsPort,
+  ToolContext,
+  ToolProgress,
+  VisionPort,
+} from '../agents/sdk';
 import type { ArtifactsService } from './artifacts.service';
 import type { HubService } from './hub/hub.service';
 import { resolveSingleInput, type InputResolverDeps } from './inputs/resolve-input';
@@ -20,6 +29,8 @@ export interface ToolContextDeps {
   hub: HubService;
   vision: VisionPort;
   inputs: InputResolverDeps;
+  /** The caller's long-term memory (the organisation's LangGraph store). */
+  memoryFor(principal: Principal): MemoryPort;
 }
 
 export interface ToolContextOptions {
@@ -117,6 +128,7 @@ export function createToolContextFactory(deps: ToolContextDeps): ToolContextFact
         hub,
         skills,
         fetch: fetchPort,
+        memory: deps.memoryFor(principal),
       };
     },
   };

@@ -305,6 +305,50 @@ describe('LangGraph SDK against /v1/langgraph', () => {
     }
   });
 
+  it('agents remember and recall through the store: an execution keeps a note, another finds it by meaning', async () => {
+    const execute = async (k: string, prompt: string) =>
+      (await (
+        await call(`${app.url}/v1/agent/execute`, { key: k, json: { inputs: {}, config: { prompt } } })
+      ).json()) as {
+        status: string;
+      };
+    const toolCall = (name: string, args: Record<string, unknown>) => ({
+      kind: 'reply' as const,
+      toolCalls: [{ id: `call_${name}`, name, arguments: JSON.stringify(args) }],
+      usage: { prompt_tokens: 10, completion_tokens: 10 },
+    });
+    const toolResultOf = (request: { body: unknown } | undefined): string => {
+      const messages = (request?.body as { messages: { role: string; content: unknown }[] }).messages;
+      return JSON.stringify(messages.filter((m) => m.role === 'tool').at(-1)?.content ?? null);
+    };
+
+    upstream.next(toolCall('remember', { text: 'Ada prefers green tea in the morning', key: 'ada-drink' }));
+    upstream.next(reply('Noted.'));
+    expect((await execute(key, 'Remember that Ada prefers green tea in the morning')).status).toBe('completed');
+    expect(toolResultOf(upstream.requests.at(-1))).toContain('ada-drink');
+    // What the agent kept is a store item a LangGraph client reads, and may add to.
+    const kept = await client.store.getItem(['prism', 'memories'], 'ada-drink');
+    expect(kept?.value).toMatchObject({ text: 'Ada prefers green tea in the morning' });
+    await client.store.putItem(['prism', 'memories'], 'bob-hobby', { text: 'Bob goes hiking in the mountains' });
+
+    upstream.next(toolCall('recall', { query: 'what does Ada like to drink' }));
+    upstream.next(reply('Green tea.'));
+    expect((await execute(key, 'What should I offer Ada to drink?')).status).toBe('completed');
+    const recalled = JSON.parse(JSON.parse(toolResultOf(upstream.requests.at(-1))) as string) as {
+      memories: { key: string; text: string }[];
+    };
+    expect(recalled.memories.map((m) => m.key)).toEqual(['ada-drink', 'bob-hobby']);
+
+    // Another organisation's agent recalls nothing of it.
+    const otherKey = await app.createKey('lg-memory-other');
+    await app.container.services.accounts.addCredits('lg-memory-other', 1);
+    upstream.next(toolCall('recall', { query: 'what does Ada like to drink' }));
+    upstream.next(reply('I do not know.'));
+    expect((await execute(otherKey, 'What does Ada drink?')).status).toBe('completed');
+    const theirs = JSON.parse(JSON.parse(toolResultOf(upstream.requests.at(-1))) as string) as { memories: unknown[] };
+    expect(theirs.memories).toEqual([]);
+  });
+
   it('the store: put, get, filter, search by meaning, namespaces, delete, per organisation', async () => {
     await client.store.putItem(['memories', 'ada'], 'm1', {
       text: 'Ada prefers green tea in the morning',
