@@ -102,6 +102,8 @@ export const ERROR_CODES = [
   // the LangGraph Platform API (src/services/langgraph)
   'thread_busy',
   'invalid_schedule',
+  // agent chats (src/services/chats/chat-turn-lanes.ts)
+  'turn_interrupted',
   ...NOT_FOUND_RESOURCES.map((r) => `${r}_not_found` as const),
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
