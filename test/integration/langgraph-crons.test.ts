@@ -85,7 +85,13 @@ describe('LangGraph crons across two replicas with a stepped clock', () => {
       onRunCompleted: 'keep',
     });
     expect(stateless.next_run_date).toBe(at('10:10'));
-    expect(await client.crons.count()).toBe(2);
+    // A stateless cron's thread is deleted after its run unless on_run_completed is 'keep'.
+    const cleaned = await client.crons.create('agent', {
+      schedule: '15 10 * * *',
+      input: { messages: [{ role: 'user', content: 'Clean up after yourself' }] },
+    });
+    expect(cleaned.on_run_completed).toBe('delete');
+    expect(await client.crons.count()).toBe(3);
     expect((await client.crons.search({ threadId: thread.thread_id })).map((c) => c.cron_id)).toEqual([
       onThread.cron_id,
     ]);
@@ -116,8 +122,10 @@ describe('LangGraph crons across two replicas with a stepped clock', () => {
     };
     expect(execution.status).toBe('completed');
     expect(execution.usage.steps).toBeGreaterThan(0);
-    // Four runs of 50 planner tokens at $1 per million: $0.0002 off the owner's wallet.
-    expect(Math.round((before - (await balance())) * 1e6)).toBe(200);
+    // Five runs (three on the thread, one per stateless cron) of 50 planner tokens at $1 per million: $0.00025 off
+    // the owner's wallet.
+    expect(Math.round((before - (await balance())) * 1e6)).toBe(250);
+    expect(await client.threads.search({ metadata: { cron_id: cleaned.cron_id } })).toEqual([]);
 
     // The stateless cron fired once (at 10:10), on a new thread it keeps.
     const made = await client.threads.search({ metadata: { cron_id: stateless.cron_id } });
@@ -130,6 +138,7 @@ describe('LangGraph crons across two replicas with a stepped clock', () => {
     expect(disabled.next_run_date).toBeNull();
     expect((await stepTo('2026-03-02T10:20:01Z')).map((f) => f.cron_id)).not.toContain(stateless.cron_id);
     await client.crons.delete(stateless.cron_id);
+    await client.crons.delete(cleaned.cron_id);
     await expect(client.crons.delete(stateless.cron_id)).rejects.toThrow(/404/);
     expect((await client.crons.search()).map((c) => c.cron_id)).toEqual([onThread.cron_id]);
     expect(await client.runs.list(made[0]!.thread_id)).toHaveLength(1);
