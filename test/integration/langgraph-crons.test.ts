@@ -90,7 +90,7 @@ describe('LangGraph crons across two replicas with a stepped clock', () => {
       schedule: '15 10 * * *',
       input: { messages: [{ role: 'user', content: 'Clean up after yourself' }] },
     });
-    expect(cleaned.on_run_completed).toBe('delete');
+    expect((cleaned as unknown as { on_run_completed: string }).on_run_completed).toBe('delete');
     expect(await client.crons.count()).toBe(3);
     expect((await client.crons.search({ threadId: thread.thread_id })).map((c) => c.cron_id)).toEqual([
       onThread.cron_id,
