@@ -96,6 +96,10 @@ describe('LangGraph crons across two replicas with a stepped clock', () => {
       onThread.cron_id,
     ]);
     await expect(client.crons.create('agent', { schedule: '61 * * * *' })).rejects.toThrow(/400/);
+    await expect(client.crons.create('agent', { schedule: '@hourly', webhook: 'ftp://example.com/x' })).rejects.toThrow(
+      /400/,
+    );
+    await expect(client.crons.create('no-such-assistant', { schedule: '@hourly' })).rejects.toThrow(/404/);
 
     const balance = async (): Promise<number> =>
       (await apps[0]!.container.services.accounts.balance('cron-org')).balanceUsd;

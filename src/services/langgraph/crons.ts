@@ -172,6 +172,7 @@ export function createCrons(deps: {
       if (threadId !== null) await deps.threads.get(orgId, threadId);
       await deps.assistants.resolve(principal, req.assistant_id ?? '');
       parseCronSchedule(req.schedule ?? '');
+      if (req.webhook) await deps.runs.checkWebhook(req.webhook);
       const owner = await ownerOf(principal);
       const now = clock();
       const body: CronBody = {
@@ -208,6 +209,7 @@ export function createCrons(deps: {
       const record = await get(orgId, cronId);
       const old = record.body as unknown as CronBody;
       if (req.schedule !== undefined) parseCronSchedule(req.schedule);
+      if (req.webhook) await deps.runs.checkWebhook(req.webhook);
       const now = clock();
       const body: CronBody = {
         ...old,

@@ -301,6 +301,7 @@ export function createRuns(deps: {
   return {
     inFlight,
     getRun,
+    checkWebhook,
 
     async start(
       principal: Principal,
