@@ -159,9 +159,17 @@ export function createRuns(deps: {
     return current;
   };
 
+  /** Runs of this process being stopped by a cancel or a multitask strategy: they end interrupted, not failed. */
+  const stopping = new Set<string>();
+
   const stopRun = async (principal: Principal, orgId: string, run: RunWire, status: RunStatus): Promise<void> => {
-    if (run.execution_id) await deps.executions.cancel(principal, run.execution_id).catch(() => undefined);
-    await settle(orgId, run).catch(() => undefined);
+    stopping.add(run.run_id);
+    try {
+      if (run.execution_id) await deps.executions.cancel(principal, run.execution_id).catch(() => undefined);
+      await settle(orgId, run).catch(() => undefined);
+    } finally {
+      stopping.delete(run.run_id);
+    }
     const latest = await getRun(orgId, run.thread_id, run.run_id).catch(() => run);
     latest.status = status;
     await saveRun(orgId, latest);
@@ -233,9 +241,10 @@ export function createRuns(deps: {
     const latest = await getRun(orgId, run.thread_id, run.run_id).catch(() => null);
     if (!latest) return run; // rolled back
     const thread = await threads.get(orgId, run.thread_id);
-    if (latest.status === 'interrupted' || !last) {
+    if (latest.status === 'interrupted' || !last || stopping.has(run.run_id)) {
       thread.status = 'idle';
       await threads.save(orgId, thread);
+      if (stopping.has(run.run_id)) latest.status = 'interrupted';
       return latest;
     }
     if (last.status === 'completed') {
