@@ -280,21 +280,27 @@ describe('LangGraph SDK against /v1/langgraph', () => {
     for (const strategy of ['interrupt', 'rollback'] as const) {
       let unblock: (v?: unknown) => void = () => undefined;
       upstream.next(reply('never seen', { waitFor: new Promise((r) => (unblock = r)) }));
-      const asked = upstream.requests.length;
       const busy = await client.runs.create(thread.thread_id, 'agent', {
         input: { messages: [{ role: 'user', content: `busy ${strategy}` }] },
       });
       // Busy means its model call has been made (else the new run would be the one to get the held reply).
-      for (let i = 0; i < 400 && upstream.requests.length === asked; i += 1) {
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      const asked = (): boolean => upstream.requests.some((r) => JSON.stringify(r.body).includes(`busy ${strategy}`));
+      for (let i = 0; i < 2400 && !asked(); i += 1) await new Promise((r) => setTimeout(r, 25));
+      expect(asked()).toBe(true);
       upstream.next(reply(`after ${strategy}`));
       const waiting = client.runs.wait(thread.thread_id, 'agent', {
         input: { messages: [{ role: 'user', content: `new ${strategy}` }] },
         multitaskStrategy: strategy,
       }) as Promise<Values>;
-      const done = await waiting;
+      // Once the busy run is stopped its held reply is no one's: let it go (a run that took it would end, not hang).
+      const stopped = async (): Promise<boolean> =>
+        client.runs.get(thread.thread_id, busy.run_id).then(
+          (r) => r.status === 'interrupted',
+          () => true,
+        );
+      for (let i = 0; i < 2400 && !(await stopped()); i += 1) await new Promise((r) => setTimeout(r, 25));
       unblock();
+      const done = await waiting;
       expect(done.messages.at(-1)?.content).toBe(`after ${strategy}`);
       if (strategy === 'interrupt') {
         expect((await client.runs.get(thread.thread_id, busy.run_id)).status).toBe('interrupted');
