@@ -176,34 +176,21 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
       if (request.requireApproval?.length) deps.tools.select(request.requireApproval, 'require_approval');
       const strategy = request.multitaskStrategy ?? 'enqueue';
       // A named chat's lane is taken before the thread is read: an enqueued turn reads what the turn before it left.
-      let slot: TurnSlot | null = request.sessionId ? await lanes.enter(request.sessionId, strategy) : null;
-      try {
-        return await openTurn(principal, request, resolved, async (sessionId) => {
-          slot ??= await lanes.enter(sessionId, strategy);
-          return slot;
+      const named = request.sessionId ? await lanes.enter(request.sessionId, strategy) : null;
+      const opened = await deps.chats
+        .open(principal, {
+          sessionId: request.sessionId,
+          makePublic: request.makePublic,
+          sessionToken: request.sessionToken,
+        })
+        .catch((error: unknown) => {
+          named?.release();
+          throw error;
         });
-      } catch (error) {
-        slot?.release();
-        throw error;
-      }
-    },
-  };
-
-  async function openTurn(
-    principal: Principal,
-    request: AgentChatRequest,
-    resolved: ReturnType<PlannerDirectory['resolve']>,
-    slotFor: (sessionId: string) => Promise<TurnSlot>,
-  ): Promise<AgentChatTurn> {
-    {
-      const opened = await deps.chats.open(principal, {
-        sessionId: request.sessionId,
-        makePublic: request.makePublic,
-        sessionToken: request.sessionToken,
-      });
-      const slot = await slotFor(opened.sessionId);
+      const slot: TurnSlot = named ?? (await lanes.enter(opened.sessionId, strategy));
       const fresh = newMessages(request.messages, opened.existing !== null);
       if (!fresh.some(({ message }) => ROLES[message.role] === 'user')) {
+        slot.release();
         throw new BadRequestError('The chat turn has no new user message.', 'missing_input', 'messages');
       }
       const deterministic = resolved.planner.kind === 'deterministic';
@@ -394,8 +381,8 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
 
         close: () => slot.release(),
       };
-    }
-  }
+    },
+  };
 }
 
 /** The pause the thread's last assistant message asked about, if it is the thread's last message. */
