@@ -21,6 +21,7 @@ import { evaluationBenchmarks } from './evaluations.bench';
 import { filesBenchmarks } from './files.bench';
 import { gatewayBenchmarks } from './gateway.bench';
 import { printResults, runCase, type BenchCase, type BenchResult, type GroupReport } from './harness';
+import { langgraphBenchmarks } from './langgraph.bench';
 import { mcpBenchmarks } from './mcp.bench';
 import { ocrBenchmarks } from './ocr.bench';
 import { pdfBenchmarks } from './pdf.bench';
@@ -59,6 +60,7 @@ const GROUPS: Record<string, () => Promise<GroupOutcome>> = {
   transcriptions: transcriptionBenchmarks,
   agents: agentBenchmarks,
   runs: runsBenchmarks,
+  langgraph: langgraphBenchmarks,
   decisions: decisionBenchmarks,
   evaluations: evaluationBenchmarks,
   receipts: async () => [(await receiptsBenchmarks()).join('\n')],

@@ -11,6 +11,8 @@ import { probeAudioTool } from './probe-audio.tool';
 import { readArtifactTool } from './read-artifact.tool';
 import { readDocumentTool } from './read-document.tool';
 import { readSkillFileTool } from './read-skill-file.tool';
+import { recallTool } from './recall.tool';
+import { rememberTool } from './remember.tool';
 import { renderPageTool } from './render-page.tool';
 import { sampleVideoFramesTool } from './sample-video-frames.tool';
 import { transcribeAudioTool } from './transcribe-audio.tool';
@@ -29,4 +31,6 @@ export const BUILTIN_TOOLS: readonly AnyToolDefinition[] = [
   readArtifactTool,
   writeArtifactTool,
   fetchUrlTool,
+  rememberTool,
+  recallTool,
 ];

@@ -116,6 +116,27 @@ export interface FetchPort {
   fetch(url: string): Promise<FetchedPage>;
 }
 
+/** One remembered note, as recall finds it. */
+export interface Memory {
+  key: string;
+  value: Record<string, unknown>;
+  /** Cosine similarity to the query (higher is closer). */
+  score: number;
+  updatedAt: string;
+}
+
+/**
+ * Long-term memory: notes kept in the organisation's LangGraph store (docs/langgraph.md) under `namespace`, found
+ * again by meaning with Prism's own embedding engine. A LangGraph client reads and edits the same items.
+ */
+export interface MemoryPort {
+  namespace: string[];
+  /** Stores (or replaces) the note under `key`. */
+  remember(key: string, value: Record<string, unknown>): Promise<void>;
+  /** The closest notes to `query`, best first. */
+  recall(query: string, limit: number): Promise<Memory[]>;
+}
+
 /** Progress a long tool reports (MCP turns it into progress notifications; the loop logs it). */
 export interface ToolProgress {
   progress: number;
@@ -137,6 +158,7 @@ export interface ToolContext {
   hub: HubPort;
   skills: SkillsPort;
   fetch: FetchPort;
+  memory: MemoryPort;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ export const TOOLSETS: Readonly<Record<string, readonly string[]>> = {
   video: ['sample_video_frames'],
   audio: ['probe_audio', 'transcribe_audio'],
   web: ['fetch_url'],
+  memory: ['remember', 'recall'],
 };
 
 /** Toolsets of the hosted platform that Prism has no tools for, with what they would do. */

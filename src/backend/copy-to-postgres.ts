@@ -46,6 +46,7 @@ export const COPIED_TABLES: readonly { name: string; key: readonly string[] }[] 
   { name: 'oauth_tokens', key: ['token_hash'] },
   { name: 'mcp_servers', key: ['id'] },
   { name: 'langgraph_docs', key: ['org_id', 'kind', 'id'] },
+  { name: 'langgraph_crons', key: ['cron_id'] },
 ];
 
 const BATCH = 500;

@@ -35,7 +35,7 @@ import type { InputResolverDeps } from '../services/inputs/resolve-input';
 import { createExecutionRerun, type ExecutionRerun } from '../services/executions/execution-rerun';
 import { createSkillRunner } from '../services/executions/runtime-skill-runner';
 import type { SkillRunner } from '../services/predictions/skill-runner';
-import { createToolContextFactory, type ToolContextFactory } from '../services/tool-context';
+import { createToolContextFactory, type ToolContextDeps, type ToolContextFactory } from '../services/tool-context';
 import type { AgentStore, ExecutionStore, ProgramStore } from '../stores/types/execution';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { CheckpointDurability } from '../agents/checkpoint-durability';
@@ -78,6 +78,8 @@ export interface AgentsModuleDeps {
   /** A recording's duration in seconds (ffprobe), for billing the transcribe_audio tool before it calls. */
   audioDuration: (bytes: Buffer) => Promise<number | null>;
   inputs: InputResolverDeps;
+  /** The agents' long-term memory (the remember and recall tools), on the LangGraph store. */
+  memoryFor: ToolContextDeps['memoryFor'];
   catalogue: ModelCatalogue;
   upstream: UpstreamClient;
   biller: Biller;

@@ -68,6 +68,9 @@ import { createSkillsService, type SkillsService } from '../services/skills/skil
 import { createChatsService, type ChatsService } from '../services/chats/chats.service';
 import { createAgentChat } from '../services/chats/agent-chat';
 import { createLangGraphService, type LangGraphService } from '../services/langgraph/langgraph.service';
+import { createMemoryPorts } from '../services/langgraph/memory';
+import type { RunWebhook } from '../services/langgraph/runs';
+import { createStoreItems } from '../services/langgraph/store-items';
 import { createTextEmbeddingEngine } from '../engines/embeddings';
 import { useStructurePool } from '../lib/json-schema';
 import { createStructurePool, type StructurePoolStats } from '../lib/structure-pool';
@@ -136,12 +139,17 @@ export interface Container {
   close(): Promise<void>;
 }
 
+/** How often each replica looks for due LangGraph crons: a firing starts at most this late. */
+const CRON_POLL_MS = 5_000;
+
 export interface ContainerOptions {
   logger?: Logger;
   /** Replaces the local extraction engine (tests of the service layer use a scripted one). */
   engine?: ExtractionEngine;
   /** Also export the process's own metrics (CPU, memory, event loop): for the server, not for tests. */
   processMetrics?: boolean;
+  /** The clock LangGraph crons fire by (tests step it); the system clock by default. */
+  clock?: () => Date;
 }
 
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
@@ -284,7 +292,16 @@ async function assemble(
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     maxBytes: config.limits.maxUploadBytes,
   });
+  // The LangGraph store's semantic search embeds with Prism's own text engine (256 dimensions: 1 KiB per item); the
+  // agents' remember and recall tools keep their notes in it.
+  const storeEmbedder = createTextEmbeddingEngine();
+  const embedForStore = async (texts: string[]): Promise<Float32Array[]> =>
+    (await storeEmbedder.embed(texts, { dimensions: 256 })).vectors;
+  const memoryFor = createMemoryPorts(createStoreItems(stores.langgraph, embedForStore), (principal) =>
+    accounts.orgIdFor(principal),
+  );
   const agents = createAgentsModule({
+    memoryFor,
     checkpointer: backend.checkpointer,
     checkpointDurability: checkpointDurabilityFor(backend.dialect),
     stores,
@@ -366,16 +383,34 @@ async function assemble(
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     targets: { predictions: stores.predictions, executions: stores.executions, chats },
   });
-  // The LangGraph store's semantic search embeds with Prism's own text engine (256 dimensions: 1 KiB per item).
-  const storeEmbedder = createTextEmbeddingEngine();
+  // A LangGraph run's webhook gets the LangGraph run, through the executions' signed, SSRF-checked sender (its
+  // deliveries recorded with the run's execution).
+  const langgraphWebhooks = createWebhookSender<RunWebhook>({
+    store: {
+      recordDelivery: ({ predictionId, ...rest }) =>
+        stores.executions.recordDelivery({ ...rest, executionId: predictionId }),
+    },
+    secret: webhookSecret,
+    render: (hook) => hook.payload,
+    eventPrefix: 'langgraph.run',
+    timeoutMs: config.webhooks.timeoutMs,
+    attempts: config.webhooks.attempts,
+    backoffMs: config.webhooks.backoffMs,
+    allowPrivate: config.fetch.allowPrivate,
+    logger,
+  });
   const langgraph = createLangGraphService({
     store: stores.langgraph,
     agents: agents.agents,
     agentStore: stores.agents,
     executions: agents.executions,
     toolNames: () => agents.tools.list().map((tool) => tool.name),
-    embed: async (texts) => (await storeEmbedder.embed(texts, { dimensions: 256 })).vectors,
+    embed: embedForStore,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
+    deliverWebhook: (hook) => langgraphWebhooks.deliver(hook),
+    allowPrivateWebhooks: config.fetch.allowPrivate,
+    clock: options.clock ?? (() => new Date()),
+    logger,
   });
 
   // Large caller schemas compile on worker threads (lib/json-schema.ts prepareSchema), not on the event loop.
@@ -462,6 +497,8 @@ async function assemble(
         runHeartbeat ??= startRunHeartbeat(agents.executions, config.jobs.leaseMs, logger);
       }
       jobs.start();
+      // Every replica polls for due LangGraph crons; a conditional claim lets one of them start each firing.
+      langgraph.crons.startScheduler(CRON_POLL_MS);
       return { ownerKey };
     },
 
@@ -484,6 +521,7 @@ async function assemble(
           // After the runs stop, before the database closes: steps.json files still being written.
           { name: 'artifact writes', run: () => artifacts.drain() },
           { name: 'execution webhooks', run: () => executionWebhooks.close() },
+          { name: 'langgraph webhooks', run: () => langgraphWebhooks.close() },
           { name: 'webhooks', run: () => webhooks.close() },
           { name: 'jobs', run: () => jobs.close(config.server.shutdownGraceMs) },
           { name: 'executions', run: () => agents.executions.cancelAll() },
@@ -494,6 +532,7 @@ async function assemble(
           { name: 'guest file sweep', run: () => guestSweep?.stop() },
           { name: 'paused-run expiry', run: () => pauseSweep && clearInterval(pauseSweep) },
           { name: 'agent run heartbeat', run: () => runHeartbeat?.stop() },
+          { name: 'langgraph crons', run: () => langgraph.crons.stop() },
         ].reverse(),
       ),
   };

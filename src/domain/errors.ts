@@ -29,6 +29,7 @@ export const NOT_FOUND_RESOURCES = [
   'run',
   'checkpoint',
   'store_item',
+  'cron',
 ] as const;
 export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 
@@ -100,6 +101,9 @@ export const ERROR_CODES = [
   'work_budget_exceeded',
   // the LangGraph Platform API (src/services/langgraph)
   'thread_busy',
+  'invalid_schedule',
+  // agent chats (src/services/chats/chat-turn-lanes.ts)
+  'turn_interrupted',
   ...NOT_FOUND_RESOURCES.map((r) => `${r}_not_found` as const),
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -10,7 +10,16 @@ import type { ParsedSkill } from '../domain/skill';
 import { CancelController, type CancelSignal } from '../lib/cancel';
 import { sniffMediaType } from '../lib/media-type';
 import { SafeFetchError, safeFetch } from '../lib/safe-fetch';
-import type { FetchPort, HubPort, LoadedMedia, SkillsPort, ToolContext, ToolProgress, VisionPort } from '../agents/sdk';
+import type {
+  FetchPort,
+  HubPort,
+  LoadedMedia,
+  MemoryPort,
+  SkillsPort,
+  ToolContext,
+  ToolProgress,
+  VisionPort,
+} from '../agents/sdk';
 import type { ArtifactsService } from './artifacts.service';
 import type { HubService } from './hub/hub.service';
 import { resolveSingleInput, type InputResolverDeps } from './inputs/resolve-input';
@@ -22,6 +31,8 @@ export interface ToolContextDeps {
   inputs: InputResolverDeps;
   /** `vision.transcribeSpeech` billed to the caller (the composition root binds it to the wallet); absent: free. */
   speechFor?: (principal: Principal) => VisionPort['transcribeSpeech'];
+  /** The caller's long-term memory (the organisation's LangGraph store). */
+  memoryFor(principal: Principal): MemoryPort;
 }
 
 export interface ToolContextOptions {
@@ -119,6 +130,7 @@ export function createToolContextFactory(deps: ToolContextDeps): ToolContextFact
         hub,
         skills,
         fetch: fetchPort,
+        memory: deps.memoryFor(principal),
       };
     },
   };

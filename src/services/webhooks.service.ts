@@ -12,8 +12,8 @@ import type { Logger } from '../lib/logger';
 import { safeFetch, SafeFetchError } from '../lib/safe-fetch';
 import type { PredictionStore } from '../stores/types';
 
-/** What a sender needs of a record: predictions, and agent executions through a second sender. */
-export type WebhookSubject = Pick<Prediction, 'id' | 'status' | 'callbackUrl'>;
+/** What a sender needs of a record: predictions, agent executions and LangGraph runs through senders of their own. */
+export type WebhookSubject = { id: string; status: string; callbackUrl: string | null };
 
 export interface WebhookSenderDeps<T extends WebhookSubject = Prediction> {
   /** Records each attempt; `predictionId` holds the record's id whatever its kind. */

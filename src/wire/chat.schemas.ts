@@ -64,7 +64,8 @@ export function parseChatBody(body: unknown): ChatBody {
 }
 
 /**
- * The agent models' chat-thread fields (`session_id`, `public`, `session_token`, `skills`, `require_approval`); see
+ * The agent models' chat-thread fields (`session_id`, `public`, `session_token`, `skills`, `require_approval`,
+ * `multitask_strategy`); see
  * agent-completions.
  */
 export const chatThreadFieldsSchema = z
@@ -75,10 +76,19 @@ export const chatThreadFieldsSchema = z
     skills: z.array(z.record(z.string(), z.unknown())).nullish(),
     /** Tools whose calls wait for the person's approval in the turn (docs/agent-runs.md). */
     require_approval: z.array(z.string().min(1)).max(64).nullish(),
+    /** What a message to a chat with a turn in progress does (docs/agents.md). */
+    multitask_strategy: z.enum(['reject', 'interrupt', 'rollback', 'enqueue']).nullish(),
   })
   .loose();
 
-const THREAD_FIELDS = ['session_id', 'public', 'session_token', 'skills', 'require_approval'] as const;
+const THREAD_FIELDS = [
+  'session_id',
+  'public',
+  'session_token',
+  'skills',
+  'require_approval',
+  'multitask_strategy',
+] as const;
 
 /**
  * Checks the chat-thread fields when any is present (most calls carry none, and skip the check).

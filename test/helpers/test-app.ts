@@ -100,11 +100,14 @@ async function stopS3(dataDir: string, server: TestS3Server | null, removeData: 
   else s3Servers.delete(dataDir);
 }
 
-/** `logger` replaces the silent one (a test that reads what the app logs passes a collecting logger). */
+/**
+ * `logger` replaces the silent one (a test that reads what the app logs passes a collecting logger); `clock` is the
+ * clock LangGraph crons fire by (a test steps it).
+ */
 export async function startTestApp(
   env: Record<string, string> = {},
   existingDataDir?: string,
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; clock?: () => Date } = {},
 ): Promise<TestApp> {
   const dataDir = existingDataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'prism-test-'));
   // A test that pins a setting to '' (ON_SQLITE) keeps that part on the default.
@@ -126,6 +129,7 @@ export async function startTestApp(
     running = await startServer(config, {
       announce: () => undefined,
       ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
     });
   } catch (error) {
     await stopS3(dataDir, s3, false);

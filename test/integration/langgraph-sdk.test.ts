@@ -5,10 +5,12 @@
  * planner upstream; interrupts are Prism pauses resumed with `command: {resume}`; a busy thread follows each
  * multitask strategy; the store puts, gets, filters, ranks by meaning and lists namespaces, per organisation.
  */
+import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
+import { startCallbackReceiver } from '../helpers/callback-receiver';
 import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
 import { call, startTestApp, type TestApp } from '../helpers/test-app';
 import { writeLabModelsFile } from '../helpers/upstream-app';
@@ -50,6 +52,7 @@ describe('LangGraph SDK against /v1/langgraph', () => {
     app = await startTestApp({
       PRISM_MODELS_FILE: writeLabModelsFile(dir, upstream.baseUrl, [PLANNER]),
       PRISM_ALLOW_PRIVATE_URLS: '1',
+      PRISM_WEBHOOK_SECRET: 'langgraph-hook-secret-1',
     });
     key = await app.createKey('lg-org');
     await app.container.services.accounts.addCredits('lg-org', 5);
@@ -163,6 +166,47 @@ describe('LangGraph SDK against /v1/langgraph', () => {
     expect(runs.map((r) => r.run_id)).toEqual([run.run_id]);
   });
 
+  it("a run's webhook receives the LangGraph run, signed, when it ends", async () => {
+    const receiver = await startCallbackReceiver();
+    try {
+      const thread = await client.threads.create();
+      upstream.next(reply('Hooked answer.'));
+      const run = await client.runs.create(thread.thread_id, 'agent', {
+        input: { messages: [{ role: 'user', content: 'Tell the hook' }] },
+        webhook: receiver.url,
+        metadata: { source: 'hook-test' },
+      });
+      await client.runs.join(thread.thread_id, run.run_id);
+      for (let i = 0; i < 200 && receiver.received.length === 0; i += 1) await new Promise((r) => setTimeout(r, 25));
+      expect(receiver.received).toHaveLength(1);
+      const hook = receiver.received[0]!;
+      expect(hook.event).toBe('langgraph.run.success');
+      expect(hook.signature).toBe(
+        `sha256=${createHmac('sha256', 'langgraph-hook-secret-1').update(hook.body).digest('hex')}`,
+      );
+      const body = JSON.parse(hook.body) as Record<string, unknown> & Values;
+      expect(body).toMatchObject({
+        run_id: run.run_id,
+        thread_id: thread.thread_id,
+        assistant_id: 'agent',
+        status: 'success',
+        metadata: { source: 'hook-test' },
+      });
+      expect(typeof body.run_started_at).toBe('string');
+      expect(typeof body.webhook_sent_at).toBe('string');
+      expect((body.values as Values).messages.map((m) => m.content)).toEqual(['Tell the hook', 'Hooked answer.']);
+      // The URL is checked when the run is asked for, as /v1/agent/execute checks callback_url.
+      await expect(
+        client.runs.create(thread.thread_id, 'agent', {
+          input: { messages: [{ role: 'user', content: 'again' }] },
+          webhook: 'ftp://example.com/hook',
+        }),
+      ).rejects.toThrow(/400/);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('streams values and updates with run metadata, and joinStream gives the outcome', async () => {
     const thread = await client.threads.create();
     upstream.next(reply('Streamed answer.'));
@@ -236,21 +280,27 @@ describe('LangGraph SDK against /v1/langgraph', () => {
     for (const strategy of ['interrupt', 'rollback'] as const) {
       let unblock: (v?: unknown) => void = () => undefined;
       upstream.next(reply('never seen', { waitFor: new Promise((r) => (unblock = r)) }));
-      const asked = upstream.requests.length;
       const busy = await client.runs.create(thread.thread_id, 'agent', {
         input: { messages: [{ role: 'user', content: `busy ${strategy}` }] },
       });
       // Busy means its model call has been made (else the new run would be the one to get the held reply).
-      for (let i = 0; i < 400 && upstream.requests.length === asked; i += 1) {
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      const asked = (): boolean => upstream.requests.some((r) => JSON.stringify(r.body).includes(`busy ${strategy}`));
+      for (let i = 0; i < 2400 && !asked(); i += 1) await new Promise((r) => setTimeout(r, 25));
+      expect(asked()).toBe(true);
       upstream.next(reply(`after ${strategy}`));
       const waiting = client.runs.wait(thread.thread_id, 'agent', {
         input: { messages: [{ role: 'user', content: `new ${strategy}` }] },
         multitaskStrategy: strategy,
       }) as Promise<Values>;
-      const done = await waiting;
+      // Once the busy run is stopped its held reply is no one's: let it go (a run that took it would end, not hang).
+      const stopped = async (): Promise<boolean> =>
+        client.runs.get(thread.thread_id, busy.run_id).then(
+          (r) => r.status === 'interrupted',
+          () => true,
+        );
+      for (let i = 0; i < 2400 && !(await stopped()); i += 1) await new Promise((r) => setTimeout(r, 25));
       unblock();
+      const done = await waiting;
       expect(done.messages.at(-1)?.content).toBe(`after ${strategy}`);
       if (strategy === 'interrupt') {
         expect((await client.runs.get(thread.thread_id, busy.run_id)).status).toBe('interrupted');
@@ -259,6 +309,50 @@ describe('LangGraph SDK against /v1/langgraph', () => {
         expect(done.messages.map((m) => m.content)).not.toContain('busy rollback');
       }
     }
+  });
+
+  it('agents remember and recall through the store: an execution keeps a note, another finds it by meaning', async () => {
+    const execute = async (k: string, prompt: string) =>
+      (await (
+        await call(`${app.url}/v1/agent/execute`, { key: k, json: { inputs: {}, config: { prompt } } })
+      ).json()) as {
+        status: string;
+      };
+    const toolCall = (name: string, args: Record<string, unknown>) => ({
+      kind: 'reply' as const,
+      toolCalls: [{ id: `call_${name}`, name, arguments: JSON.stringify(args) }],
+      usage: { prompt_tokens: 10, completion_tokens: 10 },
+    });
+    const toolResultOf = (request: { body: unknown } | undefined): string => {
+      const messages = (request?.body as { messages: { role: string; content: unknown }[] }).messages;
+      return JSON.stringify(messages.filter((m) => m.role === 'tool').at(-1)?.content ?? null);
+    };
+
+    upstream.next(toolCall('remember', { text: 'Ada prefers green tea in the morning', key: 'ada-drink' }));
+    upstream.next(reply('Noted.'));
+    expect((await execute(key, 'Remember that Ada prefers green tea in the morning')).status).toBe('completed');
+    expect(toolResultOf(upstream.requests.at(-1))).toContain('ada-drink');
+    // What the agent kept is a store item a LangGraph client reads, and may add to.
+    const kept = await client.store.getItem(['prism', 'memories'], 'ada-drink');
+    expect(kept?.value).toMatchObject({ text: 'Ada prefers green tea in the morning' });
+    await client.store.putItem(['prism', 'memories'], 'bob-hobby', { text: 'Bob goes hiking in the mountains' });
+
+    upstream.next(toolCall('recall', { query: 'what does Ada like to drink' }));
+    upstream.next(reply('Green tea.'));
+    expect((await execute(key, 'What should I offer Ada to drink?')).status).toBe('completed');
+    const recalled = JSON.parse(JSON.parse(toolResultOf(upstream.requests.at(-1))) as string) as {
+      memories: { key: string; text: string }[];
+    };
+    expect(recalled.memories.map((m) => m.key)).toEqual(['ada-drink', 'bob-hobby']);
+
+    // Another organisation's agent recalls nothing of it.
+    const otherKey = await app.createKey('lg-memory-other');
+    await app.container.services.accounts.addCredits('lg-memory-other', 1);
+    upstream.next(toolCall('recall', { query: 'what does Ada like to drink' }));
+    upstream.next(reply('I do not know.'));
+    expect((await execute(otherKey, 'What does Ada drink?')).status).toBe('completed');
+    const theirs = JSON.parse(JSON.parse(toolResultOf(upstream.requests.at(-1))) as string) as { memories: unknown[] };
+    expect(theirs.memories).toEqual([]);
   });
 
   it('the store: put, get, filter, search by meaning, namespaces, delete, per organisation', async () => {

@@ -26,6 +26,7 @@ import { schemaProblem } from '../../lib/json-schema';
 import { CancelController, type CancelSignal } from '../../lib/cancel';
 import { TextQueue } from '../../lib/text-queue';
 import type { AgentChat, AgentChatReply, AgentChatRequest, TurnBudget } from '../../services/chats/agent-chat';
+import { CHAT_MULTITASK_STRATEGIES } from '../../services/chats/chat-turn-lanes';
 import type { SkillEntryWire } from '../../services/executions/execution-skills';
 import {
   maxCallMicros,
@@ -120,7 +121,11 @@ export function createAgentCompletions(deps: AgentCompletionsDeps) {
       const request = agentRequest(name, body, context.sessionHeader);
       const turn = await deps.agentChat.open(principal, request);
       const headers = { [SESSION_HEADER]: turn.sessionId };
-      const hold = await biller.reserve(context.payer, reservation(model, body));
+      // The chat's next turn waits for this one (multitask_strategy enqueue) until it is stored or has failed.
+      const hold = await biller.reserve(context.payer, reservation(model, body)).catch((error: unknown) => {
+        turn.close();
+        throw error;
+      });
       const lane = catalogue.upstreamTarget(model) ? 'upstream' : 'local';
       const provider = catalogue.provider(model);
       // Cancels the run when the client goes away, or when the stream is closed before the run is over.
@@ -173,7 +178,7 @@ export function createAgentCompletions(deps: AgentCompletionsDeps) {
         const usage = usageOf(reply, billed);
         await turn.commit(reply, usage);
         return { reply, usage };
-      })();
+      })().finally(() => turn.close());
       const id = completionId();
       const created = Math.floor(Date.now() / 1000);
       if (text === null) {
@@ -237,6 +242,7 @@ function agentRequest(model: string, body: Json, sessionHeader: string | null): 
     requireApproval: Array.isArray(body.require_approval)
       ? body.require_approval.filter((t): t is string => typeof t === 'string')
       : [],
+    multitaskStrategy: CHAT_MULTITASK_STRATEGIES.find((s) => s === body.multitask_strategy),
   };
 }
 

@@ -36,6 +36,7 @@ const PRISM_ONLY = [
   'preview',
   'public',
   'session_token',
+  'multitask_strategy',
 ];
 
 /** Answers one chat call on the upstream server `target`; the hold is given back when it fails. */

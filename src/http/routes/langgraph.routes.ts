@@ -1,7 +1,7 @@
 /**
  * The LangGraph Platform API at `/v1/langgraph` (docs/langgraph.md), so `new Client({ apiUrl: '<base>/langgraph' })`
  * from `@langchain/langgraph-sdk` drives Prism's agents: assistants, threads, runs (wait, background + join, stream,
- * join stream, cancel), the long-term store. Parse, one service call, render; the LangGraph service decides.
+ * join stream, cancel), crons, the long-term store. Parse, one service call, render; the LangGraph service decides.
  */
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
@@ -60,6 +60,35 @@ const runSchema = z
     stream_mode: z.union([z.string(), z.array(z.string())]).nullish(),
   })
   .passthrough();
+
+const cronSchema = z.object({
+  assistant_id: z.string().min(1).max(200).optional(),
+  schedule: z.string().max(200).optional(),
+  timezone: z.string().max(100).nullish(),
+  end_time: z.string().max(64).nullish(),
+  enabled: z.boolean().nullish(),
+  on_run_completed: z.enum(['delete', 'keep']).nullish(),
+  input: record.nullish(),
+  metadata: record.nullish(),
+  config: z.object({ configurable: record.optional() }).passthrough().nullish(),
+  interrupt_before: nodes,
+  interrupt_after: nodes,
+  webhook: z.string().max(2000).nullish(),
+  multitask_strategy: z.enum(['reject', 'interrupt', 'rollback', 'enqueue']).nullish(),
+});
+const cronCreateSchema = cronSchema.extend({
+  assistant_id: z.string().min(1).max(200),
+  schedule: z.string().min(1).max(200),
+});
+const cronSearchSchema = z.object({
+  assistant_id: z.string().max(200).nullish(),
+  thread_id: z.string().max(200).nullish(),
+  enabled: z.boolean().nullish(),
+  metadata: record.nullish(),
+  sort_by: z.enum(['cron_id', 'assistant_id', 'thread_id', 'created_at', 'updated_at', 'next_run_date']).nullish(),
+  sort_order: z.enum(['asc', 'desc']).nullish(),
+  ...page,
+});
 
 const threadSchema = z.object({
   thread_id: z.string().max(200).nullish(),
@@ -353,6 +382,32 @@ export function langgraphRoutes(lg: LangGraphService): Router {
       await lg.runs.join(userOf(req), id(req, 'id'), id(req, 'run')).catch(() => undefined);
     }
     res.status(202).json({});
+  });
+
+  // Crons
+  router.post('/runs/crons', async (req, res) => {
+    const body = parseInput(cronCreateSchema, req.body ?? {}, 'body');
+    res.json(await lg.crons.create(userOf(req), null, body));
+  });
+  router.post('/threads/:id/runs/crons', async (req, res) => {
+    const body = parseInput(cronCreateSchema, req.body ?? {}, 'body');
+    res.json(await lg.crons.create(userOf(req), id(req, 'id'), body));
+  });
+  router.post('/runs/crons/search', async (req, res) => {
+    const q = parseInput(cronSearchSchema, req.body ?? {}, 'body');
+    res.json(await lg.crons.search(userOf(req), q, q));
+  });
+  router.post('/runs/crons/count', async (req, res) => {
+    const q = parseInput(cronSearchSchema, req.body ?? {}, 'body');
+    res.json((await lg.crons.search(userOf(req), q, { limit: 1_000_000, offset: 0 })).length);
+  });
+  router.patch('/runs/crons/:cron', async (req, res) => {
+    const body = parseInput(cronSchema, req.body ?? {}, 'body');
+    res.json(await lg.crons.update(userOf(req), id(req, 'cron'), body));
+  });
+  router.delete('/runs/crons/:cron', async (req, res) => {
+    await lg.crons.remove(userOf(req), id(req, 'cron'));
+    res.status(204).end();
   });
 
   // Store

@@ -12,6 +12,10 @@
  * pause (`meta.pause`). The next turn's user message is the answer ("yes", "no, because…", other arguments as a JSON
  * object, or the answer to the question): the paused run continues from its checkpoint with it.
  *
+ * A second message to a chat whose turn is still running follows the call's `multitask_strategy` (chat-turn-lanes.ts):
+ * enqueue (default), reject, interrupt (the running turn stops; its user message stays in the thread) or rollback
+ * (it stops and leaves nothing); the stopped turn's caller gets 409 `turn_interrupted`.
+ *
  * Which of the caller's messages are new: on a new thread, all of them; on a stored one, those after the last
  * assistant message of the request (clients that resend the whole conversation and clients that send only the new
  * message both work).
@@ -35,6 +39,7 @@ import type { PlannerDirectory } from '../executions/executions.types';
 import { elementsOf, plannerTokens } from '../executions/execution-usage';
 import { resolveSkills, skillRefsOf, type SkillEntryWire } from '../executions/execution-skills';
 import type { ChatsService, OpenedThread, TurnMessage } from './chats.service';
+import { createChatTurnLanes, turnStoppedError, type ChatMultitaskStrategy, type TurnSlot } from './chat-turn-lanes';
 
 export interface AgentChatDeps {
   chats: ChatsService;
@@ -75,6 +80,8 @@ export interface AgentChatRequest {
   jsonReply: boolean;
   /** Tools whose calls wait for the person's approval (the body's `require_approval`); empty for none. */
   requireApproval?: string[];
+  /** What this message does when the chat has a turn in progress (default `enqueue`). */
+  multitaskStrategy?: ChatMultitaskStrategy | undefined;
 }
 
 /** A turn that stopped to ask the person: the run to continue and what it asked (kept in `meta.pause`). */
@@ -132,6 +139,8 @@ export interface AgentChatTurn {
   run(signal: ToolContext['signal'], onText?: (delta: string) => void, budget?: TurnBudget): Promise<AgentChatReply>;
   /** Stores the caller's new messages and the reply (with its billed usage) in the thread. */
   commit(reply: AgentChatReply, usage: Record<string, unknown>): Promise<void>;
+  /** Gives the chat to its next turn (after commit, or when the turn failed or was never run); idempotent. */
+  close(): void;
 }
 
 export interface AgentChat {
@@ -160,17 +169,28 @@ const FAMILY_TYPE: Record<string, ChatAttachment['type']> = {
 const estimateTokens = (text: string): number => (text.length === 0 ? 0 : Math.ceil(text.length / 4));
 
 export function createAgentChat(deps: AgentChatDeps): AgentChat {
+  const lanes = createChatTurnLanes();
   return {
     async open(principal, request) {
       const resolved = deps.planners.resolve(request.model);
       if (request.requireApproval?.length) deps.tools.select(request.requireApproval, 'require_approval');
-      const opened = await deps.chats.open(principal, {
-        sessionId: request.sessionId,
-        makePublic: request.makePublic,
-        sessionToken: request.sessionToken,
-      });
+      const strategy = request.multitaskStrategy ?? 'enqueue';
+      // A named chat's lane is taken before the thread is read: an enqueued turn reads what the turn before it left.
+      const named = request.sessionId ? await lanes.enter(request.sessionId, strategy) : null;
+      const opened = await deps.chats
+        .open(principal, {
+          sessionId: request.sessionId,
+          makePublic: request.makePublic,
+          sessionToken: request.sessionToken,
+        })
+        .catch((error: unknown) => {
+          named?.release();
+          throw error;
+        });
+      const slot: TurnSlot = named ?? (await lanes.enter(opened.sessionId, strategy));
       const fresh = newMessages(request.messages, opened.existing !== null);
       if (!fresh.some(({ message }) => ROLES[message.role] === 'user')) {
+        slot.release();
         throw new BadRequestError('The chat turn has no new user message.', 'missing_input', 'messages');
       }
       const deterministic = resolved.planner.kind === 'deterministic';
@@ -192,6 +212,8 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
           if (outer.aborted) stop.abort();
           else outer.addEventListener('abort', onOuter, { once: true });
           const signal: ToolContext['signal'] = stop.signal;
+          // A newer message on the chat (interrupt, rollback) stops the run as the caller leaving would.
+          slot.onStop(() => stop.abort());
           const spent = { input: 0, output: 0 };
           // A pause whose checkpoint is gone (the thread went on elsewhere) is not resumed: the message is a new task.
           const resuming = asked !== null && (await deps.runtime.hasCheckpoint(asked.run)) ? asked : null;
@@ -251,6 +273,17 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
             }
             return reply(task, content, result.trace, notes.join(' ') || null, plannerName, null);
           } catch (error) {
+            if (slot.stoppedBy) {
+              // Interrupted: the caller's message stays in the thread (the next turn reads it); rolled back: nothing.
+              if (slot.stoppedBy === 'interrupt' && stored.length > 0) {
+                await deps.chats.append(
+                  opened,
+                  request.model,
+                  stored.map((m) => ({ ...m, meta: { ...(m.meta ?? {}), interrupted: true } })),
+                );
+              }
+              throw turnStoppedError(opened.sessionId, slot.stoppedBy);
+            }
             if (!(error instanceof RunFailure)) throw error;
             // The deterministic planner's refusals are answers: they say what it cannot do and what to configure.
             if (deterministic) {
@@ -345,6 +378,8 @@ export function createAgentChat(deps: AgentChatDeps): AgentChat {
             },
           ]);
         },
+
+        close: () => slot.release(),
       };
     },
   };

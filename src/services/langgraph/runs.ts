@@ -3,12 +3,14 @@
  * exactly as /v1/agent/execute), started from the thread's state at its head or at an earlier checkpoint (a fork);
  * when the execution ends (or pauses) its answer becomes the thread's next checkpoint. A busy thread follows the
  * run's multitask strategy: reject (409 thread_busy), interrupt or rollback (cancel the running run; rollback also
- * forgets it) or enqueue (start after it).
+ * forgets it) or enqueue (start after it). A run's `webhook` receives the LangGraph run (its shape, status and the
+ * thread's values) when it ends, through Prism's signed, SSRF-checked webhook sender.
  */
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../domain/account';
 import { BadRequestError, ConflictError, NotFoundError } from '../../domain/errors';
 import type { Execution } from '../../domain/execution';
+import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import type { LangGraphStore } from '../../stores/types';
 import type { ExecutionsService, ResumeDecision } from '../executions/executions.types';
 import type { Assistants } from './assistants';
@@ -63,6 +65,15 @@ export interface StartedRun {
 
 const BUSY: RunStatus[] = ['pending', 'running'];
 
+/** What a run's webhook is sent: LangGraph's run webhook body, keyed for delivery by the run's execution. */
+export interface RunWebhook {
+  /** The execution's id: deliveries are recorded with it. */
+  id: string;
+  status: string;
+  callbackUrl: string;
+  payload: Record<string, unknown>;
+}
+
 export function createRuns(deps: {
   store: LangGraphStore;
   threads: Threads;
@@ -70,8 +81,44 @@ export function createRuns(deps: {
   executions: ExecutionsService;
   toolNames(): string[];
   orgIdFor(principal: Principal): Promise<string>;
+  /** Delivers a run's webhook (signed, SSRF-checked, retried); null: webhooks are refused. */
+  deliverWebhook: ((hook: RunWebhook) => void) | null;
+  /** Private-address webhook URLs are allowed (PRISM_ALLOW_PRIVATE_URLS), as for execution callbacks. */
+  allowPrivateWebhooks: boolean;
 }) {
   const { store, threads } = deps;
+
+  /** Refused at submission what the webhook sender would refuse at delivery, as /v1/agent/execute does. */
+  const checkWebhook = async (url: string): Promise<void> => {
+    try {
+      await checkPublicUrl(url, deps.allowPrivateWebhooks);
+    } catch (error) {
+      const reason = error instanceof SafeFetchError ? error.message : 'invalid URL';
+      throw new BadRequestError(`webhook refused: ${reason}.`, 'url_not_allowed', 'webhook');
+    }
+  };
+
+  /** LangGraph's webhook body: the run, its times, the thread's values and the error when it failed. */
+  const sendWebhook = async (orgId: string, run: RunWire): Promise<void> => {
+    const url = run.kwargs.webhook;
+    if (typeof url !== 'string' || !deps.deliverWebhook || !run.execution_id) return;
+    const thread = await threads.get(orgId, run.thread_id).catch(() => null);
+    const at = new Date().toISOString();
+    const { checkpoint_before: _before, ...wire } = run;
+    deps.deliverWebhook({
+      id: run.execution_id,
+      status: run.status,
+      callbackUrl: url,
+      payload: {
+        ...wire,
+        run_started_at: run.created_at,
+        run_ended_at: run.updated_at,
+        webhook_sent_at: at,
+        values: thread?.values ?? null,
+        ...(run.status === 'error' && { error: typeof run.kwargs.error === 'string' ? run.kwargs.error : 'failed' }),
+      },
+    });
+  };
   /** Runs going on in this process, by run id. */
   const inFlight = new Map<string, Promise<RunWire>>();
 
@@ -112,9 +159,17 @@ export function createRuns(deps: {
     return current;
   };
 
+  /** Runs of this process being stopped by a cancel or a multitask strategy: they end interrupted, not failed. */
+  const stopping = new Set<string>();
+
   const stopRun = async (principal: Principal, orgId: string, run: RunWire, status: RunStatus): Promise<void> => {
-    if (run.execution_id) await deps.executions.cancel(principal, run.execution_id).catch(() => undefined);
-    await settle(orgId, run).catch(() => undefined);
+    stopping.add(run.run_id);
+    try {
+      if (run.execution_id) await deps.executions.cancel(principal, run.execution_id).catch(() => undefined);
+      await settle(orgId, run).catch(() => undefined);
+    } finally {
+      stopping.delete(run.run_id);
+    }
     const latest = await getRun(orgId, run.thread_id, run.run_id).catch(() => run);
     latest.status = status;
     await saveRun(orgId, latest);
@@ -186,9 +241,10 @@ export function createRuns(deps: {
     const latest = await getRun(orgId, run.thread_id, run.run_id).catch(() => null);
     if (!latest) return run; // rolled back
     const thread = await threads.get(orgId, run.thread_id);
-    if (latest.status === 'interrupted' || !last) {
+    if (latest.status === 'interrupted' || !last || stopping.has(run.run_id)) {
       thread.status = 'idle';
       await threads.save(orgId, thread);
+      if (stopping.has(run.run_id)) latest.status = 'interrupted';
       return latest;
     }
     if (last.status === 'completed') {
@@ -254,6 +310,7 @@ export function createRuns(deps: {
   return {
     inFlight,
     getRun,
+    checkWebhook,
 
     async start(
       principal: Principal,
@@ -271,6 +328,7 @@ export function createRuns(deps: {
         });
       }
       const agent = await deps.assistants.resolve(principal, body.assistant_id);
+      if (body.webhook) await checkWebhook(body.webhook);
       const strategy = body.multitask_strategy ?? 'enqueue';
       await makeRoom(principal, orgId, thread.thread_id, strategy);
       thread = await threads.get(orgId, thread.thread_id);
@@ -284,7 +342,7 @@ export function createRuns(deps: {
         status: 'pending',
         metadata: body.metadata ?? {},
         multitask_strategy: strategy,
-        kwargs: {},
+        kwargs: body.webhook ? { webhook: body.webhook } : {},
         execution_id: null,
         checkpoint_before: thread.head,
       };
@@ -312,7 +370,7 @@ export function createRuns(deps: {
             model: typeof configurable.model === 'string' ? configurable.model : null,
             inputs: Object.keys(inputs).length > 0 ? inputs : null,
             batch: false,
-            callbackUrl: body.webhook ?? null,
+            callbackUrl: null,
             prompt,
             jsonSchema: null,
             skills: [],
@@ -342,7 +400,12 @@ export function createRuns(deps: {
       thread.status = 'busy';
       await threads.save(orgId, thread);
       await saveRun(orgId, run);
-      const done = finish(principal, orgId, run, base, observer).finally(() => inFlight.delete(run.run_id));
+      const done = finish(principal, orgId, run, base, observer)
+        .then(async (ended) => {
+          if (!BUSY.includes(ended.status)) await sendWebhook(orgId, ended).catch(() => undefined);
+          return ended;
+        })
+        .finally(() => inFlight.delete(run.run_id));
       inFlight.set(run.run_id, done);
       done.catch(() => undefined);
       return { run, done };

@@ -5,9 +5,11 @@
 import type pg from 'pg';
 import { likePrefix, toLangGraphDoc, vectorBytes, type LangGraphDocRow } from '../sqlite/langgraph.store';
 import type { LangGraphStore } from '../types';
+import { createPostgresCronStore } from './langgraph-crons.store';
 
 export function createPostgresLangGraphStore(pool: pg.Pool): LangGraphStore {
   return {
+    ...createPostgresCronStore(pool),
     async put(doc) {
       await pool.query(`DELETE FROM langgraph_docs WHERE expires_at IS NOT NULL AND expires_at <= now()`);
       await pool.query(

@@ -4,6 +4,7 @@
  */
 import type { LangGraphDoc, LangGraphDocKind, LangGraphStore } from '../types';
 import type { SqliteDatabase } from './database';
+import { createSqliteCronStore } from './langgraph-crons.store';
 
 export interface LangGraphDocRow {
   org_id: string;
@@ -62,6 +63,7 @@ export function createSqliteLangGraphStore(db: SqliteDatabase): LangGraphStore {
        AND (expires_at IS NULL OR expires_at > ?) ORDER BY rowid`,
   );
   return {
+    ...createSqliteCronStore(db),
     async put(doc) {
       removeExpired.run(new Date().toISOString());
       upsert.run(

@@ -21,7 +21,7 @@ export interface LangGraphDoc {
   expiresAt: Date | null;
 }
 
-export interface LangGraphStore {
+export interface LangGraphStore extends LangGraphCronStore {
   /** Inserts or replaces the document (org, kind, id). */
   put(doc: LangGraphDoc): Promise<void>;
   get(orgId: string, kind: LangGraphDocKind, id: string): Promise<LangGraphDoc | null>;
@@ -39,4 +39,34 @@ export interface LangGraphStore {
     where: { parent?: string; parentPrefix?: string },
     now: Date,
   ): Promise<LangGraphDoc[]>;
+}
+
+/** A LangGraph cron (migration 022): its API record in `body`, its next firing in `nextRunAt`. */
+export interface LangGraphCronRecord {
+  cronId: string;
+  orgId: string;
+  /** The thread each firing runs on; null: a new thread each time. */
+  threadId: string | null;
+  body: Record<string, unknown>;
+  /** The next firing; null when disabled or past its end time. */
+  nextRunAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface LangGraphCronStore {
+  /** Inserts or replaces the cron. */
+  putCron(cron: LangGraphCronRecord): Promise<void>;
+  getCron(orgId: string, cronId: string): Promise<LangGraphCronRecord | null>;
+  /** @returns false when there was nothing to delete. */
+  deleteCron(orgId: string, cronId: string): Promise<boolean>;
+  /** The organisation's crons, oldest first. */
+  listCrons(orgId: string): Promise<LangGraphCronRecord[]>;
+  /** Crons of every organisation whose next firing is at or before `now`, soonest first, at most `limit`. */
+  dueCrons(now: Date, limit: number): Promise<LangGraphCronRecord[]>;
+  /**
+   * Claims the firing at `due`: moves the cron's next firing to `next` only while it still is `due`.
+   * @returns true for the one caller (of any replica) whose update changed the row.
+   */
+  claimCron(cronId: string, due: Date, next: Date | null, now: Date): Promise<boolean>;
 }
