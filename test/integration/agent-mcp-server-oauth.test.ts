@@ -47,9 +47,7 @@ describe('OAuth sign-in to a remote MCP server (a second Prism app)', () => {
   beforeAll(async () => {
     remote = await startTestApp({ PRISM_MCP_ACCESS_TOKEN_TTL_S: '2' });
     remoteKey = await remote.createKey('remote-people', 'pro');
-    expect((await uploadFile(remote.url, remoteKey, 'remote hello', { filename: 'remote-note.txt' })).status).toBe(
-      201,
-    );
+    expect((await uploadFile(remote.url, remoteKey, 'remote hello', { filename: 'remote-note.txt' })).status).toBe(201);
     lab = await startUpstreamApp(
       [
         {

@@ -85,7 +85,12 @@ const HEADER = /^[A-Za-z0-9-]{1,64}$/;
 export const MAX_SERVERS_PER_RUN = 8;
 
 export function createMcpServersService(deps: McpServersServiceDeps): McpServersService {
-  const view = ({ secretSealed, oauthStateHash: _h, oauthStateExpiresAt: _e, ...rest }: McpServerRecord): McpServerView => ({
+  const view = ({
+    secretSealed,
+    oauthStateHash: _h,
+    oauthStateExpiresAt: _e,
+    ...rest
+  }: McpServerRecord): McpServerView => ({
     ...rest,
     hasSecret: secretSealed !== null && rest.auth === 'api_key',
   });

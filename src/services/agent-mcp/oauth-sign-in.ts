@@ -5,39 +5,28 @@
  * about to expire or the server answers 401, and a refused refresh marks the server as needing a new sign-in.
  *
  * The protocol steps are the MCP SDK's own helpers (protected-resource and authorization-server discovery, dynamic
- * client registration, PKCE, code exchange, refresh); every request they make goes through the SSRF-safe fetcher
- * (oauth-fetch.ts). The grant (client, tokens, PKCE verifier) is sealed with PRISM_SECRETS_KEY like an API key;
+ * client registration, PKCE, code exchange, refresh), run by lib/remote-mcp-oauth.ts over the SSRF-safe fetcher. The grant (client, tokens, PKCE verifier) is sealed with PRISM_SECRETS_KEY like an API key;
  * the pending sign-in's `state` is stored only as a hash, taken once, and expires.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  discoverOAuthServerInfo,
-  exchangeAuthorization,
-  refreshAuthorization,
-  registerClient,
-  startAuthorization,
-} from '@modelcontextprotocol/sdk/client/auth.js';
-import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { checkResourceAllowed } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
-import type {
-  AuthorizationServerMetadata,
-  OAuthClientInformationMixed,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { AppError, BadRequestError } from '../../domain/errors';
 import type { McpServerRecord } from '../../domain/mcp-server';
 import type { Logger } from '../../lib/logger';
+import {
+  createRemoteMcpOAuthClient,
+  OAuthRefusedError,
+  type OAuthClientInformationMixed,
+  type OAuthServerSetup,
+  type OAuthTokens,
+} from '../../lib/remote-mcp-oauth';
 import { SafeFetchError } from '../../lib/safe-fetch';
 import type { SecretBox } from '../../lib/secret-box';
 import type { McpServerStore } from '../../stores/types/mcp-server';
-import { oauthFetch } from './oauth-fetch';
 
 /** What Prism keeps of one server's sign-in, sealed (never returned). */
 export interface OAuthGrant {
-  authorizationServerUrl: string;
-  metadata: AuthorizationServerMetadata | null;
-  /** The RFC 8707 resource the tokens are for (the server's protected-resource metadata), if it names one. */
-  resource: string | null;
+  /** The authorization server, its metadata, the resource and scopes asked for. */
+  setup: OAuthServerSetup;
   client: OAuthClientInformationMixed;
   redirectUri: string;
   /** The PKCE verifier of the sign-in in progress; null once exchanged. */
@@ -78,7 +67,7 @@ export interface McpOAuth {
 
 export function createMcpOAuth(deps: McpOAuthDeps): McpOAuth {
   const now = deps.now ?? (() => new Date());
-  const fetchFn = oauthFetch(deps.settings);
+  const client = createRemoteMcpOAuthClient(deps.settings);
   /** One refresh at a time per server on this replica (a rotated refresh token used twice revokes the grant). */
   const refreshing = new Map<string, Promise<string>>();
 
@@ -111,16 +100,10 @@ export function createMcpOAuth(deps: McpOAuthDeps): McpOAuth {
     if (!grant.tokens.refresh_token) throw await markNeedsSignIn(latest, grant, 'the access token expired');
     let tokens: OAuthTokens;
     try {
-      tokens = await refreshAuthorization(grant.authorizationServerUrl, {
-        ...(grant.metadata ? { metadata: grant.metadata } : {}),
-        clientInformation: grant.client,
-        refreshToken: grant.tokens.refresh_token,
-        ...(grant.resource ? { resource: new URL(grant.resource) } : {}),
-        fetchFn,
-      });
+      tokens = await client.refresh(grant.setup, grant.client, grant.tokens.refresh_token);
     } catch (error) {
-      if (error instanceof OAuthError) {
-        throw await markNeedsSignIn(latest, grant, `the refresh was refused (${error.errorCode}: ${error.message})`);
+      if (error instanceof OAuthRefusedError) {
+        throw await markNeedsSignIn(latest, grant, `the refresh was refused (${error.code}: ${error.message})`);
       }
       throw signInFailed(latest, error);
     }
@@ -136,70 +119,39 @@ export function createMcpOAuth(deps: McpOAuthDeps): McpOAuth {
   return {
     async start(server, redirectUri) {
       const previous = openGrant(server);
-      let info;
+      const state = randomBytes(32).toString('base64url');
+      let grant: OAuthGrant;
+      let authorizationUrl: string;
       try {
-        info = await discoverOAuthServerInfo(server.url, { fetchFn });
+        const setup = await client.discover(server.url);
+        const sameClient =
+          previous !== null &&
+          previous.setup.authorizationServerUrl === setup.authorizationServerUrl &&
+          previous.redirectUri === redirectUri;
+        const registered = sameClient
+          ? previous.client
+          : await client.register(setup, `Prism agents (${server.name})`, redirectUri);
+        const { url, codeVerifier } = await client.authorizationUrl(setup, registered, redirectUri, state);
+        authorizationUrl = url;
+        grant = {
+          setup,
+          client: registered,
+          redirectUri,
+          codeVerifier,
+          // A new sign-in keeps the tokens it replaces until it succeeds.
+          tokens: previous?.tokens ?? null,
+          expiresAt: previous?.expiresAt ?? null,
+        };
       } catch (error) {
         throw signInFailed(server, error);
       }
-      const metadata = info.authorizationServerMetadata ?? null;
-      const resource = info.resourceMetadata?.resource ?? null;
-      if (resource !== null && !checkResourceAllowed({ requestedResource: server.url, configuredResource: resource })) {
-        throw signInFailed(server, new Error(`its metadata names the resource ${resource}, not ${server.url}`));
-      }
-      let client = previous?.client ?? null;
-      if (
-        !client ||
-        previous?.authorizationServerUrl !== info.authorizationServerUrl ||
-        previous.redirectUri !== redirectUri
-      ) {
-        if (!metadata?.registration_endpoint) {
-          throw signInFailed(server, new Error('its authorization server offers no dynamic client registration'));
-        }
-        try {
-          client = await registerClient(info.authorizationServerUrl, {
-            metadata,
-            clientMetadata: {
-              client_name: `Prism agents (${server.name})`,
-              redirect_uris: [redirectUri],
-              grant_types: ['authorization_code', 'refresh_token'],
-              response_types: ['code'],
-              token_endpoint_auth_method: 'none',
-            },
-            fetchFn,
-          });
-        } catch (error) {
-          throw signInFailed(server, error);
-        }
-      }
-      const state = randomBytes(32).toString('base64url');
-      const scope = info.resourceMetadata?.scopes_supported?.join(' ') || metadata?.scopes_supported?.join(' ');
-      const { authorizationUrl, codeVerifier } = await startAuthorization(info.authorizationServerUrl, {
-        ...(metadata ? { metadata } : {}),
-        clientInformation: client,
-        redirectUrl: redirectUri,
-        state,
-        ...(scope ? { scope } : {}),
-        ...(resource ? { resource: new URL(resource) } : {}),
-      });
-      const grant: OAuthGrant = {
-        authorizationServerUrl: info.authorizationServerUrl,
-        metadata,
-        resource,
-        client,
-        redirectUri,
-        codeVerifier,
-        // A new sign-in keeps the tokens it replaces until it succeeds.
-        tokens: previous?.tokens ?? null,
-        expiresAt: previous?.expiresAt ?? null,
-      };
       await deps.store.updateOAuth(server.orgId, server.id, {
         secretSealed: sealGrant(server, grant),
         oauthStatus: grant.tokens ? (server.oauthStatus ?? 'pending') : 'pending',
         oauthStateHash: hashState(state),
         oauthStateExpiresAt: new Date(now().getTime() + SIGN_IN_TTL_MS),
       });
-      return { authorizationUrl: authorizationUrl.href };
+      return { authorizationUrl };
     },
 
     async finish(query) {
@@ -223,15 +175,7 @@ export function createMcpOAuth(deps: McpOAuthDeps): McpOAuth {
       }
       let tokens: OAuthTokens;
       try {
-        tokens = await exchangeAuthorization(grant.authorizationServerUrl, {
-          ...(grant.metadata ? { metadata: grant.metadata } : {}),
-          clientInformation: grant.client,
-          authorizationCode: query.code,
-          codeVerifier: grant.codeVerifier,
-          redirectUri: grant.redirectUri,
-          ...(grant.resource ? { resource: new URL(grant.resource) } : {}),
-          fetchFn,
-        });
+        tokens = await client.exchange(grant.setup, grant.client, query.code, grant.codeVerifier, grant.redirectUri);
       } catch (error) {
         throw signInFailed(server, error);
       }
@@ -287,8 +231,8 @@ export function signInRequired(server: McpServerRecord, reason?: string): AppErr
 
 function signInFailed(server: McpServerRecord, error: unknown): AppError {
   const reason =
-    error instanceof OAuthError
-      ? `${error.errorCode}: ${error.message}`
+    error instanceof OAuthRefusedError
+      ? `${error.code}: ${error.message}`
       : error instanceof SafeFetchError
         ? error.message
         : error instanceof Error
