@@ -5,8 +5,8 @@
  * consent page as a person would, and the browser's redirect lands on the first app's callback, which exchanges
  * the code. Then an execution whose scripted planner calls the remote's `list_files` reads the remote
  * organisation's file with the token; the tokens are never returned nor stored in clear; the callback's state is
- * single-use; an expired access token is refreshed before a call; a revoked grant marks the server as needing a
- * new sign-in, said in the run, and signing in again brings it back.
+ * single-use; an expired access token is refreshed before a call; a grant revoked during a run fails the call in
+ * words and marks the server as needing a new sign-in (said in the next run), and signing in again brings it back.
  */
 import { randomBytes } from 'node:crypto';
 import { createSecretBox } from '../../src/lib/secret-box';
@@ -177,32 +177,61 @@ describe('OAuth sign-in to a remote MCP server (a second Prism app)', () => {
     expect(after?.refresh_token).not.toBe(before?.refresh_token);
   });
 
-  it('a revoked grant: the run says a person must sign in again; signing in again brings the server back', async () => {
-    const { grant } = await storedGrant();
-    const revoked = await fetch(`${remote.url}/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        token: grant.tokens?.refresh_token ?? '',
-        client_id: String(grant.client.client_id),
-      }),
-    });
-    expect(revoked.status).toBe(200);
-    upstream.next({ kind: 'reply', content: '```json\n{"answer": "no tools"}\n```' });
+  it('a grant revoked during a run: the call fails saying a person must sign in again; signing in again brings it back', async () => {
+    // The grant is revoked at the remote while the planner is thinking: after the run read the remote's tools and
+    // before it calls one, so the call finds its token refused and its refresh refused too.
+    const seen = upstream.requests.length;
+    const revokedWhileThinking = (async () => {
+      while (upstream.requests.length <= seen) await sleep(20);
+      const { grant } = await storedGrant();
+      const revoked = await fetch(`${remote.url}/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          token: grant.tokens?.refresh_token ?? '',
+          client_id: String(grant.client.client_id),
+        }),
+      });
+      expect(revoked.status).toBe(200);
+    })();
+    upstream.next(
+      {
+        kind: 'reply',
+        toolCalls: [{ id: 'call_1', name: 'remote__list_files', arguments: '{}' }],
+        waitFor: revokedWhileThinking,
+      },
+      { kind: 'reply', content: '```json\n{"answer": "signed out"}\n```' },
+    );
     const run = (await (
       await call(`${app.url}/v1/agent/execute`, {
         key,
         json: { model: 'prism-orion-2', config: { prompt: 'x', mcp_servers: ['remote'] } },
       })
     ).json()) as ExecutionWire;
+    await revokedWhileThinking;
     expect(run.status).toBe('completed');
-    expect(run.usage.message).toMatch(/remote: MCP server 'remote' needs a person to sign in .*invalid_grant/);
+    expect(run.steps.find((s) => s.kind === 'tool')?.error).toMatch(
+      /^MCP server 'remote' needs a person to sign in \(the refresh was refused \(invalid_grant.*oauth\/start/,
+    );
+
+    // The server now needs a sign-in: shown, refused by its tools route, said in the next run.
     const server = (await (await call(`${app.url}/v1/agent/mcp-servers/${serverId}`, { key })).json()) as ServerWire;
     expect(server.oauth_status).toBe('needs_sign_in');
     const tools = await call(`${app.url}/v1/agent/mcp-servers/${serverId}/tools`, { key });
     expect(tools.status).toBe(409);
     expect(((await tools.json()) as { detail: { error: { code: string } } }).detail.error.code).toBe(
       'mcp_server_sign_in_required',
+    );
+
+    upstream.next({ kind: 'reply', content: '```json\n{"answer": "no tools"}\n```' });
+    const next = (await (
+      await call(`${app.url}/v1/agent/execute`, {
+        key,
+        json: { model: 'prism-orion-2', config: { prompt: 'x', mcp_servers: ['remote'] } },
+      })
+    ).json()) as ExecutionWire;
+    expect(next.usage.message).toMatch(
+      /remote: MCP server 'remote' needs a person to sign in \(its sign-in was lost\)/,
     );
 
     const started = await call(`${app.url}/v1/agent/mcp-servers/${serverId}/oauth/start`, { key, method: 'POST' });

@@ -103,9 +103,9 @@ export function remoteToolsOf(
             callRemoteTool(target, remote.name, args, MAX_TOOL_TEXT_CHARS),
           );
         } catch (error) {
-          // A lost OAuth sign-in says so in words (AppError `mcp_server_sign_in_required`), as the tool's error.
-          const reason =
-            error instanceof RemoteMcpError || error instanceof AppError ? error.message : 'the call failed';
+          // A lost OAuth sign-in says so in its own words (AppError `mcp_server_sign_in_required`).
+          if (error instanceof AppError) throw new RemoteToolError(error.message);
+          const reason = error instanceof RemoteMcpError ? error.message : 'the call failed';
           throw new RemoteToolError(
             `MCP server '${serverName}' did not answer the call of '${remote.name}': ${reason}`,
           );
