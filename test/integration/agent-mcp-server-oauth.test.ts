@@ -8,9 +8,9 @@
  * single-use; an expired access token is refreshed before a call; a grant revoked during a run fails the call in
  * words and marks the server as needing a new sign-in (said in the next run), and signing in again brings it back.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createSecretBox } from '../../src/lib/secret-box';
-import type { OAuthGrant } from '../../src/services/agent-mcp/oauth-sign-in';
+import { SIGN_IN_TTL_MS, type OAuthGrant } from '../../src/services/agent-mcp/oauth-sign-in';
 import { answerConsent } from '../helpers/oauth-test-client';
 import type { ScriptedUpstream } from '../helpers/scripted-upstream';
 import { call, startTestApp, uploadFile, type TestApp } from '../helpers/test-app';
@@ -237,6 +237,12 @@ describe('OAuth sign-in to a remote MCP server (a second Prism app)', () => {
     const started = await call(`${app.url}/v1/agent/mcp-servers/${serverId}/oauth/start`, { key, method: 'POST' });
     expect(started.status).toBe(200);
     const again = await consent(((await started.json()) as ServerWire).authorization_url ?? '');
+    // A state is good for SIGN_IN_TTL_MS: the store does not hand it out once that has passed.
+    const stateHash = createHash('sha256')
+      .update(again.searchParams.get('state') ?? '')
+      .digest('hex');
+    const late = new Date(Date.now() + SIGN_IN_TTL_MS + 1000);
+    expect(await app.container.stores.mcpServers.takeOAuthState(stateHash, late)).toBeNull();
     expect((await call(again.href)).status).toBe(200);
     const { run: back, toolText } = await listFilesRun();
     expect(back.status).toBe('completed');
