@@ -177,6 +177,31 @@ describe('OAuth sign-in to a remote MCP server (a second Prism app)', () => {
     expect(after?.refresh_token).not.toBe(before?.refresh_token);
   });
 
+  it('an access token the server refuses (401) before it expires is refreshed and the call made again', async () => {
+    // As if the server had forgotten the token: the stored one is replaced by one it never issued, said to live on.
+    const { orgId } = await app.container.services.accounts.addCredits('oauth-agents', 0);
+    const { grant } = await storedGrant();
+    const box = createSecretBox(SECRETS_KEY);
+    const forgotten = {
+      ...grant,
+      tokens: { ...grant.tokens, access_token: 'mcp_at_forgotten' },
+      expiresAt: Date.now() + 3_600_000,
+    };
+    await app.container.stores.mcpServers.updateOAuth(orgId, serverId, {
+      secretSealed: box.seal(JSON.stringify(forgotten), serverId),
+      oauthStatus: 'signed_in',
+      oauthStateHash: null,
+      oauthStateExpiresAt: null,
+    });
+    const { run, toolText } = await listFilesRun();
+    expect(run.status).toBe('completed');
+    expect(toolText).toContain('remote-note.txt');
+    const after = (await storedGrant()).grant.tokens;
+    expect(after?.access_token).toMatch(/^mcp_at_/);
+    expect(after?.access_token).not.toBe('mcp_at_forgotten');
+    expect(after?.refresh_token).not.toBe(grant.tokens?.refresh_token);
+  });
+
   it('a grant revoked during a run: the call fails saying a person must sign in again; signing in again brings it back', async () => {
     // The grant is revoked at the remote while the planner is thinking: after the run read the remote's tools and
     // before it calls one, so the call finds its token refused and its refresh refused too.
