@@ -103,7 +103,9 @@ export function createMcpOAuth(deps: McpOAuthDeps): McpOAuth {
       tokens = await client.refresh(grant.setup, grant.client, grant.tokens.refresh_token);
     } catch (error) {
       if (error instanceof OAuthRefusedError) {
-        throw await markNeedsSignIn(latest, grant, `the refresh was refused (${error.code}: ${error.message})`);
+        // The authorization server's words are cut short: they reach the planner and the run's record.
+        const said = `${error.code.slice(0, 64)}: ${error.message.slice(0, 300)}`;
+        throw await markNeedsSignIn(latest, grant, `the refresh was refused (${said})`);
       }
       throw signInFailed(latest, error);
     }
@@ -232,7 +234,7 @@ export function signInRequired(server: McpServerRecord, reason?: string): AppErr
 function signInFailed(server: McpServerRecord, error: unknown): AppError {
   const reason =
     error instanceof OAuthRefusedError
-      ? `${error.code}: ${error.message}`
+      ? `${error.code.slice(0, 64)}: ${error.message.slice(0, 300)}`
       : error instanceof SafeFetchError
         ? error.message
         : error instanceof Error
