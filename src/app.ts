@@ -220,7 +220,7 @@ export function createApp(container: Container): Express {
   app.use('/v1/predictions', predictionsRoutes(services.predictions, services.hub));
   app.use('/v1', agentsRoutes(container.agents.agents, container.agents.executions));
   app.use('/v1', agentRunsRoutes(container.agents.executions));
-  app.use('/v1', mcpServersRoutes(container.agents.mcpServers));
+  app.use('/v1', mcpServersRoutes(container.agents.mcpServers, { publicUrl: config.server.publicUrl }));
   app.use('/v1', kindExecuteRoutes(container.agents.executions));
   app.use('/v1/artifacts', artifactsRoutes(services.artifacts));
   app.use('/v1/chat', chatsRoutes(services.chats));

@@ -65,6 +65,10 @@ export const ERROR_CODES = [
   'mcp_server_exists',
   'unknown_mcp_server',
   'secrets_unavailable',
+  'mcp_server_sign_in_required',
+  'oauth_state_invalid',
+  'oauth_sign_in_failed',
+  'oauth_sign_in_denied',
   // paused runs (src/services/executions/execution-pauses.ts)
   'execution_not_paused',
   'execution_finished',

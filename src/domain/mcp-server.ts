@@ -3,7 +3,10 @@
  * is, how Prism signs in to it, which of its tools agents may call and how long one call may take. The secret is
  * kept sealed (lib/secret-box.ts); no record shape that leaves the service carries it.
  */
-export type McpServerAuth = 'none' | 'api_key';
+export type McpServerAuth = 'none' | 'api_key' | 'oauth';
+
+/** Where an OAuth server's sign-in stands: started (no tokens yet), signed in, or lost (a refresh was refused). */
+export type McpServerOAuthStatus = 'pending' | 'signed_in' | 'needs_sign_in';
 
 export interface McpServerRecord {
   id: string;
@@ -12,7 +15,10 @@ export interface McpServerRecord {
   name: string;
   url: string;
   auth: McpServerAuth;
-  /** The API key, sealed with PRISM_SECRETS_KEY (context: the record's id); null without one. */
+  /**
+   * Sealed with PRISM_SECRETS_KEY (context: the record's id): the API key, or for `oauth` the grant as JSON (client,
+   * tokens, PKCE verifier; agent-mcp/oauth-grant.ts); null without one.
+   */
   secretSealed: string | null;
   /** The header the key is sent in; null: `Authorization: Bearer <key>`. */
   apiKeyHeader: string | null;
@@ -20,5 +26,10 @@ export interface McpServerRecord {
   allowedTools: string[] | null;
   /** The limit of one call (connect, call, answer). */
   timeoutMs: number;
+  /** Null unless `auth` is `oauth`. */
+  oauthStatus: McpServerOAuthStatus | null;
+  /** SHA-256 (hex) of a started sign-in's `state`, and when it expires (single-use; null when none is pending). */
+  oauthStateHash: string | null;
+  oauthStateExpiresAt: Date | null;
   createdAt: Date;
 }

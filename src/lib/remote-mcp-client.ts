@@ -9,7 +9,7 @@
  * (the SDK takes 405 as "the server offers none"); notifications a tool would send on it are not needed here.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { safeFetch, SafeFetchError } from './safe-fetch';
 import { withTraceHeaders } from './tracing';
@@ -184,7 +184,9 @@ function remoteError(error: unknown, fetchFailure: SafeFetchError | undefined): 
     return new RemoteMcpError(kind, cause.message);
   }
   const message = error instanceof Error ? error.message.split('\n')[0]?.slice(0, 300) || 'failed' : String(error);
-  if (/\b401\b|unauthori[sz]ed/i.test(message)) return new RemoteMcpError('unauthorized', message);
+  // The SDK's error for a 401 answer carries the status as its code (its message need not say 401).
+  const status = error instanceof StreamableHTTPError ? error.code : undefined;
+  if (status === 401 || /\b401\b|unauthori[sz]ed/i.test(message)) return new RemoteMcpError('unauthorized', message);
   if (/timed? ?out|timeout/i.test(message)) return new RemoteMcpError('timeout', message);
   return new RemoteMcpError('failed', message);
 }

@@ -1,6 +1,7 @@
 /**
  * Wire shapes of remote MCP servers registered for agents (`/v1/agent/mcp-servers`, docs/agents.md): the register
- * body and the one mapper from a server to JSON, which never carries the key (only whether there is one).
+ * body and the one mapper from a server to JSON, which never carries the key or an OAuth token (only whether there
+ * is a key, and where an OAuth sign-in stands).
  */
 import { z } from 'zod';
 import type { RemoteMcpTool } from '../lib/remote-mcp-client';
@@ -16,6 +17,15 @@ export const registerMcpServerBodySchema = z.object({
   allowed_tools: z.array(z.string().min(1).max(128)).max(100).nullish(),
   /** The limit of one call, in seconds (default PRISM_AGENT_MCP_TIMEOUT_S). */
   timeout_s: z.number().positive().max(600).nullish(),
+  /** `{type: 'oauth'}`: a person signs in once through the server's consent page (the answer's authorization_url). */
+  auth: z.object({ type: z.literal('oauth') }).nullish(),
+});
+
+/** The query a person's browser brings back to the OAuth callback. */
+export const oauthCallbackQuerySchema = z.object({
+  state: z.string().min(1).max(200),
+  code: z.string().min(1).max(4096).optional(),
+  error: z.string().max(200).optional(),
 });
 
 export const mcpServerIdParamsSchema = z.object({ id: z.string().min(1).max(200) });
@@ -28,6 +38,7 @@ export function toRegisterMcpServer(body: z.output<typeof registerMcpServerBodyS
     apiKeyHeader: body.api_key_header ?? null,
     allowedTools: body.allowed_tools ?? null,
     timeoutMs: body.timeout_s === null || body.timeout_s === undefined ? null : Math.round(body.timeout_s * 1000),
+    oauth: body.auth?.type === 'oauth',
   };
 }
 
@@ -42,6 +53,9 @@ export function toMcpServerWire(server: McpServerView) {
     api_key_header: server.apiKeyHeader,
     allowed_tools: server.allowedTools,
     timeout_s: server.timeoutMs / 1000,
+    /** `pending`, `signed_in` or `needs_sign_in` for an OAuth server; null otherwise. Tokens are never returned. */
+    oauth_status: server.oauthStatus,
+    ...(server.authorizationUrl ? { authorization_url: server.authorizationUrl } : {}),
     created_at: server.createdAt.toISOString(),
   };
 }

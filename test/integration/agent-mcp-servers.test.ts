@@ -4,7 +4,8 @@
  * and the answer reaches the planner; arguments are checked against the server's schema before any call; a tool
  * that hangs fails its call at the server's timeout; a 50 MB answer is cut off at the byte cap; a call can wait for
  * approval like any tool; the key is never returned nor stored in clear. With PRISM_ALLOW_PRIVATE_URLS off (the
- * default) a loopback URL is refused, and without PRISM_SECRETS_KEY a key cannot be registered.
+ * default) a loopback URL is refused, and without PRISM_SECRETS_KEY a key (or OAuth) cannot be registered. OAuth
+ * sign-in has its own suite (agent-mcp-server-oauth.test.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { startRemoteMcpServer, type RemoteMcpServer } from '../helpers/remote-mcp-server';
@@ -96,6 +97,19 @@ describe('remote MCP servers as agent tools', () => {
     expect(stored?.secretSealed).toMatch(/^v1\./);
     expect(stored?.secretSealed).not.toContain(TICKET_KEY);
     expect((await call(`${app.url}/v1/agent/mcp-servers/${ticketsId}`, { key: otherKey })).status).toBe(404);
+    const both = await register({ name: 'both', url: remote.url, api_key: TICKET_KEY, auth: { type: 'oauth' } });
+    expect(both.status).toBe(400);
+    expect(((await both.json()) as { detail: { error: { param: string } } }).detail.error.param).toBe('auth');
+    const notOAuth = await call(`${app.url}/v1/agent/mcp-servers/${ticketsId}/oauth/start`, { key, method: 'POST' });
+    expect(notOAuth.status).toBe(400);
+    // A server with no OAuth metadata cannot be signed in to: said, and not kept.
+    const noOAuth = await register({ name: 'no_oauth', url: remote.url, auth: { type: 'oauth' } });
+    expect(noOAuth.status).toBe(502);
+    // A 5xx has the top-level `{error}` shape (docs/errors.md).
+    const failed = ((await noOAuth.json()) as { error: { code: string; message: string } }).error;
+    expect(failed.code).toBe('oauth_sign_in_failed');
+    expect(failed.message).toMatch(/no dynamic client registration/);
+    expect(await (await call(`${app.url}/v1/agent/mcp-servers`, { key })).text()).not.toContain('no_oauth');
     const again = await register({ name: 'tickets', url: remote.url });
     expect(again.status).toBe(409);
     expect(((await again.json()) as { detail: { error: { code: string } } }).detail.error.code).toBe(
@@ -216,6 +230,15 @@ describe('remote MCP servers on a deployment that keeps to public addresses', ()
     });
     expect(keyed.status).toBe(503);
     expect(((await keyed.json()) as { detail: { error: { code: string } } }).detail.error.code).toBe(
+      'secrets_unavailable',
+    );
+    // OAuth tokens are sealed with the same key: without it, no OAuth server either (refused before any request).
+    const oauth = await call(`${app.url}/v1/agent/mcp-servers`, {
+      key: app.ownerKey,
+      json: { name: 'signed', url: 'https://mcp.example.com/mcp', auth: { type: 'oauth' } },
+    });
+    expect(oauth.status).toBe(503);
+    expect(((await oauth.json()) as { detail: { error: { code: string } } }).detail.error.code).toBe(
       'secrets_unavailable',
     );
   });

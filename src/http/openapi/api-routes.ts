@@ -13,7 +13,11 @@ import {
   resumeBodySchema,
 } from '../../wire/agents.schemas';
 import { artifactsQuerySchema } from '../../wire/artifacts.schemas';
-import { mcpServerIdParamsSchema, registerMcpServerBodySchema } from '../../wire/mcp-servers.schemas';
+import {
+  mcpServerIdParamsSchema,
+  oauthCallbackQuerySchema,
+  registerMcpServerBodySchema,
+} from '../../wire/mcp-servers.schemas';
 import { chatBodySchema } from '../../wire/chat.schemas';
 import { chatMessagesQuerySchema, listChatsQuerySchema } from '../../wire/chats.schemas';
 import {
@@ -476,9 +480,27 @@ export const API_ROUTES: readonly ApiRoute[] = [
     method: 'post',
     path: '/v1/agent/mcp-servers',
     tag: 'Agents',
-    summary: 'Register a remote MCP server for agents (its key is stored encrypted, never returned)',
+    summary:
+      'Register a remote MCP server for agents (its key is stored encrypted, never returned; with auth.type ' +
+      'oauth the answer carries the authorization_url a person opens to sign in)',
     auth: 'key',
     body: registerMcpServerBodySchema,
+  },
+  {
+    method: 'post',
+    path: '/v1/agent/mcp-servers/:id/oauth/start',
+    tag: 'Agents',
+    summary: 'Open (again) the OAuth sign-in of a registered MCP server: its authorization_url',
+    auth: 'key',
+    params: mcpServerIdParamsSchema,
+  },
+  {
+    method: 'get',
+    path: '/v1/agent/mcp-servers/oauth/callback',
+    tag: 'Agents',
+    summary: "Where a person's browser lands after consenting: exchanges the code (state: single-use, expiring)",
+    auth: 'open',
+    query: oauthCallbackQuerySchema,
   },
   { method: 'get', path: '/v1/agent/mcp-servers', tag: 'Agents', summary: 'List registered MCP servers', auth: 'key' },
   {

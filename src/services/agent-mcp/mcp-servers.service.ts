@@ -4,7 +4,8 @@
  * (`config.mcp_servers`) into that run's extra tools (remote-tools.ts).
  *
  * A URL is checked when it is registered and again on every call (the SSRF-safe fetcher): private, loopback and
- * link-local addresses are refused unless PRISM_ALLOW_PRIVATE_URLS is set.
+ * link-local addresses are refused unless PRISM_ALLOW_PRIVATE_URLS is set. A server registered with OAuth is signed
+ * in to once by a person (oauth-sign-in.ts); its calls carry the access token, refreshed as needed.
  */
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../domain/account';
@@ -16,7 +17,8 @@ import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import type { SecretBox } from '../../lib/secret-box';
 import type { AnyToolDefinition } from '../../agents/sdk';
 import type { McpServerStore } from '../../stores/types/mcp-server';
-import { remoteToolsOf, type RemoteCallBudget } from './remote-tools';
+import { createMcpOAuth, type McpOAuth } from './oauth-sign-in';
+import { remoteToolsOf, withRenewal, type RemoteCallBudget, type RemoteTargetSource } from './remote-tools';
 
 export interface RegisterMcpServer {
   name: string;
@@ -25,17 +27,34 @@ export interface RegisterMcpServer {
   apiKeyHeader: string | null;
   allowedTools: string[] | null;
   timeoutMs: number | null;
+  /** Sign in with OAuth (a person opens the authorization URL the answer carries) instead of a key. */
+  oauth: boolean;
 }
 
-/** A registered server as callers see it: everything but the secret. */
-export type McpServerView = Omit<McpServerRecord, 'secretSealed'> & { hasSecret: boolean };
+/** A registered server as callers see it: everything but the secret (and a pending sign-in's state). */
+export type McpServerView = Omit<McpServerRecord, 'secretSealed' | 'oauthStateHash' | 'oauthStateExpiresAt'> & {
+  hasSecret: boolean;
+  /** Only in the answer that opens a sign-in: the URL a person opens to consent. */
+  authorizationUrl?: string;
+};
 
 export interface McpServersService {
   /**
    * @throws BadRequestError (name, URL refused), ConflictError `mcp_server_exists`, 503 `secrets_unavailable` for a
    * key without PRISM_SECRETS_KEY.
    */
-  register(principal: Principal, command: RegisterMcpServer): Promise<McpServerView>;
+  register(principal: Principal, command: RegisterMcpServer, redirectUri: string): Promise<McpServerView>;
+  /**
+   * Opens (again) the OAuth sign-in of a server registered with OAuth: its view with `authorizationUrl`.
+   * @throws 400 for a server registered without OAuth, 502 `oauth_sign_in_failed` when discovery or registration
+   * with its authorization server fails.
+   */
+  startOAuth(principal: Principal, id: string, redirectUri: string): Promise<McpServerView>;
+  /**
+   * The callback a person's browser lands on: `state` (single-use, expiring) names the organisation's server.
+   * @throws 400 `oauth_state_invalid`, 400 `oauth_sign_in_denied`, 502 `oauth_sign_in_failed`.
+   */
+  finishOAuth(query: { state: string; code: string | null; error: string | null }): Promise<McpServerView>;
   list(principal: Principal): Promise<McpServerView[]>;
   /** @throws NotFoundError `mcp_server_not_found` (also for other organisations' servers). */
   get(principal: Principal, id: string): Promise<McpServerView>;
@@ -66,10 +85,23 @@ const HEADER = /^[A-Za-z0-9-]{1,64}$/;
 export const MAX_SERVERS_PER_RUN = 8;
 
 export function createMcpServersService(deps: McpServersServiceDeps): McpServersService {
-  const view = ({ secretSealed, ...rest }: McpServerRecord): McpServerView => ({
+  const view = ({
+    secretSealed,
+    oauthStateHash: _h,
+    oauthStateExpiresAt: _e,
+    ...rest
+  }: McpServerRecord): McpServerView => ({
     ...rest,
-    hasSecret: secretSealed !== null,
+    hasSecret: secretSealed !== null && rest.auth === 'api_key',
   });
+  const oauth: McpOAuth | null = deps.secrets
+    ? createMcpOAuth({
+        store: deps.store,
+        secrets: deps.secrets,
+        settings: { allowPrivate: deps.settings.allowPrivate, timeoutMs: deps.settings.timeoutMs },
+        logger: deps.logger,
+      })
+    : null;
 
   const find = async (principal: Principal, id: string): Promise<McpServerRecord> => {
     const found = await deps.store.get(await deps.orgIdFor(principal), id);
@@ -77,10 +109,14 @@ export function createMcpServersService(deps: McpServersServiceDeps): McpServers
     return found;
   };
 
-  /** Where and how to call a server; the key is unsealed only here, for the call. */
-  const targetOf = (server: McpServerRecord): RemoteMcpTarget => {
+  /** Where and how to call a server; the key or token is unsealed only here, for the call. */
+  const targetOf = async (server: McpServerRecord, rejected?: RemoteMcpTarget): Promise<RemoteMcpTarget> => {
     const headers: Record<string, string> = {};
-    if (server.secretSealed !== null) {
+    if (server.auth === 'oauth') {
+      if (!oauth) throw secretsUnavailable();
+      const stale = rejected?.headers.authorization?.replace(/^Bearer /, '');
+      headers.authorization = `Bearer ${await oauth.accessToken(server, stale)}`;
+    } else if (server.secretSealed !== null) {
       if (!deps.secrets) throw secretsUnavailable();
       const key = deps.secrets.open(server.secretSealed, server.id);
       if (server.apiKeyHeader) headers[server.apiKeyHeader] = key;
@@ -95,11 +131,21 @@ export function createMcpServersService(deps: McpServersServiceDeps): McpServers
     };
   };
 
+  /** An OAuth server is read again for each call (its token may have been refreshed by another call). */
+  const sourceOf = (server: McpServerRecord): RemoteTargetSource => {
+    const latest = async () =>
+      server.auth === 'oauth' ? ((await deps.store.get(server.orgId, server.id)) ?? server) : server;
+    return {
+      current: async () => targetOf(await latest()),
+      renew: async (rejected) => (server.auth === 'oauth' ? targetOf(await latest(), rejected) : null),
+    };
+  };
+
   const allowed = (server: McpServerRecord, tools: RemoteMcpTool[]): RemoteMcpTool[] =>
     server.allowedTools === null ? tools : tools.filter((t) => server.allowedTools?.includes(t.name));
 
   return {
-    async register(principal, command) {
+    async register(principal, command, redirectUri) {
       if (!NAME.test(command.name) || command.name.length > 32) {
         throw new BadRequestError(
           `MCP server name '${command.name}' must be snake_case letters and digits (at most 32): it prefixes its ` +
@@ -108,7 +154,10 @@ export function createMcpServersService(deps: McpServersServiceDeps): McpServers
           'name',
         );
       }
-      if (command.apiKey !== null && !deps.secrets) throw secretsUnavailable();
+      if (command.oauth && command.apiKey !== null) {
+        throw new BadRequestError('A server signs in with an api_key or with OAuth, not both.', null, 'auth');
+      }
+      if ((command.apiKey !== null || command.oauth) && !deps.secrets) throw secretsUnavailable();
       try {
         await checkPublicUrl(command.url, deps.settings.allowPrivate);
       } catch (error) {
@@ -125,17 +174,47 @@ export function createMcpServersService(deps: McpServersServiceDeps): McpServers
         orgId,
         name: command.name,
         url: command.url,
-        auth: command.apiKey === null ? 'none' : 'api_key',
+        auth: command.oauth ? 'oauth' : command.apiKey === null ? 'none' : 'api_key',
         secretSealed: command.apiKey === null || !deps.secrets ? null : deps.secrets.seal(command.apiKey, id),
         apiKeyHeader: command.apiKey === null ? null : command.apiKeyHeader,
         allowedTools: command.allowedTools === null ? null : [...new Set(command.allowedTools)],
         timeoutMs: command.timeoutMs ?? deps.settings.timeoutMs,
+        oauthStatus: command.oauth ? 'pending' : null,
+        oauthStateHash: null,
+        oauthStateExpiresAt: null,
         createdAt: new Date(),
       };
       if (!(await deps.store.insert(record))) {
         throw new ConflictError(`An MCP server named '${command.name}' is already registered.`, 'mcp_server_exists');
       }
-      return view(record);
+      if (!command.oauth || !oauth) return view(record);
+      try {
+        const { authorizationUrl } = await oauth.start(record, redirectUri);
+        return { ...view(record), authorizationUrl };
+      } catch (error) {
+        // A server whose sign-in cannot even start is not kept: registering it again is the retry.
+        await deps.store.delete(orgId, id);
+        throw error;
+      }
+    },
+
+    async startOAuth(principal, id, redirectUri) {
+      const server = await find(principal, id);
+      if (server.auth !== 'oauth') {
+        throw new BadRequestError(
+          `MCP server '${server.name}' was registered without OAuth (auth: ${server.auth}).`,
+          null,
+          'id',
+        );
+      }
+      if (!oauth) throw secretsUnavailable();
+      const { authorizationUrl } = await oauth.start(server, redirectUri);
+      return { ...view((await deps.store.get(server.orgId, id)) ?? server), authorizationUrl };
+    },
+
+    async finishOAuth(query) {
+      if (!oauth) throw secretsUnavailable();
+      return view(await oauth.finish(query));
     },
 
     async list(principal) {
@@ -149,7 +228,7 @@ export function createMcpServersService(deps: McpServersServiceDeps): McpServers
     async tools(principal, id) {
       const server = await find(principal, id);
       try {
-        return allowed(server, await listRemoteTools(targetOf(server)));
+        return allowed(server, await withRenewal(sourceOf(server), listRemoteTools));
       } catch (error) {
         throw unreachable(server, error);
       }
@@ -189,9 +268,9 @@ export function createMcpServersService(deps: McpServersServiceDeps): McpServers
           continue;
         }
         try {
-          const target = targetOf(server);
-          const listed = allowed(server, await listRemoteTools(target));
-          tools.push(...remoteToolsOf(server.name, target, listed, budget, deps.logger));
+          const source = sourceOf(server);
+          const listed = allowed(server, await withRenewal(source, listRemoteTools));
+          tools.push(...remoteToolsOf(server.name, source, listed, budget, deps.logger));
         } catch (error) {
           const reason = unreachable(server, error).message;
           deps.logger.warn('an MCP server of a run could not be read', { server: server.name, reason });

@@ -6,9 +6,35 @@
  */
 import { z } from 'zod';
 import type { AnyToolDefinition } from '../../agents/sdk';
+import { AppError } from '../../domain/errors';
 import { checkAgainstSchema, schemaProblem } from '../../lib/json-schema';
 import type { Logger } from '../../lib/logger';
 import { callRemoteTool, RemoteMcpError, type RemoteMcpTarget, type RemoteMcpTool } from '../../lib/remote-mcp-client';
+
+/**
+ * Where and how to call one server, read for each call: an OAuth server's access token may have been refreshed
+ * since the run started. `renew` is asked after the server answered 401 (null: a new try cannot help).
+ */
+export interface RemoteTargetSource {
+  current(): Promise<RemoteMcpTarget>;
+  renew(rejected: RemoteMcpTarget): Promise<RemoteMcpTarget | null>;
+}
+
+/** A call made with the source's target, made once more with a renewed one when the server answered 401. */
+export async function withRenewal<T>(
+  source: RemoteTargetSource,
+  use: (target: RemoteMcpTarget) => Promise<T>,
+): Promise<T> {
+  const target = await source.current();
+  try {
+    return await use(target);
+  } catch (error) {
+    if (!(error instanceof RemoteMcpError) || error.kind !== 'unauthorized') throw error;
+    const renewed = await source.renew(target);
+    if (!renewed) throw error;
+    return use(renewed);
+  }
+}
 
 /** Remote calls one run may still make (shared by every server of the run). */
 export interface RemoteCallBudget {
@@ -38,7 +64,7 @@ const remoteOutput = z.looseObject({
 
 export function remoteToolsOf(
   serverName: string,
-  target: RemoteMcpTarget,
+  source: RemoteTargetSource,
   listed: readonly RemoteMcpTool[],
   budget: RemoteCallBudget,
   logger: Logger,
@@ -73,8 +99,12 @@ export function remoteToolsOf(
         budget.left -= 1;
         let result;
         try {
-          result = await callRemoteTool(target, remote.name, args, MAX_TOOL_TEXT_CHARS);
+          result = await withRenewal(source, (target) =>
+            callRemoteTool(target, remote.name, args, MAX_TOOL_TEXT_CHARS),
+          );
         } catch (error) {
+          // A lost OAuth sign-in says so in its own words (AppError `mcp_server_sign_in_required`).
+          if (error instanceof AppError) throw new RemoteToolError(error.message);
           const reason = error instanceof RemoteMcpError ? error.message : 'the call failed';
           throw new RemoteToolError(
             `MCP server '${serverName}' did not answer the call of '${remote.name}': ${reason}`,

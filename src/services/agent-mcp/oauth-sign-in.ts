@@ -1,0 +1,248 @@
+/**
+ * OAuth sign-in to a remote MCP server, with Prism as the OAuth 2.1 client (docs/agents.md, "Signing in with
+ * OAuth"): a person opens the authorization URL `start` returns, consents on the server's own page, and the
+ * callback's code is exchanged for tokens that agents' calls then carry; the access token is refreshed when it is
+ * about to expire or the server answers 401, and a refused refresh marks the server as needing a new sign-in.
+ *
+ * The protocol steps are the MCP SDK's own helpers (protected-resource and authorization-server discovery, dynamic
+ * client registration, PKCE, code exchange, refresh), run by lib/remote-mcp-oauth.ts over the SSRF-safe fetcher. The grant (client, tokens, PKCE verifier) is sealed with PRISM_SECRETS_KEY like an API key;
+ * the pending sign-in's `state` is stored only as a hash, taken once, and expires.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { AppError, BadRequestError } from '../../domain/errors';
+import type { McpServerRecord } from '../../domain/mcp-server';
+import type { Logger } from '../../lib/logger';
+import {
+  createRemoteMcpOAuthClient,
+  OAuthRefusedError,
+  type OAuthClientInformationMixed,
+  type OAuthServerSetup,
+  type OAuthTokens,
+} from '../../lib/remote-mcp-oauth';
+import { SafeFetchError } from '../../lib/safe-fetch';
+import type { SecretBox } from '../../lib/secret-box';
+import type { McpServerStore } from '../../stores/types/mcp-server';
+
+/** What Prism keeps of one server's sign-in, sealed (never returned). */
+export interface OAuthGrant {
+  /** The authorization server, its metadata, the resource and scopes asked for. */
+  setup: OAuthServerSetup;
+  client: OAuthClientInformationMixed;
+  redirectUri: string;
+  /** The PKCE verifier of the sign-in in progress; null once exchanged. */
+  codeVerifier: string | null;
+  tokens: OAuthTokens | null;
+  /** When the access token expires (epoch ms); null when the server did not say. */
+  expiresAt: number | null;
+}
+
+/** How long a person has between `start` and the callback. */
+export const SIGN_IN_TTL_MS = 10 * 60_000;
+/** A token is refreshed this long before it expires (a quarter of its life for short-lived ones). */
+const REFRESH_MARGIN_MS = 30_000;
+
+export interface McpOAuthDeps {
+  store: McpServerStore;
+  secrets: SecretBox;
+  settings: { allowPrivate: boolean; timeoutMs: number };
+  logger: Logger;
+  now?: () => Date;
+}
+
+export interface McpOAuth {
+  /** Discovers the server's authorization server, registers Prism as a client if needed, and opens a sign-in. */
+  start(server: McpServerRecord, redirectUri: string): Promise<{ authorizationUrl: string }>;
+  /**
+   * Finishes the sign-in `state` names (taken once; expired or replayed: 400 `oauth_state_invalid`).
+   * @returns the signed-in server.
+   */
+  finish(query: { state: string; code: string | null; error: string | null }): Promise<McpServerRecord>;
+  /**
+   * An access token for a call; refreshed first when it is about to expire, or when `rejected` (the server answered
+   * 401 to it). A refused refresh marks the server `needs_sign_in`.
+   * @throws 409 `mcp_server_sign_in_required` when a person must sign in (again).
+   */
+  accessToken(server: McpServerRecord, rejected?: string): Promise<string>;
+}
+
+export function createMcpOAuth(deps: McpOAuthDeps): McpOAuth {
+  const now = deps.now ?? (() => new Date());
+  const client = createRemoteMcpOAuthClient(deps.settings);
+  /** One refresh at a time per server on this replica (a rotated refresh token used twice revokes the grant). */
+  const refreshing = new Map<string, Promise<string>>();
+
+  const sealGrant = (server: McpServerRecord, grant: OAuthGrant): string =>
+    deps.secrets.seal(JSON.stringify(grant), server.id);
+  const openGrant = (server: McpServerRecord): OAuthGrant | null =>
+    server.secretSealed === null ? null : (JSON.parse(deps.secrets.open(server.secretSealed, server.id)) as OAuthGrant);
+
+  const expiryOf = (tokens: OAuthTokens): number | null =>
+    typeof tokens.expires_in === 'number' ? now().getTime() + tokens.expires_in * 1000 : null;
+
+  const markNeedsSignIn = async (server: McpServerRecord, grant: OAuthGrant, reason: string): Promise<AppError> => {
+    deps.logger.warn('a remote MCP server needs a new OAuth sign-in', { server: server.name, reason });
+    await deps.store.updateOAuth(server.orgId, server.id, {
+      secretSealed: sealGrant(server, { ...grant, tokens: null, expiresAt: null }),
+      oauthStatus: 'needs_sign_in',
+      oauthStateHash: server.oauthStateHash,
+      oauthStateExpiresAt: server.oauthStateExpiresAt,
+    });
+    return signInRequired(server, reason);
+  };
+
+  const refresh = async (server: McpServerRecord, rejected: string | undefined): Promise<string> => {
+    // Read again: another call (or replica) may have refreshed it since this record was read.
+    const latest = (await deps.store.get(server.orgId, server.id)) ?? server;
+    const grant = openGrant(latest);
+    if (!grant?.tokens) throw signInRequired(latest, 'no one has signed in yet');
+    const current = grant.tokens.access_token;
+    if (current !== rejected && !expiringSoon(grant, now().getTime())) return current;
+    if (!grant.tokens.refresh_token) throw await markNeedsSignIn(latest, grant, 'the access token expired');
+    let tokens: OAuthTokens;
+    try {
+      tokens = await client.refresh(grant.setup, grant.client, grant.tokens.refresh_token);
+    } catch (error) {
+      if (error instanceof OAuthRefusedError) {
+        // The authorization server's words are cut short: they reach the planner and the run's record.
+        const said = `${error.code.slice(0, 64)}: ${error.message.slice(0, 300)}`;
+        throw await markNeedsSignIn(latest, grant, `the refresh was refused (${said})`);
+      }
+      throw signInFailed(latest, error);
+    }
+    await deps.store.updateOAuth(latest.orgId, latest.id, {
+      secretSealed: sealGrant(latest, { ...grant, tokens, expiresAt: expiryOf(tokens) }),
+      oauthStatus: 'signed_in',
+      oauthStateHash: latest.oauthStateHash,
+      oauthStateExpiresAt: latest.oauthStateExpiresAt,
+    });
+    return tokens.access_token;
+  };
+
+  return {
+    async start(server, redirectUri) {
+      const previous = openGrant(server);
+      const state = randomBytes(32).toString('base64url');
+      let grant: OAuthGrant;
+      let authorizationUrl: string;
+      try {
+        const setup = await client.discover(server.url);
+        const sameClient =
+          previous !== null &&
+          previous.setup.authorizationServerUrl === setup.authorizationServerUrl &&
+          previous.redirectUri === redirectUri;
+        const registered = sameClient
+          ? previous.client
+          : await client.register(setup, `Prism agents (${server.name})`, redirectUri);
+        const { url, codeVerifier } = await client.authorizationUrl(setup, registered, redirectUri, state);
+        authorizationUrl = url;
+        grant = {
+          setup,
+          client: registered,
+          redirectUri,
+          codeVerifier,
+          // A new sign-in keeps the tokens it replaces until it succeeds.
+          tokens: previous?.tokens ?? null,
+          expiresAt: previous?.expiresAt ?? null,
+        };
+      } catch (error) {
+        throw signInFailed(server, error);
+      }
+      await deps.store.updateOAuth(server.orgId, server.id, {
+        secretSealed: sealGrant(server, grant),
+        oauthStatus: grant.tokens ? (server.oauthStatus ?? 'pending') : 'pending',
+        oauthStateHash: hashState(state),
+        oauthStateExpiresAt: new Date(now().getTime() + SIGN_IN_TTL_MS),
+      });
+      return { authorizationUrl };
+    },
+
+    async finish(query) {
+      const server = await deps.store.takeOAuthState(hashState(query.state), now());
+      if (!server) {
+        throw new BadRequestError(
+          'This sign-in link is unknown, was already used or has expired: start the sign-in again ' +
+            '(POST /v1/agent/mcp-servers/{id}/oauth/start).',
+          'oauth_state_invalid',
+          'state',
+        );
+      }
+      const grant = openGrant(server);
+      if (!grant?.codeVerifier) throw signInRequired(server, 'the sign-in was not started');
+      if (query.error !== null || query.code === null) {
+        throw new BadRequestError(
+          `The sign-in to MCP server '${server.name}' did not complete: its authorization server answered ` +
+            `${JSON.stringify((query.error ?? 'no code').slice(0, 100))}. Start it again to retry.`,
+          'oauth_sign_in_denied',
+        );
+      }
+      let tokens: OAuthTokens;
+      try {
+        tokens = await client.exchange(grant.setup, grant.client, query.code, grant.codeVerifier, grant.redirectUri);
+      } catch (error) {
+        throw signInFailed(server, error);
+      }
+      const signedIn: McpServerRecord = {
+        ...server,
+        oauthStatus: 'signed_in',
+        secretSealed: sealGrant(server, { ...grant, codeVerifier: null, tokens, expiresAt: expiryOf(tokens) }),
+      };
+      await deps.store.updateOAuth(server.orgId, server.id, {
+        secretSealed: signedIn.secretSealed,
+        oauthStatus: 'signed_in',
+        oauthStateHash: null,
+        oauthStateExpiresAt: null,
+      });
+      return signedIn;
+    },
+
+    async accessToken(server, rejected) {
+      const grant = openGrant(server);
+      if (!grant?.tokens || server.oauthStatus === 'needs_sign_in') {
+        throw signInRequired(server, server.oauthStatus === 'needs_sign_in' ? 'its sign-in was lost' : undefined);
+      }
+      if (rejected === undefined && !expiringSoon(grant, now().getTime())) return grant.tokens.access_token;
+      const running = refreshing.get(server.id);
+      if (running) return running;
+      const next = refresh(server, rejected).finally(() => refreshing.delete(server.id));
+      refreshing.set(server.id, next);
+      return next;
+    },
+  };
+}
+
+function expiringSoon(grant: OAuthGrant, nowMs: number): boolean {
+  if (grant.expiresAt === null) return false;
+  const life = typeof grant.tokens?.expires_in === 'number' ? grant.tokens.expires_in * 1000 : REFRESH_MARGIN_MS * 4;
+  return nowMs >= grant.expiresAt - Math.min(REFRESH_MARGIN_MS, life / 4);
+}
+
+function hashState(state: string): string {
+  return createHash('sha256').update(state).digest('hex');
+}
+
+/** 409: a person must sign in (again) before agents can use the server. */
+export function signInRequired(server: McpServerRecord, reason?: string): AppError {
+  return new AppError(409, {
+    message:
+      `MCP server '${server.name}' needs a person to sign in${reason ? ` (${reason})` : ''}: ` +
+      `POST /v1/agent/mcp-servers/${server.id}/oauth/start and open the authorization_url it returns.`,
+    type: 'invalid_request_error',
+    code: 'mcp_server_sign_in_required',
+  });
+}
+
+function signInFailed(server: McpServerRecord, error: unknown): AppError {
+  const reason =
+    error instanceof OAuthRefusedError
+      ? `${error.code.slice(0, 64)}: ${error.message.slice(0, 300)}`
+      : error instanceof SafeFetchError
+        ? error.message
+        : error instanceof Error
+          ? (error.message.split('\n')[0] ?? 'failed').slice(0, 300)
+          : 'failed';
+  return new AppError(502, {
+    message: `The OAuth sign-in to MCP server '${server.name}' failed: ${reason}`,
+    type: 'upstream_error',
+    code: 'oauth_sign_in_failed',
+  });
+}
