@@ -6,13 +6,14 @@
  *
  *   npm run bench -- reader          # ppocr greedy, ppocr beam and tesseract on sroie-dev and sroie-dev2
  *   npx tsx bench/reader.ts [--engines ppocr,tesseract,ensemble] [--decoders greedy,beam] [--limit N]
- *                           [--beam beamWidth=8,lmWeight=0.3,...] [--reread below=0.9,variants=contrast+pad]
+ *                           [--beam beamWidth=8,lmWeight=0.3,...] [--reread below=0.9,variants=contrast+pad] [--space P]
  *                           [--refresh] [--cache DIR]
  *
  * `--decoders` are PP-OCR's CTC decoders (ppocr.engine.ts `decoder`), each a setting of its own for `ppocr` and
  * `ensemble`; `--limit N` scores the first N receipts of each folder (by ID), for quick runs while developing;
  * `--beam` overrides the beam search's settings (ctc-beam.ts) and reads the images again (nothing is cached).
- * `--reread` reads the crops under a confidence again in each variant (ppocr.engine.ts `reread`), cached apart.
+ * `--reread` reads the crops under a confidence again in each variant (ppocr.engine.ts `reread`), cached apart;
+ * `--space P` sets greedy decoding's space threshold (ppocr.engine.ts `spaceThreshold`, default 0.1), cached apart.
  *
  * Layouts are read through the service's own OCR path (`createLocalEngines().layoutFromImage`) and cached as JSON
  * per setting under `--cache` (default /tmp/sroie-reader); `--refresh` reads every image again (needed after a change
@@ -34,6 +35,8 @@ interface Args {
   limit: number;
   beam: Partial<BeamSettings>;
   reread?: RereadSettings;
+  /** Greedy decoding's space threshold (ppocr.engine.ts `spaceThreshold`). */
+  space?: number;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -60,6 +63,7 @@ function parseArgs(argv: string[]): Args {
         else args.beam[key as Exclude<keyof BeamSettings, 'guarded'>] = Number(raw);
       }
     } else if (flag === '--reread') args.reread = parseReread(value());
+    else if (flag === '--space') args.space = Number(value());
     else throw new Error(`unknown argument ${flag ?? ''}`);
   }
   return args;
@@ -101,7 +105,9 @@ export async function readerTable(args: Args): Promise<string[]> {
   const tuned = Object.keys(args.beam).length > 0;
   const { reread } = args;
   for (const { engine, decoder } of settingsOf(args)) {
-    const rereadName = reread && decoder ? `, reread < ${reread.below} (${reread.variants.join(', ')})` : '';
+    const rereadName =
+      (reread && decoder ? `, reread < ${reread.below} (${reread.variants.join(', ')})` : '') +
+      (args.space === undefined ? '' : `, space ≥ ${args.space}`);
     const name = decoder ? `${engine}, ${decoder}${rereadName}` : engine;
     let all: ReaderCounts = NO_COUNTS;
     let receipts = 0;
@@ -122,8 +128,16 @@ export async function readerTable(args: Args): Promise<string[]> {
           engine,
           pre: 'none',
           refresh: args.refresh || (tuned && decoder === 'beam'),
-          ppocr: decoder ? { decoder, beam: args.beam, decodeTimings, ...(reread ? { reread } : {}) } : {},
-          variant: layoutVariant(decoder, reread),
+          ppocr: decoder
+            ? {
+                decoder,
+                beam: args.beam,
+                decodeTimings,
+                ...(reread ? { reread } : {}),
+                ...(args.space === undefined ? {} : { spaceThreshold: args.space }),
+              }
+            : {},
+          variant: layoutVariant(decoder, reread, args.space),
           timings: times,
         },
         ids,

@@ -42,8 +42,13 @@ export function parseReread(value: string): RereadSettings {
 }
 
 /** The cache folder suffix of a PP-OCR setting, so each reads into a folder of its own. */
-export function layoutVariant(decoder: string | undefined, reread: RereadSettings | undefined): string {
-  return `${decoder === 'beam' ? '-beam' : ''}${reread ? `-reread-${reread.below}-${reread.variants.join('+')}` : ''}`;
+export function layoutVariant(
+  decoder: string | undefined,
+  reread: RereadSettings | undefined,
+  spaceThreshold?: number,
+): string {
+  const space = spaceThreshold === undefined ? '' : `-space${spaceThreshold}`;
+  return `${decoder === 'beam' ? '-beam' : ''}${reread ? `-reread-${reread.below}-${reread.variants.join('+')}` : ''}${space}`;
 }
 
 /** tesseract.js blocks → one LayoutPage (lines sorted top to bottom), boxes divided by `scale`. */

@@ -8,7 +8,7 @@
  * answer is more confident than every wrong one; 0.5: no better than chance).
  *
  *   npx tsx bench/receipts-cv.ts [--data DIR]... [--cache DIR] [--engine ppocr|tesseract] [--decoder greedy|beam]
- *                                [--reread below=0.9,variants=contrast+pad]
+ *                                [--reread below=0.9,variants=contrast+pad] [--space P]
  *                                [--folds N] [--fit] [--verbose] [--speed] [--parts]
  *
  * Layouts come from bench/receipt-layouts.ts's cache (default /tmp/sroie-layouts/<engine>), so after the first OCR
@@ -120,6 +120,8 @@ export interface Args {
   decoder: OcrDecoder;
   /** A second read of doubtful crops (ppocr.engine.ts `reread`); such layouts are cached apart. */
   reread?: RereadSettings;
+  /** Greedy decoding's space threshold (ppocr.engine.ts `spaceThreshold`); such layouts are cached apart. */
+  space?: number;
   folds: number;
   fit: boolean;
   verbose: boolean;
@@ -147,6 +149,7 @@ export function parseArgs(argv: string[]): Args {
     else if (flag === '--engine') args.engine = value() as OcrEngineKind;
     else if (flag === '--decoder') args.decoder = value() === 'beam' ? 'beam' : 'greedy';
     else if (flag === '--reread') args.reread = parseReread(value());
+    else if (flag === '--space') args.space = Number(value());
     else if (flag === '--folds') args.folds = Math.max(2, Number(value()) || 10);
     else if (flag === '--fit') args.fit = true;
     else if (flag === '--verbose') args.verbose = true;
@@ -270,7 +273,7 @@ function fieldLine(ev: EvalModule, label: string, report: ScoreReport): string {
  * the shared evaluation script that judges them.
  */
 export async function loadReceipts(
-  args: Pick<Args, 'data' | 'cache' | 'engine' | 'decoder' | 'reread'>,
+  args: Pick<Args, 'data' | 'cache' | 'engine' | 'decoder' | 'reread' | 'space'>,
 ): Promise<{ ev: EvalModule; receipts: Receipt[] }> {
   const first = args.data[0] ?? '';
   const ev = (await import(pathToFileURL(path.resolve(first, '../../tools/eval-receipts.mjs')).href)) as EvalModule;
@@ -292,8 +295,9 @@ export async function loadReceipts(
         ppocr: {
           ...(args.decoder === 'beam' ? { decoder: 'beam' } : {}),
           ...(args.reread ? { reread: args.reread } : {}),
+          ...(args.space === undefined ? {} : { spaceThreshold: args.space }),
         },
-        variant: layoutVariant(args.decoder, args.reread),
+        variant: layoutVariant(args.decoder, args.reread, args.space),
       },
       ids,
     );

@@ -57,6 +57,11 @@ export interface PpOcrEngineOptions {
    */
   decoder?: OcrDecoder;
   /**
+   * The space class's probability between two characters at which greedy decoding puts a space there (default 0.1;
+   * see ppocr-recognize.ts `decodeCtcSteps`). Lower splits more words apart.
+   */
+  spaceThreshold?: number;
+  /**
    * A second read of the crops whose first reading is doubtful, each variant read apart and the most confident
    * reading kept (default: none). See RereadSettings.
    */
@@ -108,6 +113,7 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
   const widthRatio = Math.max(1, options.batchWidthRatio ?? 1.1);
   const dropScore = options.dropScore ?? 0.5;
   const decoder = options.decoder ?? 'greedy';
+  const spaceThreshold = options.spaceThreshold ?? 0.1;
   const beamSettings: BeamSettings = { ...DEFAULT_BEAM_SETTINGS, ...options.beam };
   let allowedOnLatin: Uint8Array | undefined;
   const detectOptions: DetectOptions = {
@@ -172,10 +178,10 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
       batches.push({ batch, width, out });
     }
     const started = process.hrtime.bigint();
-    const greedyReadings = batches.map(({ out }) => decodeCtcSteps(out, models.alphabet));
+    const greedyReadings = batches.map(({ out }) => decodeCtcSteps(out, models.alphabet, spaceThreshold));
     // The beam decoder's model is of Latin text: a page in another script keeps greedy decoding.
     const beam = decoder === 'beam' && isLatinPage(greedyReadings.flat());
-    const decode = (out: CtcSteps, greedy = decodeCtcSteps(out, models.alphabet)): CtcReading[] => {
+    const decode = (out: CtcSteps, greedy = decodeCtcSteps(out, models.alphabet, spaceThreshold)): CtcReading[] => {
       if (!beam) return greedy;
       allowedOnLatin ??= latinClasses(models.alphabet);
       return decodeCtcBeam(out, models.alphabet, greedy, sharedReaderLanguageModel(), allowedOnLatin, beamSettings);
