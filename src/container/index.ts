@@ -24,6 +24,10 @@ import { createLogger, type Logger } from '../lib/logger';
 import { createUrlSigner } from '../lib/url-signer';
 import { createAccountsService, type AccountsService, type CreatedKey } from '../services/accounts.service';
 import { createAuthService, type AuthService } from '../services/auth.service';
+import { createAdminSql } from '../services/admin/admin-sql';
+import { createAdminService, type AdminService } from '../services/admin/admin.service';
+import { createKeyPolicies } from '../services/admin/key-policies';
+import { rawDatabaseOf } from '../backend/raw-database';
 import { createMcpOAuthService, type McpOAuthService } from '../services/mcp-oauth.service';
 import { createExtractionWallet } from './extraction-wallet';
 import { configuredSpeechModel } from '../gateway/transcriptions/speech-transcriber';
@@ -111,6 +115,8 @@ export interface Container {
   evaluations: EvaluationsModule;
   services: {
     accounts: AccountsService;
+    /** The operator's API (/v1/admin): keys with policies, budgets, credits, spend reports, the audit log. */
+    admin: AdminService;
     auth: AuthService;
     files: FilesService;
     hub: HubService;
@@ -172,11 +178,16 @@ async function assemble(
     wallets: stores.wallets,
     writeOwnerKey: (key) => writePrivateFile(config.data.ownerKeyPath, `${key}\n`),
   });
+  // The operator's API: per-key expiry, model allow-lists and budgets, spend and the audit log (docs/admin.md).
+  const adminSql = createAdminSql(rawDatabaseOf(stores));
+  const keyPolicies = createKeyPolicies(adminSql);
+  const admin = createAdminService({ sql: adminSql, accounts, accountStore: stores.accounts, policies: keyPolicies });
   const auth = createAuthService({
     accounts: stores.accounts,
     hashKey: (key) => accounts.hashKey(key),
     singleUserOwner: config.auth.singleUser ? () => accounts.ownerPrincipal() : async () => null,
     logger,
+    refuseKey: (keyId) => keyPolicies.refuseIfExpired(keyId),
   });
   const locks = createKeyedMutex();
   const signer = createUrlSigner(secret);
@@ -320,7 +331,17 @@ async function assemble(
     limits: config.agents,
     logger,
   });
-  const gateway = createGatewayPart({ config, logger, metering, catalogue, upstream, extraction, inputs, agentChat });
+  const gateway = createGatewayPart({
+    config,
+    logger,
+    metering,
+    catalogue,
+    upstream,
+    extraction,
+    inputs,
+    agentChat,
+    keyPolicies,
+  });
   const { chat, embeddings, transcriptions, decisions } = gateway;
   const predictions = createPredictionsService({
     store: stores.predictions,
@@ -412,6 +433,7 @@ async function assemble(
     evaluations,
     services: {
       accounts,
+      admin,
       auth,
       files,
       hub,

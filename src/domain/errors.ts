@@ -100,6 +100,11 @@ export const ERROR_CODES = [
   'work_budget_exceeded',
   // the LangGraph Platform API (src/services/langgraph)
   'thread_busy',
+  // the operator's API (src/services/admin)
+  'model_not_allowed',
+  'key_budget_exceeded',
+  'organisation_exists',
+  'api_key_revoked',
   ...NOT_FOUND_RESOURCES.map((r) => `${r}_not_found` as const),
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -22,6 +22,8 @@ export interface AuthServiceDeps {
   /** The owner principal when single-user mode is on; null otherwise. */
   singleUserOwner: () => Promise<OrgPrincipal | null>;
   logger: Logger;
+  /** @throws InvalidApiKeyError when an active key is refused by its policy (expired, docs/admin.md). */
+  refuseKey?: (keyId: string) => Promise<void>;
 }
 
 export interface AuthService {
@@ -67,6 +69,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         );
       }
       if (!found) throw new InvalidApiKeyError();
+      if (deps.refuseKey) await deps.refuseKey(found.key.id);
       remember(credential, hash);
       return {
         kind: 'user',

@@ -1,0 +1,65 @@
+/**
+ * The gateway's biller, with each keyed call also held against its key's budget and its settled cost recorded for
+ * spend reports.
+ *
+ * The key's hold is taken first (402 `key_budget_exceeded` when it does not fit), then the wallet's (402
+ * `insufficient_credits`); both before any upstream call. Settling debits the wallet, counts the same cost against
+ * the key's budget and records it (key, model, day); a failed call gives both holds back. Payers without a key
+ * (guests, work done on an organisation's behalf) pass straight through.
+ */
+import type { Biller, ChargeInput, ChargeResult, Payer } from '../../metering/billing';
+import type { KeyPolicies } from './key-policies';
+
+/** The model named in a ledger reason (`chat.completions MODEL REQUEST_ID`), or `unknown`. */
+export function modelOfReason(reason: string): string {
+  return reason.split(' ')[1] ?? 'unknown';
+}
+
+export function withKeyBudgets(biller: Biller, policies: KeyPolicies, holdTtlMs = 15 * 60_000): Biller {
+  const keyOf = (payer: Payer): { keyId: string; orgId: string } | null =>
+    payer.kind === 'org' && payer.keyId ? { keyId: payer.keyId, orgId: payer.orgId } : null;
+
+  const record = async (payer: Payer, input: ChargeInput, result: ChargeResult): Promise<void> => {
+    if (payer.kind !== 'org' || result.costMicros <= 0) return;
+    await policies.recordSpend({
+      keyId: payer.keyId ?? null,
+      orgId: payer.orgId,
+      model: modelOfReason(input.reason),
+      micros: result.costMicros,
+    });
+  };
+
+  return {
+    authorize: (payer) => biller.authorize(payer),
+    price: (input) => biller.price(input),
+    async charge(payer, input) {
+      const result = await biller.charge(payer, input);
+      await record(payer, input, result);
+      return result;
+    },
+    async reserve(payer, maxMicros) {
+      const keyed = keyOf(payer);
+      const budgetHold = keyed ? await policies.holdBudget(keyed.keyId, Math.ceil(maxMicros), holdTtlMs) : null;
+      let hold;
+      try {
+        hold = await biller.reserve(payer, maxMicros);
+      } catch (error) {
+        if (budgetHold) await policies.releaseBudget(budgetHold);
+        throw error;
+      }
+      return {
+        micros: hold.micros,
+        release() {
+          hold.release();
+          if (budgetHold) policies.releaseBudget(budgetHold).catch(() => undefined);
+        },
+        async settle(input) {
+          const result = await hold.settle(input);
+          if (keyed && budgetHold) await policies.settleBudget(budgetHold, keyed.keyId, result.costMicros);
+          await record(payer, input, result);
+          return result;
+        },
+      };
+    },
+  };
+}
