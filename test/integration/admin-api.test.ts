@@ -105,6 +105,15 @@ describe('the operator API (/v1/admin)', () => {
     expect((await chat(key.key)).status).toBe(201);
   });
 
+  it('lets exactly the calls a budget covers through when twenty arrive at once', async () => {
+    const key = await createKey({ org: 'acme', name: 'burst', budget_usd: 0.5, budget_period: 'daily' });
+    const statuses = (await Promise.all(Array.from({ length: 20 }, () => chat(key.key)))).map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(15);
+    const view = (await (await adminCall(`/keys/${key.id}`)).json()) as KeyView;
+    expect(view).toMatchObject({ budget_spent_usd: 0.5, spend_usd: 0.5 });
+  });
+
   it('refuses an expired key with 401 and a model outside the allow-list with 403', async () => {
     const expired = await createKey({ org: 'acme', expires_at: new Date(Date.now() - 1000).toISOString() });
     const res = await chat(expired.key);
