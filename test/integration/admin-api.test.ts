@@ -33,8 +33,18 @@ describe('the operator API (/v1/admin)', () => {
     // $0.10 per completion token, prompts free: a call with `max_tokens: 1` can cost at most $0.10.
     lab = await startUpstreamApp(
       [
-        { id: 'pricey', upstreamModel: 'pricey-up', parameters: ['max_tokens'], pricing: { prompt: 0, completion: 100000 } },
-        { id: 'other', upstreamModel: 'other-up', parameters: ['max_tokens'], pricing: { prompt: 0, completion: 100000 } },
+        {
+          id: 'pricey',
+          upstreamModel: 'pricey-up',
+          parameters: ['max_tokens'],
+          pricing: { prompt: 0, completion: 100000 },
+        },
+        {
+          id: 'other',
+          upstreamModel: 'other-up',
+          parameters: ['max_tokens'],
+          pricing: { prompt: 0, completion: 100000 },
+        },
       ],
       { apiKeyEnv: 'LAB_KEY', env: { LAB_KEY: 'sk-lab', PRISM_RATE_LIMIT_PER_MINUTE: '1000' } },
     );
@@ -46,8 +56,10 @@ describe('the operator API (/v1/admin)', () => {
   });
   afterAll(() => lab.close());
 
-  const adminCall = (path: string, init: { method?: string; json?: unknown; key?: string; headers?: Record<string, string> } = {}) =>
-    call(`${app.url}/v1/admin${path}`, { key: admin, ...init });
+  const adminCall = (
+    path: string,
+    init: { method?: string; json?: unknown; key?: string; headers?: Record<string, string> } = {},
+  ) => call(`${app.url}/v1/admin${path}`, { key: admin, ...init });
   const chat = (key: string, model = 'pricey') =>
     call(`${app.url}/v1/compat/chat/completions`, {
       key,
@@ -68,7 +80,9 @@ describe('the operator API (/v1/admin)', () => {
     const plain = await app.createKey('someone', 'pro');
     const res = await adminCall('/keys', { key: plain });
     expect(res.status).toBe(403);
-    expect(await res.json()).toMatchObject({ detail: { error: { code: 'permission_denied', type: 'permission_error' } } });
+    expect(await res.json()).toMatchObject({
+      detail: { error: { code: 'permission_denied', type: 'permission_error' } },
+    });
     // A superuser of another organisation administers nothing.
     const otherSuper = (await app.container.services.accounts.createKey({ org: 'elsewhere', superuser: true })).key;
     expect((await adminCall('/audit', { key: otherSuper })).status).toBe(403);
@@ -90,7 +104,9 @@ describe('the operator API (/v1/admin)', () => {
     const upstreamCalls = upstream.requests.length;
     const refused = await chat(key.key); // $0.20 spent, at most $0.10 more would pass $0.25
     expect(refused.status).toBe(402);
-    expect(await refused.json()).toMatchObject({ detail: { error: { code: 'key_budget_exceeded', type: 'billing_error' } } });
+    expect(await refused.json()).toMatchObject({
+      detail: { error: { code: 'key_budget_exceeded', type: 'billing_error' } },
+    });
     expect(upstream.requests.length).toBe(upstreamCalls);
     expect(await balanceUsd('acme')).toBeCloseTo(9.8, 6);
 
@@ -163,7 +179,10 @@ describe('the operator API (/v1/admin)', () => {
 
     const csv = await adminCall('/spend?group_by=day', { headers: { accept: 'text/csv' } });
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
-    const lines = (await csv.text()).trim().split('\r\n').map((l) => l.split(','));
+    const lines = (await csv.text())
+      .trim()
+      .split('\r\n')
+      .map((l) => l.split(','));
     expect(lines[0]).toEqual(['day', 'calls', 'cost_usd']);
     expect(lines[1]![0]).toBe(new Date().toISOString().slice(0, 10));
     expect(lines.slice(1).reduce((s, l) => s + Number(l[2]), 0)).toBeCloseTo(spent, 6);

@@ -66,7 +66,9 @@ export function adminRoutes(admin: AdminService): Router {
   router.post('/organisations', async (req, res) => {
     const actor = await actorOf(req);
     const body = parseInput(adminCreateOrgBodySchema, req.body, 'body');
-    res.status(201).json(await admin.createOrg(actor, body.tier ? { name: body.name, tier: body.tier } : { name: body.name }));
+    res
+      .status(201)
+      .json(await admin.createOrg(actor, body.tier ? { name: body.name, tier: body.tier } : { name: body.name }));
   });
 
   router.post('/organisations/:org/credits', async (req, res) => {
@@ -90,7 +92,9 @@ export function adminRoutes(admin: AdminService): Router {
       ...(body.tier ? { tier: body.tier } : {}),
       ...(body.name ? { name: body.name } : {}),
       ...(body.superuser !== undefined ? { superuser: body.superuser } : {}),
-      ...(body.expires_at !== undefined ? { expiresAt: body.expires_at === null ? null : new Date(body.expires_at) } : {}),
+      ...(body.expires_at !== undefined
+        ? { expiresAt: body.expires_at === null ? null : new Date(body.expires_at) }
+        : {}),
       ...(body.allowed_models !== undefined ? { allowedModels: body.allowed_models } : {}),
       ...(body.budget_usd !== undefined ? { budgetUsd: body.budget_usd } : {}),
       ...(body.budget_period !== undefined ? { budgetPeriod: body.budget_period } : {}),
@@ -136,7 +140,8 @@ export function adminRoutes(admin: AdminService): Router {
       ...(query.from ? { from: new Date(query.from) } : {}),
       ...(query.to ? { to: new Date(query.to) } : {}),
     });
-    const csv = query.format === 'csv' || (query.format === undefined && req.accepts(['json', 'text/csv']) === 'text/csv');
+    const csv =
+      query.format === 'csv' || (query.format === undefined && req.accepts(['json', 'text/csv']) === 'text/csv');
     if (csv) {
       res.type('text/csv').send(spendCsv(query.group_by, report.rows));
       return;

@@ -68,3 +68,6 @@ export function createAdminSql(raw: RawDatabase): AdminSql {
 
 /** A BIGINT column (a string from `pg`) or an INTEGER one as a number; null stays null. */
 export const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/** A text column as a string (anything else a driver could answer is serialised, never `[object Object]`). */
+export const str = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));

@@ -12,7 +12,7 @@ import type { Principal, Tier } from '../../domain/account';
 import { ConflictError, NotFoundError, PermissionDeniedError } from '../../domain/errors';
 import type { AccountsService } from '../accounts.service';
 import type { AccountStore } from '../../stores/types';
-import { num, type AdminSql, type SqlRow } from './admin-sql';
+import { num, str, type AdminSql, type SqlRow } from './admin-sql';
 import type { BudgetPeriod, KeyPolicies, KeyPolicy } from './key-policies';
 
 const MICROS = 1_000_000;
@@ -80,7 +80,11 @@ export interface AdminService {
   getKey(keyId: string): Promise<AdminKeyView>;
   revokeKey(actor: string, keyId: string): Promise<AdminKeyView>;
   rotateKey(actor: string, keyId: string): Promise<AdminKeyView & { key: string; replaces: string }>;
-  setBudget(actor: string, keyId: string, budget: { budgetUsd: number | null; period?: BudgetPeriod }): Promise<AdminKeyView>;
+  setBudget(
+    actor: string,
+    keyId: string,
+    budget: { budgetUsd: number | null; period?: BudgetPeriod },
+  ): Promise<AdminKeyView>;
   spend(query: { groupBy: SpendGroup; from?: Date; to?: Date }): Promise<{ rows: SpendRow[]; total_usd: number }>;
   audit(query: { limit: number }): Promise<AuditEntry[]>;
 }
@@ -110,7 +114,7 @@ const toKeyView = (r: SqlRow): AdminKeyView => ({
   created_at: iso(r.created_at),
   expires_at: r.expires_at ? iso(r.expires_at) : null,
   revoked_at: r.revoked_at ? iso(r.revoked_at) : null,
-  allowed_models: r.allowed_models ? (JSON.parse(String(r.allowed_models)) as string[]) : null,
+  allowed_models: r.allowed_models ? (JSON.parse(str(r.allowed_models)) as string[]) : null,
   budget_usd: usd(num(r.budget_micros)),
   budget_period: (r.budget_period as BudgetPeriod | null) ?? 'none',
   budget_spent_usd: (num(r.spent_micros) ?? 0) / MICROS,
@@ -173,7 +177,9 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
     },
 
     async createOrg(actor, { name, tier }) {
-      if (await accountStore.findOrg(name)) throw new ConflictError(`organisation '${name}' exists`, 'organisation_exists');
+      if (await accountStore.findOrg(name)) {
+        throw new ConflictError(`organisation '${name}' exists`, 'organisation_exists');
+      }
       const org = await accountStore.createOrg({ name, tier: tier ?? 'free', kind: 'standard' });
       await audit(actor, 'org.create', org.id, { name, tier: org.tier });
       return { id: org.id, name: org.name, tier: org.tier };
@@ -284,7 +290,7 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
       const rows = await sql.all('SELECT * FROM admin_audit ORDER BY created_at DESC, id DESC LIMIT ?', [limit]);
       return rows.map((r) => ({
         id: String(r.id),
-        actor_key_id: r.actor_key_id ? String(r.actor_key_id) : null,
+        actor_key_id: r.actor_key_id ? str(r.actor_key_id) : null,
         action: r.action as AuditAction,
         target: String(r.target),
         details: JSON.parse(String(r.details)) as Record<string, unknown>,

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidApiKeyError, PermissionDeniedError } from '../../domain/errors';
 import { AppError } from '../../domain/errors';
-import { num, type AdminSql, type SqlRow } from './admin-sql';
+import { num, str, type AdminSql, type SqlRow } from './admin-sql';
 
 export const BUDGET_PERIODS = ['daily', 'monthly', 'none'] as const;
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
@@ -51,8 +51,8 @@ export function periodStartOf(period: BudgetPeriod, at: Date): Date {
 
 const toPolicy = (row: SqlRow): KeyPolicy => ({
   keyId: String(row.key_id),
-  expiresAt: row.expires_at ? new Date(String(row.expires_at)) : null,
-  allowedModels: row.allowed_models ? (JSON.parse(String(row.allowed_models)) as string[]) : null,
+  expiresAt: row.expires_at ? new Date(str(row.expires_at)) : null,
+  allowedModels: row.allowed_models ? (JSON.parse(str(row.allowed_models)) as string[]) : null,
   budgetMicros: num(row.budget_micros),
   budgetPeriod: row.budget_period as BudgetPeriod,
   periodStart: new Date(String(row.period_start)),
@@ -99,8 +99,7 @@ export function createKeyPolicies(sql: AdminSql, now: () => Date = () => new Dat
         allowedModels: input.allowedModels !== undefined ? input.allowedModels : (current?.allowedModels ?? null),
         budgetMicros: input.budgetMicros !== undefined ? input.budgetMicros : (current?.budgetMicros ?? null),
         budgetPeriod: period,
-        periodStart:
-          current && current.budgetPeriod === period ? current.periodStart : periodStartOf(period, now()),
+        periodStart: current && current.budgetPeriod === period ? current.periodStart : periodStartOf(period, now()),
         spentMicros: current && current.budgetPeriod === period ? current.spentMicros : 0,
       };
       const params = [
@@ -129,7 +128,7 @@ export function createKeyPolicies(sql: AdminSql, now: () => Date = () => new Dat
 
     async refuseIfExpired(keyId) {
       const [row] = await sql.all('SELECT expires_at FROM api_key_policies WHERE key_id = ?', [keyId]);
-      if (row?.expires_at && new Date(String(row.expires_at)).getTime() <= now().getTime()) {
+      if (row?.expires_at && new Date(str(row.expires_at)).getTime() <= now().getTime()) {
         throw new InvalidApiKeyError();
       }
     },
@@ -137,7 +136,7 @@ export function createKeyPolicies(sql: AdminSql, now: () => Date = () => new Dat
     async checkModel(keyId, model) {
       const [row] = await sql.all('SELECT allowed_models FROM api_key_policies WHERE key_id = ?', [keyId]);
       if (!row?.allowed_models) return;
-      const allowed = JSON.parse(String(row.allowed_models)) as string[];
+      const allowed = JSON.parse(str(row.allowed_models)) as string[];
       if (!allowed.includes(model)) {
         throw new PermissionDeniedError(
           `This API key may not call model '${model}'; it may call: ${allowed.join(', ') || 'none'}`,
@@ -192,10 +191,14 @@ export function createKeyPolicies(sql: AdminSql, now: () => Date = () => new Dat
     },
 
     async recordSpend({ keyId, orgId, model, micros }) {
-      await sql.run(
-        'INSERT INTO key_spend (id, key_id, org_id, model, micros, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-        [randomUUID(), keyId, orgId, model, micros, now().toISOString()],
-      );
+      await sql.run('INSERT INTO key_spend (id, key_id, org_id, model, micros, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+        randomUUID(),
+        keyId,
+        orgId,
+        model,
+        micros,
+        now().toISOString(),
+      ]);
     },
 
     async held(keyId) {
