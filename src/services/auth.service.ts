@@ -60,7 +60,9 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       let found;
       try {
         found = await deps.accounts.findKeyOwner(hash);
+        if (found && deps.refuseKey) await deps.refuseKey(found.key.id);
       } catch (error) {
+        if (error instanceof InvalidApiKeyError) throw error;
         deps.logger.error('api key lookup failed', { error: String(error) });
         throw new ServiceUnavailableError(
           'API key lookup is temporarily unavailable. Please retry.',
@@ -69,7 +71,6 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         );
       }
       if (!found) throw new InvalidApiKeyError();
-      if (deps.refuseKey) await deps.refuseKey(found.key.id);
       remember(credential, hash);
       return {
         kind: 'user',
