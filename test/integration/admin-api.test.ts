@@ -6,8 +6,10 @@
  * working secret and kills the old; the spend report's total equals the wallet debits; the CSV parses; the audit
  * log names who did what; organisations and credits.
  */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import type { ScriptedUpstream } from '../helpers/scripted-upstream';
-import { call, type TestApp } from '../helpers/test-app';
+import { call, databaseEnvFor, type TestApp } from '../helpers/test-app';
 import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 
 interface KeyView {
@@ -193,6 +195,26 @@ describe('the operator API (/v1/admin)', () => {
     expect(none.total_usd).toBe(0);
   });
 
+  it('gives the CLI the same keys: a budget and an allow-list set with `prism keys create` hold at the gateway', async () => {
+    const bin = path.resolve(__dirname, '..', '..', 'bin', 'prism.js');
+    const args = ['keys', 'create', '--org', 'acme', '--name', 'from-cli', '--models', 'pricey', '--budget-usd', '0.1'];
+    const result = spawnSync(process.execPath, [bin, ...args], {
+      env: { ...process.env, ...databaseEnvFor(app.dataDir), PRISM_DATA_DIR: app.dataDir, PRISM_LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(0);
+    const secret = result.stdout.trim();
+    const keyId = /key_id (\S+)/.exec(result.stderr)![1]!;
+    expect(await (await adminCall(`/keys/${keyId}`)).json()).toMatchObject({
+      name: 'from-cli',
+      allowed_models: ['pricey'],
+      budget_usd: 0.1,
+    });
+    expect((await chat(secret, 'other')).status).toBe(403);
+    expect((await chat(secret)).status).toBe(201);
+    expect((await chat(secret)).status).toBe(402);
+  }, 120_000); // a CLI process opening the data folder
+
   it('keeps an audit log of who did what', async () => {
     const res = await adminCall('/audit?limit=1000');
     const entries = (await res.json()) as { data: { actor_key_id: string; action: string; target: string }[] };
@@ -204,6 +226,7 @@ describe('the operator API (/v1/admin)', () => {
       clientIp: '127.0.0.1',
       surface: 'main',
     })) as { keyId: string };
-    expect(new Set(entries.data.map((e) => e.actor_key_id))).toEqual(new Set([ownerKeyId.keyId]));
+    // Every change was made with the owner key, but the key the CLI created, which names the CLI.
+    expect(new Set(entries.data.map((e) => e.actor_key_id))).toEqual(new Set([ownerKeyId.keyId, 'cli']));
   });
 });
