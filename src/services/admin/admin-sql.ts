@@ -39,6 +39,13 @@ const pgQuery = (client: Pool | PoolClient): SqlQuery => ({
   },
 });
 
+/** The part of a better-sqlite3 statement used here, with positional parameters. */
+interface PreparedStatement {
+  readonly reader: boolean;
+  all(...params: unknown[]): unknown[];
+  run(...params: unknown[]): { changes: number };
+}
+
 export function createAdminSql(raw: RawDatabase): AdminSql {
   if (raw.dialect === 'postgres') {
     const pool = raw.pool;
@@ -54,13 +61,22 @@ export function createAdminSql(raw: RawDatabase): AdminSql {
   }
   const db = raw.db;
   const mutex = createKeyedMutex();
+  // Statements are prepared once: auth and the gateway ask for a key's policy on every keyed call.
+  const prepared = new Map<string, PreparedStatement>();
+  const statement = (sql: string): PreparedStatement => {
+    const found = prepared.get(sql);
+    if (found) return found;
+    const made: PreparedStatement = db.prepare(sql);
+    prepared.set(sql, made);
+    return made;
+  };
   const q: SqlQuery = {
     async all(sql, params = []) {
-      const statement = db.prepare(sql);
-      return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as SqlRow[];
+      const s = statement(sql);
+      return (s.reader ? s.all(...params) : (s.run(...params), [])) as SqlRow[];
     },
     async run(sql, params = []) {
-      return db.prepare(sql).run(...params).changes;
+      return statement(sql).run(...params).changes;
     },
   };
   return { ...q, exclusive: (lockKey, _lockSql, work) => mutex.run(lockKey, () => work(q)) };
