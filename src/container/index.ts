@@ -493,6 +493,8 @@ async function assemble(
       closeAll(
         [
           ...backend.closers,
+          // After every call has settled, before the database closes: the spend records still queued.
+          { name: 'key spend records', run: () => keyPolicies.flushSpend() },
           ...extraction.closers,
           {
             name: 'structure workers',

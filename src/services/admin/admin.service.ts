@@ -135,6 +135,7 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
   };
 
   const getKey = async (keyId: string): Promise<AdminKeyView> => {
+    await policies.flushSpend();
     const [row] = await sql.all(`${KEY_VIEW_SQL} WHERE k.id = ?`, [keyId]);
     if (!row) throw new NotFoundError('api_key', keyId);
     return toKeyView(row);
@@ -212,6 +213,7 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
     },
 
     async listKeys({ org }) {
+      await policies.flushSpend();
       if (org === undefined) return (await sql.all(`${KEY_VIEW_SQL} ORDER BY k.created_at, k.id`)).map(toKeyView);
       const found = await accountStore.findOrg(org);
       if (!found) throw new NotFoundError('organisation', org);
@@ -258,6 +260,7 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
     },
 
     async spend({ groupBy, from, to }) {
+      await policies.flushSpend();
       const group =
         groupBy === 'key' ? "COALESCE(key_id, '')" : groupBy === 'model' ? 'model' : 'SUBSTR(created_at, 1, 10)';
       const where: string[] = [];

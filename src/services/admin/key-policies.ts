@@ -75,13 +75,60 @@ export interface KeyPolicies {
   /** Counts `costMicros` as spent and gives the hold back. */
   settleBudget(holdId: string, keyId: string, costMicros: number): Promise<void>;
   releaseBudget(holdId: string): Promise<void>;
-  /** Records a settled keyed call for spend reports. */
+  /**
+   * Records a settled call for spend reports. Written behind (queued, then many rows per statement at most
+   * `spendFlushMs` later), so the gateway's hot path does not wait for a write of its own.
+   */
   recordSpend(entry: { keyId: string | null; orgId: string; model: string; micros: number }): Promise<void>;
+  /** Writes the queued spend records: before a report reads them, and when the process closes. */
+  flushSpend(): Promise<void>;
   /** Micro-dollars held against the key's budget by live holds. */
   held(keyId: string): Promise<number>;
 }
 
-export function createKeyPolicies(sql: AdminSql, now: () => Date = () => new Date()): KeyPolicies {
+/** How long a spend record may wait in memory before it is written (a replica's report sees others' this late). */
+const SPEND_FLUSH_MS = 100;
+/** Rows per INSERT statement when the queue is written. */
+const SPEND_ROWS_PER_STATEMENT = 100;
+
+interface SpendRecord {
+  id: string;
+  keyId: string | null;
+  orgId: string;
+  model: string;
+  micros: number;
+  at: string;
+}
+
+export function createKeyPolicies(
+  sql: AdminSql,
+  now: () => Date = () => new Date(),
+  spendFlushMs = SPEND_FLUSH_MS,
+): KeyPolicies {
+  let queued: SpendRecord[] = [];
+  let flushTimer: NodeJS.Timeout | null = null;
+  const flushSpend = async (): Promise<void> => {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = null;
+    const rows = queued;
+    queued = [];
+    for (let i = 0; i < rows.length; i += SPEND_ROWS_PER_STATEMENT) {
+      const chunk = rows.slice(i, i + SPEND_ROWS_PER_STATEMENT);
+      try {
+        await sql.run(
+          `INSERT INTO key_spend (id, key_id, org_id, model, micros, created_at) VALUES ${chunk
+            .map(() => '(?, ?, ?, ?, ?, ?)')
+            .join(', ')}`,
+          chunk.flatMap((r) => [r.id, r.keyId, r.orgId, r.model, r.micros, r.at]),
+        );
+      } catch (error) {
+        // Kept for the next flush (the database may be back by then) rather than lost.
+        queued = [...rows.slice(i), ...queued];
+        throw error;
+      }
+    }
+  };
+
   const select = async (q: Pick<AdminSql, 'all'>, keyId: string): Promise<KeyPolicy | null> => {
     const [row] = await q.all('SELECT * FROM api_key_policies WHERE key_id = ?', [keyId]);
     return row ? toPolicy(row) : null;
@@ -191,15 +238,16 @@ export function createKeyPolicies(sql: AdminSql, now: () => Date = () => new Dat
     },
 
     async recordSpend({ keyId, orgId, model, micros }) {
-      await sql.run('INSERT INTO key_spend (id, key_id, org_id, model, micros, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
-        randomUUID(),
-        keyId,
-        orgId,
-        model,
-        micros,
-        now().toISOString(),
-      ]);
+      queued.push({ id: randomUUID(), keyId, orgId, model, micros, at: now().toISOString() });
+      if (flushTimer) return;
+      flushTimer = setTimeout(() => {
+        flushTimer = null;
+        flushSpend().catch(() => undefined);
+      }, spendFlushMs);
+      flushTimer.unref();
     },
+
+    flushSpend,
 
     async held(keyId) {
       const [row] = await sql.all(
