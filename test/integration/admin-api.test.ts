@@ -145,6 +145,13 @@ describe('the operator API (/v1/admin)', () => {
     expect(denied.status).toBe(403);
     expect(await denied.json()).toMatchObject({ error: { code: 'model_not_allowed', type: 'permission_error' } });
     expect((await chat(limited.key, 'other')).status).toBe(201);
+
+    // Changed afterwards: the allow-list cleared, then the key expired.
+    const patch = (json: unknown) => adminCall(`/keys/${limited.id}`, { method: 'PATCH', json });
+    expect(await (await patch({ allowed_models: null })).json()).toMatchObject({ allowed_models: null });
+    expect((await chat(limited.key, 'pricey')).status).toBe(201);
+    await patch({ expires_at: new Date(Date.now() - 1000).toISOString() });
+    expect((await chat(limited.key, 'other')).status).toBe(401);
   });
 
   it('revokes at once and rotates to a new secret with the same policy', async () => {
@@ -219,7 +226,15 @@ describe('the operator API (/v1/admin)', () => {
     const res = await adminCall('/audit?limit=1000');
     const entries = (await res.json()) as { data: { actor_key_id: string; action: string; target: string }[] };
     const actions = new Set(entries.data.map((e) => e.action));
-    for (const action of ['org.create', 'credits.add', 'key.create', 'key.budget', 'key.revoke', 'key.rotate']) {
+    for (const action of [
+      'org.create',
+      'credits.add',
+      'key.create',
+      'key.update',
+      'key.budget',
+      'key.revoke',
+      'key.rotate',
+    ]) {
       expect(actions).toContain(action);
     }
     const ownerKeyId = (await app.container.services.auth.authenticate(`Bearer ${admin}`, {

@@ -69,12 +69,13 @@ import {
   adminKeysQuerySchema,
   adminOrgParamsSchema,
   adminSpendQuerySchema,
+  adminUpdateKeyBodySchema,
 } from '../routes/admin.routes';
 
 type Schema = z.ZodType;
 
 export interface ApiRoute {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Express syntax (`/v1/files/:file_id`). */
   path: string;
   tag: string;
@@ -682,6 +683,15 @@ function adminApiRoutes(): ApiRoute[] {
       body: adminCreateKeyBodySchema,
     },
     { method: 'get', path: '/v1/admin/keys/:id', tag, auth, summary: 'One key', params: adminKeyIdParamsSchema },
+    {
+      method: 'patch',
+      path: '/v1/admin/keys/:id',
+      tag,
+      auth,
+      summary: "Change a key's expiry or allowed models (null clears)",
+      params: adminKeyIdParamsSchema,
+      body: adminUpdateKeyBodySchema,
+    },
     {
       method: 'post',
       path: '/v1/admin/keys/:id/revoke',

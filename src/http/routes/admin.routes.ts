@@ -26,6 +26,10 @@ export const adminCreateKeyBodySchema = z.object({
   budget_usd: money.nullable().optional(),
   budget_period: z.enum(BUDGET_PERIODS).optional(),
 });
+export const adminUpdateKeyBodySchema = z.object({
+  expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
+  allowed_models: z.array(z.string().min(1)).max(1000).nullable().optional(),
+});
 export const adminBudgetBodySchema = z.object({
   budget_usd: money.nullable(),
   budget_period: z.enum(BUDGET_PERIODS).optional(),
@@ -106,6 +110,20 @@ export function adminRoutes(admin: AdminService): Router {
     await actorOf(req);
     const { id } = parseInput(adminKeyIdParamsSchema, req.params, 'path');
     res.json(await admin.getKey(id));
+  });
+
+  router.patch('/keys/:id', async (req, res) => {
+    const actor = await actorOf(req);
+    const { id } = parseInput(adminKeyIdParamsSchema, req.params, 'path');
+    const body = parseInput(adminUpdateKeyBodySchema, req.body, 'body');
+    res.json(
+      await admin.updateKey(actor, id, {
+        ...(body.expires_at !== undefined
+          ? { expiresAt: body.expires_at === null ? null : new Date(body.expires_at) }
+          : {}),
+        ...(body.allowed_models !== undefined ? { allowedModels: body.allowed_models } : {}),
+      }),
+    );
   });
 
   router.post('/keys/:id/revoke', async (req, res) => {

@@ -20,7 +20,8 @@ const MICROS = 1_000_000;
 const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
 const usd = (micros: number | null): number | null => (micros === null ? null : micros / MICROS);
 
-export type AuditAction = 'org.create' | 'key.create' | 'key.revoke' | 'key.rotate' | 'key.budget' | 'credits.add';
+export type AuditAction =
+  'org.create' | 'key.create' | 'key.update' | 'key.revoke' | 'key.rotate' | 'key.budget' | 'credits.add';
 export type SpendGroup = 'key' | 'model' | 'day';
 
 export interface AdminKeyView {
@@ -80,6 +81,12 @@ export interface AdminService {
   getKey(keyId: string): Promise<AdminKeyView>;
   revokeKey(actor: string, keyId: string): Promise<AdminKeyView>;
   rotateKey(actor: string, keyId: string): Promise<AdminKeyView & { key: string; replaces: string }>;
+  /** Changes a key's expiry and allow-list (null clears one). */
+  updateKey(
+    actor: string,
+    keyId: string,
+    update: { expiresAt?: Date | null; allowedModels?: string[] | null },
+  ): Promise<AdminKeyView>;
   setBudget(
     actor: string,
     keyId: string,
@@ -246,6 +253,14 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
       await accounts.revokeKey(keyId);
       await audit(actor, 'key.rotate', keyId, { new_key_id: created.keyId });
       return { ...(await getKey(created.keyId)), key: created.key, replaces: keyId };
+    },
+
+    async updateKey(actor, keyId, update) {
+      await getKey(keyId);
+      await policies.set(keyId, update);
+      const view = await getKey(keyId);
+      await audit(actor, 'key.update', keyId, { expires_at: view.expires_at, allowed_models: view.allowed_models });
+      return view;
     },
 
     async setBudget(actor, keyId, { budgetUsd, period }) {
