@@ -12,9 +12,9 @@ import { randomUUID } from 'node:crypto';
 import { InvalidApiKeyError, PermissionDeniedError } from '../../domain/errors';
 import { AppError } from '../../domain/errors';
 import { num, str, type AdminSql, type SqlRow } from './admin-sql';
+import { createBudgetLedger, periodStartOf, type BudgetPeriod } from './budget-ledger';
 
-export const BUDGET_PERIODS = ['daily', 'monthly', 'none'] as const;
-export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+export { BUDGET_PERIODS, periodStartOf, type BudgetPeriod } from './budget-ledger';
 
 export interface KeyPolicy {
   keyId: string;
@@ -40,13 +40,6 @@ export class KeyBudgetExceededError extends AppError {
       code: 'key_budget_exceeded',
     });
   }
-}
-
-/** The start of the period containing `at` (UTC): midnight, the 1st of the month, or the epoch for `none`. */
-export function periodStartOf(period: BudgetPeriod, at: Date): Date {
-  if (period === 'daily') return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
-  if (period === 'monthly') return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
-  return new Date(0);
 }
 
 const toPolicy = (row: SqlRow): KeyPolicy => ({
@@ -105,6 +98,12 @@ export function createKeyPolicies(
   now: () => Date = () => new Date(),
   spendFlushMs = SPEND_FLUSH_MS,
 ): KeyPolicies {
+  const keyLedger = createBudgetLedger(
+    sql,
+    { budgets: 'api_key_policies', holds: 'key_budget_holds', id: 'key_id' },
+    () => new KeyBudgetExceededError(),
+    now,
+  );
   let queued: SpendRecord[] = [];
   let flushTimer: NodeJS.Timeout | null = null;
   const flushSpend = async (): Promise<void> => {
@@ -195,47 +194,11 @@ export function createKeyPolicies(
     async holdBudget(keyId, micros, ttlMs) {
       const policy = await select(sql, keyId);
       if (!policy || policy.budgetMicros === null) return null;
-      const limit = policy.budgetMicros;
-      return sql.exclusive(keyId, 'SELECT key_id FROM api_key_policies WHERE key_id = ? FOR UPDATE', async (q) => {
-        const at = now();
-        const start = periodStartOf(policy.budgetPeriod, at);
-        // A new day or month: the spend counted so far belongs to the last period.
-        await q.run(
-          'UPDATE api_key_policies SET spent_micros = 0, period_start = ? WHERE key_id = ? AND period_start < ?',
-          [start.toISOString(), keyId, start.toISOString()],
-        );
-        await q.run('DELETE FROM key_budget_holds WHERE key_id = ? AND expires_at <= ?', [keyId, at.toISOString()]);
-        const [state] = await q.all(
-          `SELECT p.spent_micros AS spent, (SELECT COALESCE(SUM(h.micros), 0) FROM key_budget_holds h
-             WHERE h.key_id = p.key_id) AS held FROM api_key_policies p WHERE p.key_id = ?`,
-          [keyId],
-        );
-        const used = (num(state?.spent) ?? 0) + (num(state?.held) ?? 0);
-        if (used + micros > limit) throw new KeyBudgetExceededError();
-        const id = randomUUID();
-        await q.run('INSERT INTO key_budget_holds (id, key_id, micros, expires_at) VALUES (?, ?, ?, ?)', [
-          id,
-          keyId,
-          micros,
-          new Date(at.getTime() + ttlMs).toISOString(),
-        ]);
-        return id;
-      });
+      return keyLedger.hold(keyId, policy.budgetMicros, policy.budgetPeriod, micros, ttlMs);
     },
 
-    async settleBudget(holdId, keyId, costMicros) {
-      await sql.exclusive(keyId, 'SELECT key_id FROM api_key_policies WHERE key_id = ? FOR UPDATE', async (q) => {
-        await q.run('DELETE FROM key_budget_holds WHERE id = ?', [holdId]);
-        await q.run('UPDATE api_key_policies SET spent_micros = spent_micros + ? WHERE key_id = ?', [
-          costMicros,
-          keyId,
-        ]);
-      });
-    },
-
-    async releaseBudget(holdId) {
-      await sql.run('DELETE FROM key_budget_holds WHERE id = ?', [holdId]);
-    },
+    settleBudget: (holdId, keyId, costMicros) => keyLedger.settle(holdId, keyId, costMicros),
+    releaseBudget: (holdId) => keyLedger.release(holdId),
 
     async recordSpend({ keyId, orgId, model, micros }) {
       queued.push({ id: randomUUID(), keyId, orgId, model, micros, at: now().toISOString() });
@@ -249,12 +212,6 @@ export function createKeyPolicies(
 
     flushSpend,
 
-    async held(keyId) {
-      const [row] = await sql.all(
-        'SELECT COALESCE(SUM(micros), 0) AS held FROM key_budget_holds WHERE key_id = ? AND expires_at > ?',
-        [keyId, now().toISOString()],
-      );
-      return num(row?.held) ?? 0;
-    },
+    held: (keyId) => keyLedger.held(keyId),
   };
 }
