@@ -13,6 +13,7 @@ import { firstServingUpstreamChatModel, type ModelCatalogue } from '../gateway/c
 import { createChatService } from '../gateway/chat/chat.service';
 import { withKeyBudgets } from '../services/admin/key-budget-biller';
 import type { KeyPolicies } from '../services/admin/key-policies';
+import type { OrgBudgets } from '../services/admin/org-budgets';
 import type { ChatService } from '../gateway/chat/chat.types';
 import { createDecisionsService, type DecisionsService } from '../gateway/decisions/decisions.service';
 import { createEmbeddingsService, type EmbeddingsService } from '../gateway/embeddings/embeddings.service';
@@ -50,6 +51,8 @@ export interface GatewayPartDeps {
   agentChat: AgentChat;
   /** Per-key allow-lists and budgets (the operator's API, src/services/admin), applied to chat completions. */
   keyPolicies?: KeyPolicies;
+  /** Organisations' budgets (the operator's API), applied to chat completions with the keys' budgets. */
+  orgBudgets?: OrgBudgets;
 }
 
 export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
@@ -74,7 +77,7 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
   const chat = createChatService({
     catalogue,
     upstream,
-    biller: keyPolicies ? withKeyBudgets(metering.biller, keyPolicies) : metering.biller,
+    biller: keyPolicies ? withKeyBudgets(metering.biller, keyPolicies, deps.orgBudgets ?? null) : metering.biller,
     ...(keyPolicies ? { checkKeyModel: (keyId: string, model: string) => keyPolicies.checkModel(keyId, model) } : {}),
     queue: metering.queue,
     extraction: engine,

@@ -27,6 +27,7 @@ import { createAuthService, type AuthService } from '../services/auth.service';
 import { createAdminSql } from '../services/admin/admin-sql';
 import { createAdminService, type AdminService } from '../services/admin/admin.service';
 import { createKeyPolicies } from '../services/admin/key-policies';
+import { createOrgBudgets } from '../services/admin/org-budgets';
 import { rawDatabaseOf } from '../backend/raw-database';
 import { createMcpOAuthService, type McpOAuthService } from '../services/mcp-oauth.service';
 import { createExtractionWallet } from './extraction-wallet';
@@ -181,7 +182,14 @@ async function assemble(
   // The operator's API: per-key expiry, model allow-lists and budgets, spend and the audit log (docs/admin.md).
   const adminSql = createAdminSql(rawDatabaseOf(stores));
   const keyPolicies = createKeyPolicies(adminSql);
-  const admin = createAdminService({ sql: adminSql, accounts, accountStore: stores.accounts, policies: keyPolicies });
+  const orgBudgets = createOrgBudgets(adminSql);
+  const admin = createAdminService({
+    sql: adminSql,
+    accounts,
+    accountStore: stores.accounts,
+    policies: keyPolicies,
+    orgBudgets,
+  });
   const auth = createAuthService({
     accounts: stores.accounts,
     hashKey: (key) => accounts.hashKey(key),
@@ -341,6 +349,7 @@ async function assemble(
     inputs,
     agentChat,
     keyPolicies,
+    orgBudgets,
   });
   const { chat, embeddings, transcriptions, decisions } = gateway;
   const predictions = createPredictionsService({

@@ -103,6 +103,7 @@ export const ERROR_CODES = [
   // the operator's API (src/services/admin)
   'model_not_allowed',
   'key_budget_exceeded',
+  'org_budget_exceeded',
   'organisation_exists',
   'api_key_revoked',
   ...NOT_FOUND_RESOURCES.map((r) => `${r}_not_found` as const),

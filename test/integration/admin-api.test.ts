@@ -132,6 +132,25 @@ describe('the operator API (/v1/admin)', () => {
     expect(view).toMatchObject({ budget_spent_usd: 0.5, spend_usd: 0.5 });
   });
 
+  it("caps an organisation's spend with its own budget, whatever its keys' budgets and wallet allow", async () => {
+    expect((await adminCall('/organisations', { json: { name: 'capped' } })).status).toBe(201);
+    await adminCall('/organisations/capped/credits', { json: { amount_usd: 10 } });
+    const set = await adminCall('/organisations/capped/budget', {
+      method: 'PUT',
+      json: { budget_usd: 0.15, budget_period: 'daily' },
+    });
+    expect(await set.json()).toMatchObject({ name: 'capped', budget_usd: 0.15, budget_period: 'daily' });
+    const one = await createKey({ org: 'capped' });
+    const two = await createKey({ org: 'capped' });
+    expect((await chat(one.key)).status).toBe(201);
+    const refused = await chat(two.key); // $0.10 spent by the organisation, $0.10 more would pass $0.15
+    expect(refused.status).toBe(402);
+    expect(await refused.json()).toMatchObject({ detail: { error: { code: 'org_budget_exceeded' } } });
+    expect(await balanceUsd('capped')).toBeCloseTo(9.9, 6);
+    await adminCall('/organisations/capped/budget', { method: 'PUT', json: { budget_usd: null } });
+    expect((await chat(two.key)).status).toBe(201);
+  });
+
   it('refuses an expired key with 401 and a model outside the allow-list with 403', async () => {
     const expired = await createKey({ org: 'acme', expires_at: new Date(Date.now() - 1000).toISOString() });
     const res = await chat(expired.key);
@@ -173,8 +192,8 @@ describe('the operator API (/v1/admin)', () => {
   });
 
   it('reports spend by key, model and day, whose total equals the wallet debits, also as CSV', async () => {
-    const before = await balanceUsd('acme');
-    const spent = 10 - before;
+    // Both organisations that spent started with $10 of credit; nothing else paid for a call.
+    const spent = 10 - (await balanceUsd('acme')) + (10 - (await balanceUsd('capped')));
     for (const groupBy of ['key', 'model', 'day']) {
       const report = (await (await adminCall(`/spend?group_by=${groupBy}`)).json()) as {
         rows: { group: string; calls: number; cost_usd: number }[];
@@ -230,6 +249,7 @@ describe('the operator API (/v1/admin)', () => {
       'org.create',
       'credits.add',
       'key.create',
+      'org.budget',
       'key.update',
       'key.budget',
       'key.revoke',

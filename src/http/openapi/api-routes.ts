@@ -667,6 +667,15 @@ function adminApiRoutes(): ApiRoute[] {
       body: adminCreditsBodySchema,
     },
     {
+      method: 'put',
+      path: '/v1/admin/organisations/:org/budget',
+      tag,
+      auth,
+      summary: "Set or clear an organisation's budget and its reset period (beside its wallet)",
+      params: adminOrgParamsSchema,
+      body: adminBudgetBodySchema,
+    },
+    {
       method: 'get',
       path: '/v1/admin/keys',
       tag,

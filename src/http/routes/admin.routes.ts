@@ -82,6 +82,18 @@ export function adminRoutes(admin: AdminService): Router {
     res.json(await admin.addCredits(actor, org, body.amount_usd));
   });
 
+  router.put('/organisations/:org/budget', async (req, res) => {
+    const actor = await actorOf(req);
+    const { org } = parseInput(adminOrgParamsSchema, req.params, 'path');
+    const body = parseInput(adminBudgetBodySchema, req.body, 'body');
+    res.json(
+      await admin.setOrgBudget(actor, org, {
+        budgetUsd: body.budget_usd,
+        ...(body.budget_period ? { period: body.budget_period } : {}),
+      }),
+    );
+  });
+
   router.get('/keys', async (req, res) => {
     await actorOf(req);
     const { org } = parseInput(adminKeysQuerySchema, req.query, 'query');

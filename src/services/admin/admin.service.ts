@@ -14,6 +14,7 @@ import type { AccountsService } from '../accounts.service';
 import type { AccountStore } from '../../stores/types';
 import { num, str, type AdminSql, type SqlRow } from './admin-sql';
 import type { BudgetPeriod, KeyPolicies, KeyPolicy } from './key-policies';
+import type { OrgBudgets } from './org-budgets';
 
 const MICROS = 1_000_000;
 /** A timestamp column as ISO text (PostgreSQL's TIMESTAMPTZ columns come back as Dates). */
@@ -21,7 +22,14 @@ const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new D
 const usd = (micros: number | null): number | null => (micros === null ? null : micros / MICROS);
 
 export type AuditAction =
-  'org.create' | 'key.create' | 'key.update' | 'key.revoke' | 'key.rotate' | 'key.budget' | 'credits.add';
+  | 'org.create'
+  | 'key.create'
+  | 'key.update'
+  | 'key.revoke'
+  | 'key.rotate'
+  | 'key.budget'
+  | 'org.budget'
+  | 'credits.add';
 export type SpendGroup = 'key' | 'model' | 'day';
 
 export interface AdminKeyView {
@@ -42,6 +50,18 @@ export interface AdminKeyView {
   budget_spent_usd: number;
   /** Every settled gateway call of the key, in all periods. */
   spend_usd: number;
+}
+
+export interface OrgView {
+  id: string;
+  name: string;
+  tier: Tier;
+  balance_usd: number;
+  /** The organisation's own budget per period, beside its wallet; null: none. */
+  budget_usd: number | null;
+  budget_period: BudgetPeriod;
+  budget_spent_usd: number;
+  created_at: string;
 }
 
 export interface CreateKeyInput {
@@ -73,7 +93,13 @@ export interface AuditEntry {
 export interface AdminService {
   /** @throws PermissionDeniedError (403) unless the caller is a superuser key of the owner organisation. */
   requireAdmin(principal: Principal | undefined): Promise<string>;
-  listOrgs(): Promise<{ id: string; name: string; tier: Tier; balance_usd: number; created_at: string }[]>;
+  listOrgs(): Promise<OrgView[]>;
+  /** Sets (null: removes) an organisation's budget. @throws NotFoundError for an unknown organisation. */
+  setOrgBudget(
+    actor: string,
+    org: string,
+    budget: { budgetUsd: number | null; period?: BudgetPeriod },
+  ): Promise<OrgView>;
   createOrg(actor: string, input: { name: string; tier?: Tier }): Promise<{ id: string; name: string; tier: Tier }>;
   addCredits(actor: string, org: string, amountUsd: number): Promise<{ org_id: string; balance_usd: number }>;
   createKey(actor: string, input: CreateKeyInput): Promise<AdminKeyView & { key: string }>;
@@ -101,6 +127,7 @@ export interface AdminServiceDeps {
   accounts: AccountsService;
   accountStore: AccountStore;
   policies: KeyPolicies;
+  orgBudgets: OrgBudgets;
   now?: () => Date;
 }
 
@@ -148,6 +175,21 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
     return toKeyView(row);
   };
 
+  const orgView = async (id: string, name: string, tier: Tier, createdAt: unknown): Promise<OrgView> => {
+    const budget = await deps.orgBudgets.get(id);
+    return {
+      id,
+      name,
+      tier,
+      // Through the wallet store: on SQLite its debits may still be queued for the file.
+      balance_usd: (await accounts.balance(id)).balanceUsd,
+      budget_usd: budget ? budget.budgetMicros / MICROS : null,
+      budget_period: budget?.budgetPeriod ?? 'none',
+      budget_spent_usd: budget ? budget.spentMicros / MICROS : 0,
+      created_at: iso(createdAt),
+    };
+  };
+
   const policyOf = (input: CreateKeyInput): Parameters<KeyPolicies['set']>[1] => ({
     ...(input.expiresAt !== undefined ? { expiresAt: input.expiresAt } : {}),
     ...(input.allowedModels !== undefined ? { allowedModels: input.allowedModels } : {}),
@@ -172,16 +214,16 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
       const rows = await sql.all(
         "SELECT id, name, tier, created_at FROM organisations WHERE kind = 'standard' ORDER BY created_at, name",
       );
-      // Balances through the wallet store: on SQLite its debits may still be queued for the file.
-      return Promise.all(
-        rows.map(async (r) => ({
-          id: String(r.id),
-          name: String(r.name),
-          tier: r.tier as Tier,
-          balance_usd: (await accounts.balance(String(r.id))).balanceUsd,
-          created_at: iso(r.created_at),
-        })),
-      );
+      return Promise.all(rows.map((r) => orgView(str(r.id), str(r.name), r.tier as Tier, r.created_at)));
+    },
+
+    async setOrgBudget(actor, orgRef, { budgetUsd, period }) {
+      const org = await accountStore.findOrg(orgRef);
+      if (!org) throw new NotFoundError('organisation', orgRef);
+      await deps.orgBudgets.set(org.id, budgetUsd === null ? null : Math.round(budgetUsd * MICROS), period);
+      const view = await orgView(org.id, org.name, org.tier, org.createdAt);
+      await audit(actor, 'org.budget', org.id, { budget_usd: view.budget_usd, budget_period: view.budget_period });
+      return view;
     },
 
     async createOrg(actor, { name, tier }) {

@@ -1,6 +1,6 @@
 -- 026: the operator's API (/v1/admin, src/services/admin): what a key may do beyond being active (an expiry, the
--- models it may call, a budget with a reset period), the holds taken against a key's budget, the spend each keyed
--- gateway call settled (for spend reports by key, model and day) and the audit log of admin actions.
+-- models it may call, a budget with a reset period), organisations' budgets, the holds taken against both, the
+-- spend each gateway call settled (for spend reports by key, model and day) and the audit log of admin actions.
 -- Timestamps are ISO-8601 UTC text in both dialects, so one set of SQL serves both.
 
 CREATE TABLE api_key_policies (
@@ -20,6 +20,23 @@ CREATE TABLE key_budget_holds (
   expires_at TEXT NOT NULL
 );
 CREATE INDEX key_budget_holds_key ON key_budget_holds (key_id, expires_at);
+
+-- An organisation's own budget (beside its wallet), held the same way as a key's.
+CREATE TABLE org_budgets (
+  org_id TEXT PRIMARY KEY REFERENCES organisations (id) ON DELETE CASCADE,
+  budget_micros BIGINT NOT NULL,
+  budget_period TEXT NOT NULL DEFAULT 'none' CHECK (budget_period IN ('daily', 'monthly', 'none')),
+  period_start TEXT NOT NULL,
+  spent_micros BIGINT NOT NULL DEFAULT 0
+);
+
+CREATE TABLE org_budget_holds (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES organisations (id) ON DELETE CASCADE,
+  micros BIGINT NOT NULL CHECK (micros > 0),
+  expires_at TEXT NOT NULL
+);
+CREATE INDEX org_budget_holds_org ON org_budget_holds (org_id, expires_at);
 
 CREATE TABLE key_spend (
   id TEXT PRIMARY KEY,
