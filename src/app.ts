@@ -38,6 +38,7 @@ import { agentsRoutes } from './http/routes/agents.routes';
 import { kindExecuteRoutes } from './http/routes/kind-execute.routes';
 import { agentRunsRoutes } from './http/routes/agent-runs.routes';
 import { mcpServersRoutes } from './http/routes/mcp-servers.routes';
+import { adminRoutes } from './http/routes/admin.routes';
 import { artifactsRoutes } from './http/routes/artifacts.routes';
 import { decisionsRoutes } from './http/routes/decisions.routes';
 import { createDecisionUpgrade, type DecisionUpgrade } from './ws/decision-upgrade';
@@ -228,6 +229,7 @@ export function createApp(container: Container): Express {
   app.use('/v1/experimental/feedback', feedbackRoutes(services.feedback));
   app.use('/v1/evaluations', evaluationsRoutes(container.evaluations.service));
   app.use('/v1/langgraph', langgraphRoutes(services.langgraph));
+  app.use('/v1/admin', adminRoutes(services.admin));
 
   app.use(notFoundHandler());
   app.use(errorHandler(logger, config.limits));

@@ -47,6 +47,13 @@ export const COPIED_TABLES: readonly { name: string; key: readonly string[] }[] 
   { name: 'mcp_servers', key: ['id'] },
   { name: 'langgraph_docs', key: ['org_id', 'kind', 'id'] },
   { name: 'langgraph_crons', key: ['cron_id'] },
+  // the operator's API (migration 026, docs/admin.md)
+  { name: 'api_key_policies', key: ['key_id'] },
+  { name: 'key_budget_holds', key: ['id'] },
+  { name: 'org_budgets', key: ['org_id'] },
+  { name: 'org_budget_holds', key: ['id'] },
+  { name: 'key_spend', key: ['id'] },
+  { name: 'admin_audit', key: ['id'] },
 ];
 
 const BATCH = 500;

@@ -18,6 +18,7 @@ import { sniffMediaType } from '../lib/media-type';
 import { serveMcpStdio } from '../mcp/mcp-stdio';
 import { mcpServicesOf } from '../container/mcp-services';
 import { main as serve } from '../../server';
+import { BUDGET_PERIODS, type BudgetPeriod } from '../services/admin/key-policies';
 import { DB_COMMANDS, dbCopy, dbMigrate, DbUsageError } from './db.commands';
 import { MODELS_COMMANDS, modelsCheck, ModelsUsageError } from './models.commands';
 import { isClusterWorker, missingSharedBackends, runPrimary, workersArgument } from './serve-workers';
@@ -34,8 +35,12 @@ const COMMANDS: { name: string; usage: string; about: string }[] = [
   },
   {
     name: 'keys create',
-    usage: 'prism keys create --org ORG [--tier free|pro|enterprise] [--superuser] [--name NAME]',
-    about: 'create a key (and the organisation if new); prints the key alone on stdout, its id on stderr',
+    usage:
+      'prism keys create --org ORG [--tier free|pro|enterprise] [--superuser] [--name NAME] [--expires-at TIME] ' +
+      '[--models M1,M2] [--budget-usd USD] [--budget-period daily|monthly|none]',
+    about:
+      'create a key (and the organisation if new), optionally expiring, limited to some models and with a budget ' +
+      '(docs/admin.md); prints the key alone on stdout, its id on stderr',
   },
   { name: 'keys list', usage: 'prism keys list --org ORG', about: "list an organisation's keys (never the secrets)" },
   { name: 'keys revoke', usage: 'prism keys revoke KEY_ID', about: 'revoke a key: it gets 401 from then on' },
@@ -73,6 +78,9 @@ function helpFor(words: string[]): string {
 const wantsHelp = (argv: string[]): boolean => argv.some((a) => a === '--help' || a === '-h');
 
 class UsageError extends Error {}
+
+/** How the audit log of the operator's API (docs/admin.md) names a change made with this command line. */
+const CLI_ACTOR = 'cli';
 
 export async function run(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
@@ -201,20 +209,39 @@ async function keysCreate(container: Container, args: string[]): Promise<number>
         tier: { type: 'string' },
         superuser: { type: 'boolean' },
         name: { type: 'string' },
+        'expires-at': { type: 'string' },
+        models: { type: 'string' },
+        'budget-usd': { type: 'string' },
+        'budget-period': { type: 'string' },
       },
     }),
   );
   const org = required(values.org, '--org');
   const tier = values.tier === undefined ? undefined : parseTier(values.tier);
-  const created = await container.services.accounts.createKey({
+  const expiresAt = values['expires-at'] === undefined ? undefined : new Date(values['expires-at']);
+  if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new UsageError('--expires-at must be an ISO-8601 time');
+  const budgetUsd = values['budget-usd'] === undefined ? undefined : Number(values['budget-usd']);
+  if (budgetUsd !== undefined && !(Number.isFinite(budgetUsd) && budgetUsd >= 0)) {
+    throw new UsageError('--budget-usd must be a number of dollars, 0 or more');
+  }
+  const period = values['budget-period'];
+  if (period !== undefined && !(BUDGET_PERIODS as readonly string[]).includes(period)) {
+    throw new UsageError(`--budget-period must be one of ${BUDGET_PERIODS.join(', ')}`);
+  }
+  // The same service as POST /v1/admin/keys (docs/admin.md); the audit log names the CLI as the actor.
+  const created = await container.services.admin.createKey(CLI_ACTOR, {
     org,
     ...(tier ? { tier } : {}),
     superuser: values.superuser === true,
     ...(values.name ? { name: values.name } : {}),
+    ...(expiresAt ? { expiresAt } : {}),
+    ...(values.models !== undefined ? { allowedModels: values.models.split(',').filter((m) => m !== '') } : {}),
+    ...(budgetUsd !== undefined ? { budgetUsd } : {}),
+    ...(period !== undefined ? { budgetPeriod: period as BudgetPeriod } : {}),
   });
-  console.error(`key ${created.keyId} for organisation ${created.orgName} (${created.orgId}), tier ${created.tier}`);
+  console.error(`key ${created.id} for organisation ${created.org} (${created.org_id}), tier ${created.tier}`);
   // The id (what `keys revoke` takes) on stderr, the secret alone on stdout: `prism keys create … > acme.key`.
-  console.error(`key_id ${created.keyId}`);
+  console.error(`key_id ${created.id}`);
   console.log(created.key);
   return 0;
 }
@@ -222,7 +249,7 @@ async function keysCreate(container: Container, args: string[]): Promise<number>
 async function keysRevoke(container: Container, args: string[]): Promise<number> {
   const { positionals } = usage(() => parseArgs({ args, strict: true, allowPositionals: true, options: {} }));
   const keyId = required(positionals[0], 'KEY_ID');
-  await container.services.accounts.revokeKey(keyId);
+  await container.services.admin.revokeKey(CLI_ACTOR, keyId);
   console.log(`revoked ${keyId}`);
   return 0;
 }
@@ -265,8 +292,8 @@ async function creditsAdd(container: Container, args: string[]): Promise<number>
   const org = required(values.org, '--org');
   const usd = Number(required(values.usd, '--usd'));
   if (!Number.isFinite(usd) || usd <= 0) throw new UsageError('--usd must be a positive number');
-  const result = await container.services.accounts.addCredits(org, usd);
-  console.log(`balance ${result.balanceUsd.toFixed(6)} USD for organisation ${result.orgId}`);
+  const result = await container.services.admin.addCredits(CLI_ACTOR, org, usd);
+  console.log(`balance ${result.balance_usd.toFixed(6)} USD for organisation ${result.org_id}`);
   return 0;
 }
 

@@ -11,6 +11,9 @@ import { createDecisionEngine } from '../engines/decision/decision.engine';
 import { createMultimodalEmbeddingEngine, createTextEmbeddingEngine } from '../engines/embeddings';
 import { firstServingUpstreamChatModel, type ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import { createChatService } from '../gateway/chat/chat.service';
+import { withKeyBudgets } from '../services/admin/key-budget-biller';
+import type { KeyPolicies } from '../services/admin/key-policies';
+import type { OrgBudgets } from '../services/admin/org-budgets';
 import type { ChatService } from '../gateway/chat/chat.types';
 import { createDecisionsService, type DecisionsService } from '../gateway/decisions/decisions.service';
 import { createEmbeddingsService, type EmbeddingsService } from '../gateway/embeddings/embeddings.service';
@@ -46,6 +49,10 @@ export interface GatewayPartDeps {
   inputs: InputResolverDeps;
   /** Runs the agent models' chat turns on the agent runtime. */
   agentChat: AgentChat;
+  /** Per-key allow-lists and budgets (the operator's API, src/services/admin), applied to chat completions. */
+  keyPolicies?: KeyPolicies;
+  /** Organisations' budgets (the operator's API), applied to chat completions with the keys' budgets. */
+  orgBudgets?: OrgBudgets;
 }
 
 export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
@@ -66,10 +73,12 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
     },
     inputs,
   });
+  const { keyPolicies } = deps;
   const chat = createChatService({
     catalogue,
     upstream,
-    biller: metering.biller,
+    biller: keyPolicies ? withKeyBudgets(metering.biller, keyPolicies, deps.orgBudgets ?? null) : metering.biller,
+    ...(keyPolicies ? { checkKeyModel: (keyId: string, model: string) => keyPolicies.checkModel(keyId, model) } : {}),
     queue: metering.queue,
     extraction: engine,
     inputs,

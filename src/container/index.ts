@@ -24,6 +24,11 @@ import { createLogger, type Logger } from '../lib/logger';
 import { createUrlSigner } from '../lib/url-signer';
 import { createAccountsService, type AccountsService, type CreatedKey } from '../services/accounts.service';
 import { createAuthService, type AuthService } from '../services/auth.service';
+import { createAdminSql } from '../services/admin/admin-sql';
+import { createAdminService, type AdminService } from '../services/admin/admin.service';
+import { createKeyPolicies } from '../services/admin/key-policies';
+import { createOrgBudgets } from '../services/admin/org-budgets';
+import { rawDatabaseOf } from '../backend/raw-database';
 import { createMcpOAuthService, type McpOAuthService } from '../services/mcp-oauth.service';
 import { createExtractionWallet } from './extraction-wallet';
 import { configuredSpeechModel } from '../gateway/transcriptions/speech-transcriber';
@@ -114,6 +119,8 @@ export interface Container {
   evaluations: EvaluationsModule;
   services: {
     accounts: AccountsService;
+    /** The operator's API (/v1/admin): keys with policies, budgets, credits, spend reports, the audit log. */
+    admin: AdminService;
     auth: AuthService;
     files: FilesService;
     hub: HubService;
@@ -180,11 +187,23 @@ async function assemble(
     wallets: stores.wallets,
     writeOwnerKey: (key) => writePrivateFile(config.data.ownerKeyPath, `${key}\n`),
   });
+  // The operator's API: per-key expiry, model allow-lists and budgets, spend and the audit log (docs/admin.md).
+  const adminSql = createAdminSql(rawDatabaseOf(stores));
+  const keyPolicies = createKeyPolicies(adminSql);
+  const orgBudgets = createOrgBudgets(adminSql);
+  const admin = createAdminService({
+    sql: adminSql,
+    accounts,
+    accountStore: stores.accounts,
+    policies: keyPolicies,
+    orgBudgets,
+  });
   const auth = createAuthService({
     accounts: stores.accounts,
     hashKey: (key) => accounts.hashKey(key),
     singleUserOwner: config.auth.singleUser ? () => accounts.ownerPrincipal() : async () => null,
     logger,
+    refuseKey: (keyId) => keyPolicies.refuseIfExpired(keyId),
   });
   const locks = createKeyedMutex();
   const signer = createUrlSigner(secret);
@@ -337,7 +356,18 @@ async function assemble(
     limits: config.agents,
     logger,
   });
-  const gateway = createGatewayPart({ config, logger, metering, catalogue, upstream, extraction, inputs, agentChat });
+  const gateway = createGatewayPart({
+    config,
+    logger,
+    metering,
+    catalogue,
+    upstream,
+    extraction,
+    inputs,
+    agentChat,
+    keyPolicies,
+    orgBudgets,
+  });
   const { chat, embeddings, transcriptions, decisions } = gateway;
   const predictions = createPredictionsService({
     store: stores.predictions,
@@ -447,6 +477,7 @@ async function assemble(
     evaluations,
     services: {
       accounts,
+      admin,
       auth,
       files,
       hub,
@@ -508,6 +539,8 @@ async function assemble(
       closeAll(
         [
           ...backend.closers,
+          // After every call has settled, before the database closes: the spend records still queued.
+          { name: 'key spend records', run: () => keyPolicies.flushSpend() },
           ...extraction.closers,
           {
             name: 'structure workers',

@@ -108,6 +108,12 @@ export const ERROR_CODES = [
   'invalid_schedule',
   // agent chats (src/services/chats/chat-turn-lanes.ts)
   'turn_interrupted',
+  // the operator's API (src/services/admin)
+  'model_not_allowed',
+  'key_budget_exceeded',
+  'org_budget_exceeded',
+  'organisation_exists',
+  'api_key_revoked',
   ...NOT_FOUND_RESOURCES.map((r) => `${r}_not_found` as const),
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -84,8 +84,8 @@ export function priceCall(
   };
 }
 
-/** Who pays for a call. */
-export type Payer = { kind: 'org'; orgId: string } | ({ kind: 'guest' } & GuestIdentity);
+/** Who pays for a call; `keyId` names the API key that made it (its own budget, src/services/admin). */
+export type Payer = { kind: 'org'; orgId: string; keyId?: string | null } | ({ kind: 'guest' } & GuestIdentity);
 
 export interface ChargeInput {
   pricing: ModelPricing;

@@ -22,6 +22,8 @@ export interface AuthServiceDeps {
   /** The owner principal when single-user mode is on; null otherwise. */
   singleUserOwner: () => Promise<OrgPrincipal | null>;
   logger: Logger;
+  /** @throws InvalidApiKeyError when an active key is refused by its policy (expired, docs/admin.md). */
+  refuseKey?: (keyId: string) => Promise<void>;
 }
 
 export interface AuthService {
@@ -58,7 +60,9 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       let found;
       try {
         found = await deps.accounts.findKeyOwner(hash);
+        if (found && deps.refuseKey) await deps.refuseKey(found.key.id);
       } catch (error) {
+        if (error instanceof InvalidApiKeyError) throw error;
         deps.logger.error('api key lookup failed', { error: String(error) });
         throw new ServiceUnavailableError(
           'API key lookup is temporarily unavailable. Please retry.',

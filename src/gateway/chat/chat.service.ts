@@ -56,7 +56,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
 
   const payerOf = (principal: Principal, context: ChatContext): Payer =>
     principal.kind === 'user' && context.payerOrgId
-      ? { kind: 'org', orgId: context.payerOrgId }
+      ? { kind: 'org', orgId: context.payerOrgId, keyId: principal.keyId }
       : {
           kind: 'guest',
           clientIp: principal.kind === 'anonymous' ? principal.clientIp : 'unknown',
@@ -66,6 +66,10 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
   return {
     async complete(principal, body, context) {
       const requested = typeof body.model === 'string' ? body.model : DEFAULT_CHAT_MODEL;
+      // A key with an allow-list of models (src/services/admin) is refused others before anything is resolved.
+      if (deps.checkKeyModel && principal.kind === 'user' && principal.keyId) {
+        await deps.checkKeyModel(principal.keyId, requested);
+      }
       if (agents && isAgentModel(requested)) {
         return agents.complete(principal, requested, body, {
           requestId: context.requestId,

@@ -48,6 +48,8 @@ export interface ChatServiceDeps {
   logger: Logger;
   /** Runs the agent models' turns on the agent runtime; without it they answer like any local or upstream model. */
   agentChat?: AgentChat | null;
+  /** @throws 403 `model_not_allowed` when the key may not call the model (keys with an allow-list, docs/admin.md). */
+  checkKeyModel?: (keyId: string, model: string) => Promise<void>;
 }
 
 export interface ChatService {

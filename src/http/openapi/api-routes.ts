@@ -63,11 +63,23 @@ import { kindExecuteBodySchema } from '../../wire/kind-execute.schemas';
 import { embeddingsBodySchema, modelParamsSchema } from '../routes/compat.routes';
 import { decisionBodySchema } from '../routes/decisions.routes';
 import { schemaBodySchema } from '../routes/hub.routes';
+import {
+  adminAuditQuerySchema,
+  adminBudgetBodySchema,
+  adminCreateKeyBodySchema,
+  adminCreateOrgBodySchema,
+  adminCreditsBodySchema,
+  adminKeyIdParamsSchema,
+  adminKeysQuerySchema,
+  adminOrgParamsSchema,
+  adminSpendQuerySchema,
+  adminUpdateKeyBodySchema,
+} from '../routes/admin.routes';
 
 type Schema = z.ZodType;
 
 export interface ApiRoute {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Express syntax (`/v1/files/:file_id`). */
   path: string;
   tag: string;
@@ -650,4 +662,107 @@ export const API_ROUTES: readonly ApiRoute[] = [
     auth: 'key',
     params: evaluationParamsSchema,
   },
+  // The operator's API (docs/admin.md): a superuser key of the owner organisation only.
+  ...adminApiRoutes(),
 ];
+
+function adminApiRoutes(): ApiRoute[] {
+  const tag = 'Admin';
+  const auth = 'key';
+  return [
+    { method: 'get', path: '/v1/admin/organisations', tag, auth, summary: 'List organisations and their balances' },
+    {
+      method: 'post',
+      path: '/v1/admin/organisations',
+      tag,
+      auth,
+      summary: 'Create an organisation',
+      body: adminCreateOrgBodySchema,
+    },
+    {
+      method: 'post',
+      path: '/v1/admin/organisations/:org/credits',
+      tag,
+      auth,
+      summary: "Top up an organisation's wallet",
+      params: adminOrgParamsSchema,
+      body: adminCreditsBodySchema,
+    },
+    {
+      method: 'put',
+      path: '/v1/admin/organisations/:org/budget',
+      tag,
+      auth,
+      summary: "Set or clear an organisation's budget and its reset period (beside its wallet)",
+      params: adminOrgParamsSchema,
+      body: adminBudgetBodySchema,
+    },
+    {
+      method: 'get',
+      path: '/v1/admin/keys',
+      tag,
+      auth,
+      summary: 'List keys (never the secrets), with expiry, budget and spend',
+      query: adminKeysQuerySchema,
+    },
+    {
+      method: 'post',
+      path: '/v1/admin/keys',
+      tag,
+      auth,
+      summary: 'Create a key with a tier, expiry, allowed models and a budget (the secret is shown once)',
+      body: adminCreateKeyBodySchema,
+    },
+    { method: 'get', path: '/v1/admin/keys/:id', tag, auth, summary: 'One key', params: adminKeyIdParamsSchema },
+    {
+      method: 'patch',
+      path: '/v1/admin/keys/:id',
+      tag,
+      auth,
+      summary: "Change a key's expiry or allowed models (null clears)",
+      params: adminKeyIdParamsSchema,
+      body: adminUpdateKeyBodySchema,
+    },
+    {
+      method: 'post',
+      path: '/v1/admin/keys/:id/revoke',
+      tag,
+      auth,
+      summary: 'Revoke a key: it gets 401 from the next call on',
+      params: adminKeyIdParamsSchema,
+    },
+    {
+      method: 'post',
+      path: '/v1/admin/keys/:id/rotate',
+      tag,
+      auth,
+      summary: 'Replace a key by a new secret with the same policy; the old key is revoked',
+      params: adminKeyIdParamsSchema,
+    },
+    {
+      method: 'put',
+      path: '/v1/admin/keys/:id/budget',
+      tag,
+      auth,
+      summary: "Set or clear a key's budget and its reset period",
+      params: adminKeyIdParamsSchema,
+      body: adminBudgetBodySchema,
+    },
+    {
+      method: 'get',
+      path: '/v1/admin/spend',
+      tag,
+      auth,
+      summary: 'Spend by key, model or day (JSON, or CSV with format=csv or Accept: text/csv)',
+      query: adminSpendQuerySchema,
+    },
+    {
+      method: 'get',
+      path: '/v1/admin/audit',
+      tag,
+      auth,
+      summary: 'The audit log of admin actions, newest first',
+      query: adminAuditQuerySchema,
+    },
+  ];
+}

@@ -1,0 +1,86 @@
+/**
+ * An organisation's own budget in dollars, with a reset period, beside its wallet: an operator caps what an
+ * organisation may spend per day or month however much credit it holds. Held like a key's budget (budget-ledger.ts);
+ * an organisation without one costs one indexed lookup per gateway call.
+ */
+import { AppError } from '../../domain/errors';
+import { num, str, type AdminSql } from './admin-sql';
+import { createBudgetLedger, periodStartOf, type BudgetPeriod } from './budget-ledger';
+
+/** 402: the organisation's budget (set by an operator) cannot cover the most the call can cost. */
+export class OrgBudgetExceededError extends AppError {
+  constructor() {
+    super(402, {
+      message: "Your organisation's budget cannot cover this call; ask the operator to raise it or wait for its reset",
+      type: 'billing_error',
+      code: 'org_budget_exceeded',
+    });
+  }
+}
+
+export interface OrgBudget {
+  orgId: string;
+  budgetMicros: number;
+  budgetPeriod: BudgetPeriod;
+  periodStart: Date;
+  spentMicros: number;
+}
+
+export interface OrgBudgets {
+  get(orgId: string): Promise<OrgBudget | null>;
+  /** Sets (or with null, removes) the budget; a new period starts counting from zero. */
+  set(orgId: string, budgetMicros: number | null, period?: BudgetPeriod): Promise<OrgBudget | null>;
+  /** @returns the hold's id, or null when the organisation has no budget. @throws OrgBudgetExceededError */
+  hold(orgId: string, micros: number, ttlMs: number): Promise<string | null>;
+  settle(holdId: string, orgId: string, costMicros: number): Promise<void>;
+  release(holdId: string): Promise<void>;
+}
+
+export function createOrgBudgets(sql: AdminSql, now: () => Date = () => new Date()): OrgBudgets {
+  const ledger = createBudgetLedger(
+    sql,
+    { budgets: 'org_budgets', holds: 'org_budget_holds', id: 'org_id' },
+    () => new OrgBudgetExceededError(),
+    now,
+  );
+  const get = async (orgId: string): Promise<OrgBudget | null> => {
+    const [row] = await sql.all('SELECT * FROM org_budgets WHERE org_id = ?', [orgId]);
+    if (!row) return null;
+    return {
+      orgId,
+      budgetMicros: num(row.budget_micros) ?? 0,
+      budgetPeriod: row.budget_period as BudgetPeriod,
+      periodStart: new Date(str(row.period_start)),
+      spentMicros: num(row.spent_micros) ?? 0,
+    };
+  };
+  return {
+    get,
+    async set(orgId, budgetMicros, period) {
+      const current = await get(orgId);
+      if (budgetMicros === null) {
+        await sql.run('DELETE FROM org_budgets WHERE org_id = ?', [orgId]);
+        return null;
+      }
+      const budgetPeriod = period ?? current?.budgetPeriod ?? 'none';
+      if (current && current.budgetPeriod === budgetPeriod) {
+        await sql.run('UPDATE org_budgets SET budget_micros = ? WHERE org_id = ?', [budgetMicros, orgId]);
+      } else {
+        await sql.run('DELETE FROM org_budgets WHERE org_id = ?', [orgId]);
+        await sql.run(
+          `INSERT INTO org_budgets (org_id, budget_micros, budget_period, period_start, spent_micros)
+             VALUES (?, ?, ?, ?, 0)`,
+          [orgId, budgetMicros, budgetPeriod, periodStartOf(budgetPeriod, now()).toISOString()],
+        );
+      }
+      return get(orgId);
+    },
+    async hold(orgId, micros, ttlMs) {
+      const budget = await get(orgId);
+      if (!budget) return null;
+      return ledger.hold(orgId, budget.budgetMicros, budget.budgetPeriod, micros, ttlMs);
+    },
+    settle: (holdId, orgId, costMicros) => ledger.settle(holdId, orgId, costMicros),
+    release: (holdId) => ledger.release(holdId),
+  };
+}
