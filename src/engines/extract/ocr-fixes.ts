@@ -53,19 +53,55 @@ function swap(token: string, canonical: string): string {
   return token.replace(core, cased);
 }
 
+/** A vocabulary's words as a set, and by length with their place in the list (fixWords keeps the first close one). */
+interface VocabularyIndex {
+  words: ReadonlySet<string>;
+  byLength: ReadonlyMap<number, readonly { at: number; word: string }[]>;
+}
+
+const indexes = new WeakMap<readonly string[], VocabularyIndex>();
+
+/**
+ * The index of one of this module's fixed vocabularies, built on first use: a name line is repaired for every header
+ * candidate of every extraction, and scanning each list for each word cost about a millisecond per short text.
+ */
+function indexOf(vocabulary: readonly string[]): VocabularyIndex {
+  let index = indexes.get(vocabulary);
+  if (!index) {
+    const byLength = new Map<number, { at: number; word: string }[]>();
+    vocabulary.forEach((word, at) => {
+      const list = byLength.get(word.length) ?? [];
+      list.push({ at, word });
+      byLength.set(word.length, list);
+    });
+    index = { words: new Set(vocabulary), byLength };
+    indexes.set(vocabulary, index);
+  }
+  return index;
+}
+
+/** The words `close` can accept for a word of `length` letters (one longer or shorter at most), in list order. */
+function candidatesOf(index: VocabularyIndex, length: number): string[] {
+  const near = [length - 1, length, length + 1].flatMap((l) => index.byLength.get(l) ?? []);
+  return near.sort((a, b) => a.at - b.at).map((c) => c.word);
+}
+
 function fixWords(text: string, vocabulary: readonly string[], fixed: Set<string>, sameLength = false): string {
   const tokens = text.split(' ');
+  const index = indexOf(vocabulary);
   return tokens
     .map((token) => {
       const core = token.replace(/^[^A-Za-z]+|[^A-Za-z]+$/g, '');
       if (core.length < 5 || !/^[A-Za-z]+$/.test(core)) return token;
-      if (vocabulary.includes(core.toUpperCase())) return token;
+      const upper = core.toUpperCase();
+      if (index.words.has(upper)) return token;
       // A plural or singular of a vocabulary word (`BOOKSTORES`, `BEVERAGE`, `STATIONERS` beside `STATIONERY`: kinds of business) is a
       // word as printed, not a misread.
-      const upper = core.toUpperCase();
       const plural = (v: string): boolean =>
         `${v}S` === upper || `${upper}S` === v || (upper.endsWith('S') && upper.slice(0, -1) === v.slice(0, -1));
-      const hit = vocabulary.find((v) => close(core, v) && !plural(v) && (!sameLength || v.length === core.length));
+      const hit = candidatesOf(index, core.length).find(
+        (v) => close(core, v) && !plural(v) && (!sameLength || v.length === core.length),
+      );
       if (!hit) return token;
       fixed.add(token);
       return swap(token, hit);

@@ -34,6 +34,7 @@ export const alnumUpper = (text: string): string =>
 /** Levenshtein distance, giving up (returns `max + 1`) once it exceeds `max`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
+  if (max === 1) return a === b ? 0 : withinOneEdit(a, b) ? 1 : 2;
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i += 1) {
     const cur = [i];
@@ -48,6 +49,19 @@ export function editDistance(a: string, b: string, max: number): number {
     prev = cur;
   }
   return prev[b.length] ?? max + 1;
+}
+
+/**
+ * Whether two different strings, at most one apart in length, are one substitution, insertion or deletion apart:
+ * the question every fuzzy word match here asks (`editDistance(…, 1)`), answered in one pass without a table.
+ */
+function withinOneEdit(a: string, b: string): boolean {
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  let i = 0;
+  while (i < short.length && short[i] === long[i]) i += 1;
+  // After the first difference the rest must match: shifted by one (an insertion) or aligned (a substitution).
+  if (short.length === long.length) return short.slice(i + 1) === long.slice(i + 1);
+  return short.slice(i) === long.slice(i + 1);
 }
 
 /** 0..1 similarity of two strings by edit distance (1 = equal). */
