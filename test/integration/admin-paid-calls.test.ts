@@ -1,0 +1,132 @@
+/**
+ * Issue 47 item 3, beyond chat completions: the keys' allow-lists, budgets and spend records of the operator's API
+ * (docs/admin.md) cover the other gateway routes too. Over plain HTTP and the openai SDK against the real app and a
+ * scripted upstream: a transcription spends a key's budget until the next one is refused with 402
+ * `key_budget_exceeded` before the upstream hears it, and the spend report names the transcription model; a model
+ * outside a key's allow-list is refused on embeddings and transcriptions (403 `model_not_allowed`) before the
+ * upstream is called, while an allowed one passes.
+ */
+import OpenAI, { toFile } from 'openai';
+import { call } from '../helpers/test-app';
+import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
+import { makeWav } from '../helpers/wav';
+
+/** $0.06 a minute is $0.001 a second: a 5 s clip costs (and is held at) $0.005. */
+const PER_MINUTE = 0.06;
+
+interface SpendReport {
+  total_usd: number;
+  rows: { group: string; calls: number; cost_usd: number }[];
+}
+
+describe('budgets and allow-lists on the paid gateway calls besides chat', () => {
+  let lab: UpstreamApp;
+  const wav5 = makeWav(5);
+  const callsTo = (suffix: string) => lab.upstream.requests.filter((r) => r.path.endsWith(suffix)).length;
+  const adminCall = (path: string, init: { method?: string; json?: unknown } = {}) =>
+    call(`${lab.app.url}/v1/admin${path}`, { key: lab.app.ownerKey, ...init });
+  const createKey = async (body: Record<string, unknown>): Promise<{ id: string; key: string }> => {
+    const res = await adminCall('/keys', { json: body });
+    expect(res.status).toBe(201);
+    return (await res.json()) as { id: string; key: string };
+  };
+  const transcribe = async (key: string, model = 'whisper') => {
+    const form = new FormData();
+    form.append('model', model);
+    form.append('file', new Blob([wav5], { type: 'audio/wav' }), 'note.wav');
+    return fetch(`${lab.app.url}/v1/compat/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
+  };
+
+  beforeAll(async () => {
+    lab = await startUpstreamApp(
+      [
+        {
+          id: 'whisper',
+          upstreamModel: 'whisper-up',
+          capabilities: null,
+          more: { mode: 'transcription', pricing: { per_minute: PER_MINUTE } },
+        },
+        {
+          id: 'whisper-b',
+          upstreamModel: 'whisper-b-up',
+          capabilities: null,
+          more: { mode: 'transcription', pricing: { per_minute: PER_MINUTE } },
+        },
+        { id: 'lab-embed', upstreamModel: 'embed-up', capabilities: null, more: { mode: 'embedding' } },
+      ],
+      { env: { PRISM_RATE_LIMIT_PER_MINUTE: '1000' } },
+    );
+    expect((await adminCall('/organisations', { json: { name: 'paid', tier: 'pro' } })).status).toBe(201);
+    expect((await adminCall('/organisations/paid/credits', { json: { amount_usd: 10 } })).status).toBe(200);
+  });
+  afterAll(() => lab.close());
+
+  it("transcriptions hold the key's budget before the upstream and show in the spend report by model", async () => {
+    const key = await createKey({ org: 'paid', name: 'speech', budget_usd: 0.008, budget_period: 'monthly' });
+    const client = new OpenAI({ apiKey: key.key, baseURL: `${lab.app.url}/v1/compat`, maxRetries: 0 });
+    const reply = await client.audio.transcriptions.create({
+      file: await toFile(wav5, 'note.wav', { type: 'audio/wav' }),
+      model: 'whisper',
+    });
+    expect(reply).toMatchObject({ usage: { seconds: 5, cost: 0.005 } });
+    const heard = callsTo('/audio/transcriptions');
+    const refused = await transcribe(key.key); // $0.005 spent; $0.005 more would pass $0.008
+    expect(refused.status).toBe(402);
+    expect(await refused.json()).toMatchObject({
+      detail: { error: { code: 'key_budget_exceeded', type: 'billing_error' } },
+    });
+    expect(callsTo('/audio/transcriptions')).toBe(heard);
+
+    const view = (await (await adminCall(`/keys/${key.id}`)).json()) as Record<string, unknown>;
+    expect(view).toMatchObject({ budget_spent_usd: 0.005, spend_usd: 0.005 });
+    const report = (await (await adminCall('/spend?group_by=model')).json()) as SpendReport;
+    expect(report.rows).toContainEqual({ group: 'whisper', calls: 1, cost_usd: 0.005 });
+  });
+
+  it("transcriptions are held against the organisation's budget too", async () => {
+    expect((await adminCall('/organisations', { json: { name: 'capped-speech' } })).status).toBe(201);
+    await adminCall('/organisations/capped-speech/credits', { json: { amount_usd: 10 } });
+    const set = await adminCall('/organisations/capped-speech/budget', {
+      method: 'PUT',
+      json: { budget_usd: 0.006, budget_period: 'daily' },
+    });
+    expect(set.status).toBe(200);
+    const key = await createKey({ org: 'capped-speech' });
+    expect((await transcribe(key.key)).status).toBe(200);
+    const heard = callsTo('/audio/transcriptions');
+    const refused = await transcribe(key.key);
+    expect(refused.status).toBe(402);
+    expect(await refused.json()).toMatchObject({ detail: { error: { code: 'org_budget_exceeded' } } });
+    expect(callsTo('/audio/transcriptions')).toBe(heard);
+  });
+
+  it("embeddings and transcriptions refuse a model outside the key's allow-list before the upstream", async () => {
+    const key = await createKey({ org: 'paid', name: 'listed', allowed_models: ['whisper', 'lab-embed'] });
+    const embedded = await call(`${lab.app.url}/v1/compat/embeddings`, {
+      key: key.key,
+      json: { model: 'lab-embed', input: 'hello' },
+    });
+    expect(embedded.status).toBe(200);
+    expect((await transcribe(key.key, 'whisper')).status).toBe(200);
+
+    const embeds = callsTo('/embeddings');
+    const speech = callsTo('/audio/transcriptions');
+    const narrow = await createKey({ org: 'paid', name: 'chat-only', allowed_models: ['whisper-b'] });
+    const refusedEmbed = await call(`${lab.app.url}/v1/compat/embeddings`, {
+      key: narrow.key,
+      json: { model: 'lab-embed', input: 'hello' },
+    });
+    expect(refusedEmbed.status).toBe(403);
+    expect(await refusedEmbed.json()).toMatchObject({ detail: { error: { code: 'model_not_allowed' } } });
+    const refusedSpeech = await transcribe(narrow.key, 'whisper');
+    expect(refusedSpeech.status).toBe(403);
+    expect(await refusedSpeech.json()).toMatchObject({ detail: { error: { code: 'model_not_allowed' } } });
+    expect(callsTo('/embeddings')).toBe(embeds);
+    expect(callsTo('/audio/transcriptions')).toBe(speech);
+    expect((await transcribe(narrow.key, 'whisper-b')).status).toBe(200);
+  });
+});
