@@ -26,6 +26,7 @@ import { createAccountsService, type AccountsService, type CreatedKey } from '..
 import { createAuthService, type AuthService } from '../services/auth.service';
 import { createAdminSql } from '../services/admin/admin-sql';
 import { createAdminService, type AdminService } from '../services/admin/admin.service';
+import { withKeyBudgets } from '../services/admin/key-budget-biller';
 import { createKeyPolicies } from '../services/admin/key-policies';
 import { createOrgBudgets } from '../services/admin/org-budgets';
 import { rawDatabaseOf } from '../backend/raw-database';
@@ -330,7 +331,9 @@ async function assemble(
     inputs,
     catalogue,
     upstream,
-    biller: metering.billerFor('agents'),
+    // Runs hold the key's and the organisation's budgets before the wallet, as gateway calls do (docs/admin.md).
+    biller: withKeyBudgets(metering.billerFor('agents'), keyPolicies, orgBudgets),
+    checkKeyModel: (keyId, model) => keyPolicies.checkModel(keyId, model),
     skills,
     limits: config.agents,
     agentMcp: config.agentMcp,

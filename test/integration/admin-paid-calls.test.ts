@@ -57,6 +57,13 @@ describe('budgets and allow-lists on the paid gateway calls besides chat', () =>
           more: { mode: 'transcription', pricing: { per_minute: PER_MINUTE } },
         },
         { id: 'lab-embed', upstreamModel: 'embed-up', capabilities: null, more: { mode: 'embedding' } },
+        // An agent planner at $2/$4 per million tokens: a run holds 24 steps × (8192 × $2 + 1024 × $4) = $0.49152.
+        {
+          id: 'prism-orion-2',
+          upstreamModel: 'planner-llm',
+          parameters: ['tools', 'tool_choice', 'temperature'],
+          pricing: { prompt: 2.0, completion: 4.0 },
+        },
       ],
       { env: { PRISM_RATE_LIMIT_PER_MINUTE: '1000' } },
     );
@@ -64,6 +71,18 @@ describe('budgets and allow-lists on the paid gateway calls besides chat', () =>
     expect((await adminCall('/organisations/paid/credits', { json: { amount_usd: 10 } })).status).toBe(200);
   });
   afterAll(() => lab.close());
+
+  const execute = (key: string, model = 'prism-orion-2') =>
+    call(`${lab.app.url}/v1/agent/execute`, {
+      key,
+      json: {
+        model,
+        config: {
+          prompt: 'Name the company',
+          json_schema: { type: 'object', properties: { company: { type: 'string' } }, required: ['company'] },
+        },
+      },
+    });
 
   it("transcriptions hold the key's budget before the upstream and show in the spend report by model", async () => {
     const key = await createKey({ org: 'paid', name: 'speech', budget_usd: 0.008, budget_period: 'monthly' });
@@ -128,5 +147,34 @@ describe('budgets and allow-lists on the paid gateway calls besides chat', () =>
     expect(callsTo('/embeddings')).toBe(embeds);
     expect(callsTo('/audio/transcriptions')).toBe(speech);
     expect((await transcribe(narrow.key, 'whisper-b')).status).toBe(200);
+  });
+
+  it("agent executions hold the key's budget before the planner is asked and show in the spend report", async () => {
+    // One run holds $0.49152 and spends $0.10 (50 000 prompt tokens at $2 per million); the next would pass $0.55.
+    const key = await createKey({ org: 'paid', name: 'agent', budget_usd: 0.55, budget_period: 'daily' });
+    lab.upstream.next({
+      kind: 'reply',
+      content: '```json\n{"company": "ACME"}\n```',
+      usage: { prompt_tokens: 50_000, completion_tokens: 0 },
+    });
+    const ran = await execute(key.key);
+    expect(ran.status).toBe(200);
+    expect(await ran.json()).toMatchObject({ status: 'completed', response: { company: 'ACME' } });
+    const asked = callsTo('/chat/completions');
+    const refused = await execute(key.key);
+    expect(refused.status).toBe(402);
+    expect(await refused.json()).toMatchObject({ detail: { error: { code: 'key_budget_exceeded' } } });
+    expect(callsTo('/chat/completions')).toBe(asked);
+
+    const view = (await (await adminCall(`/keys/${key.id}`)).json()) as Record<string, unknown>;
+    expect(view).toMatchObject({ budget_spent_usd: 0.1, spend_usd: 0.1 });
+    const report = (await (await adminCall('/spend?group_by=model')).json()) as SpendReport;
+    expect(report.rows).toContainEqual({ group: 'prism-orion-2', calls: 1, cost_usd: 0.1 });
+    // A key whose allow-list leaves the planner out is refused the run before it starts.
+    const narrow = await createKey({ org: 'paid', name: 'no-agents', allowed_models: ['whisper'] });
+    const notAllowed = await execute(narrow.key);
+    expect(notAllowed.status).toBe(403);
+    expect(await notAllowed.json()).toMatchObject({ detail: { error: { code: 'model_not_allowed' } } });
+    expect(callsTo('/chat/completions')).toBe(asked);
   });
 });
