@@ -382,13 +382,15 @@ async function assemble(
     skills,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     // Credits at the extraction price, and the seconds the transcription model hears at its per-minute price.
+    // Keyed requests hold the key's and the organisation's budgets before the wallet (docs/admin.md).
     wallet: createExtractionWallet(
-      metering.billerFor('extraction'),
+      withKeyBudgets(metering.billerFor('extraction'), keyPolicies, orgBudgets),
       config.extraction.microsPerCredit,
       configuredSpeechModel(catalogue)?.pricing ?? null,
     ),
     // Generate requests whose skills call for the agent runtime run on it.
     skillRunner: agents.skillRunner,
+    checkKeyModel: (keyId, model) => keyPolicies.checkModel(keyId, model),
     enqueue: (id) => jobs.enqueue({ kind: 'prediction', id }),
     onFinished: (prediction) => webhooks.deliver(prediction),
     logger,

@@ -4,10 +4,13 @@
  * scripted upstream: a transcription spends a key's budget until the next one is refused with 402
  * `key_budget_exceeded` before the upstream hears it, and the spend report names the transcription model; a model
  * outside a key's allow-list is refused on embeddings and transcriptions (403 `model_not_allowed`) before the
- * upstream is called, while an allowed one passes.
+ * upstream is called, while an allowed one passes. Agent executions and priced extraction (`/v1/document/generate`)
+ * hold the same budgets (402 before the planner is asked or a prediction is stored), check the model they name and
+ * show in the spend report under it.
  */
 import OpenAI, { toFile } from 'openai';
-import { call } from '../helpers/test-app';
+import { makeTextPdf } from '../helpers/media-fixtures';
+import { call, uploadFile } from '../helpers/test-app';
 import { startUpstreamApp, type UpstreamApp } from '../helpers/upstream-app';
 import { makeWav } from '../helpers/wav';
 
@@ -65,7 +68,8 @@ describe('budgets and allow-lists on the paid gateway calls besides chat', () =>
           pricing: { prompt: 2.0, completion: 4.0 },
         },
       ],
-      { env: { PRISM_RATE_LIMIT_PER_MINUTE: '1000' } },
+      // Extraction at $0.002 a page: a two-page invoice holds and costs $0.004.
+      { env: { PRISM_RATE_LIMIT_PER_MINUTE: '1000', PRISM_EXTRACTION_USD_PER_PAGE: '0.002' } },
     );
     expect((await adminCall('/organisations', { json: { name: 'paid', tier: 'pro' } })).status).toBe(201);
     expect((await adminCall('/organisations/paid/credits', { json: { amount_usd: 10 } })).status).toBe(200);
@@ -176,5 +180,41 @@ describe('budgets and allow-lists on the paid gateway calls besides chat', () =>
     expect(notAllowed.status).toBe(403);
     expect(await notAllowed.json()).toMatchObject({ detail: { error: { code: 'model_not_allowed' } } });
     expect(callsTo('/chat/completions')).toBe(asked);
+  });
+
+  it("priced extraction holds the key's budget before anything is stored and shows in the spend report", async () => {
+    expect((await adminCall('/organisations', { json: { name: 'extracting' } })).status).toBe(201);
+    await adminCall('/organisations/extracting/credits', { json: { amount_usd: 10 } });
+    const key = await createKey({ org: 'extracting', budget_usd: 0.005, budget_period: 'none' });
+    const pdf = await makeTextPdf([
+      ['ACME SUPPLIES LTD', 'Invoice Number: INV-2024-0042', 'Total Due: 1,250.00'],
+      ['Terms: 30 days', 'Thank you for your business'],
+    ]);
+    const uploaded = await uploadFile(lab.app.url, key.key, pdf, { filename: 'inv.pdf' });
+    const fileId = ((await uploaded.json()) as { id: string }).id;
+    const generate = (as: string) =>
+      call(`${lab.app.url}/v1/document/generate`, {
+        key: as,
+        json: { file_id: fileId, model: 'prism-1', domain: 'document.invoice', batch: false },
+      });
+    const first = await generate(key.key);
+    expect(first.status).toBe(201);
+    expect(await first.json()).toMatchObject({ status: 'completed', usage: { credits_used: 2 } });
+    const refused = await generate(key.key); // $0.004 spent; $0.004 more would pass $0.005
+    expect(refused.status).toBe(402);
+    expect(await refused.json()).toMatchObject({ detail: { error: { code: 'key_budget_exceeded' } } });
+    // The refused request left no prediction behind.
+    const listed = await call(`${lab.app.url}/v1/predictions?limit=100`, { key: key.key });
+    expect(((await listed.json()) as unknown[]).length).toBe(1);
+
+    const view = (await (await adminCall(`/keys/${key.id}`)).json()) as Record<string, unknown>;
+    expect(view).toMatchObject({ budget_spent_usd: 0.004, spend_usd: 0.004 });
+    const report = (await (await adminCall('/spend?group_by=model')).json()) as SpendReport;
+    expect(report.rows).toContainEqual({ group: 'prism-1', calls: 1, cost_usd: 0.004 });
+    // A key whose allow-list leaves `prism-1` out is refused before anything is read.
+    const narrow = await createKey({ org: 'extracting', allowed_models: ['whisper'] });
+    const notAllowed = await generate(narrow.key);
+    expect(notAllowed.status).toBe(403);
+    expect(await notAllowed.json()).toMatchObject({ detail: { error: { code: 'model_not_allowed' } } });
   });
 });
