@@ -44,7 +44,7 @@ import { createMcpServersService, type McpServersService } from '../services/age
 import type { McpServerStore } from '../stores/types/mcp-server';
 import { BUILTIN_TOOLS } from '../../tools';
 import { billedSpeechFor } from '../gateway/transcriptions/billed-speech';
-import type { KeyModelCheck } from '../gateway/key-model-check';
+import type { KeyModelCheck } from '../services/admin/key-model-check';
 import { configuredSpeechModel } from '../gateway/transcriptions/speech-transcriber';
 
 export interface AgentsModule {

@@ -17,7 +17,7 @@ import { isAgentModel } from '../agents/agent-planner';
 import { checkChatCapabilities } from '../capabilities';
 import type { CatalogueModel } from '../catalogue/model.types';
 import { CapabilityViolationError } from '../gateway-errors';
-import { checkKeyModelOf } from '../key-model-check';
+import { checkKeyModelOf } from '../../services/admin/key-model-check';
 import { countTokens, mediaParts, textOf, type ChatMessage } from '../message-inputs';
 import { DEFAULT_COMPLETION_BUDGET, REASONING_TOKENS } from './chat-usage';
 import type { ChatContext, ChatOutcome, ChatService, ChatServiceDeps, Json } from './chat.types';

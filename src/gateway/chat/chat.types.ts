@@ -14,7 +14,7 @@ import type { AgentChat } from '../../services/chats/agent-chat';
 import type { InputResolverDeps } from '../../services/inputs/resolve-input';
 import type { ModelCatalogue } from '../catalogue/model-catalogue';
 import type { UpstreamClient } from '../upstream/upstream-client';
-import type { KeyModelCheck } from '../key-model-check';
+import type { KeyModelCheck } from '../../services/admin/key-model-check';
 
 export type Json = Record<string, unknown>;
 

@@ -16,7 +16,7 @@ import { resolveSingleInput, type InputResolverDeps } from '../../services/input
 import { microsToDollars, priceCall } from '../../metering/billing';
 import { randomHex } from '../../lib/random-id';
 import { checkEmbeddingCapabilities } from '../capabilities';
-import { checkKeyModelOf, type KeyModelCheck } from '../key-model-check';
+import { checkKeyModelOf, type KeyModelCheck } from '../../services/admin/key-model-check';
 import type { ModelCatalogue } from '../catalogue/model-catalogue';
 import type { UpstreamClient } from '../upstream/upstream-client';
 import type { CancelSignal } from '../../lib/cancel';

@@ -29,7 +29,7 @@ import { billedSeconds } from '../../engines/local/speech-reader';
 import type { ModelCatalogue } from '../catalogue/model-catalogue';
 import type { CatalogueModel } from '../catalogue/model.types';
 import { CapabilityViolationError, UpstreamError } from '../gateway-errors';
-import { checkKeyModelOf, type KeyModelCheck } from '../key-model-check';
+import { checkKeyModelOf, type KeyModelCheck } from '../../services/admin/key-model-check';
 import {
   encodeMultipart,
   type MultipartField,

@@ -15,7 +15,7 @@ import { normaliseInputs } from './execution-inputs';
 import type { StartExecution } from './execution-run';
 import type { ExecutionRuns } from './execution-runs';
 import { resolveSkills, skillRefsOf } from './execution-skills';
-import { checkKeyModelOf } from '../../gateway/key-model-check';
+import { checkKeyModelOf } from '../admin/key-model-check';
 import {
   DEFAULT_AGENT_MODEL,
   type ExecuteCommand,

@@ -19,7 +19,7 @@ import type { FilesService } from '../files.service';
 import type { ToolContextFactory } from '../tool-context';
 import type { SkillEntryWire } from './execution-skills';
 import type { ExecutionBilling, PlannerPricing } from './execution-usage';
-import type { KeyModelCheck } from '../../gateway/key-model-check';
+import type { KeyModelCheck } from '../admin/key-model-check';
 
 /** The planner behind an agent model id (suffix included), as the composition root resolves it. */
 export interface ResolvedPlanner {

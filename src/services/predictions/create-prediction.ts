@@ -16,7 +16,7 @@ import { creditBound, type ExtractionHold } from './extraction-billing';
 import type { PredictionRunner, QueuedHolds } from './prediction-run';
 import type { PredictionsService, PredictionsServiceDeps } from './predictions.types';
 import { withSkills } from './skill-domain';
-import { checkKeyModelOf } from '../../gateway/key-model-check';
+import { checkKeyModelOf } from '../admin/key-model-check';
 import { AGENT_MODEL_ID, callsForRuntime, directPathNote, type SkillRunHold } from './skill-runner';
 
 export function createPredictionCreate(

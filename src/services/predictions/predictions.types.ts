@@ -18,7 +18,7 @@ import type { InputResolverDeps } from '../inputs/resolve-input';
 import type { ExtractionWallet } from './extraction-billing';
 import type { GenerateCommand } from './generate-command';
 import type { SkillRunner } from './skill-runner';
-import type { KeyModelCheck } from '../../gateway/key-model-check';
+import type { KeyModelCheck } from '../admin/key-model-check';
 
 export interface PredictionsServiceDeps {
   store: PredictionStore;
