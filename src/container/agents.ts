@@ -44,6 +44,7 @@ import { createMcpServersService, type McpServersService } from '../services/age
 import type { McpServerStore } from '../stores/types/mcp-server';
 import { BUILTIN_TOOLS } from '../../tools';
 import { billedSpeechFor } from '../gateway/transcriptions/billed-speech';
+import type { KeyModelCheck } from '../services/admin/key-model-check';
 import { configuredSpeechModel } from '../gateway/transcriptions/speech-transcriber';
 
 export interface AgentsModule {
@@ -82,7 +83,10 @@ export interface AgentsModuleDeps {
   memoryFor: ToolContextDeps['memoryFor'];
   catalogue: ModelCatalogue;
   upstream: UpstreamClient;
+  /** Keyed runs hold their key's and organisation's budgets before the wallet (src/services/admin). */
   biller: Biller;
+  /** A key's allow-list of models, asked of the planner model a run names (docs/admin.md). */
+  checkKeyModel?: KeyModelCheck;
   skills: SkillResolver | null;
   limits: { maxSteps: number; deadlineMs: number; pauseTtlMs: number };
   /** Signals between replicas: run-event wake-ups and cancels of runs going on elsewhere. */
@@ -129,7 +133,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     },
   };
 
-  const org = (orgId: string) => ({ kind: 'org' as const, orgId });
+  const org = (orgId: string, keyId: string | null = null) => ({ kind: 'org' as const, orgId, keyId });
   const chargeInput = (input: ExecutionChargeInput): ChargeInput => ({
     pricing: input.pricing,
     usage: { promptTokens: input.inputTokens, completionTokens: input.outputTokens },
@@ -144,14 +148,14 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
   });
   const billing: ExecutionBilling = {
     authorize: (orgId) => deps.biller.authorize(org(orgId)),
-    async reserve(orgId, input) {
+    async reserve(orgId, input, keyId = null) {
       const budget = maxCallMicros(
         input.pricing,
         input.maxSteps * STEP_BUDGET.promptTokens,
         input.maxSteps * STEP_BUDGET.completionTokens,
         { multiplier: input.multiplier, minimumMicros: 0 },
       );
-      const hold = await deps.biller.reserve(org(orgId), budget);
+      const hold = await deps.biller.reserve(org(orgId, keyId), budget);
       const pricing = { multiplier: input.multiplier, minimumMicros: 0 };
       return {
         settle: async (charge) => costOf(await hold.settle({ ...chargeInput(charge), capMicros: hold.micros })),
@@ -190,6 +194,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
     toolContext,
     planners,
     billing,
+    ...(deps.checkKeyModel ? { checkKeyModel: deps.checkKeyModel } : {}),
     skills: deps.skills,
     files: deps.files,
     artifacts: deps.artifacts,

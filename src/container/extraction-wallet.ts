@@ -27,7 +27,7 @@ export function createExtractionWallet(
     audioSeconds: speechPriced ? Math.max(0, Math.round(speechSeconds)) : 0,
   });
   return {
-    async reserve(orgId, maxCredits, maxSpeechSeconds = 0) {
+    async reserve(orgId, maxCredits, maxSpeechSeconds = 0, keyId = null) {
       const most = usage(maxCredits, maxSpeechSeconds);
       if (most.promptTokens === 0 && most.audioSeconds === 0) return FREE;
       // Rounded to the pico-dollar first, so 0.002 × 1e6 held for one page is 2000 micro-dollars, not 2001.
@@ -35,7 +35,7 @@ export function createExtractionWallet(
       const speechMicros = priceCall({ prompt: 0, completion: 0, perMinute: pricing.perMinute ?? 0 }, most, {
         minimumMicros: 0,
       }).costMicros;
-      const hold = await biller.reserve({ kind: 'org', orgId }, creditMicros + speechMicros);
+      const hold = await biller.reserve({ kind: 'org', orgId, keyId }, creditMicros + speechMicros);
       return {
         async settle(credits, reason, speechSeconds = 0) {
           const used = usage(Math.min(credits, maxCredits), Math.min(speechSeconds, maxSpeechSeconds));

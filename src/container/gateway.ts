@@ -49,14 +49,23 @@ export interface GatewayPartDeps {
   inputs: InputResolverDeps;
   /** Runs the agent models' chat turns on the agent runtime. */
   agentChat: AgentChat;
-  /** Per-key allow-lists and budgets (the operator's API, src/services/admin), applied to chat completions. */
+  /**
+   * Per-key allow-lists and budgets (the operator's API, src/services/admin): the allow-list applies to chat
+   * completions, embeddings and transcriptions; the budgets to the paid ones (chat and transcriptions).
+   */
   keyPolicies?: KeyPolicies;
-  /** Organisations' budgets (the operator's API), applied to chat completions with the keys' budgets. */
+  /** Organisations' budgets (the operator's API), held with the keys' budgets. */
   orgBudgets?: OrgBudgets;
 }
 
 export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
-  const { config, logger, metering, catalogue, upstream, extraction, inputs, agentChat } = deps;
+  const { config, logger, metering, catalogue, upstream, extraction, inputs, agentChat, keyPolicies } = deps;
+  // One biller for every paid gateway call: a keyed call holds its key's budget, then its organisation's, then the
+  // wallet (src/services/admin/key-budget-biller.ts); one allow-list check for every route that names a model.
+  const biller = keyPolicies ? withKeyBudgets(metering.biller, keyPolicies, deps.orgBudgets ?? null) : metering.biller;
+  const keyModels = keyPolicies
+    ? { checkKeyModel: (keyId: string, model: string) => keyPolicies.checkModel(keyId, model) }
+    : {};
   const { engine, readText, pdfText } = extraction;
   // The embedders read documents and images through the same engines as extraction.
   const textEmbedder = createTextEmbeddingEngine({ pdfText });
@@ -72,13 +81,13 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
       }),
     },
     inputs,
+    ...keyModels,
   });
-  const { keyPolicies } = deps;
   const chat = createChatService({
     catalogue,
     upstream,
-    biller: keyPolicies ? withKeyBudgets(metering.biller, keyPolicies, deps.orgBudgets ?? null) : metering.biller,
-    ...(keyPolicies ? { checkKeyModel: (keyId: string, model: string) => keyPolicies.checkModel(keyId, model) } : {}),
+    biller,
+    ...keyModels,
     queue: metering.queue,
     extraction: engine,
     inputs,
@@ -99,7 +108,8 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
   const transcriptions = createTranscriptionsService({
     catalogue,
     upstream,
-    biller: metering.biller,
+    biller,
+    ...keyModels,
     queue: metering.queue,
     audioDuration: extraction.kit.audioDuration,
   });

@@ -26,6 +26,7 @@ import { createAccountsService, type AccountsService, type CreatedKey } from '..
 import { createAuthService, type AuthService } from '../services/auth.service';
 import { createAdminSql } from '../services/admin/admin-sql';
 import { createAdminService, type AdminService } from '../services/admin/admin.service';
+import { withKeyBudgets } from '../services/admin/key-budget-biller';
 import { createKeyPolicies } from '../services/admin/key-policies';
 import { createOrgBudgets } from '../services/admin/org-budgets';
 import { rawDatabaseOf } from '../backend/raw-database';
@@ -330,7 +331,9 @@ async function assemble(
     inputs,
     catalogue,
     upstream,
-    biller: metering.billerFor('agents'),
+    // Runs hold the key's and the organisation's budgets before the wallet, as gateway calls do (docs/admin.md).
+    biller: withKeyBudgets(metering.billerFor('agents'), keyPolicies, orgBudgets),
+    checkKeyModel: (keyId, model) => keyPolicies.checkModel(keyId, model),
     skills,
     limits: config.agents,
     agentMcp: config.agentMcp,
@@ -379,13 +382,15 @@ async function assemble(
     skills,
     orgIdFor: (principal) => accounts.orgIdFor(principal),
     // Credits at the extraction price, and the seconds the transcription model hears at its per-minute price.
+    // Keyed requests hold the key's and the organisation's budgets before the wallet (docs/admin.md).
     wallet: createExtractionWallet(
-      metering.billerFor('extraction'),
+      withKeyBudgets(metering.billerFor('extraction'), keyPolicies, orgBudgets),
       config.extraction.microsPerCredit,
       configuredSpeechModel(catalogue)?.pricing ?? null,
     ),
     // Generate requests whose skills call for the agent runtime run on it.
     skillRunner: agents.skillRunner,
+    checkKeyModel: (keyId, model) => keyPolicies.checkModel(keyId, model),
     enqueue: (id) => jobs.enqueue({ kind: 'prediction', id }),
     onFinished: (prediction) => webhooks.deliver(prediction),
     logger,

@@ -17,6 +17,7 @@ import { isAgentModel } from '../agents/agent-planner';
 import { checkChatCapabilities } from '../capabilities';
 import type { CatalogueModel } from '../catalogue/model.types';
 import { CapabilityViolationError } from '../gateway-errors';
+import { checkKeyModelOf } from '../../services/admin/key-model-check';
 import { countTokens, mediaParts, textOf, type ChatMessage } from '../message-inputs';
 import { DEFAULT_COMPLETION_BUDGET, REASONING_TOKENS } from './chat-usage';
 import type { ChatContext, ChatOutcome, ChatService, ChatServiceDeps, Json } from './chat.types';
@@ -67,9 +68,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     async complete(principal, body, context) {
       const requested = typeof body.model === 'string' ? body.model : DEFAULT_CHAT_MODEL;
       // A key with an allow-list of models (src/services/admin) is refused others before anything is resolved.
-      if (deps.checkKeyModel && principal.kind === 'user' && principal.keyId) {
-        await deps.checkKeyModel(principal.keyId, requested);
-      }
+      await checkKeyModelOf(deps.checkKeyModel, principal, requested);
       if (agents && isAgentModel(requested)) {
         return agents.complete(principal, requested, body, {
           requestId: context.requestId,

@@ -14,6 +14,7 @@ import type { AgentChat } from '../../services/chats/agent-chat';
 import type { InputResolverDeps } from '../../services/inputs/resolve-input';
 import type { ModelCatalogue } from '../catalogue/model-catalogue';
 import type { UpstreamClient } from '../upstream/upstream-client';
+import type { KeyModelCheck } from '../../services/admin/key-model-check';
 
 export type Json = Record<string, unknown>;
 
@@ -49,7 +50,7 @@ export interface ChatServiceDeps {
   /** Runs the agent models' turns on the agent runtime; without it they answer like any local or upstream model. */
   agentChat?: AgentChat | null;
   /** @throws 403 `model_not_allowed` when the key may not call the model (keys with an allow-list, docs/admin.md). */
-  checkKeyModel?: (keyId: string, model: string) => Promise<void>;
+  checkKeyModel?: KeyModelCheck;
 }
 
 export interface ChatService {

@@ -16,6 +16,7 @@ import { resolveSingleInput, type InputResolverDeps } from '../../services/input
 import { microsToDollars, priceCall } from '../../metering/billing';
 import { randomHex } from '../../lib/random-id';
 import { checkEmbeddingCapabilities } from '../capabilities';
+import { checkKeyModelOf, type KeyModelCheck } from '../../services/admin/key-model-check';
 import type { ModelCatalogue } from '../catalogue/model-catalogue';
 import type { UpstreamClient } from '../upstream/upstream-client';
 import type { CancelSignal } from '../../lib/cancel';
@@ -32,6 +33,8 @@ export interface EmbeddingsServiceDeps {
   /** Local engines by the engine name the catalogue gives. */
   embedders: Readonly<Record<string, LocalEmbedder>>;
   inputs: InputResolverDeps;
+  /** A key's allow-list of models (docs/admin.md). */
+  checkKeyModel?: KeyModelCheck;
 }
 
 export interface EmbeddingsService {
@@ -98,6 +101,7 @@ export function createEmbeddingsService(deps: EmbeddingsServiceDeps): Embeddings
 
   return {
     async embed(principal, body, signal) {
+      await checkKeyModelOf(deps.checkKeyModel, principal, String(body.model));
       const model = deps.catalogue.resolveServing(String(body.model));
       checkEmbeddingCapabilities(model, body);
       const format = body.encoding_format === 'base64' ? 'base64' : 'float';

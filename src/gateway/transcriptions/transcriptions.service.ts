@@ -29,6 +29,7 @@ import { billedSeconds } from '../../engines/local/speech-reader';
 import type { ModelCatalogue } from '../catalogue/model-catalogue';
 import type { CatalogueModel } from '../catalogue/model.types';
 import { CapabilityViolationError, UpstreamError } from '../gateway-errors';
+import { checkKeyModelOf, type KeyModelCheck } from '../../services/admin/key-model-check';
 import {
   encodeMultipart,
   type MultipartField,
@@ -76,8 +77,11 @@ export type TranscriptionOutcome =
 export interface TranscriptionsServiceDeps {
   catalogue: ModelCatalogue;
   upstream: UpstreamClient;
+  /** The gateway's biller: keyed calls hold their key's and organisation's budgets before the wallet. */
   biller: Biller;
   queue: RequestQueue;
+  /** A key's allow-list of models (docs/admin.md). */
+  checkKeyModel?: KeyModelCheck;
   /** The audio's duration in seconds (null: unknown). @throws 400 `invalid_media` for what is not media. */
   audioDuration: (bytes: Buffer) => Promise<number | null>;
 }
@@ -155,7 +159,9 @@ export function createTranscriptionsService(deps: TranscriptionsServiceDeps): Tr
 
   return {
     async transcribe(principal, fields, file, context) {
-      const model = resolveTranscriptionModel(catalogue, String(single(fields.model) ?? ''));
+      const requested = String(single(fields.model) ?? '');
+      await checkKeyModelOf(deps.checkKeyModel, principal, requested);
+      const model = resolveTranscriptionModel(catalogue, requested);
       const { format, stream } = checkTranscriptionFields(model, fields);
       const target = catalogue.upstreamTarget(model);
       if (!target) throw new CapabilityViolationError(`'${model.id}' has no upstream to transcribe with`, 'model');
@@ -221,7 +227,9 @@ export function createTranscriptionsService(deps: TranscriptionsServiceDeps): Tr
 
 /** Who pays, as for chat completions: a key's organisation, else the guest by address and browser. */
 function payerOf(principal: Principal, context: TranscriptionContext): Payer {
-  if (principal.kind === 'user' && context.payerOrgId) return { kind: 'org', orgId: context.payerOrgId };
+  if (principal.kind === 'user' && context.payerOrgId) {
+    return { kind: 'org', orgId: context.payerOrgId, keyId: principal.keyId };
+  }
   return {
     kind: 'guest',
     clientIp: principal.kind === 'anonymous' ? principal.clientIp : 'unknown',

@@ -1,6 +1,7 @@
 /**
- * The gateway's biller, with each keyed call also held against its key's budget and its settled cost recorded for
- * spend reports.
+ * A biller with each keyed call also held against its key's budget and its settled cost recorded for spend
+ * reports. The composition root wraps every paid call's biller in it once: the gateway's chat completions and
+ * transcriptions, agent executions and priced extraction (docs/admin.md lists what it covers).
  *
  * The key's hold is taken first (402 `key_budget_exceeded` when it does not fit), then the organisation's budget's
  * (402 `org_budget_exceeded`), then the wallet's (402 `insufficient_credits`); all before any upstream call.

@@ -15,6 +15,7 @@ import { normaliseInputs } from './execution-inputs';
 import type { StartExecution } from './execution-run';
 import type { ExecutionRuns } from './execution-runs';
 import { resolveSkills, skillRefsOf } from './execution-skills';
+import { checkKeyModelOf } from '../admin/key-model-check';
 import {
   DEFAULT_AGENT_MODEL,
   type ExecuteCommand,
@@ -83,6 +84,7 @@ export function createExecute(deps: ExecutionsServiceDeps, runs: ExecutionRuns, 
     const skills = await resolveSkills(deps.skills, deps.artifacts, principal, agentSkills);
     for (const skill of skills) checkToolsets(skill.config?.toolsets, 'config.skills');
     const model = config.model ?? skills.find((s) => s.config?.model)?.config?.model ?? DEFAULT_AGENT_MODEL;
+    await checkKeyModelOf(deps.checkKeyModel, principal, model);
     const planner = deps.planners.resolve(model);
     await deps.billing.authorize(orgId);
     const request: ExecutionRequest = {
@@ -106,11 +108,15 @@ export function createExecute(deps: ExecutionsServiceDeps, runs: ExecutionRuns, 
     // wallet get 402 once the holds fill it, and the balance never goes below zero.
     holds.set(
       id,
-      await deps.billing.reserve(orgId, {
-        pricing: planner.pricing,
-        multiplier: emptyExecutionUsage(config.serviceTier).mode_multiplier,
-        maxSteps: deps.limits.maxSteps,
-      }),
+      await deps.billing.reserve(
+        orgId,
+        {
+          pricing: planner.pricing,
+          multiplier: emptyExecutionUsage(config.serviceTier).mode_multiplier,
+          maxSteps: deps.limits.maxSteps,
+        },
+        principal.kind === 'user' ? principal.keyId : null,
+      ),
     );
     const inserted = store.insert({
       id,

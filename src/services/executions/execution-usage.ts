@@ -64,11 +64,14 @@ export interface ExecutionBilling {
    * Before any work: holds the largest cost the run is budgeted at ({@link STEP_BUDGET} × `maxSteps` at the
    * planner's prices and `multiplier`; the biller holds at least its minimum, so an empty wallet runs nothing),
    * like a gateway call's reservation.
-   * @throws 402 `insufficient_credits` when the balance less other holds cannot cover it.
+   * @throws 402 `insufficient_credits` when the balance less other holds cannot cover it, `key_budget_exceeded` or
+   * `org_budget_exceeded` when the key's or the organisation's budget cannot.
    */
   reserve(
     orgId: string,
     input: { pricing: PlannerPricing; multiplier: number; maxSteps: number },
+    /** The API key that asked for the run: its budget is held first (docs/admin.md); null: none known. */
+    keyId?: string | null,
   ): Promise<ExecutionHold>;
   /** Prices the tokens at `multiplier` and debits the wallet (runs resumed after a restart). */
   charge(orgId: string, input: ExecutionChargeInput): Promise<ExecutionCost>;

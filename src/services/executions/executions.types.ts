@@ -19,6 +19,7 @@ import type { FilesService } from '../files.service';
 import type { ToolContextFactory } from '../tool-context';
 import type { SkillEntryWire } from './execution-skills';
 import type { ExecutionBilling, PlannerPricing } from './execution-usage';
+import type { KeyModelCheck } from '../admin/key-model-check';
 
 /** The planner behind an agent model id (suffix included), as the composition root resolves it. */
 export interface ResolvedPlanner {
@@ -67,6 +68,8 @@ export interface ExecutionsServiceDeps {
   toolContext: ToolContextFactory;
   planners: PlannerDirectory;
   billing: ExecutionBilling;
+  /** A key's allow-list of models (docs/admin.md), asked of the planner model a run names. */
+  checkKeyModel?: KeyModelCheck;
   skills: SkillResolver | null;
   files: Pick<FilesService, 'get'>;
   artifacts: Pick<ArtifactsService, 'write' | 'read' | 'writeSoon'>;

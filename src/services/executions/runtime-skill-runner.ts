@@ -145,14 +145,14 @@ export function createSkillRunner(deps: SkillRunnerDeps): SkillRunner {
       return refs;
     },
 
-    async reserve(orgId, model) {
+    async reserve(orgId, model, keyId = null) {
       const resolved = deps.planners.resolve(model);
       await deps.billing.authorize(orgId);
-      const hold = await deps.billing.reserve(orgId, {
-        pricing: resolved.pricing,
-        multiplier: MULTIPLIER,
-        maxSteps: deps.limits.maxSteps,
-      });
+      const hold = await deps.billing.reserve(
+        orgId,
+        { pricing: resolved.pricing, multiplier: MULTIPLIER, maxSteps: deps.limits.maxSteps },
+        keyId,
+      );
       const runnerHold: RunnerHold = { hold, release: () => hold.release() };
       return runnerHold;
     },

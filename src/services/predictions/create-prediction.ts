@@ -16,6 +16,7 @@ import { creditBound, type ExtractionHold } from './extraction-billing';
 import type { PredictionRunner, QueuedHolds } from './prediction-run';
 import type { PredictionsService, PredictionsServiceDeps } from './predictions.types';
 import { withSkills } from './skill-domain';
+import { checkKeyModelOf } from '../admin/key-model-check';
 import { AGENT_MODEL_ID, callsForRuntime, directPathNote, type SkillRunHold } from './skill-runner';
 
 export function createPredictionCreate(
@@ -57,6 +58,8 @@ export function createPredictionCreate(
   }
 
   return async (principal, command, options = {}) => {
+    // A key with an allow-list of models (docs/admin.md) is refused others before anything is read or held.
+    await checkKeyModelOf(deps.checkKeyModel, principal, command.model);
     const model = STRUCTURED_MODEL_ALIASES[command.model] ?? command.model;
     // An agent model is a generate model only for skill requests, which then run on the agent runtime.
     const agentModel = skillRunner !== null && AGENT_MODEL_ID.test(model) && (command.skills?.length ?? 0) > 0;
@@ -94,10 +97,11 @@ export function createPredictionCreate(
     // run on the agent runtime holds an execution's budget; priced extraction holds its credits.
     let runHold: SkillRunHold | null = null;
     let hold: ExtractionHold | null = null;
-    if (plannerModel && skillRunner) runHold = await skillRunner.reserve(orgId, plannerModel);
+    const keyId = principal.kind === 'user' ? principal.keyId : null;
+    if (plannerModel && skillRunner) runHold = await skillRunner.reserve(orgId, plannerModel, keyId);
     else if (wallet) {
       const credits = creditBound(measure.maxCredits, command.request.pageIndices);
-      hold = await wallet.reserve(orgId, credits, measure.speechSeconds ?? 0);
+      hold = await wallet.reserve(orgId, credits, measure.speechSeconds ?? 0, keyId);
     }
     let prediction: Prediction;
     try {

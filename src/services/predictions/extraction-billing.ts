@@ -20,9 +20,11 @@ export interface ExtractionWallet {
   /**
    * Holds the price of `maxCredits` credits and `speechSeconds` of transcription (at least the minimum charge;
    * nothing when both are free).
-   * @throws AppError 402 `insufficient_credits` when the balance less other holds cannot cover it.
+   * A keyed request (`keyId`) holds its key's budget and its organisation's first (docs/admin.md).
+   * @throws AppError 402 `insufficient_credits` when the balance less other holds cannot cover it,
+   * `key_budget_exceeded` or `org_budget_exceeded` when a budget cannot.
    */
-  reserve(orgId: string, maxCredits: number, speechSeconds?: number): Promise<ExtractionHold>;
+  reserve(orgId: string, maxCredits: number, speechSeconds?: number, keyId?: string | null): Promise<ExtractionHold>;
 }
 
 /** The most credits a request can bill: the input's own bound, cut to the pages it asks for. */

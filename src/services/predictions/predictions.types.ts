@@ -18,6 +18,7 @@ import type { InputResolverDeps } from '../inputs/resolve-input';
 import type { ExtractionWallet } from './extraction-billing';
 import type { GenerateCommand } from './generate-command';
 import type { SkillRunner } from './skill-runner';
+import type { KeyModelCheck } from '../admin/key-model-check';
 
 export interface PredictionsServiceDeps {
   store: PredictionStore;
@@ -33,6 +34,8 @@ export interface PredictionsServiceDeps {
   wallet?: ExtractionWallet | null;
   /** Runs requests whose skills call for the agent runtime; without it they take the extraction engine's path. */
   skillRunner?: SkillRunner | null;
+  /** A key's allow-list of models (docs/admin.md), asked of the model a generate request names. */
+  checkKeyModel?: KeyModelCheck;
   enqueue: (id: string) => void;
   onFinished: (prediction: Prediction) => void;
   logger: Logger;

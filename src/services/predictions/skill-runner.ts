@@ -103,10 +103,11 @@ export interface SkillRunner {
     skills: readonly ParsedSkill[],
   ): Promise<StoredSkillRef[]>;
   /**
-   * Holds the run's budget on the organisation's wallet, as an execution's (minimum charge at least).
-   * @throws AppError 402 `insufficient_credits`.
+   * Holds the run's budget on the organisation's wallet, as an execution's (minimum charge at least), after the
+   * asking key's budget and the organisation's (`keyId`, docs/admin.md).
+   * @throws AppError 402 `insufficient_credits`, `key_budget_exceeded` or `org_budget_exceeded`.
    */
-  reserve(orgId: string, model: string): Promise<SkillRunHold>;
+  reserve(orgId: string, model: string, keyId?: string | null): Promise<SkillRunHold>;
   /**
    * Runs the job (program replay when the planner model allows it and a verified program exists, else the agent
    * loop), settles `hold` (or debits directly when null: a job resumed after a restart) and returns the response
