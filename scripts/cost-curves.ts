@@ -20,7 +20,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { enumSchema, longDescriptionSchema, manySchemasZip } from '../test/helpers/budget-inputs';
+import { enumSchema, heavySchema, longDescriptionSchema, manySchemasZip } from '../test/helpers/budget-inputs';
 import { frontMatterZip, selfReferencingSchema, stateGraphZip } from '../test/helpers/hostile-inputs';
 import { renderReceiptImage } from '../test/helpers/media-fixtures';
 
@@ -245,25 +245,6 @@ async function budgetRows(authorization: string, inlineChat: (zip: Buffer) => (u
       inlineChat(manySchemasZip(schemas, 200)),
     );
   }
-}
-
-/**
- * An object schema of `count` string properties with several keywords each: within the per-schema limits and
- * (up to ~1,900) the anonymous budget, and the most ajv compile time an anonymous request can ask for.
- */
-function heavySchema(count: number, tag: string): Record<string, unknown> {
-  const property = (i: number) => ({
-    type: 'string',
-    description: `${tag} field ${i}`,
-    format: 'date',
-    minLength: 1,
-    maxLength: 40,
-    pattern: '^[0-9-]+$',
-  });
-  return {
-    type: 'object',
-    properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}`, property(i)])),
-  };
 }
 
 /**

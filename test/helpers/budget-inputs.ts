@@ -35,3 +35,23 @@ export function manySchemasZip(schemas: number, properties: number): Buffer {
     ...Array.from({ length: schemas }, (_, i) => ({ name: `schemas/t${i}.json`, data: schema })),
   ]);
 }
+
+/**
+ * An object schema of `count` string properties with several keywords each (ajv generates code for every one):
+ * within the per-schema limits and (up to ~1,900) the anonymous budget, the most ajv compile time an anonymous
+ * request can ask for. The structure-pool suite and scripts/cost-curves.ts send it.
+ */
+export function heavySchema(count: number, tag: string): Record<string, unknown> {
+  const property = (i: number) => ({
+    type: 'string',
+    description: `${tag} field ${i}`,
+    format: 'date',
+    minLength: 1,
+    maxLength: 40,
+    pattern: '^[0-9-]+$',
+  });
+  return {
+    type: 'object',
+    properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}`, property(i)])),
+  };
+}

@@ -9,27 +9,11 @@
  * with 413 `work_budget_exceeded` naming `worker_ms`, the worker is replaced, the repeat is refused without new
  * work, and small schemas still compile in-line. Both backends (PRISM_TEST_BACKEND).
  */
-import { manySchemasZip } from '../helpers/budget-inputs';
+import { heavySchema, manySchemasZip } from '../helpers/budget-inputs';
 import { craftZip, skillMd } from '../helpers/crafted-zip';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 const MB = 1024 * 1024;
-
-/** An object schema of `count` string properties with several keywords each (ajv generates code for every one). */
-function heavySchema(count: number, tag: string): Record<string, unknown> {
-  const property = (i: number) => ({
-    type: 'string',
-    description: `${tag} field ${i}`,
-    format: 'date',
-    minLength: 1,
-    maxLength: 40,
-    pattern: '^[0-9-]+$',
-  });
-  return {
-    type: 'object',
-    properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}`, property(i)])),
-  };
-}
 
 const anonymousChat = (app: TestApp, schema: Record<string, unknown>) =>
   fetch(`${app.url}/v1/compat/chat/completions`, {
