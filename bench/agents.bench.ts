@@ -26,9 +26,9 @@ import { createToolRegistry, type ToolRegistry } from '../src/agents/tool-regist
 import { loadConfig } from '../src/config/config';
 import { startServer } from '../src/http-server';
 import { createLogger } from '../src/lib/logger';
-import { openDatabase } from '../src/stores/sqlite/database';
-import { createPostgresCheckpointer } from '../src/stores/postgres/graph-checkpoints';
-import { LeanSqliteSaver } from '../src/stores/sqlite/graph-checkpoints';
+import { openDatabase } from '../src/backend/sqlite/database';
+import { createPostgresCheckpointer } from '../src/backend/postgres/graph-checkpoints';
+import { LeanSqliteSaver } from '../src/backend/sqlite/graph-checkpoints';
 import { craftZip, skillMd } from '../test/helpers/crafted-zip';
 import type { GroupReport } from './harness';
 import { startScriptedUpstream } from '../test/helpers/scripted-upstream';

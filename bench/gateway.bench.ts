@@ -29,7 +29,7 @@ import { once } from 'node:events';
 import readline from 'node:readline';
 import { loadConfig } from '../src/config/config';
 import { priceCall } from '../src/metering/billing';
-import { createMemoryRateLimitStore } from '../src/metering/memory-stores';
+import { createMemoryRateLimitStore } from '../src/backend/local/metering-stores';
 import { createRateLimiter } from '../src/metering/rate-limiter';
 import { startServer } from '../src/http-server';
 

@@ -9,11 +9,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { postgresStores } from '../src/backend/postgres';
-import { sqliteStores } from '../src/backend/sqlite';
+import { postgresStores } from '../src/backend/postgres/records';
+import { sqliteStores } from '../src/backend/sqlite/records';
 import { defaultPredictionRequest, EMPTY_USAGE, type Prediction } from '../src/domain/prediction';
-import { createPool, migratePostgres, quoteIdent } from '../src/stores/postgres/database';
-import { openDatabase, type SqliteDatabase } from '../src/stores/sqlite/database';
+import { createPool, migratePostgres, quoteIdent } from '../src/backend/postgres/database';
+import { openDatabase, type SqliteDatabase } from '../src/backend/sqlite/database';
 import type { Stores } from '../src/stores/types';
 import type { BenchCase } from './harness';
 

@@ -16,8 +16,8 @@ import { defineTool, z, type PlannerModel, type ToolContext } from '../src/agent
 import { createToolRegistry } from '../src/agents/tool-registry';
 import { createLogger } from '../src/lib/logger';
 import { startTracing, tracingOn } from '../src/lib/tracing';
-import { openDatabase } from '../src/stores/sqlite/database';
-import { LeanSqliteSaver } from '../src/stores/sqlite/graph-checkpoints';
+import { openDatabase } from '../src/backend/sqlite/database';
+import { LeanSqliteSaver } from '../src/backend/sqlite/graph-checkpoints';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 

@@ -6,17 +6,17 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createFsBlobStore } from '../blobs/fs.blob-store';
-import type * as S3Module from '../blobs/s3.blob-store';
+import { createFsBlobStore } from './local/blob-store';
+import type * as S3Module from './s3/blob-store';
 import { parseS3BlobUrl } from '../blobs/s3-location';
 import type { BlobStore } from '../blobs/types';
 import type { Config } from '../config/config';
 import { closeAll } from '../lib/close-all';
 import type { Logger } from '../lib/logger';
-import { createMemorySharedState } from './memory-shared';
-import { createRedisSharedState } from './redis-shared';
-import { openPostgresRecords } from './postgres';
-import { openSqliteRecords } from './sqlite';
+import { createMemorySharedState } from './local/shared-state';
+import { createRedisSharedState } from './redis/shared-state';
+import { openPostgresRecords } from './postgres/records';
+import { openSqliteRecords } from './sqlite/records';
 import type { Backend, RecordsBackend, SharedState } from './types';
 
 export type { Backend, RecordsBackend, SharedState } from './types';
@@ -62,7 +62,7 @@ export function openBlobStore(location: string, config: Config): BlobStore {
 
 function loadS3(): typeof S3Module {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('../blobs/s3.blob-store') as typeof S3Module;
+  return require('./s3/blob-store') as typeof S3Module;
 }
 
 /** Queue, limits, guest spend and signals: process memory, or Redis when `PRISM_REDIS_URL` is set. */

@@ -4,7 +4,7 @@
  * container does not expose it); it is looked up by the stores object the backend built.
  */
 import type { Pool } from 'pg';
-import type { SqliteDatabase } from '../stores/sqlite/database';
+import type { SqliteDatabase } from './sqlite/database';
 import type { Stores } from '../stores/types';
 
 export type RawDatabase =

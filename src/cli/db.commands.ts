@@ -3,13 +3,13 @@
  * single-user install (SQLite file + blob folder) onto PostgreSQL with every record and blob verified.
  */
 import { parseArgs } from 'node:util';
-import { createFsBlobStore } from '../blobs/fs.blob-store';
+import { createFsBlobStore } from '../backend/local/blob-store';
 import { openBlobStore } from '../backend';
-import { copyToPostgres, type TableReport } from '../backend/copy-to-postgres';
+import { copyToPostgres, type TableReport } from './copy-to-postgres';
 import type { Config } from '../config/config';
-import { createPool, migratePostgres } from '../stores/postgres/database';
-import { createPostgresCheckpointer } from '../stores/postgres/graph-checkpoints';
-import { migrate as migrateSqlite, openDatabase } from '../stores/sqlite/database';
+import { createPool, migratePostgres } from '../backend/postgres/database';
+import { createPostgresCheckpointer } from '../backend/postgres/graph-checkpoints';
+import { migrate as migrateSqlite, openDatabase } from '../backend/sqlite/database';
 
 export const DB_COMMANDS: { name: string; usage: string; about: string }[] = [
   {

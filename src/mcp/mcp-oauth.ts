@@ -24,7 +24,7 @@ import {
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OrgPrincipal } from '../domain/account';
 import { clientAddressKey } from '../metering/caller-key';
-import { createMemoryRateLimitStore } from '../metering/memory-stores';
+import { createMemoryRateLimitStore } from '../backend/local/metering-stores';
 import { createRateLimiter } from '../metering/rate-limiter';
 import { InvalidApiKeyError } from '../domain/errors';
 import { MCP_SCOPE, OAuthGrantError } from '../domain/oauth';

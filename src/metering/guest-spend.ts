@@ -7,7 +7,7 @@
  * same port (`GuestSpendStore`, ports.ts); so do the amounts held by calls still running (`HoldStore`).
  */
 import { GuestSpendCapReachedError } from './metering-errors';
-import { createMemoryHoldStore } from './memory-stores';
+import { createMemoryHoldStore } from '../backend/local/metering-stores';
 import type { GuestSpendStore, HoldStore } from './ports';
 
 /** Who a guest is: the client address key and, when the browser sent one, its fingerprint. */

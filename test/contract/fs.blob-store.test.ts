@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { createFsBlobStore } from '../../src/blobs/fs.blob-store';
+import { createFsBlobStore } from '../../src/backend/local/blob-store';
 import { describeBlobStoreConformance } from './blob-store.conformance';
 
 describeBlobStoreConformance('local folder', async () => {

@@ -5,8 +5,8 @@
  * store closes are all written, each ledger row with the balance it left, with nothing left held.
  */
 import type pg from 'pg';
-import { createPool, migratePostgres } from '../../src/stores/postgres/database';
-import { createPostgresWalletStore, type PostgresWalletStore } from '../../src/stores/postgres/wallets.store';
+import { createPool, migratePostgres } from '../../src/backend/postgres/database';
+import { createPostgresWalletStore, type PostgresWalletStore } from '../../src/backend/postgres/wallets.store';
 import { describePostgres, dropTestSchema, TEST_DATABASE_URL, testSchemaName } from '../helpers/pg-schema';
 
 describePostgres('postgres wallet allowances', () => {

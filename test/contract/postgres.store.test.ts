@@ -3,7 +3,7 @@
  * the PostgreSQL backend promises: migrations recorded once under the advisory lock, also when replicas start at
  * once. Skips with one line unless PRISM_TEST_DATABASE_URL is set.
  */
-import { createPool, migratePostgres, migrationFiles } from '../../src/stores/postgres/database';
+import { createPool, migratePostgres, migrationFiles } from '../../src/backend/postgres/database';
 import { describePostgres, dropTestSchema, TEST_DATABASE_URL, testSchemaName } from '../helpers/pg-schema';
 import { describeRecordsConformance } from './records.conformance';
 import { describeSkillStoreConformance } from './skill-store.conformance';

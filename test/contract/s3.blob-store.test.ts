@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { parseS3BlobUrl } from '../../src/blobs/s3-location';
-import { createS3BlobStore, type S3BlobStoreOptions } from '../../src/blobs/s3.blob-store';
+import { createS3BlobStore, type S3BlobStoreOptions } from '../../src/backend/s3/blob-store';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server';
 import { describeBlobStoreConformance } from './blob-store.conformance';
 

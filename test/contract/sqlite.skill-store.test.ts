@@ -4,9 +4,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createSqliteAccountStore } from '../../src/stores/sqlite/accounts.store';
-import { openDatabase } from '../../src/stores/sqlite/database';
-import { createSqliteSkillStore } from '../../src/stores/sqlite/skills.store';
+import { createSqliteAccountStore } from '../../src/backend/sqlite/accounts.store';
+import { openDatabase } from '../../src/backend/sqlite/database';
+import { createSqliteSkillStore } from '../../src/backend/sqlite/skills.store';
 import { describeSkillStoreConformance } from './skill-store.conformance';
 
 describeSkillStoreConformance('sqlite', async () => {

@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createSqliteAccountStore } from '../../src/stores/sqlite/accounts.store';
-import { migrate, openDatabase } from '../../src/stores/sqlite/database';
-import { createSqliteWalletStore } from '../../src/stores/sqlite/wallets.store';
+import { createSqliteAccountStore } from '../../src/backend/sqlite/accounts.store';
+import { migrate, openDatabase } from '../../src/backend/sqlite/database';
+import { createSqliteWalletStore } from '../../src/backend/sqlite/wallets.store';
 import { describeRecordsConformance } from './records.conformance';
 import { openSqliteStores } from './store-backends';
 import { describeStoreConformance } from './store.conformance';

@@ -5,11 +5,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { postgresStores } from '../../src/backend/postgres';
-import { sqliteStores } from '../../src/backend/sqlite';
-import { createPool, migratePostgres } from '../../src/stores/postgres/database';
-import type { PostgresWalletStore } from '../../src/stores/postgres/wallets.store';
-import { openDatabase } from '../../src/stores/sqlite/database';
+import { postgresStores } from '../../src/backend/postgres/records';
+import { sqliteStores } from '../../src/backend/sqlite/records';
+import { createPool, migratePostgres } from '../../src/backend/postgres/database';
+import type { PostgresWalletStore } from '../../src/backend/postgres/wallets.store';
+import { openDatabase } from '../../src/backend/sqlite/database';
 import type { Stores } from '../../src/stores/types';
 import { dropTestSchema, TEST_DATABASE_URL, testSchemaName } from '../helpers/pg-schema';
 

@@ -3,7 +3,7 @@
  * `started <id>` when its handler begins, and never finishes one (it is killed with SIGKILL mid-job).
  * argv: redisUrl prefix queueName leaseMs
  */
-import { createBullmqJobQueue } from '../../src/jobs/bullmq.job-queue';
+import { createBullmqJobQueue } from '../../src/backend/redis/job-queue';
 import { createLogger } from '../../src/lib/logger';
 
 const [redisUrl = '', prefix = '', name = '', leaseMs = '1000'] = process.argv.slice(2);

@@ -5,7 +5,7 @@
  */
 import { rawDatabaseOf } from '../../src/backend/raw-database';
 import type { Container } from '../../src/container';
-import type { SqliteDatabase } from '../../src/stores/sqlite/database';
+import type { SqliteDatabase } from '../../src/backend/sqlite/database';
 
 export interface RawSql {
   dialect: 'sqlite' | 'postgres';

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { createAccountsService } from '../../src/services/accounts.service';
 import { createAdminSql } from '../../src/services/admin/admin-sql';
 import { createKeyPolicies, KeyBudgetExceededError, periodStartOf } from '../../src/services/admin/key-policies';
-import { sqliteStores } from '../../src/backend/sqlite';
-import { openDatabase, type SqliteDatabase } from '../../src/stores/sqlite/database';
+import { sqliteStores } from '../../src/backend/sqlite/records';
+import { openDatabase, type SqliteDatabase } from '../../src/backend/sqlite/database';
 
 describe('key budgets over time', () => {
   let dir: string;

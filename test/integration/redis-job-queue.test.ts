@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { createBullmqJobQueue } from '../../src/jobs/bullmq.job-queue';
+import { createBullmqJobQueue } from '../../src/backend/redis/job-queue';
 import type { JobDelivery, JobQueue } from '../../src/jobs/job-queue';
 import { createLogger } from '../../src/lib/logger';
 import { deleteKeys, describeWithRedis, uniquePrefix } from '../helpers/redis';

@@ -11,7 +11,7 @@ import {
   createRedisHoldStore,
   createRedisPayerLock,
   createRedisRateLimitStore,
-} from '../../src/metering/redis-stores';
+} from '../../src/backend/redis/metering-stores';
 import { deleteKeys, describeWithRedis, uniquePrefix } from '../helpers/redis';
 
 describeWithRedis('metering on Redis', (redisUrl) => {

@@ -8,7 +8,7 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import type { RawDatabase } from '../../backend/raw-database';
-import { withTransaction } from '../../stores/postgres/database';
+import { withTransaction } from '../../backend/postgres/database';
 import { createKeyedMutex } from '../../lib/keyed-mutex';
 
 export type SqlRow = Record<string, unknown>;

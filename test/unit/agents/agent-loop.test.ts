@@ -9,8 +9,8 @@ import { compileProgram, resolveValue } from '../../../src/agents/program/progra
 import { defineTool, z, type PlannerModel, type PlanStep, type ToolContext } from '../../../src/agents/sdk';
 import { createToolRegistry } from '../../../src/agents/tool-registry';
 import { createLogger } from '../../../src/lib/logger';
-import { openDatabase } from '../../../src/stores/sqlite/database';
-import { LeanSqliteSaver } from '../../../src/stores/sqlite/graph-checkpoints';
+import { openDatabase } from '../../../src/backend/sqlite/database';
+import { LeanSqliteSaver } from '../../../src/backend/sqlite/graph-checkpoints';
 
 const upper = defineTool({
   name: 'upper_text',

@@ -5,8 +5,8 @@
  */
 import { emptyCheckpoint, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import { openDatabase } from '../../../src/stores/sqlite/database';
-import { LeanSqliteSaver } from '../../../src/stores/sqlite/graph-checkpoints';
+import { openDatabase } from '../../../src/backend/sqlite/database';
+import { LeanSqliteSaver } from '../../../src/backend/sqlite/graph-checkpoints';
 
 const thread = (id: string) => ({ configurable: { thread_id: id, checkpoint_ns: '' } });
 

@@ -11,8 +11,8 @@ import { defineTool, z } from '../../../src/agents/sdk';
 import { createToolRegistry } from '../../../src/agents/tool-registry';
 import { createLogger } from '../../../src/lib/logger';
 import { TextQueue } from '../../../src/lib/text-queue';
-import { openDatabase } from '../../../src/stores/sqlite/database';
-import { LeanSqliteSaver } from '../../../src/stores/sqlite/graph-checkpoints';
+import { openDatabase } from '../../../src/backend/sqlite/database';
+import { LeanSqliteSaver } from '../../../src/backend/sqlite/graph-checkpoints';
 
 const long = (word: string): string => `${word} `.repeat(Math.ceil(HOLD_BACK_CHARS / (word.length + 1)) + 1);
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { createFsBlobStore } from '../../../src/blobs/fs.blob-store';
+import { createFsBlobStore } from '../../../src/backend/local/blob-store';
 import { PayloadTooLargeError } from '../../../src/domain/errors';
 
 describe('fs blob store', () => {

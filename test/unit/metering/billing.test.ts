@@ -1,6 +1,6 @@
 import { createBiller, priceCall, type Payer } from '../../../src/metering/billing';
 import { createGuestSpendGuard } from '../../../src/metering/guest-spend';
-import { createMemoryGuestSpendStore, createMemoryHoldStore } from '../../../src/metering/memory-stores';
+import { createMemoryGuestSpendStore, createMemoryHoldStore } from '../../../src/backend/local/metering-stores';
 import type { WalletStore } from '../../../src/stores/types';
 
 /**

@@ -1,4 +1,4 @@
-import { createMemoryRateLimitStore } from '../../../src/metering/memory-stores';
+import { createMemoryRateLimitStore } from '../../../src/backend/local/metering-stores';
 import { createRateLimiter, rateLimitHeaders, type RateLimitDecision } from '../../../src/metering/rate-limiter';
 
 /** 2026-01-01T00:00:00Z: on a minute and hour boundary, so window arithmetic is easy to read. */

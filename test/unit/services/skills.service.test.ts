@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { createFsBlobStore } from '../../../src/blobs/fs.blob-store';
+import { createFsBlobStore } from '../../../src/backend/local/blob-store';
 import type { Principal } from '../../../src/domain/account';
 import { InvalidSkillBundleError, NotFoundError } from '../../../src/domain/errors';
 import { createKeyedMutex } from '../../../src/lib/keyed-mutex';
@@ -16,9 +16,9 @@ import { createSkillAuthor } from '../../../src/services/skills/skill-authoring'
 import { DEFAULT_BUNDLE_LIMITS } from '../../../src/services/skills/skill-bundle';
 import { zipFiles } from '../../../src/services/skills/skill-pack';
 import { createSkillsService, type SkillsService } from '../../../src/services/skills/skills.service';
-import { createSqliteAccountStore } from '../../../src/stores/sqlite/accounts.store';
-import { openDatabase, type SqliteDatabase } from '../../../src/stores/sqlite/database';
-import { createSqliteSkillStore } from '../../../src/stores/sqlite/skills.store';
+import { createSqliteAccountStore } from '../../../src/backend/sqlite/accounts.store';
+import { openDatabase, type SqliteDatabase } from '../../../src/backend/sqlite/database';
+import { createSqliteSkillStore } from '../../../src/backend/sqlite/skills.store';
 import { craftZip, skillMd } from '../../helpers/crafted-zip';
 
 const user = (orgId: string): Principal => ({

@@ -6,8 +6,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startBackgroundCheckpoints } from '../../../src/stores/sqlite/background-checkpoints';
-import { openDatabase, type SqliteDatabase } from '../../../src/stores/sqlite/database';
+import { startBackgroundCheckpoints } from '../../../src/backend/sqlite/background-checkpoints';
+import { openDatabase, type SqliteDatabase } from '../../../src/backend/sqlite/database';
 
 describe('background WAL checkpoints', () => {
   let dir: string;
@@ -57,7 +57,7 @@ describe('background WAL checkpoints', () => {
 
   it('keeps a process alive until it has stopped, so the steps after it (closing the database) still run', () => {
     // A process whose last handle is the (unref'd) worker: before the fix it exited inside stop(), printing nothing.
-    const modules = path.resolve(__dirname, '../../../src/stores/sqlite');
+    const modules = path.resolve(__dirname, '../../../src/backend/sqlite');
     const script = `
       const { openDatabase } = require(${JSON.stringify(path.join(modules, 'database'))});
       const { startBackgroundCheckpoints } = require(${JSON.stringify(path.join(modules, 'background-checkpoints'))});

@@ -1,0 +1,28 @@
+/**
+ * Shared state for one process: the in-process job queue, in-memory limit windows, guest spend and holds, an
+ * in-process payer lane and signal bus. Right for SQLite installs (one serving process); several replicas need the
+ * Redis implementation of the same slots (redis-shared.ts).
+ */
+import { createJobQueue } from '../../jobs/job-queue';
+import { createKeyedMutex } from '../../lib/keyed-mutex';
+import {
+  createMemoryGuestSpendStore,
+  createMemoryHoldStore,
+  createMemoryRateLimitStore,
+} from './metering-stores';
+import { createLocalSignalBus } from '../../signals/signal-bus';
+import type { SharedState } from '../types';
+
+export function createMemorySharedState(): SharedState {
+  const signals = createLocalSignalBus();
+  return {
+    sharedAcrossReplicas: false,
+    createJobQueue: (options) => createJobQueue(options),
+    rateLimitStore: () => createMemoryRateLimitStore(),
+    guestSpendStore: () => createMemoryGuestSpendStore(),
+    guestHolds: createMemoryHoldStore(),
+    payerLock: createKeyedMutex(),
+    signals,
+    closers: [{ name: 'signals', run: () => signals.close() }],
+  };
+}

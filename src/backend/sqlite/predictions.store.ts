@@ -1,0 +1,167 @@
+/**
+ * SQLite PredictionStore: prediction records, the blobs their inputs live in, and webhook delivery outcomes.
+ *
+ * Status changes are compare-and-set (`WHERE status IN (...)`), so a job runner and a restart sweep can never
+ * both move the same record.
+ */
+import { type Prediction, type PredictionInput, type PredictionKind, type Status } from '../../domain/prediction';
+import type { PredictionStore, StoredBytes, WebhookDelivery } from '../../stores/types';
+import { createBlobRecorder } from './blob-rows';
+import type { SqliteDatabase } from './database';
+import { transitionRow } from './status-update';
+
+export interface PredictionRow {
+  id: string;
+  org_id: string;
+  kind: PredictionKind;
+  model: string;
+  domain: string | null;
+  status: Status;
+  request_json: string;
+  inputs_json: string;
+  response_json: string | null;
+  usage_json: string;
+  error_message: string | null;
+  callback_url: string | null;
+  attempts: number;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface DeliveryRow {
+  prediction_id: string;
+  url: string;
+  attempt: number;
+  status_code: number | null;
+  outcome: WebhookDelivery['outcome'];
+  error: string | null;
+  created_at: string;
+}
+
+export const toPrediction = (r: PredictionRow): Prediction => ({
+  id: r.id,
+  orgId: r.org_id,
+  kind: r.kind,
+  model: r.model,
+  domain: r.domain,
+  status: r.status,
+  request: JSON.parse(r.request_json) as Prediction['request'],
+  inputs: JSON.parse(r.inputs_json) as PredictionInput[],
+  response: r.response_json === null ? null : (JSON.parse(r.response_json) as unknown),
+  usage: JSON.parse(r.usage_json) as Prediction['usage'],
+  errorMessage: r.error_message,
+  callbackUrl: r.callback_url,
+  attempts: r.attempts,
+  createdAt: new Date(r.created_at),
+  completedAt: r.completed_at ? new Date(r.completed_at) : null,
+});
+
+export function createSqlitePredictionStore(db: SqliteDatabase): PredictionStore {
+  const recordBlob = createBlobRecorder(db);
+  const insertRow = db.prepare(
+    `INSERT INTO predictions (id, org_id, kind, model, domain, status, request_json, inputs_json, response_json,
+                              usage_json, error_message, callback_url, attempts, created_at, updated_at, completed_at)
+     VALUES (@id, @org_id, @kind, @model, @domain, @status, @request_json, @inputs_json, @response_json,
+             @usage_json, @error_message, @callback_url, @attempts, @created_at, @created_at, @completed_at)`,
+  );
+  const insertInput = db.prepare(
+    'INSERT INTO prediction_inputs (prediction_id, position, sha256, content_type, filename) VALUES (?, ?, ?, ?, ?)',
+  );
+  const byOrgAndId = db.prepare<[string, string], PredictionRow>(
+    'SELECT * FROM predictions WHERE org_id = ? AND id = ?',
+  );
+  const byId = db.prepare<[string], PredictionRow>('SELECT * FROM predictions WHERE id = ?');
+  const page = db.prepare<[string, number, number], PredictionRow>(
+    'SELECT * FROM predictions WHERE org_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?',
+  );
+  const unfinished = db.prepare<[], PredictionRow>(
+    `SELECT * FROM predictions WHERE status IN ('pending', 'enqueued', 'running') ORDER BY created_at, rowid`,
+  );
+  const insertDelivery = db.prepare(
+    `INSERT INTO webhook_deliveries (prediction_id, url, attempt, status_code, outcome, error, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const deliveries = db.prepare<[string], DeliveryRow>(
+    'SELECT * FROM webhook_deliveries WHERE prediction_id = ? ORDER BY id',
+  );
+
+  const insertTx = db.transaction((p: Prediction, bytes: StoredBytes[]) => {
+    const now = new Date().toISOString();
+    for (const b of bytes) recordBlob(b, now);
+    insertRow.run({
+      id: p.id,
+      org_id: p.orgId,
+      kind: p.kind,
+      model: p.model,
+      domain: p.domain,
+      status: p.status,
+      request_json: JSON.stringify(p.request),
+      inputs_json: JSON.stringify(p.inputs),
+      response_json: p.response === null || p.response === undefined ? null : JSON.stringify(p.response),
+      usage_json: JSON.stringify(p.usage),
+      error_message: p.errorMessage,
+      callback_url: p.callbackUrl,
+      attempts: p.attempts,
+      created_at: p.createdAt.toISOString(),
+      completed_at: p.completedAt?.toISOString() ?? null,
+    });
+    p.inputs.forEach((input, position) =>
+      insertInput.run(p.id, position, input.sha256, input.contentType, input.filename),
+    );
+  });
+
+  return {
+    async insert(prediction, inputBytes) {
+      insertTx(prediction, inputBytes);
+      return prediction;
+    },
+    async get(orgId, id) {
+      const row = byOrgAndId.get(orgId, id);
+      return row ? toPrediction(row) : null;
+    },
+    async getById(id) {
+      const row = byId.get(id);
+      return row ? toPrediction(row) : null;
+    },
+    async list(orgId, { skip, limit }) {
+      return page.all(orgId, limit, skip).map(toPrediction);
+    },
+    async transition(id, from, to, update = {}, claim) {
+      const row = transitionRow<PredictionRow>(
+        db,
+        'predictions',
+        { id, from, to, claim },
+        {
+          response_json:
+            'response' in update
+              ? update.response === null || update.response === undefined
+                ? null
+                : JSON.stringify(update.response)
+              : undefined,
+          usage_json: update.usage ? JSON.stringify(update.usage) : undefined,
+          error_message: 'errorMessage' in update ? (update.errorMessage ?? null) : undefined,
+          completed_at: 'completedAt' in update ? (update.completedAt?.toISOString() ?? null) : undefined,
+          attempts: update.attempts,
+        },
+      );
+      return row ? toPrediction(row) : null;
+    },
+    async unfinished() {
+      return unfinished.all().map(toPrediction);
+    },
+    async recordDelivery(d) {
+      insertDelivery.run(d.predictionId, d.url, d.attempt, d.statusCode, d.outcome, d.error, d.createdAt.toISOString());
+    },
+    async deliveries(predictionId) {
+      return deliveries.all(predictionId).map((r) => ({
+        predictionId: r.prediction_id,
+        url: r.url,
+        attempt: r.attempt,
+        statusCode: r.status_code,
+        outcome: r.outcome,
+        error: r.error,
+        createdAt: new Date(r.created_at),
+      }));
+    },
+  };
+}
