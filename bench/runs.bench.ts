@@ -16,7 +16,7 @@
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { createLocalSignalBus } from '../src/signals/signal-bus';
+import { createLocalSignalBus } from '../src/backend/local/signal-bus';
 import { startPlannerApp } from './agents.bench';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;

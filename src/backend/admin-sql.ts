@@ -1,5 +1,6 @@
 /**
- * The operator API's records (migration 026) on either database, with one set of SQL.
+ * The operator API's records (migration 026) on either database, with one set of SQL (the interface the admin
+ * services see is src/stores/types/admin-sql.ts).
  *
  * The tables are Prism's own and use only the portable subset (TEXT ids, ISO-8601 text timestamps, integer
  * micro-dollars), so each query is written once with `?` placeholders and numbered for PostgreSQL. `exclusive` runs
@@ -7,22 +8,10 @@
  * on it), a keyed mutex on SQLite (one serving process).
  */
 import type { Pool, PoolClient } from 'pg';
-import type { RawDatabase } from '../../backend/raw-database';
-import { withTransaction } from '../../backend/postgres/database';
-import { createKeyedMutex } from '../../lib/keyed-mutex';
-
-export type SqlRow = Record<string, unknown>;
-
-/** Runs one statement; `all` answers its rows (RETURNING included). */
-export interface SqlQuery {
-  all(sql: string, params?: unknown[]): Promise<SqlRow[]>;
-  run(sql: string, params?: unknown[]): Promise<number>;
-}
-
-export interface AdminSql extends SqlQuery {
-  /** Runs `work` alone for `lockKey` (a key id), its statements in one transaction on PostgreSQL. */
-  exclusive<T>(lockKey: string, lockSql: string, work: (q: SqlQuery) => Promise<T>): Promise<T>;
-}
+import { createKeyedMutex } from '../lib/keyed-mutex';
+import type { AdminSql, SqlQuery, SqlRow } from '../stores/types/admin-sql';
+import { withTransaction } from './postgres/database';
+import type { RawDatabase } from './raw-database';
 
 /** `?` placeholders as PostgreSQL's `$1, $2, …` (no query here has a literal question mark). */
 const numbered = (sql: string): string => {
@@ -81,9 +70,3 @@ export function createAdminSql(raw: RawDatabase): AdminSql {
   };
   return { ...q, exclusive: (lockKey, _lockSql, work) => mutex.run(lockKey, () => work(q)) };
 }
-
-/** A BIGINT column (a string from `pg`) or an INTEGER one as a number; null stays null. */
-export const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
-
-/** A text column as a string (anything else a driver could answer is serialised, never `[object Object]`). */
-export const str = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));

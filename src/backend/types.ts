@@ -36,8 +36,8 @@ export interface RecordsBackend {
 
 /**
  * State several processes must share to agree: the job queue, the limit windows, the guests' spend and holds, the
- * payer lane and the signals between replicas. In memory by default (memory-shared.ts); on Redis with
- * `PRISM_REDIS_URL` (redis-shared.ts).
+ * payer lane and the signals between replicas. In memory by default (backend/local/shared-state.ts); on Redis with
+ * `PRISM_REDIS_URL` (backend/redis/shared-state.ts).
  */
 export interface SharedState {
   /** True when other replicas share this state (Redis): running work then belongs to the replica holding it. */

@@ -3,7 +3,7 @@
  *
  * Bytes are addressed by sha256, so identical uploads share one blob. A write is all-or-nothing: a crash leaves
  * at most a temporary part that the next start removes, never a half-written blob. Two implementations: a local
- * folder (fs.blob-store.ts, the default) and an S3-compatible bucket (s3.blob-store.ts, `PRISM_BLOB_URL=s3://…`);
+ * folder (src/backend/local/blob-store.ts, the default) and an S3-compatible bucket (src/backend/s3/blob-store.ts, `PRISM_BLOB_URL=s3://…`);
  * both pass test/contract/blob-store.conformance.ts.
  */
 import type { Readable } from 'node:stream';

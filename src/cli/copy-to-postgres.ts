@@ -12,10 +12,9 @@
  * the command refuses while such executions exist, so finish or cancel them first.
  */
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
 import type { BlobStore } from '../blobs/types';
 import type { SqliteDatabase } from '../backend/sqlite/database';
-import { quoteIdent } from '../backend/postgres/database';
+import { quoteIdent, type PgPool } from '../backend/postgres/database';
 
 /** Every table Prism keeps, parents before children (foreign keys), with its primary key. */
 export const COPIED_TABLES: readonly { name: string; key: readonly string[] }[] = [
@@ -78,7 +77,7 @@ interface ColumnInfo {
   identity: boolean;
 }
 
-async function targetColumns(pool: pg.Pool, table: string): Promise<Map<string, ColumnInfo>> {
+async function targetColumns(pool: PgPool, table: string): Promise<Map<string, ColumnInfo>> {
   const { rows } = await pool.query<{ column_name: string; data_type: string; is_identity: string }>(
     `SELECT column_name, data_type, is_identity FROM information_schema.columns
       WHERE table_schema = current_schema() AND table_name = $1`,
@@ -128,7 +127,7 @@ function addRow(sum: bigint, normalised: string): bigint {
   return (sum + digest.readBigUInt64BE(0)) & 0xffff_ffff_ffff_ffffn;
 }
 
-async function copyTable(source: SqliteDatabase, pool: pg.Pool, table: string): Promise<TableReport> {
+async function copyTable(source: SqliteDatabase, pool: PgPool, table: string): Promise<TableReport> {
   const target = await targetColumns(pool, table);
   if (target.size === 0) throw new Error(`the target schema has no table ${table}: run prism db migrate on it`);
   const sourceNames = (source.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
@@ -227,7 +226,7 @@ async function copyBlobs(source: SqliteDatabase, from: BlobStore, to: BlobStore)
  */
 export async function copyToPostgres(
   source: SqliteDatabase,
-  pool: pg.Pool,
+  pool: PgPool,
   blobs: { from: BlobStore; to: BlobStore } | null,
   onTable: (report: TableReport) => void = () => undefined,
 ): Promise<CopyReport> {

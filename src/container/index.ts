@@ -24,7 +24,7 @@ import { createLogger, type Logger } from '../lib/logger';
 import { createUrlSigner } from '../lib/url-signer';
 import { createAccountsService, type AccountsService, type CreatedKey } from '../services/accounts.service';
 import { createAuthService, type AuthService } from '../services/auth.service';
-import { createAdminSql } from '../services/admin/admin-sql';
+import { createAdminSql } from '../backend/admin-sql';
 import { createAdminService, type AdminService } from '../services/admin/admin.service';
 import { withKeyBudgets } from '../services/admin/key-budget-biller';
 import { createKeyPolicies } from '../services/admin/key-policies';

@@ -2,12 +2,11 @@
  * The guest playground's daily spend cap: $0.50 per day per client IP and, separately, per browser fingerprint.
  *
  * Either counter can block. Days are UTC calendar days; a counter from an earlier day counts as zero, and the
- * memory store (memory-stores.ts) drops all of yesterday's counters at the first call of a new day, so it holds at
+ * memory store (src/backend/local/metering-stores.ts) drops all of yesterday's counters at the first call of a new day, so it holds at
  * most one day of guests. A shared store (Redis `INCRBY` on `guest:<day>:<key>` with a two-day `EXPIRE`) fits the
  * same port (`GuestSpendStore`, ports.ts); so do the amounts held by calls still running (`HoldStore`).
  */
 import { GuestSpendCapReachedError } from './metering-errors';
-import { createMemoryHoldStore } from '../backend/local/metering-stores';
 import type { GuestSpendStore, HoldStore } from './ports';
 
 /** Who a guest is: the client address key and, when the browser sent one, its fingerprint. */
@@ -34,14 +33,14 @@ export const GUEST_DAILY_CAP_MICROS = 500_000;
 
 export function createGuestSpendGuard(
   store: GuestSpendStore,
-  options: { capMicros?: number; upgradeHint?: string; holds?: HoldStore } = {},
+  options: { capMicros?: number; upgradeHint?: string; holds: HoldStore },
 ): GuestSpendGuard {
   const cap = options.capMicros ?? GUEST_DAILY_CAP_MICROS;
   const hint = options.upgradeHint ?? 'Sign up for an API key to keep going.';
   const keysOf = (g: GuestIdentity): string[] =>
     g.fingerprint ? [`ip:${g.clientIp}`, `fp:${g.fingerprint}`] : [`ip:${g.clientIp}`];
   /** Micro-dollars held per counter key by calls still running. */
-  const holds = options.holds ?? createMemoryHoldStore();
+  const holds = options.holds;
   return {
     async hold(guest, micros, nowMs = Date.now()) {
       const keys = keysOf(guest);

@@ -1,5 +1,5 @@
 /**
- * The ports of metering: where its state lives. Each has a one-replica implementation in memory-stores.ts; a shared
+ * The ports of metering: where its state lives. Each has a one-replica implementation in src/backend/local/metering-stores.ts; a shared
  * implementation (Redis, PostgreSQL) fills the same interface so that several replicas meter as one. What each
  * port must keep atomic is said on it.
  *

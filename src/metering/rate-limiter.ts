@@ -8,7 +8,7 @@
  *
  * The store (the `RateLimitStore` port of ports.ts) does one atomic check-and-increment over every window of a
  * caller: either each window has room and each is counted, or nothing is counted. Rejected calls do not count. The
- * one-replica store is in memory-stores.ts.
+ * one-replica store is in src/backend/local/metering-stores.ts.
  */
 import type { RateLimitStore, RateWindow, WindowName, WindowState } from './ports';
 

@@ -28,7 +28,7 @@ describe('sqlite migrations', () => {
       expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
       const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all();
       const files = fs
-        .readdirSync(path.join(__dirname, '..', '..', 'src', 'stores', 'sqlite', 'migrations'))
+        .readdirSync(path.join(__dirname, '..', '..', 'src', 'backend', 'sqlite', 'migrations'))
         .map((name) => Number(/^(\d+)_.*\.sql$/.exec(name)?.[1]))
         .filter(Number.isInteger)
         .sort((a, b) => a - b);

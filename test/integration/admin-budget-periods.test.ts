@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createAccountsService } from '../../src/services/accounts.service';
-import { createAdminSql } from '../../src/services/admin/admin-sql';
+import { createAdminSql } from '../../src/backend/admin-sql';
 import { createKeyPolicies, KeyBudgetExceededError, periodStartOf } from '../../src/services/admin/key-policies';
 import { sqliteStores } from '../../src/backend/sqlite/records';
 import { openDatabase, type SqliteDatabase } from '../../src/backend/sqlite/database';

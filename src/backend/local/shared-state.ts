@@ -1,16 +1,12 @@
 /**
  * Shared state for one process: the in-process job queue, in-memory limit windows, guest spend and holds, an
  * in-process payer lane and signal bus. Right for SQLite installs (one serving process); several replicas need the
- * Redis implementation of the same slots (redis-shared.ts).
+ * Redis implementation of the same slots (src/backend/redis/shared-state.ts).
  */
-import { createJobQueue } from '../../jobs/job-queue';
+import { createJobQueue } from './job-queue';
 import { createKeyedMutex } from '../../lib/keyed-mutex';
-import {
-  createMemoryGuestSpendStore,
-  createMemoryHoldStore,
-  createMemoryRateLimitStore,
-} from './metering-stores';
-import { createLocalSignalBus } from '../../signals/signal-bus';
+import { createMemoryGuestSpendStore, createMemoryHoldStore, createMemoryRateLimitStore } from './metering-stores';
+import { createLocalSignalBus } from './signal-bus';
 import type { SharedState } from '../types';
 
 export function createMemorySharedState(): SharedState {

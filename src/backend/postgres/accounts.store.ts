@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { ApiKeyRecord, Organisation, User } from '../../domain/account';
-import { toKey, toOrg, toUser, type KeyRow, type OrgRow, type UserRow } from '../sqlite/accounts.store';
+import { toKey, toOrg, toUser, type KeyRow, type OrgRow, type UserRow } from '../../stores/rows/accounts.rows';
 import type { AccountStore, KeyOwner } from '../../stores/types';
 import { withTransaction } from './database';
 

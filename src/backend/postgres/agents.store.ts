@@ -4,7 +4,7 @@
  */
 import type pg from 'pg';
 import type { SkillProgram } from '../../domain/execution';
-import { toAgent, type AgentRow, type ProgramRow } from '../sqlite/agents.store';
+import { toAgent, type AgentRow, type ProgramRow } from '../../stores/rows/agents.rows';
 import type { AgentStore, ProgramStore } from '../../stores/types/execution';
 
 export function createPostgresAgentStore(pool: pg.Pool): AgentStore {

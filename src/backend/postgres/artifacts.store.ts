@@ -3,7 +3,7 @@
  * scoped by organisation and by an execution or a session.
  */
 import type pg from 'pg';
-import { toArtifact, type ArtifactRow } from '../sqlite/artifacts.store';
+import { toArtifact, type ArtifactRow } from '../../stores/rows/artifacts.rows';
 import type { ArtifactScope, ArtifactStore } from '../../stores/types/artifact';
 import { recordBlob } from './blob-rows';
 import { withTransaction } from './database';

@@ -3,7 +3,7 @@
  * row first, so two replicas appending to one thread at once number their messages one after the other.
  */
 import type pg from 'pg';
-import { toMessage, toThread, type MessageRow, type ThreadRow } from '../sqlite/chats.store';
+import { toMessage, toThread, type MessageRow, type ThreadRow } from '../../stores/rows/chats.rows';
 import type { ChatStore } from '../../stores/types/chat';
 import { withTransaction } from './database';
 

@@ -66,6 +66,9 @@ export function createPool(options: PostgresOptions): pg.Pool {
   return pool;
 }
 
+/** The pool type, for the callers above the backend (the copy tool) that must not import the driver. */
+export type PgPool = pg.Pool;
+
 /** Anything `query` runs on: the pool, or one client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
 

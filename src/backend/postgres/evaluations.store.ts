@@ -4,7 +4,14 @@
  */
 import type pg from 'pg';
 import type { EvaluationItem } from '../../domain/evaluation';
-import { toItem, toRun, toSourceItem, type ItemRow, type RunRow, type SourceRow } from '../sqlite/evaluations.store';
+import {
+  toItem,
+  toRun,
+  toSourceItem,
+  type ItemRow,
+  type RunRow,
+  type SourceRow,
+} from '../../stores/rows/evaluations.rows';
 import type { EvaluationStore, SourceQuery } from '../../stores/types/evaluation';
 import { withTransaction } from './database';
 

@@ -4,7 +4,7 @@
  * waiting) can never overwrite a finished record.
  */
 import type pg from 'pg';
-import { toExecution, type DeliveryRow, type ExecutionRow } from '../sqlite/executions.store';
+import { toExecution, type DeliveryRow, type ExecutionRow } from '../../stores/rows/executions.rows';
 import type { ExecutionStore } from '../../stores/types/execution';
 import { jsonOrNull, progressRow, transitionRow } from './status-update';
 

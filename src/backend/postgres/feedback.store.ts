@@ -2,7 +2,7 @@
  * PostgreSQL FeedbackStore: feedback on predictions, executions and chats, read newest first per entity.
  */
 import type pg from 'pg';
-import { toFeedback, type FeedbackRow } from '../sqlite/feedback.store';
+import { toFeedback, type FeedbackRow } from '../../stores/rows/feedback.rows';
 import type { FeedbackStore } from '../../stores/types';
 import { jsonOrNull } from './status-update';
 

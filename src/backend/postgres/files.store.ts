@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { toFile, type FileRow } from '../sqlite/files.store';
+import { toFile, type FileRow } from '../../stores/rows/files.rows';
 import type { FileStore, NewFile, StoredBytes } from '../../stores/types';
 import { recordBlob, releaseBlob } from './blob-rows';
 import { withTransaction, type Queryable } from './database';

@@ -4,7 +4,7 @@
  * first, re-reads the row, no longer matches and changes nothing.
  */
 import type pg from 'pg';
-import { toCronRecord, type LangGraphCronRow } from '../sqlite/langgraph-crons.store';
+import { toCronRecord, type LangGraphCronRow } from '../../stores/rows/langgraph-crons.rows';
 import type { LangGraphCronStore } from '../../stores/types';
 
 export function createPostgresCronStore(pool: pg.Pool): LangGraphCronStore {

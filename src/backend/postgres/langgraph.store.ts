@@ -3,7 +3,7 @@
  * first within a parent (seq), scoped by organisation.
  */
 import type pg from 'pg';
-import { likePrefix, toLangGraphDoc, vectorBytes, type LangGraphDocRow } from '../sqlite/langgraph.store';
+import { likePrefix, toLangGraphDoc, vectorBytes, type LangGraphDocRow } from '../../stores/rows/langgraph.rows';
 import type { LangGraphStore } from '../../stores/types';
 import { createPostgresCronStore } from './langgraph-crons.store';
 

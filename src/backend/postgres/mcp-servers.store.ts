@@ -6,7 +6,7 @@ import {
   oauthUpdateValues,
   toMcpServer,
   type McpServerRow,
-} from '../sqlite/mcp-servers.store';
+} from '../../stores/rows/mcp-servers.rows';
 import type { McpServerStore } from '../../stores/types/mcp-server';
 
 export function createPostgresMcpServerStore(pool: pg.Pool): McpServerStore {

@@ -16,7 +16,7 @@ import {
   type CodeRow,
   type RequestRow,
   type TokenRow,
-} from '../sqlite/oauth.store';
+} from '../../stores/rows/oauth.rows';
 import type { OAuthStore } from '../../stores/types';
 import { withTransaction } from './database';
 

@@ -4,7 +4,7 @@
  * move the same record.
  */
 import type pg from 'pg';
-import { toPrediction, type DeliveryRow, type PredictionRow } from '../sqlite/predictions.store';
+import { toPrediction, type DeliveryRow, type PredictionRow } from '../../stores/rows/predictions.rows';
 import type { PredictionStore } from '../../stores/types';
 import { recordBlob } from './blob-rows';
 import { withTransaction } from './database';

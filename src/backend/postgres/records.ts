@@ -11,13 +11,7 @@ import { createPostgresAccountStore } from './accounts.store';
 import { createPostgresAgentStore, createPostgresProgramStore } from './agents.store';
 import { createPostgresArtifactStore } from './artifacts.store';
 import { createPostgresChatStore } from './chats.store';
-import {
-  appliedMigrations,
-  createPool,
-  migratePostgres,
-  migrationFiles,
-  withAdvisoryLock,
-} from './database';
+import { appliedMigrations, createPool, migratePostgres, migrationFiles, withAdvisoryLock } from './database';
 import { createPostgresEvaluationStore } from './evaluations.store';
 import { createPostgresExecutionStore } from './executions.store';
 import { createPostgresFeedbackStore } from './feedback.store';

@@ -4,7 +4,7 @@
  * are one version: the unique index decides, so two replicas uploading them at once still make one.
  */
 import type pg from 'pg';
-import { toSkill, type SkillRow } from '../sqlite/skills.store';
+import { toSkill, type SkillRow } from '../../stores/rows/skills.rows';
 import type { SkillOrder, SkillStore } from '../../stores/types';
 import { recordBlob } from './blob-rows';
 import { withTransaction } from './database';

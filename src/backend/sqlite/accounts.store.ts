@@ -7,58 +7,11 @@
  * the server runs) committed to the file.
  */
 import { randomUUID } from 'node:crypto';
-import type { ApiKeyRecord, Organisation, OrganisationKind, Tier, User } from '../../domain/account';
+import type { ApiKeyRecord, Organisation, User } from '../../domain/account';
 import type { AccountStore, KeyOwner } from '../../stores/types';
 import type { SqliteDatabase } from './database';
 import { watchOtherCommits } from './other-commits';
-
-export interface OrgRow {
-  id: string;
-  name: string;
-  tier: Tier;
-  kind: OrganisationKind;
-  created_at: string;
-}
-export interface UserRow {
-  id: string;
-  org_id: string;
-  name: string;
-  is_superuser: number;
-  created_at: string;
-}
-export interface KeyRow {
-  id: string;
-  org_id: string;
-  user_id: string;
-  name: string;
-  prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-export const toOrg = (r: OrgRow): Organisation => ({
-  id: r.id,
-  name: r.name,
-  tier: r.tier,
-  kind: r.kind,
-  createdAt: new Date(r.created_at),
-});
-export const toUser = (r: UserRow): User => ({
-  id: r.id,
-  orgId: r.org_id,
-  name: r.name,
-  isSuperuser: r.is_superuser === 1,
-  createdAt: new Date(r.created_at),
-});
-export const toKey = (r: KeyRow): ApiKeyRecord => ({
-  id: r.id,
-  orgId: r.org_id,
-  userId: r.user_id,
-  name: r.name,
-  prefix: r.prefix,
-  createdAt: new Date(r.created_at),
-  revokedAt: r.revoked_at ? new Date(r.revoked_at) : null,
-});
+import { type UserRow, type OrgRow, type KeyRow, toUser, toOrg, toKey } from '../../stores/rows/accounts.rows';
 
 const KEY_CACHE_ENTRIES = 10_000;
 

@@ -2,41 +2,10 @@
  * SQLite AgentStore (named agents, unique per organisation by `<name>:<version>`) and ProgramStore (compiled skill
  * programs, one per skill version and input signature).
  */
-import type { AgentRecord, SkillProgram } from '../../domain/execution';
+import type { SkillProgram } from '../../domain/execution';
 import type { AgentStore, ProgramStore } from '../../stores/types/execution';
 import type { SqliteDatabase } from './database';
-
-export interface AgentRow {
-  id: string;
-  org_id: string;
-  name: string;
-  version: string;
-  description: string | null;
-  config_json: string;
-  inputs_json: string | null;
-  created_at: string;
-}
-
-export interface ProgramRow {
-  skill_id: string;
-  skill_version: string;
-  signature: string;
-  program_json: string;
-  source_execution_id: string | null;
-  verified_at: string | null;
-  created_at: string;
-}
-
-export const toAgent = (r: AgentRow): AgentRecord => ({
-  id: r.id,
-  orgId: r.org_id,
-  name: r.name,
-  version: r.version,
-  description: r.description,
-  config: JSON.parse(r.config_json) as AgentRecord['config'],
-  inputs: r.inputs_json === null ? null : (JSON.parse(r.inputs_json) as AgentRecord['inputs']),
-  createdAt: new Date(r.created_at),
-});
+import { type ProgramRow, type AgentRow, toAgent } from '../../stores/rows/agents.rows';
 
 export function createSqliteAgentStore(db: SqliteDatabase): AgentStore {
   const insertRow = db.prepare(

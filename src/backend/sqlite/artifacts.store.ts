@@ -2,36 +2,11 @@
  * SQLite ArtifactStore. Lists are filtered by execution id, session id or both; an empty scope lists nothing
  * (the service always names one).
  */
-import type { ArtifactKind, ArtifactRecord } from '../../domain/artifact';
+import type { ArtifactRecord } from '../../domain/artifact';
 import type { ArtifactScope, ArtifactStore } from '../../stores/types/artifact';
 import { createBlobRecorder } from './blob-rows';
 import type { SqliteDatabase } from './database';
-
-export interface ArtifactRow {
-  object_id: string;
-  org_id: string;
-  execution_id: string | null;
-  session_id: string | null;
-  kind: ArtifactKind;
-  filename: string;
-  mime_type: string;
-  sha256: string;
-  size_bytes: number;
-  created_at: string;
-}
-
-export const toArtifact = (r: ArtifactRow): ArtifactRecord => ({
-  objectId: r.object_id,
-  orgId: r.org_id,
-  executionId: r.execution_id,
-  sessionId: r.session_id,
-  kind: r.kind,
-  filename: r.filename,
-  mimeType: r.mime_type,
-  sha256: r.sha256,
-  sizeBytes: r.size_bytes,
-  createdAt: new Date(r.created_at),
-});
+import { type ArtifactRow, toArtifact } from '../../stores/rows/artifacts.rows';
 
 // `@e IS NULL OR execution_id = @e`: one prepared statement serves every scope.
 const SCOPE =

@@ -2,55 +2,10 @@
  * SQLite ChatStore: chat threads and their messages (migration 006). A turn (the thread row and the turn's
  * messages) is written in one transaction, numbered after the thread's last message.
  */
-import type { ChatAttachment, ChatMessageRecord, ChatRole, ChatThread } from '../../domain/chat';
+
 import type { ChatStore } from '../../stores/types/chat';
 import type { SqliteDatabase } from './database';
-
-export interface ThreadRow {
-  id: string;
-  org_id: string;
-  owner_user_id: string | null;
-  title: string;
-  model: string;
-  is_public: number;
-  session_token_hash: string | null;
-  message_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface MessageRow {
-  thread_id: string;
-  seq: number;
-  role: ChatRole;
-  content: string;
-  attachments_json: string;
-  meta_json: string | null;
-  created_at: string;
-}
-
-export const toThread = (r: ThreadRow): ChatThread => ({
-  id: r.id,
-  orgId: r.org_id,
-  ownerUserId: r.owner_user_id,
-  title: r.title,
-  model: r.model,
-  isPublic: r.is_public === 1,
-  sessionTokenHash: r.session_token_hash,
-  messageCount: r.message_count,
-  createdAt: new Date(r.created_at),
-  updatedAt: new Date(r.updated_at),
-});
-
-export const toMessage = (r: MessageRow): ChatMessageRecord => ({
-  threadId: r.thread_id,
-  seq: r.seq,
-  role: r.role,
-  content: r.content,
-  attachments: JSON.parse(r.attachments_json) as ChatAttachment[],
-  meta: r.meta_json === null ? null : (JSON.parse(r.meta_json) as Record<string, unknown>),
-  createdAt: new Date(r.created_at),
-});
+import { type ThreadRow, type MessageRow, toThread, toMessage } from '../../stores/rows/chats.rows';
 
 export function createSqliteChatStore(db: SqliteDatabase): ChatStore {
   const byId = db.prepare<[string], ThreadRow>('SELECT * FROM chat_threads WHERE id = ?');

@@ -1,28 +1,9 @@
 /**
  * SQLite FeedbackStore: human feedback on a request, an agent execution or a chat, scoped by organisation.
  */
-import type { FeedbackRecord, FeedbackStore } from '../../stores/types';
+import type { FeedbackStore } from '../../stores/types';
 import type { SqliteDatabase } from './database';
-
-export interface FeedbackRow {
-  id: string;
-  org_id: string;
-  entity_type: FeedbackRecord['entityType'];
-  entity_id: string;
-  response_json: string | null;
-  notes: string | null;
-  created_at: string;
-}
-
-export const toFeedback = (r: FeedbackRow): FeedbackRecord => ({
-  id: r.id,
-  orgId: r.org_id,
-  entityType: r.entity_type,
-  entityId: r.entity_id,
-  response: r.response_json === null ? null : (JSON.parse(r.response_json) as Record<string, unknown>),
-  notes: r.notes,
-  createdAt: new Date(r.created_at),
-});
+import { type FeedbackRow, toFeedback } from '../../stores/rows/feedback.rows';
 
 export function createSqliteFeedbackStore(db: SqliteDatabase): FeedbackStore {
   const insert = db.prepare(

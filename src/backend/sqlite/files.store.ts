@@ -5,38 +5,11 @@
  * can leave an unreferenced blob (swept at start) but never a record without its bytes.
  */
 import { randomUUID } from 'node:crypto';
-import type { FilePurpose, FileRecord, FileStatus } from '../../domain/file';
+
 import type { FileStore, NewFile, StoredBytes } from '../../stores/types';
 import { createBlobRecorder } from './blob-rows';
 import type { SqliteDatabase } from './database';
-
-export interface FileRow {
-  id: string;
-  org_id: string;
-  filename: string;
-  purpose: FilePurpose;
-  status: FileStatus;
-  bytes: number;
-  content_type: string;
-  md5: string | null;
-  sha256: string | null;
-  created_at: string;
-  upload_expires_at: string | null;
-}
-
-export const toFile = (r: FileRow): FileRecord => ({
-  id: r.id,
-  orgId: r.org_id,
-  filename: r.filename,
-  purpose: r.purpose,
-  status: r.status,
-  bytes: r.bytes,
-  contentType: r.content_type,
-  md5: r.md5,
-  sha256: r.sha256,
-  createdAt: new Date(r.created_at),
-  uploadExpiresAt: r.upload_expires_at ? new Date(r.upload_expires_at) : null,
-});
+import { type FileRow, toFile } from '../../stores/rows/files.rows';
 
 export function createSqliteFileStore(db: SqliteDatabase): FileStore {
   const recordBlob = createBlobRecorder(db);

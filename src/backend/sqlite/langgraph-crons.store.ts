@@ -2,28 +2,9 @@
  * SQLite LangGraph crons (migration 022), part of the LangGraphStore: a firing is claimed by an UPDATE conditional
  * on the `next_run_at` the claimer read, so of several replicas on one database exactly one changes the row.
  */
-import type { LangGraphCronRecord, LangGraphCronStore } from '../../stores/types';
+import type { LangGraphCronStore } from '../../stores/types';
 import type { SqliteDatabase } from './database';
-
-export interface LangGraphCronRow {
-  cron_id: string;
-  org_id: string;
-  thread_id: string | null;
-  body_json: string | Record<string, unknown>;
-  next_run_at: string | Date | null;
-  created_at: string | Date;
-  updated_at: string | Date;
-}
-
-export const toCronRecord = (r: LangGraphCronRow): LangGraphCronRecord => ({
-  cronId: r.cron_id,
-  orgId: r.org_id,
-  threadId: r.thread_id,
-  body: typeof r.body_json === 'string' ? (JSON.parse(r.body_json) as Record<string, unknown>) : r.body_json,
-  nextRunAt: r.next_run_at === null ? null : new Date(r.next_run_at),
-  createdAt: new Date(r.created_at),
-  updatedAt: new Date(r.updated_at),
-});
+import { type LangGraphCronRow, toCronRecord } from '../../stores/rows/langgraph-crons.rows';
 
 export function createSqliteCronStore(db: SqliteDatabase): LangGraphCronStore {
   const upsert = db.prepare(

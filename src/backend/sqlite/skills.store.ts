@@ -5,38 +5,11 @@
  * most an unreferenced blob (swept at start), never a record without its bytes. Where an organisation and the
  * public set share a name, reads by name prefer the organisation's versions.
  */
-import type { SkillRecord, SkillStatus } from '../../domain/skill';
+import type { SkillRecord } from '../../domain/skill';
 import type { SkillListQuery, SkillOrder, SkillSource, SkillStore, StoredBytes } from '../../stores/types';
 import { createBlobRecorder } from './blob-rows';
 import type { SqliteDatabase } from './database';
-
-export interface SkillRow {
-  id: string;
-  org_id: string | null;
-  name: string;
-  skill_version: string;
-  description: string;
-  is_public: number;
-  status: SkillStatus;
-  content_hash: string;
-  size_bytes: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export const toSkill = (r: SkillRow): SkillRecord => ({
-  id: r.id,
-  name: r.name,
-  skillVersion: r.skill_version,
-  description: r.description,
-  orgId: r.org_id,
-  isPublic: r.is_public === 1,
-  status: r.status,
-  contentHash: r.content_hash,
-  sizeBytes: r.size_bytes,
-  createdAt: new Date(r.created_at),
-  updatedAt: new Date(r.updated_at),
-});
+import { type SkillRow, toSkill } from '../../stores/rows/skills.rows';
 
 const VISIBLE = '(org_id = @org OR org_id IS NULL)';
 /** Organisation's versions before public ones, then newest first. */

@@ -12,7 +12,7 @@ import type { Principal, Tier } from '../../domain/account';
 import { ConflictError, NotFoundError, PermissionDeniedError } from '../../domain/errors';
 import type { AccountsService } from '../accounts.service';
 import type { AccountStore } from '../../stores/types';
-import { num, str, type AdminSql, type SqlRow } from './admin-sql';
+import { num, str, type AdminSql, type SqlRow } from '../../stores/types/admin-sql';
 import type { BudgetPeriod, KeyPolicies, KeyPolicy } from './key-policies';
 import type { OrgBudgets } from './org-budgets';
 

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AppError } from '../../domain/errors';
-import { num, type AdminSql } from './admin-sql';
+import { num, type AdminSql } from '../../stores/types/admin-sql';
 
 export const BUDGET_PERIODS = ['daily', 'monthly', 'none'] as const;
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidApiKeyError, PermissionDeniedError } from '../../domain/errors';
 import { AppError } from '../../domain/errors';
-import { num, str, type AdminSql, type SqlRow } from './admin-sql';
+import { num, str, type AdminSql, type SqlRow } from '../../stores/types/admin-sql';
 import { createBudgetLedger, periodStartOf, type BudgetPeriod } from './budget-ledger';
 
 export { BUDGET_PERIODS, periodStartOf, type BudgetPeriod } from './budget-ledger';

@@ -4,7 +4,7 @@
  * an organisation without one costs one indexed lookup per gateway call.
  */
 import { AppError } from '../../domain/errors';
-import { num, str, type AdminSql } from './admin-sql';
+import { num, str, type AdminSql } from '../../stores/types/admin-sql';
 import { createBudgetLedger, periodStartOf, type BudgetPeriod } from './budget-ledger';
 
 /** 402: the organisation's budget (set by an operator) cannot cover the most the call can cost. */

@@ -2,7 +2,7 @@
  * The job queue runs jobs in order, at most `concurrency` at once, each by the handler of its kind, ignores
  * duplicates while queued, refuses a kind nobody handles, and stops taking work on close.
  */
-import { createJobQueue } from '../../../src/jobs/job-queue';
+import { createJobQueue } from '../../../src/backend/local/job-queue';
 import { createLogger } from '../../../src/lib/logger';
 
 describe('job queue', () => {

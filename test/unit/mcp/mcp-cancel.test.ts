@@ -10,7 +10,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { createLogger } from '../../../src/lib/logger';
 import { createInFlightCalls } from '../../../src/mcp/mcp-in-flight';
-import { createLocalSignalBus } from '../../../src/signals/signal-bus';
+import { createLocalSignalBus } from '../../../src/backend/local/signal-bus';
 import { defineMcpTool, registerTools } from '../../../src/mcp/mcp-tool';
 
 /** A server with one tool that runs until its signal aborts, and a client connected to it. */

@@ -127,7 +127,7 @@ describe('priceCall: audio seconds', () => {
 
 describe('biller', () => {
   const org: Payer = { kind: 'org', orgId: 'org_1' };
-  const guestSpend = () => createGuestSpendGuard(createMemoryGuestSpendStore());
+  const guestSpend = () => createGuestSpendGuard(createMemoryGuestSpendStore(), { holds: createMemoryHoldStore() });
 
   it('debits the wallet once per call with the cost and reason, returning the new balance', async () => {
     const wallets = fakeWallets({ org_1: 50_000 });
@@ -231,7 +231,7 @@ describe('holds', () => {
 
   it("lets billers on one wallet store see each other's holds (two replicas on one database), and frees them on settle", async () => {
     const wallets = fakeWallets({ org_1: 10_000 });
-    const guestSpend = createGuestSpendGuard(createMemoryGuestSpendStore());
+    const guestSpend = createGuestSpendGuard(createMemoryGuestSpendStore(), { holds: createMemoryHoldStore() });
     const a = createBiller({ wallets, guestSpend });
     const b = createBiller({ wallets, guestSpend });
     const first = await a.reserve(org, 6000);
