@@ -8,8 +8,11 @@ const layerBan = (files, patterns, why) => ({
   files,
   rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: patterns, message: why }] }] },
 });
-// Transports and the SQLite driver: services, the gateway and engines never import them.
-const transports = ['express', 'ws', 'better-sqlite3', '@modelcontextprotocol/*'];
+// Transports and the backend's drivers (databases, Redis, S3): services, the gateway and engines never import them.
+const drivers = ['better-sqlite3', 'pg', 'ioredis', 'bullmq', '@aws-sdk/*'];
+const transports = ['express', 'ws', ...drivers, '@modelcontextprotocol/*'];
+// The backend (src/backend: the seam and one room per technology): only the container and the CLI reach into it.
+const backend = ['**/backend', '**/backend/**'];
 // The composition root (src/container): the gateway and engines never reach it.
 const container = ['**/container', '**/container/**'];
 // The plugins (tools/, agent-graphs/ at the top): registered by the composition root and injected, never imported
@@ -23,15 +26,7 @@ const plugins = [
 const adapterBan = (folder, otherAdapters) =>
   layerBan(
     [`${folder}/**`],
-    [
-      '**/stores/sqlite/**',
-      'better-sqlite3',
-      '**/engines/*/**',
-      '**/blobs/fs*',
-      ...otherAdapters,
-      ...plugins,
-      ...container,
-    ],
+    [...backend, ...drivers, '**/engines/*/**', ...otherAdapters, ...plugins, ...container],
     'Adapters call services and share only src/wire: never another adapter, the container, SQL, files, engines or plugins.',
   );
 
@@ -81,14 +76,14 @@ export default tseslint.config(
   adapterBan('src/ws', ['**/http/**', '**/mcp/**']),
   layerBan(
     ['src/wire/**'],
-    [...transports, '**/stores/sqlite/**', '**/http/**', '**/mcp/**', '**/ws/**', ...container],
+    [...transports, ...backend, '**/http/**', '**/mcp/**', '**/ws/**', ...container],
     'The wire contract (schemas, to-wire mappers, validation, error body) is shared by the adapters and belongs to none.',
   ),
   layerBan(
     ['src/metering/**'],
     [
       ...transports,
-      '**/stores/sqlite/**',
+      ...backend,
       '**/services/**',
       '**/gateway/**',
       '**/agents/**',
@@ -103,38 +98,19 @@ export default tseslint.config(
   ),
   layerBan(
     ['src/services/**'],
-    [
-      ...transports,
-      '**/stores/sqlite/**',
-      '**/engines/*/**',
-      '**/http/**',
-      '**/mcp/**',
-      '**/wire/**',
-      '**/blobs/fs*',
-      ...plugins,
-    ],
+    [...transports, ...backend, '**/engines/*/**', '**/http/**', '**/mcp/**', '**/wire/**', ...plugins],
     'Services depend on interfaces only (docs/architecture.md).',
   ),
   layerBan(
     ['src/gateway/**'],
-    [
-      ...transports,
-      '**/stores/sqlite/**',
-      '**/http/**',
-      '**/mcp/**',
-      '**/ws/**',
-      '**/wire/**',
-      ...container,
-      '**/blobs/fs*',
-      ...plugins,
-    ],
+    [...transports, ...backend, '**/http/**', '**/mcp/**', '**/ws/**', '**/wire/**', ...container, ...plugins],
     'The gateway is not an adapter: it depends on interfaces, never on SQL, transports or the container.',
   ),
   layerBan(
     ['src/agents/**'],
     [
       ...transports,
-      '**/stores/sqlite/**',
+      '**/backend/*/**',
       '**/services/**',
       '**/gateway/**',
       '**/metering/**',
@@ -162,6 +138,7 @@ export default tseslint.config(
       '**/stores/**',
       ...container,
       '**/blobs/**',
+      ...backend,
     ],
     'Engines are leaves: they import domain/, lib/ and each other only.',
   ),

@@ -1,10 +1,12 @@
 /**
  * The dependency rules of docs/architecture.md that a per-file lint ban cannot see: no import cycles (between files,
- * and between the folders of src/), and which folders may import which. Run by `npm run check`; `--graph` also prints
+ * and between the folders of src/), which folders may import which, and the backend's fences: only src/backend
+ * imports a database, Redis or S3 driver; no backend room (sqlite, postgres, redis, s3, local) imports another;
+ * metering, services and the gateway see interfaces, never a backend. Run by `npm run check`; `--graph` also prints
  * the folder graph (folders and arrows) for notes and reviews.
  *
- * Imports are read with the TypeScript compiler's own pre-processor (no type-check, ~1 s), relative ones resolved
- * to files; packages are not part of the graph.
+ * Imports are read with the TypeScript compiler's own pre-processor (no type-check, ~1 s), type-only ones included,
+ * relative ones resolved to files; packages are not part of the graph, only checked against the driver list.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +19,10 @@ const SOURCE_ROOTS = ['src', 'tools', 'agent-graphs'];
 const ADAPTERS = ['src/http', 'src/mcp', 'src/ws'];
 /** The plugins: registered by the composition root (tools/index.ts, agent-graphs/index.ts), never imported by src. */
 const PLUGINS = ['tools', 'agent-graphs'];
+/** The backend's rooms, one per technology; the seam (src/backend/*.ts) chooses between them. */
+const BACKEND_ROOMS = ['sqlite', 'postgres', 'redis', 's3', 'local'].map((room) => `src/backend/${room}`);
+/** The packages that talk to a database, Redis or S3: imported under src/backend only. */
+const DRIVERS = ['better-sqlite3', 'pg', 'ioredis', 'bullmq', '@aws-sdk/', '@langchain/langgraph-checkpoint-'];
 
 /**
  * Folder prefixes that must not import from the listed prefixes, and why; `except` names importers under `from` the
@@ -30,12 +36,12 @@ const FORBIDDEN: ReadonlyArray<{ from: string; to: string[]; why: string; except
   },
   {
     from: 'src/agents',
-    to: ['src/services', 'src/gateway', 'src/metering', 'src/wire', 'src/stores/sqlite', 'src/container', ...ADAPTERS],
+    to: ['src/services', 'src/gateway', 'src/metering', 'src/wire', 'src/container', ...ADAPTERS],
     why: 'the runtime sees ports only',
   },
   {
     from: 'src/gateway',
-    to: [...ADAPTERS, 'src/wire', 'src/stores/sqlite', 'src/container'],
+    to: [...ADAPTERS, 'src/wire', 'src/container'],
     why: 'the gateway is not an adapter',
   },
   {
@@ -50,7 +56,7 @@ const FORBIDDEN: ReadonlyArray<{ from: string; to: string[]; why: string; except
   },
   {
     from: 'src/wire',
-    to: ['src/container', 'src/stores/sqlite', ...ADAPTERS],
+    to: ['src/container', ...ADAPTERS],
     why: 'the wire contract is shared by the adapters and belongs to none',
   },
   { from: 'src/http', to: ['src/mcp', 'src/ws'], why: 'adapters share only src/wire' },
@@ -64,6 +70,31 @@ const FORBIDDEN: ReadonlyArray<{ from: string; to: string[]; why: string; except
     to: ['src/services', 'src/gateway', 'src/metering', 'src/wire', 'src/engines', ...ADAPTERS],
     why: 'stores hold data only',
   },
+  ...BACKEND_ROOMS.map((room) => ({
+    from: room,
+    to: BACKEND_ROOMS.filter((other) => other !== room),
+    why: 'no backend room imports another (what two share lives in src/stores or at the seam)',
+  })),
+  {
+    from: 'src/metering',
+    to: ['src/backend'],
+    why: 'metering sees its ports and the store interfaces only, never a backend',
+  },
+  {
+    from: 'src/services',
+    to: ['src/backend'],
+    why: 'services see the store interfaces only, never a backend',
+  },
+  {
+    from: 'src/gateway',
+    to: ['src/backend'],
+    why: 'the gateway sees the store interfaces only, never a backend',
+  },
+  { from: 'src/stores', to: ['src/backend'], why: 'the store interfaces and rows know no backend' },
+  { from: 'src/agents', to: BACKEND_ROOMS, why: 'the runtime sees ports only' },
+  { from: 'src/engines', to: ['src/backend'], why: 'engines are leaves' },
+  { from: 'src/wire', to: ['src/backend'], why: 'the wire contract knows no backend' },
+  ...ADAPTERS.map((adapter) => ({ from: adapter, to: ['src/backend'], why: 'adapters are handed their stores' })),
   {
     from: 'src',
     to: PLUGINS,
@@ -86,10 +117,25 @@ export function sourceFiles(root = ROOT): string[] {
   return out.sort();
 }
 
-/** The repository files a file imports (relative specifiers only). */
-function importsOf(root: string, file: string, known: Set<string>): string[] {
+/** Every module specifier a file names: static imports, re-exports, `import()` and `require()`. */
+function specifiersOf(root: string, file: string): string[] {
   const text = fs.readFileSync(path.join(root, file), 'utf8');
-  const found = ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
+  return ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
+}
+
+/** The driver packages a file imports, type-only imports included. */
+function driversOf(specifiers: string[]): string[] {
+  return specifiers.filter((spec) =>
+    DRIVERS.some((driver) =>
+      driver.endsWith('/') || driver.endsWith('-')
+        ? spec.startsWith(driver)
+        : spec === driver || spec.startsWith(`${driver}/`),
+    ),
+  );
+}
+
+/** The repository files a file imports (relative specifiers only). */
+function importsOf(file: string, found: string[], known: Set<string>): string[] {
   const targets: string[] = [];
   for (const spec of found) {
     if (!spec.startsWith('.')) continue;
@@ -164,7 +210,13 @@ export function checkImports(root = ROOT): ImportReport {
   const folderGraph = new Map<string, Set<string>>();
   const forbidden: string[] = [];
   for (const file of files) {
-    const targets = importsOf(root, file, known);
+    const specifiers = specifiersOf(root, file);
+    if (!within(file, 'src/backend')) {
+      for (const driver of driversOf(specifiers)) {
+        forbidden.push(`${file} imports ${driver} (only src/backend talks to databases, Redis and S3)`);
+      }
+    }
+    const targets = importsOf(file, specifiers, known);
     fileGraph.set(file, new Set(targets));
     const from = folderOf(file);
     if (!folderGraph.has(from)) folderGraph.set(from, new Set());

@@ -32,6 +32,7 @@ import { mcpRoutes } from './mcp/mcp.routes';
 import { requestBudget } from './http/middleware/request-budget';
 import { setFallbackWorkLimits } from './lib/work-budget';
 import { mcpOAuthRoutes } from './mcp/mcp-oauth';
+import { createMemoryRateLimitStore } from './backend/local/metering-stores';
 import { DEFAULT_MCP_TOOLSETS, parseToolsets } from './mcp/mcp-toolsets';
 import { createToolCallLimiter } from './mcp/mcp-rate-limits';
 import { agentsRoutes } from './http/routes/agents.routes';
@@ -160,6 +161,7 @@ export function createApp(container: Container): Express {
         ownerPrincipal: () => services.accounts.ownerPrincipal(),
         publicUrl: config.server.publicUrl,
         allowedHosts: config.mcp.allowedHosts,
+        limitStore: createMemoryRateLimitStore({ maxKeys: 50_000 }),
         logger,
       }),
     );

@@ -24,8 +24,8 @@ import {
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OrgPrincipal } from '../domain/account';
 import { clientAddressKey } from '../metering/caller-key';
-import { createMemoryRateLimitStore } from '../backend/local/metering-stores';
 import { createRateLimiter } from '../metering/rate-limiter';
+import type { RateLimitStore } from '../metering/ports';
 import { InvalidApiKeyError } from '../domain/errors';
 import { MCP_SCOPE, OAuthGrantError } from '../domain/oauth';
 import type { Logger } from '../lib/logger';
@@ -43,6 +43,8 @@ export interface McpOAuthOptions {
   publicUrl: string | undefined;
   /** The `/mcp` host allow-list: only these hosts get an issuer of their own. */
   allowedHosts: readonly string[];
+  /** Where the endpoints' per-address windows are kept (this process's memory: the entry point hands it in). */
+  limitStore: RateLimitStore;
   logger: Logger;
 }
 
@@ -118,7 +120,7 @@ export function mcpOAuthRoutes(options: McpOAuthOptions): Router {
     }
     return handler;
   };
-  const limiter = createRateLimiter(createMemoryRateLimitStore({ maxKeys: 50_000 }), OAUTH_WINDOWS);
+  const limiter = createRateLimiter(options.limitStore, OAUTH_WINDOWS);
   const limited: RequestHandler = (req, res, next) => {
     void limiter.check(`oauth:${clientAddressKey(req.ip ?? 'unknown')}`).then((decision) => {
       if (decision.allowed) return next();

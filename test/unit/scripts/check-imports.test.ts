@@ -1,8 +1,9 @@
 /**
  * The import check that `npm run check` runs: it passes on this tree, and it fails on trees with deliberately bad
  * imports (an engine reaching into a service; one adapter importing another; metering reaching up into the
- * gateway; the agent runtime importing a graph instead of being handed it) and on import cycles between files and
- * between folders.
+ * gateway; the agent runtime importing a graph instead of being handed it), on the backend's fences (a driver
+ * imported outside src/backend; one backend room importing another; metering or a service reaching a backend) and
+ * on import cycles between files and between folders.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -82,6 +83,73 @@ describe('import rules', () => {
         ]),
       );
       expect(report.folderCycles).toEqual([['src/blobs', 'src/jobs']]);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('names a database, Redis or S3 driver imported outside src/backend, type-only imports included', () => {
+    const root = tree({
+      'src/services/report.ts': "import type { Pool } from 'pg';\nexport type P = Pool;\n",
+      'src/gateway/cache.ts': "import { Redis } from 'ioredis';\nexport const r = Redis;\n",
+      'src/metering/queue.ts': "import { Queue } from 'bullmq';\nexport const q = Queue;\n",
+      'tools/upload.tool.ts': "import { S3Client } from '@aws-sdk/client-s3';\nexport const c = S3Client;\n",
+      'src/cli/peek.ts': "const Database = require('better-sqlite3');\nexport const d = Database;\n",
+      'src/backend/postgres/database.ts': "import pg from 'pg';\nexport const pool = pg.Pool;\n",
+      'src/backend/redis/signal-bus.ts': "import type { Redis } from 'ioredis';\nexport type R = Redis;\n",
+    });
+    try {
+      expect(checkImports(root).forbidden.sort()).toEqual([
+        'src/cli/peek.ts imports better-sqlite3 (only src/backend talks to databases, Redis and S3)',
+        'src/gateway/cache.ts imports ioredis (only src/backend talks to databases, Redis and S3)',
+        'src/metering/queue.ts imports bullmq (only src/backend talks to databases, Redis and S3)',
+        'src/services/report.ts imports pg (only src/backend talks to databases, Redis and S3)',
+        'tools/upload.tool.ts imports @aws-sdk/client-s3 (only src/backend talks to databases, Redis and S3)',
+      ]);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('names a backend room that imports another, and passes one that shares rows through src/stores', () => {
+    const root = tree({
+      'src/backend/postgres/files.store.ts':
+        "import { toFile } from '../sqlite/files.store';\nimport { toSkill } from '../../stores/rows/skills.rows';\n" +
+        'export const a = [toFile, toSkill];\n',
+      'src/backend/sqlite/files.store.ts': 'export const toFile = 1;\n',
+      'src/stores/rows/skills.rows.ts': 'export const toSkill = 1;\n',
+      'src/backend/local/shared-state.ts': "import type { Q } from '../redis/job-queue';\nexport type L = Q;\n",
+      'src/backend/redis/job-queue.ts': 'export type Q = 1;\n',
+      'src/backend/index.ts':
+        "import { toFile } from './sqlite/files.store';\nimport type { Q } from './redis/job-queue';\n" +
+        'export const seam: [typeof toFile, Q | null] = [toFile, null];\n',
+    });
+    try {
+      expect(checkImports(root).forbidden.sort()).toEqual([
+        'src/backend/local/shared-state.ts imports src/backend/redis/job-queue.ts (no backend room imports another (what two share lives in src/stores or at the seam))',
+        'src/backend/postgres/files.store.ts imports src/backend/sqlite/files.store.ts (no backend room imports another (what two share lives in src/stores or at the seam))',
+      ]);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('names metering and a service that reach a backend instead of its interface', () => {
+    const root = tree({
+      'src/metering/guest-spend.ts':
+        "import { createMemoryHoldStore } from '../backend/local/metering-stores';\nexport const h = createMemoryHoldStore;\n",
+      'src/backend/local/metering-stores.ts': 'export const createMemoryHoldStore = 1;\n',
+      'src/services/admin/budget-ledger.ts':
+        "import { createAdminSql } from '../../backend/admin-sql';\nimport type { AdminSql } from '../../stores/types/admin-sql';\n" +
+        'export const l: [typeof createAdminSql, AdminSql | null] = [createAdminSql, null];\n',
+      'src/backend/admin-sql.ts': 'export const createAdminSql = 1;\n',
+      'src/stores/types/admin-sql.ts': 'export type AdminSql = 1;\n',
+    });
+    try {
+      expect(checkImports(root).forbidden.sort()).toEqual([
+        'src/metering/guest-spend.ts imports src/backend/local/metering-stores.ts (metering sees its ports and the store interfaces only, never a backend)',
+        'src/services/admin/budget-ledger.ts imports src/backend/admin-sql.ts (services see the store interfaces only, never a backend)',
+      ]);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
