@@ -31,7 +31,7 @@ import { createMcpServerFactory } from './mcp/mcp-server';
 import { mcpRoutes } from './mcp/mcp.routes';
 import { requestBudget } from './http/middleware/request-budget';
 import { setFallbackWorkLimits } from './lib/work-budget';
-import { mcpOAuthRoutes } from './mcp/mcp-oauth';
+import { mcpOAuthRoutes } from './mcp/auth/oauth-server';
 import { createMemoryRateLimitStore } from './backend/local/metering-stores';
 import { DEFAULT_MCP_TOOLSETS, parseToolsets } from './mcp/mcp-toolsets';
 import { createToolCallLimiter } from './mcp/mcp-rate-limits';

@@ -37,7 +37,7 @@ export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 export const ERROR_CODES = [
   'missing_api_key',
   'invalid_api_key',
-  // MCP OAuth (src/mcp/mcp-auth.ts)
+  // MCP OAuth (src/mcp/auth/bearer-auth.ts)
   'invalid_token',
   'auth_unavailable',
   'permission_denied',

@@ -5,8 +5,8 @@
 import path from 'node:path';
 import express, { Router } from 'express';
 import { buildOpenApiDocument } from '../openapi/openapi-document';
-import { PLAYGROUND_HTML } from '../playground/playground-page';
-import { RUNS_HTML } from '../playground/runs-page';
+import { PLAYGROUND_HTML } from '../../playground/playground-page';
+import { RUNS_HTML } from '../../playground/runs-page';
 
 const INITIALIZER = `window.onload = () => {
   window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true,

@@ -3,8 +3,8 @@
  * message. The page embeds these functions' source, so the last case runs them as the browser does: from the page.
  */
 import vm from 'node:vm';
-import { chatErrorText, defaultChatModel, type PlaygroundModel } from '../../../src/http/playground/playground-chat';
-import { PLAYGROUND_HTML } from '../../../src/http/playground/playground-page';
+import { chatErrorText, defaultChatModel, type PlaygroundModel } from '../../../src/playground/playground-chat';
+import { PLAYGROUND_HTML } from '../../../src/playground/playground-page';
 
 const model = (id: string, extra: Partial<PlaygroundModel> = {}): PlaygroundModel => ({
   id,

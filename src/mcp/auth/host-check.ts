@@ -6,9 +6,9 @@
  * own body shape; this one answers 403 as a JSON-RPC error like every other `/mcp` refusal.
  */
 import type { RequestHandler } from 'express';
-import { PermissionDeniedError } from '../domain/errors';
-import type { Logger } from '../lib/logger';
-import { sendJsonRpcError } from './mcp-errors';
+import { PermissionDeniedError } from '../../domain/errors';
+import type { Logger } from '../../lib/logger';
+import { sendJsonRpcError } from '../mcp-errors';
 
 /** `allowed` holds lower-case host names (IPv6 in brackets); `*` allows every host. */
 export function mcpHostCheck(allowed: readonly string[], logger: Logger): RequestHandler {

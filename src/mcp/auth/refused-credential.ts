@@ -11,10 +11,10 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Request } from 'express';
-import { InvalidApiKeyError } from '../domain/errors';
-import { ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX } from '../domain/oauth';
-import { parseCredential, type AuthService } from '../services/auth.service';
-import type { McpOAuthService } from '../services/mcp-oauth.service';
+import { InvalidApiKeyError } from '../../domain/errors';
+import { ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX } from '../../domain/oauth';
+import { parseCredential, type AuthService } from '../../services/auth.service';
+import type { McpOAuthService } from '../../services/mcp-oauth.service';
 
 export type RefusedCredential = 'invalid_api_key' | 'invalid_token';
 

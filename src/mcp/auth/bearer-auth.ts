@@ -14,13 +14,13 @@
  * body whose message a person can read.
  */
 import type { Request, RequestHandler } from 'express';
-import { AppError, InvalidApiKeyError } from '../domain/errors';
-import { ACCESS_TOKEN_PREFIX, MCP_SCOPE, REFRESH_TOKEN_PREFIX } from '../domain/oauth';
-import type { Logger } from '../lib/logger';
-import { parseCredential, type AuthService } from '../services/auth.service';
-import type { McpOAuthService } from '../services/mcp-oauth.service';
-import { sendJsonRpcError } from './mcp-errors';
-import { oauthOriginOf, resourceMetadataUrlOf, resourceUrlOf } from './mcp-oauth';
+import { AppError, InvalidApiKeyError } from '../../domain/errors';
+import { ACCESS_TOKEN_PREFIX, MCP_SCOPE, REFRESH_TOKEN_PREFIX } from '../../domain/oauth';
+import type { Logger } from '../../lib/logger';
+import { parseCredential, type AuthService } from '../../services/auth.service';
+import type { McpOAuthService } from '../../services/mcp-oauth.service';
+import { sendJsonRpcError } from '../mcp-errors';
+import { oauthOriginOf, resourceMetadataUrlOf, resourceUrlOf } from './oauth-server';
 
 export interface McpAuthOptions {
   auth: AuthService;

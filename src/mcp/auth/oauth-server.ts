@@ -22,17 +22,17 @@ import {
   type OAuthError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { OrgPrincipal } from '../domain/account';
-import { clientAddressKey } from '../metering/caller-key';
-import { createRateLimiter } from '../metering/rate-limiter';
-import type { RateLimitStore } from '../metering/ports';
-import { InvalidApiKeyError } from '../domain/errors';
-import { MCP_SCOPE, OAuthGrantError } from '../domain/oauth';
-import type { Logger } from '../lib/logger';
-import type { AuthService } from '../services/auth.service';
-import { grantableScopes, type McpOAuthService } from '../services/mcp-oauth.service';
-import { CONSENT_PATH, csrfCookieName, renderConsentPage, renderMessagePage, setPageHeaders } from './mcp-consent-page';
-import { refusalNotice, refusedCredentialOf, REFUSED_FIELD, registrationVerdict } from './mcp-refused-credential';
+import type { OrgPrincipal } from '../../domain/account';
+import { clientAddressKey } from '../../metering/caller-key';
+import { createRateLimiter } from '../../metering/rate-limiter';
+import type { RateLimitStore } from '../../metering/ports';
+import { InvalidApiKeyError } from '../../domain/errors';
+import { MCP_SCOPE, OAuthGrantError } from '../../domain/oauth';
+import type { Logger } from '../../lib/logger';
+import type { AuthService } from '../../services/auth.service';
+import { grantableScopes, type McpOAuthService } from '../../services/mcp-oauth.service';
+import { CONSENT_PATH, csrfCookieName, renderConsentPage, renderMessagePage, setPageHeaders } from './consent-page';
+import { refusalNotice, refusedCredentialOf, REFUSED_FIELD, registrationVerdict } from './refused-credential';
 
 export interface McpOAuthOptions {
   oauth: McpOAuthService;
