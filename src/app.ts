@@ -7,7 +7,6 @@
 import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
 import type { Container } from './container';
-import type { Principal } from './domain/account';
 import { AuthenticationRequiredError } from './domain/errors';
 import { authenticate } from './http/middleware/auth';
 import { createGatewayFastLane } from './http/gateway-fast-lane';
@@ -56,7 +55,7 @@ export function createRequestListener(container: Container): RequestListener {
   const fastLane = createGatewayFastLane({
     auth: container.services.auth,
     limiter: container.gateway.limiter,
-    compat: { chat: container.gateway.chat, payerOrgId: payerOrgIdOf },
+    compat: { chat: container.gateway.chat },
     respondError: createErrorResponder(container.logger, container.config.limits),
     maxJsonBytes: container.config.limits.maxJsonBytes,
     maxJsonDepth: container.config.limits.maxJsonDepth,
@@ -83,7 +82,6 @@ export function createUpgradeListener(container: Container): DecisionUpgrade {
     auth: container.services.auth,
     limiter: container.gateway.limiter,
     service: container.gateway.decisions,
-    payerOrgId: payerOrgIdOf,
     respondError: createErrorResponder(container.logger, container.config.limits),
     trustProxy: probe.get('trust proxy fn') as (addr: string, index: number) => boolean,
     options: {
@@ -95,10 +93,6 @@ export function createUpgradeListener(container: Container): DecisionUpgrade {
     logger: container.logger,
   });
 }
-
-/** The organisation that pays for a principal's gateway calls: its own; guests pay nothing (capped instead). */
-const payerOrgIdOf = async (principal: Principal | undefined): Promise<string | null> =>
-  principal?.kind === 'user' ? principal.orgId : null;
 
 /** The owner organisation in single-user mode (looked up once), else null: its MCP tool calls are not limited. */
 function ownerOrgIdOf(container: Container): () => Promise<string | null> {
@@ -193,9 +187,8 @@ export function createApp(container: Container): Express {
     embeddings: container.gateway.embeddings,
     transcriptions: container.gateway.transcriptions,
     maxTranscriptionBytes: config.limits.maxTranscriptionBytes,
-    payerOrgId: payerOrgIdOf,
   });
-  const decisions = decisionsRoutes({ decisions: container.gateway.decisions, payerOrgId: payerOrgIdOf });
+  const decisions = decisionsRoutes({ decisions: container.gateway.decisions });
   // Every route authenticates, the open ones included: anonymous callers pass, but a non-empty key that matches
   // no active key is a 401 everywhere and never falls back to anonymous (spec: Authentication rule 4).
   for (const prefix of GATEWAY_PREFIXES) {

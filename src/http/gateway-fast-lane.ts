@@ -28,7 +28,7 @@ const PLAIN_JSON = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 export interface GatewayFastLaneDeps {
   auth: AuthService;
   limiter: RateLimiter;
-  compat: Pick<CompatRoutesDeps, 'chat' | 'payerOrgId'>;
+  compat: Pick<CompatRoutesDeps, 'chat'>;
   respondError: ErrorResponder;
   maxJsonBytes: number;
   /** Deepest nesting a body may have; checked on the raw bytes before parsing. */
@@ -75,7 +75,6 @@ async function serve(
   const fingerprint = req.headers['x-prism-fingerprint'];
   const session = req.headers['x-session-id'];
   const budget = requestWorkBudget(deps.workBudget ?? DEFAULT_WORK_LIMITS, principal.kind === 'user');
-  const payerOrgId = await deps.compat.payerOrgId(principal);
   await runWithWorkBudget(budget, async () => {
     // A large response_format schema compiles on a structure worker first (lib/json-schema.ts), off the loop.
     const schemas = schemasIn(body);
@@ -87,7 +86,6 @@ async function serve(
         principal,
         requestId,
         fingerprint: typeof fingerprint === 'string' ? fingerprint : null,
-        payerOrgId,
         sessionHeader: typeof session === 'string' ? session : null,
       },
       res,

@@ -17,7 +17,6 @@ import type { Duplex } from 'node:stream';
 import proxyaddr from 'proxy-addr';
 import { WebSocketServer } from 'ws';
 import { AppError } from '../domain/errors';
-import type { Principal } from '../domain/account';
 import type { DecisionsService } from '../gateway/decisions/decisions.service';
 import { callerKey } from '../metering/caller-key';
 import type { RateLimiter } from '../metering/rate-limiter';
@@ -33,7 +32,6 @@ export interface DecisionUpgradeDeps {
   auth: AuthService;
   limiter: RateLimiter;
   service: DecisionsService;
-  payerOrgId: (principal: Principal) => Promise<string | null>;
   respondError: ErrorResponder;
   trustProxy: (addr: string, index: number) => boolean;
   options: DecisionStreamOptions;
@@ -117,10 +115,6 @@ export function createDecisionUpgrade(deps: DecisionUpgradeDeps): DecisionUpgrad
     socket.once('close', uncount);
     const caller = {
       principal,
-      payerOrgId: await deps.payerOrgId(principal).catch((error: unknown) => {
-        uncount();
-        throw error;
-      }),
       fingerprint: typeof fingerprint === 'string' ? fingerprint : null,
     };
     wss.handleUpgrade(req, socket, head, (ws) => {

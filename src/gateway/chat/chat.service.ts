@@ -11,7 +11,8 @@
  * contract is chat.types.ts.
  */
 import type { Principal } from '../../domain/account';
-import { maxCallMicros, type Hold, type Payer } from '../../metering/billing';
+import { maxCallMicros, type Hold } from '../../metering/billing';
+import { payerOf } from '../../metering/payer';
 import { createAgentCompletions } from '../agents/agent-completions';
 import { isAgentModel } from '../agents/agent-planner';
 import { checkChatCapabilities } from '../capabilities';
@@ -55,15 +56,6 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
   const local = createLocalCompletion(deps);
   const upstream = createUpstreamCompletion(deps);
 
-  const payerOf = (principal: Principal, context: ChatContext): Payer =>
-    principal.kind === 'user' && context.payerOrgId
-      ? { kind: 'org', orgId: context.payerOrgId, keyId: principal.keyId }
-      : {
-          kind: 'guest',
-          clientIp: principal.kind === 'anonymous' ? principal.clientIp : 'unknown',
-          fingerprint: context.fingerprint,
-        };
-
   return {
     async complete(principal, body, context) {
       const requested = typeof body.model === 'string' ? body.model : DEFAULT_CHAT_MODEL;
@@ -73,13 +65,13 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
         return agents.complete(principal, requested, body, {
           requestId: context.requestId,
           signal: context.signal,
-          payer: payerOf(principal, context),
+          payer: payerOf(principal, { fingerprint: context.fingerprint }),
           sessionHeader: context.sessionHeader ?? null,
         });
       }
       const model = catalogue.resolveServing(requested);
       checkChatCapabilities(model, body);
-      const payer = payerOf(principal, context);
+      const payer = payerOf(principal, { fingerprint: context.fingerprint });
       if (body.method_params != null && catalogue.upstreamTarget(model)) {
         // Upstream servers are not sent Prism's own parameters; refused rather than silently dropped.
         throw new CapabilityViolationError(

@@ -24,7 +24,6 @@ export interface ChatContext {
   signal: CancelSignal;
   /** Browser fingerprint header of guests (`X-Prism-Fingerprint`), for the guest spend cap. */
   fingerprint: string | null;
-  payerOrgId: string | null;
   /** The `X-Session-Id` header (agent models: the chat thread to continue). */
   sessionHeader?: string | null;
 }

@@ -20,7 +20,8 @@ import type {
 } from '../../engines/decision/decision.engine';
 import type { CancelSignal } from '../../lib/cancel';
 import { randomHex } from '../../lib/random-id';
-import { microsToDollars, type Biller, type Payer } from '../../metering/billing';
+import { microsToDollars, type Biller } from '../../metering/billing';
+import { payerOf } from '../../metering/payer';
 import { callerKey } from '../../metering/caller-key';
 import type { DecisionSettings } from './decision-request';
 import { CapabilityViolationError } from '../gateway-errors';
@@ -43,8 +44,6 @@ const FREE = { prompt: 0, completion: 0 };
 /** Who asks, and who pays. */
 export interface DecisionCaller {
   principal: Principal;
-  /** The organisation that pays (null for guests). */
-  payerOrgId: string | null;
   /** `X-Prism-Fingerprint` of guests, for the daily guest cap. */
   fingerprint: string | null;
 }
@@ -112,15 +111,6 @@ export interface DecisionsService {
 export function createDecisionsService(deps: DecisionsServiceDeps): DecisionsService {
   const { engine, catalogue, biller } = deps;
 
-  const payerOf = (caller: DecisionCaller): Payer =>
-    caller.principal.kind === 'user' && caller.payerOrgId
-      ? { kind: 'org', orgId: caller.payerOrgId }
-      : {
-          kind: 'guest',
-          clientIp: caller.principal.kind === 'anonymous' ? caller.principal.clientIp : 'unknown',
-          fingerprint: caller.fingerprint,
-        };
-
   const isVisionUpstream = (m: CatalogueModel): boolean =>
     m.mode === 'chat' && m.engine.kind === 'upstream' && m.capabilities.supportedInputTypes.includes('image');
 
@@ -186,7 +176,7 @@ export function createDecisionsService(deps: DecisionsServiceDeps): DecisionsSer
         }
         remote = questions;
       }
-      const payer = payerOf(caller);
+      const payer = payerOf(caller.principal, { fingerprint: caller.fingerprint, namingKey: false });
       await biller.authorize(payer);
 
       const target = upstream ? catalogue.upstreamTarget(upstream) : null;

@@ -11,7 +11,8 @@ import type { Principal } from '../../domain/account';
 import type { TimedSpeech } from '../../engines/local/speech-reader';
 import { billedSeconds } from '../../engines/local/speech-reader';
 import type { VisionPort } from '../../engines/vision-port';
-import { microsToDollars, priceCall, type Biller, type Payer } from '../../metering/billing';
+import { microsToDollars, priceCall, type Biller } from '../../metering/billing';
+import { payerOf } from '../../metering/payer';
 import type { ModelCatalogue } from '../catalogue/model-catalogue';
 import { configuredSpeechModel } from './speech-transcriber';
 
@@ -38,7 +39,10 @@ export function billedSpeechFor(
   return (principal) => async (audio) => {
     const seconds = billedSeconds((await deps.audioDuration(audio.bytes)) ?? 0);
     const usage = { promptTokens: 0, completionTokens: 0, audioSeconds: seconds };
-    const hold = await deps.biller.reserve(payerOf(principal), priceCall(pricing, usage).costMicros);
+    const hold = await deps.biller.reserve(
+      payerOf(principal, { namingKey: false }),
+      priceCall(pricing, usage).costMicros,
+    );
     let speech: TimedSpeech;
     try {
       speech = await transcribe(audio);
@@ -49,9 +53,4 @@ export function billedSpeechFor(
     const charged = await hold.settle({ pricing, usage, reason: `audio.transcriptions ${model.id} (agent tool)` });
     return { ...speech, billed: { seconds, costDollars: microsToDollars(charged.costMicros) } };
   };
-}
-
-function payerOf(principal: Principal): Payer {
-  if (principal.kind === 'user') return { kind: 'org', orgId: principal.orgId };
-  return { kind: 'guest', clientIp: principal.clientIp, fingerprint: null };
 }

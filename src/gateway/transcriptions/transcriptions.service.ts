@@ -16,14 +16,8 @@ import { BadRequestError } from '../../domain/errors';
 import type { CancelSignal } from '../../lib/cancel';
 import type { RawJson } from '../../lib/raw-json';
 import { extend } from '../../lib/extend';
-import {
-  microsToDollars,
-  priceCall,
-  type Biller,
-  type ChargeInput,
-  type Hold,
-  type Payer,
-} from '../../metering/billing';
+import { microsToDollars, priceCall, type Biller, type ChargeInput, type Hold } from '../../metering/billing';
+import { payerOf } from '../../metering/payer';
 import type { RequestQueue } from '../../metering/request-queue';
 import { billedSeconds } from '../../engines/local/speech-reader';
 import type { ModelCatalogue } from '../catalogue/model-catalogue';
@@ -64,7 +58,6 @@ export interface TranscriptionContext {
   signal: CancelSignal;
   /** Browser fingerprint header of guests (`X-Prism-Fingerprint`), for the guest spend cap. */
   fingerprint: string | null;
-  payerOrgId: string | null;
 }
 
 /** The answer: a JSON body, or text with its content type (`text`, `srt`, `vtt`). */
@@ -172,7 +165,7 @@ export function createTranscriptionsService(deps: TranscriptionsServiceDeps): Tr
       const seconds = billedSeconds(durationS);
       const usage = { promptTokens: 0, completionTokens: 0, audioSeconds: seconds };
       const priced = priceCall(model.pricing, usage);
-      const hold = await biller.reserve(payerOf(principal, context), priced.costMicros);
+      const hold = await biller.reserve(payerOf(principal, { fingerprint: context.fingerprint }), priced.costMicros);
       const settlement: ChargeInput = {
         pricing: model.pricing,
         usage,
@@ -222,18 +215,6 @@ export function createTranscriptionsService(deps: TranscriptionsServiceDeps): Tr
         : reply.contentType;
       return { kind: 'text', contentType, text: textOf(reply.body, reply.contentType, target.provider), headers };
     },
-  };
-}
-
-/** Who pays, as for chat completions: a key's organisation, else the guest by address and browser. */
-function payerOf(principal: Principal, context: TranscriptionContext): Payer {
-  if (principal.kind === 'user' && context.payerOrgId) {
-    return { kind: 'org', orgId: context.payerOrgId, keyId: principal.keyId };
-  }
-  return {
-    kind: 'guest',
-    clientIp: principal.kind === 'anonymous' ? principal.clientIp : 'unknown',
-    fingerprint: context.fingerprint,
   };
 }
 

@@ -55,8 +55,6 @@ export interface CompatRoutesDeps {
   transcriptions: TranscriptionsService;
   /** Largest audio file a transcription takes (`PRISM_MAX_TRANSCRIPTION_BYTES`). */
   maxTranscriptionBytes: number;
-  /** The organisation that pays for a principal's calls (null for anonymous guests). */
-  payerOrgId: (principal: Principal | undefined) => Promise<string | null>;
 }
 
 /** A signal that aborts when the client goes away before its response is finished. */
@@ -75,7 +73,6 @@ export interface ChatCall {
   principal: Principal;
   requestId: string;
   fingerprint: string | null;
-  payerOrgId: string | null;
   /** The `X-Session-Id` header: the chat thread an agent-model call continues. */
   sessionHeader?: string | null;
 }
@@ -103,7 +100,6 @@ export async function serveChatCompletion(
     requestId: call.requestId,
     signal: writer?.signal ?? abortedOnDisconnect(res),
     fingerprint: call.fingerprint,
-    payerOrgId: call.payerOrgId,
     sessionHeader: call.sessionHeader ?? null,
   });
   for (const [name, value] of Object.entries(outcome.headers ?? {})) res.setHeader(name, value);
@@ -134,7 +130,6 @@ export function compatRoutes(deps: CompatRoutesDeps): Router {
         principal: principalOf(req),
         requestId: req.requestId,
         fingerprint: req.get('x-prism-fingerprint') ?? null,
-        payerOrgId: await deps.payerOrgId(req.principal),
         sessionHeader: req.get('x-session-id') ?? null,
       },
       res,
@@ -155,7 +150,6 @@ export function compatRoutes(deps: CompatRoutesDeps): Router {
       requestId: req.requestId,
       signal: abortedOnDisconnect(res),
       fingerprint: req.get('x-prism-fingerprint') ?? null,
-      payerOrgId: await deps.payerOrgId(req.principal),
     });
     if (outcome.kind === 'stream') {
       await createSseWriter(res, { requestId: req.requestId }).pipe(outcome.batches, outcome.headers);

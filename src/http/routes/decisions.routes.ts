@@ -11,7 +11,6 @@ import { LOCAL_DECISION_MODEL, type DecisionsService } from '../../gateway/decis
 import { randomHex } from '../../lib/random-id';
 import { principalOf } from '../request-context';
 import { parseInput } from '../../wire/validation';
-import type { Principal } from '../../domain/account';
 
 export const decisionBodySchema = decisionSettingsSchema
   .extend({
@@ -24,7 +23,6 @@ export const decisionBodySchema = decisionSettingsSchema
 
 export interface DecisionsRoutesDeps {
   decisions: DecisionsService;
-  payerOrgId: (principal: Principal | undefined) => Promise<string | null>;
 }
 
 export function decisionsRoutes(deps: DecisionsRoutesDeps): Router {
@@ -46,7 +44,6 @@ export function decisionsRoutes(deps: DecisionsRoutesDeps): Router {
     const { session, outcome, latencyMs } = await deps.decisions.decideOnce(
       {
         principal,
-        payerOrgId: await deps.payerOrgId(principal),
         fingerprint: req.get('x-prism-fingerprint') ?? null,
       },
       settings,

@@ -60,7 +60,7 @@ async function connected(options: { idleTimeoutMs?: number; maxBufferedBytes?: n
   const scripted = scriptedService();
   const connection = attachDecisionStream(socket as unknown as WebSocket, {
     service: scripted.service,
-    caller: { principal: { kind: 'anonymous', clientIp: '127.0.0.1' }, payerOrgId: null, fingerprint: null },
+    caller: { principal: { kind: 'anonymous', clientIp: '127.0.0.1' }, fingerprint: null },
     options: { maxFrameBytes: 1024, idleTimeoutMs: options.idleTimeoutMs ?? 60_000, maxBufferedBytes: 100 },
     logger: createLogger('silent'),
   });
