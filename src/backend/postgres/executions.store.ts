@@ -4,7 +4,16 @@
  * waiting) can never overwrite a finished record.
  */
 import type pg from 'pg';
-import { toExecution, type DeliveryRow, type ExecutionRow } from '../../stores/rows/executions.rows';
+import { toExecution, type ExecutionRow } from '../../stores/rows/executions.rows';
+import {
+  deliveryValues,
+  EXECUTION_DELIVERIES,
+  insertDeliverySql,
+  POSTGRES_PLACEHOLDER,
+  selectDeliveriesSql,
+  toDeliveryFields,
+  type DeliveryRow,
+} from '../../stores/rows/deliveries.rows';
 import type { ExecutionStore } from '../../stores/types/execution';
 import { jsonOrNull, progressRow, transitionRow } from './status-update';
 
@@ -116,26 +125,14 @@ export function createPostgresExecutionStore(pool: pg.Pool): ExecutionStore {
       ).map(toExecution);
     },
     async recordDelivery(d) {
-      await pool.query(
-        `INSERT INTO execution_webhook_deliveries (execution_id, url, attempt, status_code, outcome, error, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [d.executionId, d.url, d.attempt, d.statusCode, d.outcome, d.error, d.createdAt.toISOString()],
-      );
+      await pool.query(insertDeliverySql(EXECUTION_DELIVERIES, POSTGRES_PLACEHOLDER), deliveryValues(d.executionId, d));
     },
     async deliveries(executionId) {
       const { rows: found } = await pool.query<DeliveryRow>(
-        'SELECT * FROM execution_webhook_deliveries WHERE execution_id = $1 ORDER BY id',
+        selectDeliveriesSql(EXECUTION_DELIVERIES, POSTGRES_PLACEHOLDER),
         [executionId],
       );
-      return found.map((r) => ({
-        executionId: r.execution_id,
-        url: r.url,
-        attempt: r.attempt,
-        statusCode: r.status_code,
-        outcome: r.outcome,
-        error: r.error,
-        createdAt: new Date(r.created_at),
-      }));
+      return found.map((r) => ({ executionId: r.subject_id, ...toDeliveryFields(r) }));
     },
   };
 }

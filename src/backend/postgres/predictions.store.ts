@@ -4,7 +4,16 @@
  * move the same record.
  */
 import type pg from 'pg';
-import { toPrediction, type DeliveryRow, type PredictionRow } from '../../stores/rows/predictions.rows';
+import { toPrediction, type PredictionRow } from '../../stores/rows/predictions.rows';
+import {
+  deliveryValues,
+  insertDeliverySql,
+  POSTGRES_PLACEHOLDER,
+  PREDICTION_DELIVERIES,
+  selectDeliveriesSql,
+  toDeliveryFields,
+  type DeliveryRow,
+} from '../../stores/rows/deliveries.rows';
 import type { PredictionStore } from '../../stores/types';
 import { recordBlob } from './blob-rows';
 import { withTransaction } from './database';
@@ -94,25 +103,16 @@ export function createPostgresPredictionStore(pool: pg.Pool): PredictionStore {
     },
     async recordDelivery(d) {
       await pool.query(
-        `INSERT INTO webhook_deliveries (prediction_id, url, attempt, status_code, outcome, error, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [d.predictionId, d.url, d.attempt, d.statusCode, d.outcome, d.error, d.createdAt.toISOString()],
+        insertDeliverySql(PREDICTION_DELIVERIES, POSTGRES_PLACEHOLDER),
+        deliveryValues(d.predictionId, d),
       );
     },
     async deliveries(predictionId) {
       const { rows: found } = await pool.query<DeliveryRow>(
-        'SELECT * FROM webhook_deliveries WHERE prediction_id = $1 ORDER BY id',
+        selectDeliveriesSql(PREDICTION_DELIVERIES, POSTGRES_PLACEHOLDER),
         [predictionId],
       );
-      return found.map((r) => ({
-        predictionId: r.prediction_id,
-        url: r.url,
-        attempt: r.attempt,
-        statusCode: r.status_code,
-        outcome: r.outcome,
-        error: r.error,
-        createdAt: new Date(r.created_at),
-      }));
+      return found.map((r) => ({ predictionId: r.subject_id, ...toDeliveryFields(r) }));
     },
   };
 }

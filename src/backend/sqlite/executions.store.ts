@@ -6,7 +6,16 @@
 import type { ExecutionStore } from '../../stores/types/execution';
 import type { SqliteDatabase } from './database';
 import { transitionRow } from './status-update';
-import { type ExecutionRow, type DeliveryRow, toExecution } from '../../stores/rows/executions.rows';
+import { type ExecutionRow, toExecution } from '../../stores/rows/executions.rows';
+import {
+  deliveryValues,
+  EXECUTION_DELIVERIES,
+  insertDeliverySql,
+  selectDeliveriesSql,
+  SQLITE_PLACEHOLDER,
+  toDeliveryFields,
+  type DeliveryRow,
+} from '../../stores/rows/deliveries.rows';
 
 export function createSqliteExecutionStore(db: SqliteDatabase): ExecutionStore {
   const insertRow = db.prepare(
@@ -35,13 +44,8 @@ export function createSqliteExecutionStore(db: SqliteDatabase): ExecutionStore {
     "UPDATE executions SET steps_json = @steps, usage_json = COALESCE(@usage, usage_json), updated_at = @now WHERE id = @id AND status = 'running'" +
       ' AND (@claim IS NULL OR attempts = @claim)',
   );
-  const insertDelivery = db.prepare(
-    `INSERT INTO execution_webhook_deliveries (execution_id, url, attempt, status_code, outcome, error, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const deliveries = db.prepare<[string], DeliveryRow>(
-    'SELECT * FROM execution_webhook_deliveries WHERE execution_id = ? ORDER BY id',
-  );
+  const insertDelivery = db.prepare(insertDeliverySql(EXECUTION_DELIVERIES, SQLITE_PLACEHOLDER));
+  const deliveries = db.prepare<[string], DeliveryRow>(selectDeliveriesSql(EXECUTION_DELIVERIES, SQLITE_PLACEHOLDER));
 
   return {
     async insert(e) {
@@ -120,18 +124,10 @@ export function createSqliteExecutionStore(db: SqliteDatabase): ExecutionStore {
       return stalled.all(before.toISOString()).map(toExecution);
     },
     async recordDelivery(d) {
-      insertDelivery.run(d.executionId, d.url, d.attempt, d.statusCode, d.outcome, d.error, d.createdAt.toISOString());
+      insertDelivery.run(...deliveryValues(d.executionId, d));
     },
     async deliveries(executionId) {
-      return deliveries.all(executionId).map((r) => ({
-        executionId: r.execution_id,
-        url: r.url,
-        attempt: r.attempt,
-        statusCode: r.status_code,
-        outcome: r.outcome,
-        error: r.error,
-        createdAt: new Date(r.created_at),
-      }));
+      return deliveries.all(executionId).map((r) => ({ executionId: r.subject_id, ...toDeliveryFields(r) }));
     },
   };
 }

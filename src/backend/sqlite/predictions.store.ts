@@ -9,7 +9,16 @@ import type { PredictionStore, StoredBytes } from '../../stores/types';
 import { createBlobRecorder } from './blob-rows';
 import type { SqliteDatabase } from './database';
 import { transitionRow } from './status-update';
-import { type PredictionRow, type DeliveryRow, toPrediction } from '../../stores/rows/predictions.rows';
+import { type PredictionRow, toPrediction } from '../../stores/rows/predictions.rows';
+import {
+  deliveryValues,
+  insertDeliverySql,
+  PREDICTION_DELIVERIES,
+  selectDeliveriesSql,
+  SQLITE_PLACEHOLDER,
+  toDeliveryFields,
+  type DeliveryRow,
+} from '../../stores/rows/deliveries.rows';
 
 export function createSqlitePredictionStore(db: SqliteDatabase): PredictionStore {
   const recordBlob = createBlobRecorder(db);
@@ -32,13 +41,8 @@ export function createSqlitePredictionStore(db: SqliteDatabase): PredictionStore
   const unfinished = db.prepare<[], PredictionRow>(
     `SELECT * FROM predictions WHERE status IN ('pending', 'enqueued', 'running') ORDER BY created_at, rowid`,
   );
-  const insertDelivery = db.prepare(
-    `INSERT INTO webhook_deliveries (prediction_id, url, attempt, status_code, outcome, error, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const deliveries = db.prepare<[string], DeliveryRow>(
-    'SELECT * FROM webhook_deliveries WHERE prediction_id = ? ORDER BY id',
-  );
+  const insertDelivery = db.prepare(insertDeliverySql(PREDICTION_DELIVERIES, SQLITE_PLACEHOLDER));
+  const deliveries = db.prepare<[string], DeliveryRow>(selectDeliveriesSql(PREDICTION_DELIVERIES, SQLITE_PLACEHOLDER));
 
   const insertTx = db.transaction((p: Prediction, bytes: StoredBytes[]) => {
     const now = new Date().toISOString();
@@ -105,18 +109,10 @@ export function createSqlitePredictionStore(db: SqliteDatabase): PredictionStore
       return unfinished.all().map(toPrediction);
     },
     async recordDelivery(d) {
-      insertDelivery.run(d.predictionId, d.url, d.attempt, d.statusCode, d.outcome, d.error, d.createdAt.toISOString());
+      insertDelivery.run(...deliveryValues(d.predictionId, d));
     },
     async deliveries(predictionId) {
-      return deliveries.all(predictionId).map((r) => ({
-        predictionId: r.prediction_id,
-        url: r.url,
-        attempt: r.attempt,
-        statusCode: r.status_code,
-        outcome: r.outcome,
-        error: r.error,
-        createdAt: new Date(r.created_at),
-      }));
+      return deliveries.all(predictionId).map((r) => ({ predictionId: r.subject_id, ...toDeliveryFields(r) }));
     },
   };
 }

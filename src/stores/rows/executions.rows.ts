@@ -27,16 +27,6 @@ export interface ExecutionRow {
   completed_at: string | null;
 }
 
-export interface DeliveryRow {
-  execution_id: string;
-  url: string;
-  attempt: number;
-  status_code: number | null;
-  outcome: 'delivered' | 'failed' | 'gave_up';
-  error: string | null;
-  created_at: string;
-}
-
 export const toExecution = (r: ExecutionRow): Execution => ({
   id: r.id,
   orgId: r.org_id,

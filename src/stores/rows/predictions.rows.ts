@@ -3,7 +3,6 @@
  * imported by the SQLite and the PostgreSQL stores alike, so neither backend imports the other.
  */
 import { type Prediction, type PredictionInput, type PredictionKind, type Status } from '../../domain/prediction';
-import type { WebhookDelivery } from '../types';
 
 export interface PredictionRow {
   id: string;
@@ -21,16 +20,6 @@ export interface PredictionRow {
   attempts: number;
   created_at: string;
   completed_at: string | null;
-}
-
-export interface DeliveryRow {
-  prediction_id: string;
-  url: string;
-  attempt: number;
-  status_code: number | null;
-  outcome: WebhookDelivery['outcome'];
-  error: string | null;
-  created_at: string;
 }
 
 export const toPrediction = (r: PredictionRow): Prediction => ({
