@@ -6,6 +6,7 @@
  */
 import type { Execution } from '../../domain/execution';
 import { givenUpMessage, startsUsedUp } from '../../domain/restart-policy';
+import { resumeUnfinished } from '../resume-unfinished';
 import type { ExecutionRuns } from './execution-runs';
 import type { StartExecution } from './execution-run';
 import type { ExecutionsService, ExecutionsServiceDeps } from './executions.types';
@@ -64,20 +65,7 @@ export function createExecutionResume(
       await start(id, resume);
     },
 
-    async resumeUnfinished({ takeOverRunning = true } = {}) {
-      let resumed = 0;
-      let failed = 0;
-      for (const execution of await store.unfinished()) {
-        // With a shared queue a `running` run belongs to a live replica; the queue's lease hands a dead one's over.
-        if (!takeOverRunning && execution.status === 'running') continue;
-        if (!(await reclaim(execution))) {
-          failed += 1;
-          continue;
-        }
-        deps.enqueue(execution.id);
-        resumed += 1;
-      }
-      return { resumed, failed };
-    },
+    resumeUnfinished: (options) =>
+      resumeUnfinished({ unfinished: () => store.unfinished(), reclaim, enqueue: (id) => deps.enqueue(id) }, options),
   };
 }

@@ -7,6 +7,7 @@
 import { AppError } from '../../domain/errors';
 import { EMPTY_USAGE, isTerminal, type Prediction } from '../../domain/prediction';
 import { givenUpMessage, startsUsedUp } from '../../domain/restart-policy';
+import { resumeUnfinished } from '../resume-unfinished';
 import type { PredictionRunner, QueuedHolds } from './prediction-run';
 import type { PredictionsService, PredictionsServiceDeps } from './predictions.types';
 
@@ -60,20 +61,7 @@ export function createPredictionResume(
       });
     },
 
-    async resumeUnfinished({ takeOverRunning = true } = {}) {
-      let resumed = 0;
-      let failed = 0;
-      for (const prediction of await store.unfinished()) {
-        // With a shared queue a `running` record belongs to a live replica; the queue's lease hands a dead one's over.
-        if (!takeOverRunning && prediction.status === 'running') continue;
-        if (!(await reclaim(prediction))) {
-          failed += 1;
-          continue;
-        }
-        deps.enqueue(prediction.id);
-        resumed += 1;
-      }
-      return { resumed, failed };
-    },
+    resumeUnfinished: (options) =>
+      resumeUnfinished({ unfinished: () => store.unfinished(), reclaim, enqueue: (id) => deps.enqueue(id) }, options),
   };
 }
