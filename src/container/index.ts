@@ -39,7 +39,7 @@ import { createAgentsModule, type AgentsModule } from './agents';
 import { createExtractionPart } from './extraction';
 import { createGatewayPart, draftingModel } from './gateway';
 import { createBackend, type Backend } from '../backend';
-import type { Stores } from '../stores/types';
+import type { Stores, WebhookDelivery } from '../stores/types';
 import { createMeteringPart } from './metering';
 import { createArtifactsService, type ArtifactsService } from '../services/artifacts.service';
 import type { Execution } from '../domain/execution';
@@ -179,9 +179,85 @@ async function assemble(
   logger: Logger,
   backend: Backend,
 ): Promise<Container> {
-  const { stores, blobs } = backend;
   const secret = config.auth.secret ?? (await readOrCreateSecret(config.data.secretPath));
+  const people = buildPeople(config, backend.stores, logger);
+  const content = buildContent(config, options, backend, people.accounts, secret, logger);
+  const webhookSecret = config.webhooks.secret ?? (await readOrCreateSecret(config.webhooks.secretPath));
+  const senders = buildWebhookSenders(config, backend.stores, webhookSecret, logger);
+  const work = buildWork(config, options, logger, backend, people, content, senders);
+  const structures = openStructurePool(config, logger);
+  const parts: Parts = { config, logger, backend, people, content, senders, work, structures };
+  const sweeps: Sweeps = { guest: null, pause: null, heartbeat: null };
+  const { stores, blobs } = backend;
+  const { metering, gateway, agents, extraction } = work;
+  return {
+    config,
+    logger,
+    version: packageVersion(),
+    structureStats: () => structures.pool?.stats() ?? null,
+    dialect: backend.dialect,
+    stores,
+    blobs,
+    engine: extraction.engine,
+    metrics: content.metrics,
+    ocrStats: () => extraction.kit.ocrStats(),
+    gateway: {
+      catalogue: content.catalogue,
+      limiter: metering.limiter,
+      rateLimitStore: metering.rateLimitStore,
+      chat: gateway.chat,
+      embeddings: gateway.embeddings,
+      transcriptions: gateway.transcriptions,
+      decisions: gateway.decisions,
+    },
+    jobs: work.jobs,
+    signals: backend.shared.signals,
+    webhooks: senders.webhooks,
+    executionWebhooks: senders.executionWebhooks,
+    agents,
+    evaluations: work.evaluations,
+    services: {
+      accounts: people.accounts,
+      admin: people.admin,
+      auth: people.auth,
+      files: content.files,
+      hub: content.hub,
+      predictions: work.predictions,
+      feedback: work.feedback,
+      langgraph: work.langgraph,
+      artifacts: work.artifacts,
+      skills: content.skills,
+      chats: content.chats,
+      mcpOAuth: createMcpOAuthService({ store: stores.oauth, settings: config.mcp.oauth }),
+    },
+    start: (startOptions) => startContainer(parts, sweeps, startOptions),
+    close: () => closeContainer(parts, sweeps),
+  };
+}
 
+/** Everything `start` and `close` reach: the backend and the parts built on it, in build order. */
+interface Parts {
+  config: Config;
+  logger: Logger;
+  backend: Backend;
+  people: People;
+  content: Content;
+  senders: WebhookSenders;
+  work: Work;
+  structures: StructureWorkers;
+}
+
+/** The timers `start` begins and `close` stops. */
+interface Sweeps {
+  guest: GuestFileSweep | null;
+  pause: NodeJS.Timeout | null;
+  heartbeat: RunHeartbeat | null;
+}
+
+type People = ReturnType<typeof buildPeople>;
+
+/** Accounts, the operator's API (per-key expiry, model allow-lists and budgets, spend, the audit log) and auth. */
+function buildPeople(config: Config, stores: Stores, logger: Logger) {
   const accounts = createAccountsService({
     ownerCreditsMicros: config.gateway.ownerCreditsMicros,
     accounts: stores.accounts,
@@ -206,6 +282,21 @@ async function assemble(
     logger,
     refuseKey: (keyId) => keyPolicies.refuseIfExpired(keyId),
   });
+  return { accounts, keyPolicies, orgBudgets, admin, auth };
+}
+
+type Content = ReturnType<typeof buildContent>;
+
+/** Files and skills (bytes in the blob store), the hub, the models catalogue, the upstream client and metrics. */
+function buildContent(
+  config: Config,
+  options: ContainerOptions,
+  backend: Backend,
+  accounts: AccountsService,
+  secret: string,
+  logger: Logger,
+) {
+  const { stores, blobs } = backend;
   const locks = createKeyedMutex();
   const signer = createUrlSigner(secret);
   const files = createFilesService({
@@ -221,10 +312,6 @@ async function assemble(
     }),
     guestFileTtlMs: config.guestUploads.ttlMs,
   });
-  let guestSweep: GuestFileSweep | null = null;
-  let pauseSweep: NodeJS.Timeout | null = null;
-  let runHeartbeat: RunHeartbeat | null = null;
-
   // How every service turns a caller's file id or URL into bytes.
   const inputs = {
     openFile: async (principal: Principal, fileId: string) => {
@@ -263,37 +350,66 @@ async function assemble(
     sessionPrompt: (principal, sessionId, sessionToken) => chats.sessionPrompt(principal, sessionId, sessionToken),
     author: createSkillAuthor({ model: draftingModel(catalogue, upstream), logger }),
   });
+  return { locks, files, inputs, hub, catalogue, metrics, upstream, chats, skills };
+}
+
+type WebhookSenders = ReturnType<typeof buildWebhookSenders>;
+
+/**
+ * The three webhook senders, signed with one secret and bound by one set of limits: predictions, agent executions,
+ * and LangGraph runs (which get the LangGraph run, their deliveries recorded with the run's execution).
+ */
+function buildWebhookSenders(config: Config, stores: Stores, secret: string, logger: Logger) {
+  const common = {
+    secret,
+    timeoutMs: config.webhooks.timeoutMs,
+    attempts: config.webhooks.attempts,
+    backoffMs: config.webhooks.backoffMs,
+    allowPrivate: config.fetch.allowPrivate,
+    logger,
+  };
+  const executionDeliveries = {
+    recordDelivery: ({ predictionId, ...rest }: WebhookDelivery) =>
+      stores.executions.recordDelivery({ ...rest, executionId: predictionId }),
+  };
+  return {
+    webhooks: createWebhookSender({ ...common, store: stores.predictions, render: toPredictionWire }),
+    executionWebhooks: createWebhookSender<Execution>({
+      ...common,
+      store: executionDeliveries,
+      render: toExecutionWire,
+      eventPrefix: 'execution',
+    }),
+    langgraphWebhooks: createWebhookSender<RunWebhook>({
+      ...common,
+      store: executionDeliveries,
+      render: (hook) => hook.payload,
+      eventPrefix: 'langgraph.run',
+    }),
+  };
+}
+
+type Work = ReturnType<typeof buildWork>;
+
+/**
+ * The work Prism does, in the order it is used: extraction, the job queue, metering (everything below bills
+ * through it), agents, agent chat, the gateway, predictions, evaluations, feedback and the LangGraph API.
+ */
+function buildWork(
+  config: Config,
+  options: ContainerOptions,
+  logger: Logger,
+  backend: Backend,
+  people: People,
+  content: Content,
+  senders: WebhookSenders,
+) {
+  const { stores } = backend;
+  const { catalogue, upstream, inputs, metrics } = content;
   // One set of embedded engines: `prism-1` for extraction and the toolkit the agent tools call.
   const extraction = createExtractionPart({ config, logger, catalogue, upstream, override: options.engine });
-  const { engine, kit } = extraction;
-  const webhookSecret = config.webhooks.secret ?? (await readOrCreateSecret(config.webhooks.secretPath));
-  const webhooks = createWebhookSender({
-    store: stores.predictions,
-    secret: webhookSecret,
-    render: toPredictionWire,
-    timeoutMs: config.webhooks.timeoutMs,
-    attempts: config.webhooks.attempts,
-    backoffMs: config.webhooks.backoffMs,
-    allowPrivate: config.fetch.allowPrivate,
-    logger,
-  });
-  const executionWebhooks = createWebhookSender<Execution>({
-    store: {
-      recordDelivery: ({ predictionId, ...rest }) =>
-        stores.executions.recordDelivery({ ...rest, executionId: predictionId }),
-    },
-    secret: webhookSecret,
-    render: toExecutionWire,
-    eventPrefix: 'execution',
-    timeoutMs: config.webhooks.timeoutMs,
-    attempts: config.webhooks.attempts,
-    backoffMs: config.webhooks.backoffMs,
-    allowPrivate: config.fetch.allowPrivate,
-    logger,
-  });
   // The queue runs every kind of background work; each service registers its handler once it exists.
   const jobs = backend.shared.createJobQueue({ concurrency: config.jobs.concurrency, logger });
-  const { signals } = backend.shared;
   // Rate limits and billing first: the agent runtime, the gateway and priced extraction all bill through them.
   const metering = createMeteringPart(config, stores.wallets, backend.shared, (kind, payer, micros) => {
     metrics.walletDebits.inc({ kind, payer });
@@ -303,61 +419,21 @@ async function assemble(
     gatewayInFlight: () => metering.queue.inFlight(),
     gatewayWaiting: () => metering.queue.waiting,
     jobsQueued: () => jobs.size(),
-    ocr: () => kit.ocrStats(),
+    ocr: () => extraction.kit.ocrStats(),
   });
   const artifacts = createArtifactsService({
     store: stores.artifacts,
-    blobs,
-    locks,
-    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    blobs: backend.blobs,
+    locks: content.locks,
+    orgIdFor: (principal) => people.accounts.orgIdFor(principal),
     maxBytes: config.limits.maxUploadBytes,
   });
-  // The LangGraph store's semantic search embeds with Prism's own text engine (256 dimensions: 1 KiB per item); the
-  // agents' remember and recall tools keep their notes in it.
-  const storeEmbedder = createTextEmbeddingEngine();
-  const embedForStore = async (texts: string[]): Promise<Float32Array[]> =>
-    (await storeEmbedder.embed(texts, { dimensions: 256 })).vectors;
-  const memoryFor = createMemoryPorts(createStoreItems(stores.langgraph, embedForStore), (principal) =>
-    accounts.orgIdFor(principal),
-  );
-  const agents = createAgentsModule({
-    memoryFor,
-    checkpointer: backend.checkpointer,
-    checkpointDurability: checkpointDurabilityFor(backend.dialect),
-    stores,
+  const { agents, agentChat, embedForStore } = buildAgents(config, logger, backend, people, content, {
     artifacts,
-    files,
-    hub,
-    inputs,
-    catalogue,
-    upstream,
-    // Runs hold the key's and the organisation's budgets before the wallet, as gateway calls do (docs/admin.md).
-    biller: withKeyBudgets(metering.billerFor('agents'), keyPolicies, orgBudgets),
-    checkKeyModel: (keyId, model) => keyPolicies.checkModel(keyId, model),
-    skills,
-    limits: config.agents,
-    agentMcp: config.agentMcp,
-    signals,
-    orgIdFor: (principal) => accounts.orgIdFor(principal),
-    enqueue: (id) => jobs.enqueue({ kind: 'execution', id }),
-    onFinished: (execution) => executionWebhooks.deliver(execution),
-    logger,
-    vision: kit.toolkit,
-    audioDuration: kit.audioDuration,
-  });
-  jobs.handle('execution', (id, delivery) => agents.executions.runJob(id, delivery));
-  // Chat turns of the agent models, on the runtime: the gateway's chat completions route them here.
-  const agentChat = createAgentChat({
-    chats,
-    runtime: agents.runtime,
-    tools: agents.tools,
-    toolContext: agents.toolContext,
-    planners: agents.planners,
-    skills,
-    files,
-    artifacts,
-    limits: config.agents,
-    logger,
+    metering,
+    jobs,
+    extraction,
+    onFinished: (execution) => senders.executionWebhooks.deliver(execution),
   });
   const gateway = createGatewayPart({
     config,
@@ -368,31 +444,30 @@ async function assemble(
     extraction,
     inputs,
     agentChat,
-    keyPolicies,
-    orgBudgets,
+    keyPolicies: people.keyPolicies,
+    orgBudgets: people.orgBudgets,
   });
-  const { chat, embeddings, transcriptions, decisions } = gateway;
   const predictions = createPredictionsService({
     store: stores.predictions,
-    blobs,
-    locks,
-    hub,
-    engine,
+    blobs: backend.blobs,
+    locks: content.locks,
+    hub: content.hub,
+    engine: extraction.engine,
     inputs,
-    skills,
-    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    skills: content.skills,
+    orgIdFor: (principal) => people.accounts.orgIdFor(principal),
     // Credits at the extraction price, and the seconds the transcription model hears at its per-minute price.
     // Keyed requests hold the key's and the organisation's budgets before the wallet (docs/admin.md).
     wallet: createExtractionWallet(
-      withKeyBudgets(metering.billerFor('extraction'), keyPolicies, orgBudgets),
+      withKeyBudgets(metering.billerFor('extraction'), people.keyPolicies, people.orgBudgets),
       config.extraction.microsPerCredit,
       configuredSpeechModel(catalogue)?.pricing ?? null,
     ),
     // Generate requests whose skills call for the agent runtime run on it.
     skillRunner: agents.skillRunner,
-    checkKeyModel: (keyId, model) => keyPolicies.checkModel(keyId, model),
+    checkKeyModel: (keyId, model) => people.keyPolicies.checkModel(keyId, model),
     enqueue: (id) => jobs.enqueue({ kind: 'prediction', id }),
-    onFinished: (prediction) => webhooks.deliver(prediction),
+    onFinished: (prediction) => senders.webhooks.deliver(prediction),
     logger,
   });
   jobs.handle('prediction', (id, delivery) => predictions.runJob(id, delivery));
@@ -400,39 +475,23 @@ async function assemble(
     store: stores.evaluations,
     predictions: stores.predictions,
     agents: stores.agents,
-    blobs,
-    engine,
-    hub,
-    skills,
+    blobs: backend.blobs,
+    engine: extraction.engine,
+    hub: content.hub,
+    skills: content.skills,
     catalogue,
     upstream,
     reprocessExecution: (orgId, executionId, skill) => agents.executionRerun.rerun(orgId, executionId, skill),
     config: config.evaluations,
-    orgIdFor: (principal) => accounts.orgIdFor(principal),
+    orgIdFor: (principal) => people.accounts.orgIdFor(principal),
     enqueue: (id) => jobs.enqueue({ kind: 'evaluation', id }),
     logger,
   });
   jobs.handle('evaluation', (id) => evaluations.service.runJob(id));
   const feedback = createFeedbackService({
     store: stores.feedback,
-    orgIdFor: (principal) => accounts.orgIdFor(principal),
-    targets: { predictions: stores.predictions, executions: stores.executions, chats },
-  });
-  // A LangGraph run's webhook gets the LangGraph run, through the executions' signed, SSRF-checked sender (its
-  // deliveries recorded with the run's execution).
-  const langgraphWebhooks = createWebhookSender<RunWebhook>({
-    store: {
-      recordDelivery: ({ predictionId, ...rest }) =>
-        stores.executions.recordDelivery({ ...rest, executionId: predictionId }),
-    },
-    secret: webhookSecret,
-    render: (hook) => hook.payload,
-    eventPrefix: 'langgraph.run',
-    timeoutMs: config.webhooks.timeoutMs,
-    attempts: config.webhooks.attempts,
-    backoffMs: config.webhooks.backoffMs,
-    allowPrivate: config.fetch.allowPrivate,
-    logger,
+    orgIdFor: (principal) => people.accounts.orgIdFor(principal),
+    targets: { predictions: stores.predictions, executions: stores.executions, chats: content.chats },
   });
   const langgraph = createLangGraphService({
     store: stores.langgraph,
@@ -441,139 +500,192 @@ async function assemble(
     executions: agents.executions,
     toolNames: () => agents.tools.list().map((tool) => tool.name),
     embed: embedForStore,
-    orgIdFor: (principal) => accounts.orgIdFor(principal),
-    deliverWebhook: (hook) => langgraphWebhooks.deliver(hook),
+    orgIdFor: (principal) => people.accounts.orgIdFor(principal),
+    deliverWebhook: (hook) => senders.langgraphWebhooks.deliver(hook),
     allowPrivateWebhooks: config.fetch.allowPrivate,
     clock: options.clock ?? (() => new Date()),
     logger,
   });
+  return { extraction, jobs, metering, artifacts, agents, gateway, predictions, evaluations, feedback, langgraph };
+}
 
-  // Large caller schemas compile on worker threads (lib/json-schema.ts prepareSchema), not on the event loop.
-  const { size: structureThreads, heapMb, deadlineMs } = config.limits.structureWorkers;
-  const structures =
-    structureThreads > 0 ? createStructurePool({ size: structureThreads, heapMb, deadlineMs, logger }) : null;
-  const releaseStructures = useStructurePool(structures);
-
-  return {
-    config,
-    logger,
-    version: packageVersion(),
-    structureStats: () => structures?.stats() ?? null,
-    dialect: backend.dialect,
+/**
+ * The agent runtime with its memory (the LangGraph store's semantic search, on Prism's own 256-dimension text
+ * engine: 1 KiB per item), its job handler, and agent chat on top (the gateway's chat completions route to it).
+ */
+function buildAgents(
+  config: Config,
+  logger: Logger,
+  backend: Backend,
+  people: People,
+  content: Content,
+  work: {
+    artifacts: ArtifactsService;
+    metering: ReturnType<typeof createMeteringPart>;
+    jobs: JobQueue;
+    extraction: ReturnType<typeof createExtractionPart>;
+    onFinished: (execution: Execution) => void;
+  },
+) {
+  const { stores } = backend;
+  const storeEmbedder = createTextEmbeddingEngine();
+  const embedForStore = async (texts: string[]): Promise<Float32Array[]> =>
+    (await storeEmbedder.embed(texts, { dimensions: 256 })).vectors;
+  const memoryFor = createMemoryPorts(createStoreItems(stores.langgraph, embedForStore), (principal) =>
+    people.accounts.orgIdFor(principal),
+  );
+  const agents = createAgentsModule({
+    memoryFor,
+    checkpointer: backend.checkpointer,
+    checkpointDurability: checkpointDurabilityFor(backend.dialect),
     stores,
-    blobs,
-    engine,
-    metrics,
-    ocrStats: () => kit.ocrStats(),
-    gateway: {
-      catalogue,
-      limiter: metering.limiter,
-      rateLimitStore: metering.rateLimitStore,
-      chat,
-      embeddings,
-      transcriptions,
-      decisions,
-    },
-    jobs,
-    signals,
-    webhooks,
-    executionWebhooks,
-    agents,
-    evaluations,
-    services: {
-      accounts,
-      admin,
-      auth,
-      files,
-      hub,
-      predictions,
-      feedback,
-      langgraph,
-      artifacts,
-      skills,
-      chats,
-      mcpOAuth: createMcpOAuthService({ store: stores.oauth, settings: config.mcp.oauth }),
-    },
+    artifacts: work.artifacts,
+    files: content.files,
+    hub: content.hub,
+    inputs: content.inputs,
+    catalogue: content.catalogue,
+    upstream: content.upstream,
+    // Runs hold the key's and the organisation's budgets before the wallet, as gateway calls do (docs/admin.md).
+    biller: withKeyBudgets(work.metering.billerFor('agents'), people.keyPolicies, people.orgBudgets),
+    checkKeyModel: (keyId, model) => people.keyPolicies.checkModel(keyId, model),
+    skills: content.skills,
+    limits: config.agents,
+    agentMcp: config.agentMcp,
+    signals: backend.shared.signals,
+    orgIdFor: (principal) => people.accounts.orgIdFor(principal),
+    enqueue: (id) => work.jobs.enqueue({ kind: 'execution', id }),
+    onFinished: work.onFinished,
+    logger,
+    vision: work.extraction.kit.toolkit,
+    audioDuration: work.extraction.kit.audioDuration,
+  });
+  work.jobs.handle('execution', (id, delivery) => agents.executions.runJob(id, delivery));
+  // Chat turns of the agent models, on the runtime: the gateway's chat completions route them here.
+  const agentChat = createAgentChat({
+    chats: content.chats,
+    runtime: agents.runtime,
+    tools: agents.tools,
+    toolContext: agents.toolContext,
+    planners: agents.planners,
+    skills: content.skills,
+    files: content.files,
+    artifacts: work.artifacts,
+    limits: config.agents,
+    logger,
+  });
+  return { agents, agentChat, embedForStore };
+}
 
-    async start({ sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {}) {
-      // Replicas starting together on one empty database create one owner between them.
-      const ownerKey = await backend.exclusive('bootstrap', () => accounts.bootstrapOwner());
-      if (backgroundCheckpoints) await backend.startBackground();
-      if (sweep) {
-        await stores.files.deleteExpiredPending(new Date());
-        const swept = await blobs.sweep(await stores.files.referencedBlobs());
-        if (swept.partsRemoved + swept.orphansRemoved > 0) logger.info('swept blob leftovers', swept);
-      }
-      guestSweep ??= startGuestFileSweep(files, config.guestUploads.ttlMs, logger);
-      // Paused agent runs whose wait expired fail with a message (at start, then every minute or TTL).
-      const expirePaused = (): void =>
-        void agents.executions
-          .expirePaused()
-          .catch((error: unknown) => logger.warn('could not expire paused runs', { error: String(error) }));
-      expirePaused();
-      pauseSweep ??= setInterval(expirePaused, Math.min(60_000, config.agents.pauseTtlMs)).unref();
-      await seedBuiltinSkills(skills, config.skills.builtinDir, logger);
-      if (resumeJobs) {
-        // With a shared queue, running records belong to live replicas; the queue's leases hand over a dead one's.
-        const takeOverRunning = !backend.shared.sharedAcrossReplicas;
-        const jobsAfterRestart = await predictions.resumeUnfinished({ takeOverRunning });
-        if (jobsAfterRestart.resumed + jobsAfterRestart.failed > 0) {
-          logger.info('picked up unfinished predictions', jobsAfterRestart);
-        }
-        const runsAfterRestart = await agents.executions.resumeUnfinished({ takeOverRunning });
-        if (runsAfterRestart.resumed + runsAfterRestart.failed > 0) {
-          logger.info('picked up unfinished agent executions', runsAfterRestart);
-        }
-        const evaluationsAfterRestart = await evaluations.service.resumeUnfinished();
-        if (evaluationsAfterRestart.resumed > 0) {
-          logger.info('picked up unfinished evaluations', evaluationsAfterRestart);
-        }
-      }
-      if (backend.shared.sharedAcrossReplicas) {
-        runHeartbeat ??= startRunHeartbeat(agents.executions, config.jobs.leaseMs, logger);
-      }
-      jobs.start();
-      // Every replica polls for due LangGraph crons; a conditional claim lets one of them start each firing.
-      langgraph.crons.startScheduler(CRON_POLL_MS);
-      return { ownerKey };
-    },
+/** The structure worker pool, and how to hand large schemas back to in-line compiling when it closes. */
+interface StructureWorkers {
+  pool: ReturnType<typeof createStructurePool> | null;
+  release: () => void;
+}
 
-    close: () =>
-      // Every closer runs, in the reverse of the order things were built, even when an earlier one throws: queued
-      // debits are always written and the file closed.
-      closeAll(
-        [
-          ...backend.closers,
-          // After every call has settled, before the database closes: the spend records still queued.
-          { name: 'key spend records', run: () => keyPolicies.flushSpend() },
-          ...extraction.closers,
-          {
-            name: 'structure workers',
-            run: async () => {
-              releaseStructures();
-              await structures?.close();
-            },
-          },
-          ...metering.closers,
-          ...gateway.closers,
-          // After the runs stop, before the database closes: steps.json files still being written.
-          { name: 'artifact writes', run: () => artifacts.drain() },
-          { name: 'execution webhooks', run: () => executionWebhooks.close() },
-          { name: 'langgraph webhooks', run: () => langgraphWebhooks.close() },
-          { name: 'webhooks', run: () => webhooks.close() },
-          { name: 'jobs', run: () => jobs.close(config.server.shutdownGraceMs) },
-          { name: 'executions', run: () => agents.executions.cancelAll() },
-          { name: 'prediction runs', run: () => agents.skillRunner.cancelAll() },
-          { name: 'evaluation execution re-runs', run: () => agents.executionRerun.cancelAll() },
-          // Before running work is stopped: a shared queue hands the jobs cut short back to the other replicas.
-          { name: 'jobs: stop taking work', run: () => jobs.stopTaking() },
-          { name: 'guest file sweep', run: () => guestSweep?.stop() },
-          { name: 'paused-run expiry', run: () => pauseSweep && clearInterval(pauseSweep) },
-          { name: 'agent run heartbeat', run: () => runHeartbeat?.stop() },
-          { name: 'langgraph crons', run: () => langgraph.crons.stop() },
-        ].reverse(),
-      ),
-  };
+/** Large caller schemas compile on worker threads (lib/json-schema.ts prepareSchema), not on the event loop. */
+function openStructurePool(config: Config, logger: Logger): StructureWorkers {
+  const { size: structureThreads, heapMb, deadlineMs } = config.limits.structureWorkers;
+  const pool =
+    structureThreads > 0 ? createStructurePool({ size: structureThreads, heapMb, deadlineMs, logger }) : null;
+  return { pool, release: useStructurePool(pool) };
+}
+
+/**
+ * `Container.start`: the owner on an empty database, the start-up sweep, the timers, the built-in skills, the work
+ * left unfinished by a restart, the queue and the crons' scheduler.
+ */
+async function startContainer(
+  parts: Parts,
+  sweeps: Sweeps,
+  { sweep = true, resumeJobs = true, backgroundCheckpoints = true } = {},
+): Promise<{ ownerKey: CreatedKey | null }> {
+  const { config, logger, backend, people, content, work } = parts;
+  const { stores, blobs } = backend;
+  const { agents } = work;
+  // Replicas starting together on one empty database create one owner between them.
+  const ownerKey = await backend.exclusive('bootstrap', () => people.accounts.bootstrapOwner());
+  if (backgroundCheckpoints) await backend.startBackground();
+  if (sweep) {
+    await stores.files.deleteExpiredPending(new Date());
+    const swept = await blobs.sweep(await stores.files.referencedBlobs());
+    if (swept.partsRemoved + swept.orphansRemoved > 0) logger.info('swept blob leftovers', swept);
+  }
+  sweeps.guest ??= startGuestFileSweep(content.files, config.guestUploads.ttlMs, logger);
+  // Paused agent runs whose wait expired fail with a message (at start, then every minute or TTL).
+  const expirePaused = (): void =>
+    void agents.executions
+      .expirePaused()
+      .catch((error: unknown) => logger.warn('could not expire paused runs', { error: String(error) }));
+  expirePaused();
+  sweeps.pause ??= setInterval(expirePaused, Math.min(60_000, config.agents.pauseTtlMs)).unref();
+  await seedBuiltinSkills(content.skills, config.skills.builtinDir, logger);
+  if (resumeJobs) await resumeAfterRestart(parts);
+  if (backend.shared.sharedAcrossReplicas) {
+    sweeps.heartbeat ??= startRunHeartbeat(agents.executions, config.jobs.leaseMs, logger);
+  }
+  work.jobs.start();
+  // Every replica polls for due LangGraph crons; a conditional claim lets one of them start each firing.
+  work.langgraph.crons.startScheduler(CRON_POLL_MS);
+  return { ownerKey };
+}
+
+/** Puts the predictions, agent executions and evaluations a restart interrupted back to work. */
+async function resumeAfterRestart({ logger, backend, work }: Parts): Promise<void> {
+  // With a shared queue, running records belong to live replicas; the queue's leases hand over a dead one's.
+  const takeOverRunning = !backend.shared.sharedAcrossReplicas;
+  const jobsAfterRestart = await work.predictions.resumeUnfinished({ takeOverRunning });
+  if (jobsAfterRestart.resumed + jobsAfterRestart.failed > 0) {
+    logger.info('picked up unfinished predictions', jobsAfterRestart);
+  }
+  const runsAfterRestart = await work.agents.executions.resumeUnfinished({ takeOverRunning });
+  if (runsAfterRestart.resumed + runsAfterRestart.failed > 0) {
+    logger.info('picked up unfinished agent executions', runsAfterRestart);
+  }
+  const evaluationsAfterRestart = await work.evaluations.service.resumeUnfinished();
+  if (evaluationsAfterRestart.resumed > 0) {
+    logger.info('picked up unfinished evaluations', evaluationsAfterRestart);
+  }
+}
+
+/**
+ * `Container.close`: every closer runs, in the reverse of the order things were built, even when an earlier one
+ * throws: queued debits are always written and the file closed.
+ */
+function closeContainer(parts: Parts, sweeps: Sweeps): Promise<void> {
+  const { config, backend, people, senders, work, structures } = parts;
+  const { jobs, agents } = work;
+  return closeAll(
+    [
+      ...backend.closers,
+      // After every call has settled, before the database closes: the spend records still queued.
+      { name: 'key spend records', run: () => people.keyPolicies.flushSpend() },
+      ...work.extraction.closers,
+      {
+        name: 'structure workers',
+        run: async () => {
+          structures.release();
+          await structures.pool?.close();
+        },
+      },
+      ...work.metering.closers,
+      ...work.gateway.closers,
+      // After the runs stop, before the database closes: steps.json files still being written.
+      { name: 'artifact writes', run: () => work.artifacts.drain() },
+      { name: 'execution webhooks', run: () => senders.executionWebhooks.close() },
+      { name: 'langgraph webhooks', run: () => senders.langgraphWebhooks.close() },
+      { name: 'webhooks', run: () => senders.webhooks.close() },
+      { name: 'jobs', run: () => jobs.close(config.server.shutdownGraceMs) },
+      { name: 'executions', run: () => agents.executions.cancelAll() },
+      { name: 'prediction runs', run: () => agents.skillRunner.cancelAll() },
+      { name: 'evaluation execution re-runs', run: () => agents.executionRerun.cancelAll() },
+      // Before running work is stopped: a shared queue hands the jobs cut short back to the other replicas.
+      { name: 'jobs: stop taking work', run: () => jobs.stopTaking() },
+      { name: 'guest file sweep', run: () => sweeps.guest?.stop() },
+      { name: 'paused-run expiry', run: () => sweeps.pause && clearInterval(sweeps.pause) },
+      { name: 'agent run heartbeat', run: () => sweeps.heartbeat?.stop() },
+      { name: 'langgraph crons', run: () => work.langgraph.crons.stop() },
+    ].reverse(),
+  );
 }
 
 function packageVersion(): string {
