@@ -76,22 +76,136 @@ export function createPostgresWalletStore(
   pool: pg.Pool,
   options: PostgresWalletStoreOptions = {},
 ): PostgresWalletStore {
-  const sliceTtlS = (options.sliceTtlMs ?? 30_000) / 1000;
-  const idleMs = options.idleMs ?? 1000;
-  const factor = options.sliceFactor ?? 16;
-  const slices = new Map<string, Slice>();
-  const holds = new Map<string, OpenHold>();
-  let debits: QueuedDebit[] = [];
-  /** Free money to give back, per organisation, with the next write. */
-  const giveBack = new Map<string, number>();
-  let writing: Promise<void> | null = null;
-  /** Writes started so far (a read that overlaps one retries). */
-  let writesStarted = 0;
-  let writeScheduled = false;
-  let closed = false;
+  return new PostgresWallets(pool, options);
+}
 
-  const sliceOf = (orgId: string): Slice => {
-    let slice = slices.get(orgId);
+/** The store's state and steps, one method each (see the header for how allowances and group commit work). */
+class PostgresWallets implements PostgresWalletStore {
+  private readonly sliceTtlS: number;
+  private readonly idleMs: number;
+  private readonly factor: number;
+  private readonly logger: Logger | undefined;
+  private readonly slices = new Map<string, Slice>();
+  private readonly holds = new Map<string, OpenHold>();
+  private debits: QueuedDebit[] = [];
+  /** Free money to give back, per organisation, with the next write. */
+  private readonly giveBack = new Map<string, number>();
+  private writing: Promise<void> | null = null;
+  /** Writes started so far (a read that overlaps one retries). */
+  private writesStarted = 0;
+  private writeScheduled = false;
+  private closed = false;
+  /**
+   * Top-ups and batch writes of this process run one at a time: each then finds its allowance rows as this process
+   * last left them (only a lapse, done by another process, changes them otherwise), which keeps the bookkeeping
+   * exact. Top-ups are rare (a slice serves many calls), so writes seldom wait.
+   */
+  private rowWork: Promise<unknown> = Promise.resolve();
+  private lastRefresh = Date.now();
+  private readonly tick: NodeJS.Timeout;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    options: PostgresWalletStoreOptions,
+  ) {
+    this.sliceTtlS = (options.sliceTtlMs ?? 30_000) / 1000;
+    this.idleMs = options.idleMs ?? 1000;
+    this.factor = options.sliceFactor ?? 16;
+    this.logger = options.logger;
+    // Idle slices go back; live ones are kept from lapsing.
+    this.tick = setInterval(() => this.onTick(), Math.max(10, Math.min(this.idleMs, this.sliceTtlS * 1000) / 2));
+    this.tick.unref();
+  }
+
+  async credit(orgId: string, amountMicros: number, reason: string): Promise<number> {
+    if (!Number.isSafeInteger(amountMicros)) throw new RangeError('amount must be a whole number of micro-dollars');
+    const { rows } = await this.pool.query<{ balance_micros: number }>(APPLY_CREDIT, [
+      orgId,
+      amountMicros,
+      new Date().toISOString(),
+      reason,
+    ]);
+    return rows[0]?.balance_micros ?? 0;
+  }
+
+  async balance(orgId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ b: number }>('SELECT balance_micros AS b FROM wallets WHERE org_id = $1', [
+      orgId,
+    ]);
+    return rows[0]?.b ?? 0;
+  }
+
+  async hold(orgId: string, micros: number, ttlMs: number): Promise<string | null> {
+    if (!Number.isSafeInteger(micros) || micros <= 0) throw new RangeError('a hold is a positive whole amount');
+    const slice = this.sliceOf(orgId);
+    slice.lastUsed = Date.now();
+    for (;;) {
+      if (slice.free >= micros) return this.lend(slice, micros, ttlMs);
+      if (slice.toppingUp) {
+        await slice.toppingUp;
+        continue;
+      }
+      const lacking = micros - slice.free;
+      const wanted = Math.max(lacking, this.factor * micros);
+      const attempt = this.topUp(slice, lacking, wanted);
+      slice.toppingUp = attempt;
+      let granted: boolean;
+      try {
+        granted = await attempt;
+      } finally {
+        slice.toppingUp = null;
+      }
+      if (!granted) return null;
+    }
+  }
+
+  async settle(holdId: string, orgId: string, costMicros: number, reason: string): Promise<number> {
+    if (!Number.isSafeInteger(costMicros)) throw new RangeError('amount must be a whole number of micro-dollars');
+    if (this.closed) return this.credit(orgId, -costMicros, reason);
+    const hold = this.endHold(holdId);
+    const slice = hold?.slice ?? this.slices.get(orgId);
+    // The debit takes the money held for the call first, then (a cost above the hold) free slice money.
+    const backed = slice ? Math.min(Math.max(costMicros, 0), slice.free) : 0;
+    if (slice) slice.free -= backed;
+    return new Promise<number>((resolve, reject) => {
+      this.debits.push({ orgId, amount: costMicros, backed, reason, at: new Date().toISOString(), resolve, reject });
+      this.scheduleWrite();
+    });
+  }
+
+  async release(holdId: string): Promise<void> {
+    if (this.endHold(holdId)) return;
+    // Not a hold of this process: a hold row written by an earlier version of this store.
+    await this.pool.query(RELEASE_ROW, [holdId]);
+  }
+
+  async held(orgId: string): Promise<number> {
+    // `held_micros` less what this process holds but lends to no call: its free slice, and what queued writes
+    // will take out of the row. Read between two writes (a write moves money from one side to the other); a store
+    // that never pauses writing gets the last read after a few tries.
+    for (let attempt = 0; ; attempt++) {
+      if (this.writing) await this.writing;
+      const epoch = this.writesStarted;
+      const { rows } = await this.pool.query<{ h: number }>('SELECT held_micros AS h FROM wallets WHERE org_id = $1', [
+        orgId,
+      ]);
+      if ((this.writesStarted !== epoch || this.writing) && attempt < 20) continue;
+      const queued = this.debits.filter((d) => d.orgId === orgId).reduce((sum, d) => sum + d.backed, 0);
+      const free = (this.slices.get(orgId)?.free ?? 0) + (this.giveBack.get(orgId) ?? 0) + queued;
+      return (rows[0]?.h ?? 0) - free;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.tick);
+    for (const id of [...this.holds.keys()]) this.endHold(id);
+    for (const slice of this.slices.values()) this.returnFree(slice);
+    await this.drain();
+  }
+
+  private sliceOf(orgId: string): Slice {
+    let slice = this.slices.get(orgId);
     if (!slice) {
       slice = {
         orgId,
@@ -102,18 +216,18 @@ export function createPostgresWalletStore(
         lastUsed: Date.now(),
         toppingUp: null,
       };
-      slices.set(orgId, slice);
+      this.slices.set(orgId, slice);
     }
     return slice;
-  };
+  }
 
-  const topUpOnce = async (slice: Slice, lacking: number, wanted: number): Promise<boolean> => {
-    const { rows } = await pool.query<{ granted: number | null; slice: number | null }>(TOP_UP, [
+  private async topUpOnce(slice: Slice, lacking: number, wanted: number): Promise<boolean> {
+    const { rows } = await this.pool.query<{ granted: number | null; slice: number | null }>(TOP_UP, [
       slice.orgId,
       lacking,
       wanted,
       slice.id,
-      sliceTtlS,
+      this.sliceTtlS,
     ]);
     const granted = rows[0]?.granted ?? null;
     if (granted === null) return false;
@@ -123,60 +237,52 @@ export function createPostgresWalletStore(
     // The row is smaller than this process thought only if it lapsed meanwhile (a stalled process): trust the row.
     slice.free += granted - Math.max(0, expected - stored);
     if (expected !== stored) {
-      options.logger?.warn('a wallet allowance lapsed while its process was alive', { orgId: slice.orgId });
+      this.logger?.warn('a wallet allowance lapsed while its process was alive', { orgId: slice.orgId });
       slice.free = Math.max(0, slice.free);
     }
     return true;
-  };
+  }
 
-  /**
-   * Top-ups and batch writes of this process run one at a time: each then finds its allowance rows as this process
-   * last left them (only a lapse, done by another process, changes them otherwise), which keeps the bookkeeping
-   * exact. Top-ups are rare (a slice serves many calls), so writes seldom wait.
-   */
-  let rowWork: Promise<unknown> = Promise.resolve();
-  const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = rowWork.then(work, work);
-    rowWork = run.catch(() => undefined);
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.rowWork.then(work, work);
+    this.rowWork = run.catch(() => undefined);
     return run;
-  };
+  }
 
   /** One top-up; when it does not fit, lapsed holds and allowances are given back and it is tried once more. */
-  const topUp = (slice: Slice, lacking: number, wanted: number): Promise<boolean> =>
-    serial(async () => {
-      if (await topUpOnce(slice, lacking, wanted)) return true;
-      const lapsed = await pool.query(RELEASE_LAPSED, [slice.orgId]);
-      return (lapsed.rowCount ?? 0) > 0 ? topUpOnce(slice, lacking, wanted) : false;
+  private topUp(slice: Slice, lacking: number, wanted: number): Promise<boolean> {
+    return this.serial(async () => {
+      if (await this.topUpOnce(slice, lacking, wanted)) return true;
+      const lapsed = await this.pool.query(RELEASE_LAPSED, [slice.orgId]);
+      return (lapsed.rowCount ?? 0) > 0 ? this.topUpOnce(slice, lacking, wanted) : false;
     });
+  }
 
-  const lend = (slice: Slice, micros: number, ttlMs: number): string => {
+  private lend(slice: Slice, micros: number, ttlMs: number): string {
     slice.free -= micros;
     slice.open += 1;
     slice.lastUsed = Date.now();
     const id = randomUUID();
-    const lapse = setTimeout(() => giveHoldBack(id), ttlMs);
+    const lapse = setTimeout(() => this.endHold(id), ttlMs);
     lapse.unref();
-    holds.set(id, { slice, micros, lapse });
+    this.holds.set(id, { slice, micros, lapse });
     return id;
-  };
+  }
 
   /** Ends an open hold, its money free in the slice again; returns the hold or undefined when it is gone. */
-  const endHold = (id: string): OpenHold | undefined => {
-    const hold = holds.get(id);
+  private endHold(id: string): OpenHold | undefined {
+    const hold = this.holds.get(id);
     if (!hold) return undefined;
-    holds.delete(id);
+    this.holds.delete(id);
     clearTimeout(hold.lapse);
     hold.slice.open -= 1;
     hold.slice.free += hold.micros;
     hold.slice.lastUsed = Date.now();
     return hold;
-  };
-  const giveHoldBack = (id: string): void => {
-    endHold(id);
-  };
+  }
 
-  const writeOrg = async (orgId: string, batch: QueuedDebit[], returned: number): Promise<void> => {
-    const slice = slices.get(orgId);
+  private async writeOrg(orgId: string, batch: QueuedDebit[], returned: number): Promise<void> {
+    const slice = this.slices.get(orgId);
     const backed = batch.reduce((sum, d) => sum + d.backed, 0);
     const total = batch.reduce((sum, d) => sum + d.amount, 0);
     let later = total;
@@ -187,12 +293,12 @@ export function createPostgresWalletStore(
     }
     const at = batch.at(-1)?.at ?? new Date().toISOString();
     try {
-      const { rows } = await pool.query<{ balance_micros: number }>(WRITE_BATCH, [
+      const { rows } = await this.pool.query<{ balance_micros: number }>(WRITE_BATCH, [
         orgId,
         slice?.id ?? '',
         total,
         backed + returned,
-        sliceTtlS,
+        this.sliceTtlS,
         at,
         batch.map((d) => d.amount),
         after,
@@ -206,20 +312,20 @@ export function createPostgresWalletStore(
       // Nothing was written: the money stays held in the allowance row, so it is free in the slice again.
       if (slice) slice.free += backed + returned;
       for (const d of batch) d.reject(error);
-      if (batch.length === 0) options.logger?.warn('a wallet allowance was not given back', { error: String(error) });
+      if (batch.length === 0) this.logger?.warn('a wallet allowance was not given back', { error: String(error) });
     }
-  };
+  }
 
-  const writeQueued = (): Promise<void> => {
-    writesStarted += 1;
-    return serial(writeBatch);
-  };
+  private writeQueued(): Promise<void> {
+    this.writesStarted += 1;
+    return this.serial(() => this.writeBatch());
+  }
 
-  const writeBatch = async (): Promise<void> => {
-    const batch = debits;
-    debits = [];
-    const returns = new Map(giveBack);
-    giveBack.clear();
+  private async writeBatch(): Promise<void> {
+    const batch = this.debits;
+    this.debits = [];
+    const returns = new Map(this.giveBack);
+    this.giveBack.clear();
     const byOrg = new Map<string, QueuedDebit[]>();
     for (const d of batch) {
       const list = byOrg.get(d.orgId);
@@ -227,148 +333,60 @@ export function createPostgresWalletStore(
       else byOrg.set(d.orgId, [d]);
     }
     for (const orgId of returns.keys()) if (!byOrg.has(orgId)) byOrg.set(orgId, []);
-    await Promise.all([...byOrg].map(([orgId, list]) => writeOrg(orgId, list, returns.get(orgId) ?? 0)));
-  };
+    await Promise.all([...byOrg].map(([orgId, list]) => this.writeOrg(orgId, list, returns.get(orgId) ?? 0)));
+  }
 
   /** Group commit: one write in flight; whatever is queued meanwhile goes with the next. */
-  const scheduleWrite = (): void => {
-    if (writeScheduled) return;
-    writeScheduled = true;
+  private scheduleWrite(): void {
+    if (this.writeScheduled) return;
+    this.writeScheduled = true;
     const start = (): void => {
-      writeScheduled = false;
-      if (debits.length === 0 && giveBack.size === 0) return;
+      this.writeScheduled = false;
+      if (this.debits.length === 0 && this.giveBack.size === 0) return;
       // writeOrg settles every debit's promise itself; this catch only keeps a bug from becoming an unhandled rejection.
-      writing = writeQueued()
-        .catch((error: unknown) => options.logger?.error('wallet batch write failed', { error: String(error) }))
+      this.writing = this.writeQueued()
+        .catch((error: unknown) => this.logger?.error('wallet batch write failed', { error: String(error) }))
         .finally(() => {
-          writing = null;
-          if (debits.length > 0 || giveBack.size > 0) scheduleWrite();
+          this.writing = null;
+          if (this.debits.length > 0 || this.giveBack.size > 0) this.scheduleWrite();
         });
     };
-    if (writing) void writing.then(() => setImmediate(start));
+    if (this.writing) void this.writing.then(() => setImmediate(start));
     else setImmediate(start);
-  };
+  }
 
-  const drain = async (): Promise<void> => {
-    while (writing || writeScheduled || debits.length > 0 || giveBack.size > 0) {
-      if (writing) await writing;
+  private async drain(): Promise<void> {
+    while (this.writing || this.writeScheduled || this.debits.length > 0 || this.giveBack.size > 0) {
+      if (this.writing) await this.writing;
       else await new Promise((resolve) => setImmediate(resolve));
-      if (!writing && !writeScheduled && (debits.length > 0 || giveBack.size > 0)) scheduleWrite();
+      if (!this.writing && !this.writeScheduled && (this.debits.length > 0 || this.giveBack.size > 0)) {
+        this.scheduleWrite();
+      }
     }
-  };
+  }
 
-  const returnFree = (slice: Slice): void => {
+  private returnFree(slice: Slice): void {
     if (slice.free <= 0) return;
-    giveBack.set(slice.orgId, (giveBack.get(slice.orgId) ?? 0) + slice.free);
+    this.giveBack.set(slice.orgId, (this.giveBack.get(slice.orgId) ?? 0) + slice.free);
     slice.free = 0;
-    scheduleWrite();
-  };
+    this.scheduleWrite();
+  }
 
-  // Idle slices go back; live ones are kept from lapsing.
-  let lastRefresh = Date.now();
-  const tick = setInterval(
-    () => {
-      const now = Date.now();
-      for (const slice of slices.values()) {
-        if (slice.open === 0 && now - slice.lastUsed >= idleMs) returnFree(slice);
-        if (slice.total === 0 && slice.open === 0 && slice.free === 0 && !slice.toppingUp) slices.delete(slice.orgId);
+  /** Idle slices' free money goes back, empty slices are forgotten, live allowances are kept from lapsing. */
+  private onTick(): void {
+    const now = Date.now();
+    for (const slice of this.slices.values()) {
+      if (slice.open === 0 && now - slice.lastUsed >= this.idleMs) this.returnFree(slice);
+      if (slice.total === 0 && slice.open === 0 && slice.free === 0 && !slice.toppingUp) {
+        this.slices.delete(slice.orgId);
       }
-      if (now - lastRefresh >= (sliceTtlS * 1000) / 3) {
-        lastRefresh = now;
-        const ids = [...slices.values()].filter((s) => s.total > 0).map((s) => s.id);
-        if (ids.length > 0) {
-          pool.query(REFRESH, [ids, sliceTtlS]).catch((error: unknown) => {
-            options.logger?.warn('wallet allowances not refreshed', { error: String(error) });
-          });
-        }
-      }
-    },
-    Math.max(10, Math.min(idleMs, sliceTtlS * 1000) / 2),
-  );
-  tick.unref();
-
-  const credit = async (orgId: string, amountMicros: number, reason: string): Promise<number> => {
-    if (!Number.isSafeInteger(amountMicros)) throw new RangeError('amount must be a whole number of micro-dollars');
-    const { rows } = await pool.query<{ balance_micros: number }>(APPLY_CREDIT, [
-      orgId,
-      amountMicros,
-      new Date().toISOString(),
-      reason,
-    ]);
-    return rows[0]?.balance_micros ?? 0;
-  };
-
-  return {
-    credit,
-    async balance(orgId) {
-      const { rows } = await pool.query<{ b: number }>('SELECT balance_micros AS b FROM wallets WHERE org_id = $1', [
-        orgId,
-      ]);
-      return rows[0]?.b ?? 0;
-    },
-    async hold(orgId, micros, ttlMs) {
-      if (!Number.isSafeInteger(micros) || micros <= 0) throw new RangeError('a hold is a positive whole amount');
-      const slice = sliceOf(orgId);
-      slice.lastUsed = Date.now();
-      for (;;) {
-        if (slice.free >= micros) return lend(slice, micros, ttlMs);
-        if (slice.toppingUp) {
-          await slice.toppingUp;
-          continue;
-        }
-        const lacking = micros - slice.free;
-        const wanted = Math.max(lacking, factor * micros);
-        const attempt = topUp(slice, lacking, wanted);
-        slice.toppingUp = attempt;
-        let granted: boolean;
-        try {
-          granted = await attempt;
-        } finally {
-          slice.toppingUp = null;
-        }
-        if (!granted) return null;
-      }
-    },
-    async settle(holdId, orgId, costMicros, reason) {
-      if (!Number.isSafeInteger(costMicros)) throw new RangeError('amount must be a whole number of micro-dollars');
-      if (closed) return credit(orgId, -costMicros, reason);
-      const hold = endHold(holdId);
-      const slice = hold?.slice ?? slices.get(orgId);
-      // The debit takes the money held for the call first, then (a cost above the hold) free slice money.
-      const backed = slice ? Math.min(Math.max(costMicros, 0), slice.free) : 0;
-      if (slice) slice.free -= backed;
-      return new Promise<number>((resolve, reject) => {
-        debits.push({ orgId, amount: costMicros, backed, reason, at: new Date().toISOString(), resolve, reject });
-        scheduleWrite();
-      });
-    },
-    async release(holdId) {
-      if (endHold(holdId)) return;
-      // Not a hold of this process: a hold row written by an earlier version of this store.
-      await pool.query(RELEASE_ROW, [holdId]);
-    },
-    async held(orgId) {
-      // `held_micros` less what this process holds but lends to no call: its free slice, and what queued writes
-      // will take out of the row. Read between two writes (a write moves money from one side to the other); a store
-      // that never pauses writing gets the last read after a few tries.
-      for (let attempt = 0; ; attempt++) {
-        if (writing) await writing;
-        const epoch = writesStarted;
-        const { rows } = await pool.query<{ h: number }>('SELECT held_micros AS h FROM wallets WHERE org_id = $1', [
-          orgId,
-        ]);
-        if ((writesStarted !== epoch || writing) && attempt < 20) continue;
-        const queued = debits.filter((d) => d.orgId === orgId).reduce((sum, d) => sum + d.backed, 0);
-        const free = (slices.get(orgId)?.free ?? 0) + (giveBack.get(orgId) ?? 0) + queued;
-        return (rows[0]?.h ?? 0) - free;
-      }
-    },
-    async close() {
-      closed = true;
-      clearInterval(tick);
-      for (const id of [...holds.keys()]) giveHoldBack(id);
-      for (const slice of slices.values()) returnFree(slice);
-      await drain();
-    },
-  };
+    }
+    if (now - this.lastRefresh < (this.sliceTtlS * 1000) / 3) return;
+    this.lastRefresh = now;
+    const ids = [...this.slices.values()].filter((s) => s.total > 0).map((s) => s.id);
+    if (ids.length === 0) return;
+    this.pool.query(REFRESH, [ids, this.sliceTtlS]).catch((error: unknown) => {
+      this.logger?.warn('wallet allowances not refreshed', { error: String(error) });
+    });
+  }
 }
