@@ -74,7 +74,8 @@ export interface RunWebhook {
   payload: Record<string, unknown>;
 }
 
-export function createRuns(deps: {
+/** What the runs are built on. */
+export interface RunsDeps {
   store: LangGraphStore;
   threads: Threads;
   assistants: Assistants;
@@ -85,27 +86,50 @@ export function createRuns(deps: {
   deliverWebhook: ((hook: RunWebhook) => void) | null;
   /** Private-address webhook URLs are allowed (PRISM_ALLOW_PRIVATE_URLS), as for execution callbacks. */
   allowPrivateWebhooks: boolean;
-}) {
-  const { store, threads } = deps;
+}
+
+export function createRuns(deps: RunsDeps): LangGraphRuns {
+  return new LangGraphRuns(deps);
+}
+
+/**
+ * The runs of the LangGraph API: each is an agent execution whose outcome is written to its thread. Named methods
+ * over two pieces of process state: the runs going on here, and those being stopped.
+ */
+export class LangGraphRuns {
+  /** Runs going on in this process, by run id. */
+  readonly inFlight = new Map<string, Promise<RunWire>>();
+  /** Runs of this process being stopped by a cancel or a multitask strategy: they end interrupted, not failed. */
+  private readonly stopping = new Set<string>();
+
+  constructor(private readonly deps: RunsDeps) {}
+
+  private get store(): LangGraphStore {
+    return this.deps.store;
+  }
+
+  private get threads(): Threads {
+    return this.deps.threads;
+  }
 
   /** Refused at submission what the webhook sender would refuse at delivery, as /v1/agent/execute does. */
-  const checkWebhook = async (url: string): Promise<void> => {
+  async checkWebhook(url: string): Promise<void> {
     try {
-      await checkPublicUrl(url, deps.allowPrivateWebhooks);
+      await checkPublicUrl(url, this.deps.allowPrivateWebhooks);
     } catch (error) {
       const reason = error instanceof SafeFetchError ? error.message : 'invalid URL';
       throw new BadRequestError(`webhook refused: ${reason}.`, 'url_not_allowed', 'webhook');
     }
-  };
+  }
 
   /** LangGraph's webhook body: the run, its times, the thread's values and the error when it failed. */
-  const sendWebhook = async (orgId: string, run: RunWire): Promise<void> => {
+  private async sendWebhook(orgId: string, run: RunWire): Promise<void> {
     const url = run.kwargs.webhook;
-    if (typeof url !== 'string' || !deps.deliverWebhook || !run.execution_id) return;
-    const thread = await threads.get(orgId, run.thread_id).catch(() => null);
+    if (typeof url !== 'string' || !this.deps.deliverWebhook || !run.execution_id) return;
+    const thread = await this.threads.get(orgId, run.thread_id).catch(() => null);
     const at = new Date().toISOString();
     const { checkpoint_before: _before, ...wire } = run;
-    deps.deliverWebhook({
+    this.deps.deliverWebhook({
       id: run.execution_id,
       status: run.status,
       callbackUrl: url,
@@ -118,13 +142,11 @@ export function createRuns(deps: {
         ...(run.status === 'error' && { error: typeof run.kwargs.error === 'string' ? run.kwargs.error : 'failed' }),
       },
     });
-  };
-  /** Runs going on in this process, by run id. */
-  const inFlight = new Map<string, Promise<RunWire>>();
+  }
 
-  const saveRun = async (orgId: string, run: RunWire): Promise<RunWire> => {
+  private async saveRun(orgId: string, run: RunWire): Promise<RunWire> {
     run.updated_at = new Date().toISOString();
-    await store.put({
+    await this.store.put({
       orgId,
       kind: 'run',
       id: run.run_id,
@@ -136,53 +158,53 @@ export function createRuns(deps: {
       expiresAt: null,
     });
     return run;
-  };
+  }
 
-  const getRun = async (orgId: string, threadId: string, runId: string): Promise<RunWire> => {
-    const found = await store.get(orgId, 'run', runId);
+  async getRun(orgId: string, threadId: string, runId: string): Promise<RunWire> {
+    const found = await this.store.get(orgId, 'run', runId);
     if (!found || found.parent !== threadId) throw new NotFoundError('run', runId);
     return found.body as unknown as RunWire;
-  };
+  }
 
-  const list = async (orgId: string, threadId: string): Promise<RunWire[]> =>
-    (await store.list(orgId, 'run', { parent: threadId }, new Date())).map((d) => d.body as unknown as RunWire);
+  private async runsOf(orgId: string, threadId: string): Promise<RunWire[]> {
+    return (await this.store.list(orgId, 'run', { parent: threadId }, new Date())).map(
+      (d) => d.body as unknown as RunWire,
+    );
+  }
 
   /** Resolves when the run is no longer busy: in this process by its promise, else by reading it. */
-  const settle = async (orgId: string, run: RunWire): Promise<RunWire> => {
-    const local = inFlight.get(run.run_id);
+  private async settle(orgId: string, run: RunWire): Promise<RunWire> {
+    const local = this.inFlight.get(run.run_id);
     if (local) return local;
     let current = run;
     while (BUSY.includes(current.status)) {
       await new Promise((r) => setTimeout(r, 200));
-      current = await getRun(orgId, run.thread_id, run.run_id);
+      current = await this.getRun(orgId, run.thread_id, run.run_id);
     }
     return current;
-  };
+  }
 
-  /** Runs of this process being stopped by a cancel or a multitask strategy: they end interrupted, not failed. */
-  const stopping = new Set<string>();
-
-  const stopRun = async (principal: Principal, orgId: string, run: RunWire, status: RunStatus): Promise<void> => {
-    stopping.add(run.run_id);
+  private async stopRun(principal: Principal, orgId: string, run: RunWire, status: RunStatus): Promise<void> {
+    this.stopping.add(run.run_id);
     try {
-      if (run.execution_id) await deps.executions.cancel(principal, run.execution_id).catch(() => undefined);
-      await settle(orgId, run).catch(() => undefined);
+      if (run.execution_id) await this.deps.executions.cancel(principal, run.execution_id).catch(() => undefined);
+      await this.settle(orgId, run).catch(() => undefined);
     } finally {
-      stopping.delete(run.run_id);
+      this.stopping.delete(run.run_id);
     }
-    const latest = await getRun(orgId, run.thread_id, run.run_id).catch(() => run);
+    const latest = await this.getRun(orgId, run.thread_id, run.run_id).catch(() => run);
     latest.status = status;
-    await saveRun(orgId, latest);
-  };
+    await this.saveRun(orgId, latest);
+  }
 
   /** Waits on or clears the thread's busy runs as `strategy` says. */
-  const makeRoom = async (
+  private async makeRoom(
     principal: Principal,
     orgId: string,
     threadId: string,
     strategy: MultitaskStrategy,
-  ): Promise<void> => {
-    const busy = (await list(orgId, threadId)).filter((r) => BUSY.includes(r.status));
+  ): Promise<void> {
+    const busy = (await this.runsOf(orgId, threadId)).filter((r) => BUSY.includes(r.status));
     if (busy.length === 0) return;
     if (strategy === 'reject') {
       throw new ConflictError(
@@ -192,45 +214,47 @@ export function createRuns(deps: {
     }
     for (const run of busy) {
       if (strategy === 'enqueue') {
-        await settle(orgId, run);
+        await this.settle(orgId, run);
         continue;
       }
-      await stopRun(principal, orgId, run, 'interrupted');
+      await this.stopRun(principal, orgId, run, 'interrupted');
       if (strategy === 'rollback') {
-        await store.delete(orgId, 'run', run.run_id);
-        const thread = await threads.get(orgId, threadId);
-        const before = run.checkpoint_before ? await threads.checkpoint(orgId, threadId, run.checkpoint_before) : null;
-        for (const cp of await threads.checkpoints(orgId, threadId)) {
+        await this.store.delete(orgId, 'run', run.run_id);
+        const thread = await this.threads.get(orgId, threadId);
+        const before = run.checkpoint_before
+          ? await this.threads.checkpoint(orgId, threadId, run.checkpoint_before)
+          : null;
+        for (const cp of await this.threads.checkpoints(orgId, threadId)) {
           if (cp.metadata.run_id === run.run_id) {
-            await store.delete(orgId, 'checkpoint', `${threadId}/${cp.checkpoint_id}`);
+            await this.store.delete(orgId, 'checkpoint', `${threadId}/${cp.checkpoint_id}`);
           }
         }
         thread.head = before?.checkpoint_id ?? null;
         thread.values = before?.values ?? { messages: [] };
         thread.status = 'idle';
-        await threads.save(orgId, thread);
+        await this.threads.save(orgId, thread);
       }
     }
-  };
+  }
 
-  const approvalFor = (list: string[] | '*' | null | undefined): string[] | null => {
+  private approvalFor(list: string[] | '*' | null | undefined): string[] | null {
     if (!list) return null;
-    if (list === '*' || list.includes('*') || list.includes('tools')) return deps.toolNames();
+    if (list === '*' || list.includes('*') || list.includes('tools')) return this.deps.toolNames();
     return list;
-  };
+  }
 
   /** The thread's outcome once the execution ends or pauses. */
-  const finish = async (
+  private async finish(
     principal: Principal,
     orgId: string,
     run: RunWire,
     base: LgState,
     observer: RunObserver | undefined,
-  ): Promise<RunWire> => {
+  ): Promise<RunWire> {
     const controller = new AbortController();
     let last: Execution | null = null;
     try {
-      for await (const record of await deps.executions.follow(principal, run.execution_id!, controller.signal)) {
+      for await (const record of await this.deps.executions.follow(principal, run.execution_id!, controller.signal)) {
         last = record;
         observer?.onStep?.(record);
         if (record.status === 'paused' || record.status === 'completed' || record.status === 'failed') break;
@@ -238,18 +262,18 @@ export function createRuns(deps: {
     } finally {
       controller.abort();
     }
-    const latest = await getRun(orgId, run.thread_id, run.run_id).catch(() => null);
+    const latest = await this.getRun(orgId, run.thread_id, run.run_id).catch(() => null);
     if (!latest) return run; // rolled back
-    const thread = await threads.get(orgId, run.thread_id);
-    if (latest.status === 'interrupted' || !last || stopping.has(run.run_id)) {
+    const thread = await this.threads.get(orgId, run.thread_id);
+    if (latest.status === 'interrupted' || !last || this.stopping.has(run.run_id)) {
       thread.status = 'idle';
-      await threads.save(orgId, thread);
-      if (stopping.has(run.run_id)) latest.status = 'interrupted';
+      await this.threads.save(orgId, thread);
+      if (this.stopping.has(run.run_id)) latest.status = 'interrupted';
       return latest;
     }
     if (last.status === 'completed') {
       const values = applyInput(base, { messages: [replyOf(last.response, run.run_id)] });
-      await threads.commit(orgId, thread, values, { source: 'loop', step: last.steps.length, run_id: run.run_id });
+      await this.threads.commit(orgId, thread, values, { source: 'loop', step: last.steps.length, run_id: run.run_id });
       thread.status = 'idle';
       thread.interrupts = {};
       latest.status = 'success';
@@ -265,7 +289,7 @@ export function createRuns(deps: {
         },
       };
       const task = { id: last.id, name: 'tools', error: null, interrupts: [interrupt], checkpoint: null, state: null };
-      await threads.commit(
+      await this.threads.commit(
         orgId,
         thread,
         base,
@@ -282,12 +306,12 @@ export function createRuns(deps: {
       latest.status = 'error';
       latest.kwargs = { ...latest.kwargs, error: last.errorMessage };
     }
-    await threads.save(orgId, thread);
+    await this.threads.save(orgId, thread);
     observer?.onValues?.(thread.values);
-    return saveRun(orgId, latest);
-  };
+    return this.saveRun(orgId, latest);
+  }
 
-  const decisionOf = (resume: unknown): ResumeDecision => {
+  private decisionOf(resume: unknown): ResumeDecision {
     if (resume === true || resume === 'approve' || resume === null || resume === undefined) {
       return { action: 'approve' };
     }
@@ -305,151 +329,152 @@ export function createRuns(deps: {
       'invalid_decision',
       'command.resume',
     );
-  };
+  }
 
-  return {
-    inFlight,
-    getRun,
-    checkWebhook,
-
-    async start(
-      principal: Principal,
-      threadId: string | null,
-      body: RunRequest,
-      observer?: RunObserver,
-    ): Promise<StartedRun> {
-      const orgId = await deps.orgIdFor(principal);
-      let thread: ThreadWire;
-      if (threadId === null) thread = await threads.create(orgId, { metadata: { stateless: true } });
-      else {
-        thread = await threads.get(orgId, threadId).catch(async (error: unknown) => {
-          if (body.if_not_exists === 'create') return threads.create(orgId, { thread_id: threadId });
-          throw error;
-        });
+  async start(
+    principal: Principal,
+    threadId: string | null,
+    body: RunRequest,
+    observer?: RunObserver,
+  ): Promise<StartedRun> {
+    const orgId = await this.deps.orgIdFor(principal);
+    let thread: ThreadWire;
+    if (threadId === null) thread = await this.threads.create(orgId, { metadata: { stateless: true } });
+    else {
+      thread = await this.threads.get(orgId, threadId).catch(async (error: unknown) => {
+        if (body.if_not_exists === 'create') return this.threads.create(orgId, { thread_id: threadId });
+        throw error;
+      });
+    }
+    const agent = await this.deps.assistants.resolve(principal, body.assistant_id);
+    if (body.webhook) await this.checkWebhook(body.webhook);
+    const strategy = body.multitask_strategy ?? 'enqueue';
+    await this.makeRoom(principal, orgId, thread.thread_id, strategy);
+    thread = await this.threads.get(orgId, thread.thread_id);
+    const at = new Date().toISOString();
+    const run: RunWire = {
+      run_id: randomUUID(),
+      thread_id: thread.thread_id,
+      assistant_id: body.assistant_id,
+      created_at: at,
+      updated_at: at,
+      status: 'pending',
+      metadata: body.metadata ?? {},
+      multitask_strategy: strategy,
+      kwargs: body.webhook ? { webhook: body.webhook } : {},
+      execution_id: null,
+      checkpoint_before: thread.head,
+    };
+    let execution: Execution;
+    let base: LgState;
+    if (body.command?.resume !== undefined) {
+      const paused = (await this.runsOf(orgId, thread.thread_id)).reverse().find((r) => r.status === 'interrupted');
+      if (thread.status !== 'interrupted' || !paused?.execution_id) {
+        throw new ConflictError(`Thread '${thread.thread_id}' is not waiting for a resume.`, 'execution_not_paused');
       }
-      const agent = await deps.assistants.resolve(principal, body.assistant_id);
-      if (body.webhook) await checkWebhook(body.webhook);
-      const strategy = body.multitask_strategy ?? 'enqueue';
-      await makeRoom(principal, orgId, thread.thread_id, strategy);
-      thread = await threads.get(orgId, thread.thread_id);
-      const at = new Date().toISOString();
-      const run: RunWire = {
-        run_id: randomUUID(),
-        thread_id: thread.thread_id,
-        assistant_id: body.assistant_id,
-        created_at: at,
-        updated_at: at,
-        status: 'pending',
-        metadata: body.metadata ?? {},
-        multitask_strategy: strategy,
-        kwargs: body.webhook ? { webhook: body.webhook } : {},
-        execution_id: null,
-        checkpoint_before: thread.head,
-      };
-      let execution: Execution;
-      let base: LgState;
-      if (body.command?.resume !== undefined) {
-        const paused = (await list(orgId, thread.thread_id)).reverse().find((r) => r.status === 'interrupted');
-        if (thread.status !== 'interrupted' || !paused?.execution_id) {
-          throw new ConflictError(`Thread '${thread.thread_id}' is not waiting for a resume.`, 'execution_not_paused');
-        }
-        base = thread.values;
-        execution = await deps.executions.resume(principal, paused.execution_id, decisionOf(body.command.resume), {
+      base = thread.values;
+      execution = await this.deps.executions.resume(
+        principal,
+        paused.execution_id,
+        this.decisionOf(body.command.resume),
+        {
           detach: true,
           ...(observer?.onText && { onText: (delta: string) => observer.onText?.(delta) }),
-        });
-      } else {
-        const from = body.checkpoint_id ? await threads.checkpoint(orgId, thread.thread_id, body.checkpoint_id) : null;
-        base = applyInput(from?.values ?? thread.values, body.input ?? null);
-        const { prompt, inputs } = executionInputsOf(agent?.config.prompt ?? null, base.messages);
-        const configurable = body.config?.configurable ?? {};
-        execution = await deps.executions.execute(
-          principal,
-          {
-            name: agent ? `${agent.name}:${agent.version}` : null,
-            model: typeof configurable.model === 'string' ? configurable.model : null,
-            inputs: Object.keys(inputs).length > 0 ? inputs : null,
-            batch: false,
-            callbackUrl: null,
-            prompt,
-            jsonSchema: null,
-            skills: [],
-            tools: null,
-            toolsets: null,
-            mcpServers: null,
-            requireApproval: approvalFor(body.interrupt_before) ?? approvalFor(body.interrupt_after),
-            serviceTier: 'standard',
-            mode: null,
-            metadata: { langgraph_thread_id: thread.thread_id, langgraph_run_id: run.run_id },
-            clientId: null,
-            clientCreatedAt: null,
-          },
-          { detach: true, ...(observer?.onText && { onText: (delta: string) => observer.onText?.(delta) }) },
-        );
-        await threads.commit(
-          orgId,
-          thread,
-          base,
-          { source: 'input', step: -1, run_id: run.run_id, writes: { __start__: body.input ?? null } },
-          from?.checkpoint_id ?? thread.head,
-        );
-      }
-      observer?.onValues?.(base);
-      run.execution_id = execution.id;
-      run.status = 'running';
-      thread.status = 'busy';
-      await threads.save(orgId, thread);
-      await saveRun(orgId, run);
-      const done = finish(principal, orgId, run, base, observer)
-        .then(async (ended) => {
-          if (!BUSY.includes(ended.status)) await sendWebhook(orgId, ended).catch(() => undefined);
-          return ended;
-        })
-        .finally(() => inFlight.delete(run.run_id));
-      inFlight.set(run.run_id, done);
-      done.catch(() => undefined);
-      return { run, done };
-    },
+        },
+      );
+    } else {
+      const from = body.checkpoint_id
+        ? await this.threads.checkpoint(orgId, thread.thread_id, body.checkpoint_id)
+        : null;
+      base = applyInput(from?.values ?? thread.values, body.input ?? null);
+      const { prompt, inputs } = executionInputsOf(agent?.config.prompt ?? null, base.messages);
+      const configurable = body.config?.configurable ?? {};
+      execution = await this.deps.executions.execute(
+        principal,
+        {
+          name: agent ? `${agent.name}:${agent.version}` : null,
+          model: typeof configurable.model === 'string' ? configurable.model : null,
+          inputs: Object.keys(inputs).length > 0 ? inputs : null,
+          batch: false,
+          callbackUrl: null,
+          prompt,
+          jsonSchema: null,
+          skills: [],
+          tools: null,
+          toolsets: null,
+          mcpServers: null,
+          requireApproval: this.approvalFor(body.interrupt_before) ?? this.approvalFor(body.interrupt_after),
+          serviceTier: 'standard',
+          mode: null,
+          metadata: { langgraph_thread_id: thread.thread_id, langgraph_run_id: run.run_id },
+          clientId: null,
+          clientCreatedAt: null,
+        },
+        { detach: true, ...(observer?.onText && { onText: (delta: string) => observer.onText?.(delta) }) },
+      );
+      await this.threads.commit(
+        orgId,
+        thread,
+        base,
+        { source: 'input', step: -1, run_id: run.run_id, writes: { __start__: body.input ?? null } },
+        from?.checkpoint_id ?? thread.head,
+      );
+    }
+    observer?.onValues?.(base);
+    run.execution_id = execution.id;
+    run.status = 'running';
+    thread.status = 'busy';
+    await this.threads.save(orgId, thread);
+    await this.saveRun(orgId, run);
+    const done = this.finish(principal, orgId, run, base, observer)
+      .then(async (ended) => {
+        if (!BUSY.includes(ended.status)) await this.sendWebhook(orgId, ended).catch(() => undefined);
+        return ended;
+      })
+      .finally(() => this.inFlight.delete(run.run_id));
+    this.inFlight.set(run.run_id, done);
+    done.catch(() => undefined);
+    return { run, done };
+  }
 
-    async join(principal: Principal, threadId: string, runId: string): Promise<RunWire> {
-      const orgId = await deps.orgIdFor(principal);
-      return settle(orgId, await getRun(orgId, threadId, runId));
-    },
+  async join(principal: Principal, threadId: string, runId: string): Promise<RunWire> {
+    const orgId = await this.deps.orgIdFor(principal);
+    return this.settle(orgId, await this.getRun(orgId, threadId, runId));
+  }
 
-    async get(principal: Principal, threadId: string, runId: string): Promise<RunWire> {
-      return getRun(await deps.orgIdFor(principal), threadId, runId);
-    },
+  async get(principal: Principal, threadId: string, runId: string): Promise<RunWire> {
+    return this.getRun(await this.deps.orgIdFor(principal), threadId, runId);
+  }
 
-    async list(
-      principal: Principal,
-      threadId: string,
-      q: { limit: number; offset: number; status?: string | null | undefined },
-    ): Promise<RunWire[]> {
-      const orgId = await deps.orgIdFor(principal);
-      await threads.get(orgId, threadId);
-      return (await list(orgId, threadId))
-        .filter((r) => !q.status || r.status === q.status)
-        .reverse()
-        .slice(q.offset, q.offset + q.limit);
-    },
+  async list(
+    principal: Principal,
+    threadId: string,
+    q: { limit: number; offset: number; status?: string | null | undefined },
+  ): Promise<RunWire[]> {
+    const orgId = await this.deps.orgIdFor(principal);
+    await this.threads.get(orgId, threadId);
+    return (await this.runsOf(orgId, threadId))
+      .filter((r) => !q.status || r.status === q.status)
+      .reverse()
+      .slice(q.offset, q.offset + q.limit);
+  }
 
-    async cancel(principal: Principal, threadId: string, runId: string, action: 'interrupt' | 'rollback') {
-      const orgId = await deps.orgIdFor(principal);
-      const run = await getRun(orgId, threadId, runId);
-      if (!BUSY.includes(run.status) && run.status !== 'interrupted') return;
-      await stopRun(principal, orgId, run, 'interrupted');
-      if (action === 'rollback') await store.delete(orgId, 'run', runId);
-    },
+  async cancel(principal: Principal, threadId: string, runId: string, action: 'interrupt' | 'rollback') {
+    const orgId = await this.deps.orgIdFor(principal);
+    const run = await this.getRun(orgId, threadId, runId);
+    if (!BUSY.includes(run.status) && run.status !== 'interrupted') return;
+    await this.stopRun(principal, orgId, run, 'interrupted');
+    if (action === 'rollback') await this.store.delete(orgId, 'run', runId);
+  }
 
-    async remove(principal: Principal, threadId: string, runId: string): Promise<void> {
-      const orgId = await deps.orgIdFor(principal);
-      const run = await getRun(orgId, threadId, runId);
-      if (BUSY.includes(run.status)) {
-        throw new ConflictError(`Run '${runId}' is still running; cancel it first.`, 'thread_busy');
-      }
-      await store.delete(orgId, 'run', runId);
-    },
-  };
+  async remove(principal: Principal, threadId: string, runId: string): Promise<void> {
+    const orgId = await this.deps.orgIdFor(principal);
+    const run = await this.getRun(orgId, threadId, runId);
+    if (BUSY.includes(run.status)) {
+      throw new ConflictError(`Run '${runId}' is still running; cancel it first.`, 'thread_busy');
+    }
+    await this.store.delete(orgId, 'run', runId);
+  }
 }
 
-export type Runs = ReturnType<typeof createRuns>;
+export type Runs = LangGraphRuns;
