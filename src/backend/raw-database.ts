@@ -1,14 +1,15 @@
 /**
  * The raw database behind a set of stores, for the few callers that must see under the store interfaces: the
  * test helper that runs SQL against a running app, and the `prism db` commands. Services never get it (the
- * container does not expose it); it is looked up by the stores object the backend built.
+ * container does not expose it); it is looked up by the stores object the backend built. It names the drivers' own
+ * types, not the rooms', so the rooms that register here import nothing of each other through it.
  */
+import type Database from 'better-sqlite3';
 import type { Pool } from 'pg';
-import type { SqliteDatabase } from './sqlite/database';
 import type { Stores } from '../stores/types';
 
 export type RawDatabase =
-  { dialect: 'sqlite'; db: SqliteDatabase } | { dialect: 'postgres'; pool: Pool; schema: string };
+  { dialect: 'sqlite'; db: Database.Database } | { dialect: 'postgres'; pool: Pool; schema: string };
 
 const registry = new WeakMap<Stores, RawDatabase>();
 

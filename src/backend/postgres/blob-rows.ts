@@ -1,6 +1,6 @@
 /**
  * The `blobs` rows every record type writes when it refers to stored bytes, and the reference count the file store
- * checks before it lets a blob go (PostgreSQL twin of sqlite/blob-rows.ts).
+ * checks before it lets a blob go (the PostgreSQL twin of the SQLite room's blob-rows.ts).
  */
 import type { StoredBytes } from '../../stores/types';
 import type { Queryable } from './database';

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL LangGraph crons (mirrors sqlite/langgraph-crons.store.ts): a firing is claimed by an UPDATE
+ * PostgreSQL LangGraph crons (mirrors the SQLite room's langgraph-crons.store.ts): a firing is claimed by an UPDATE
  * conditional on the `next_run_at` the claimer read; under READ COMMITTED a second replica's UPDATE waits for the
  * first, re-reads the row, no longer matches and changes nothing.
  */

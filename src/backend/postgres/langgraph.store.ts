@@ -1,6 +1,6 @@
 /**
- * PostgreSQL LangGraphStore (mirrors sqlite/langgraph.store.ts): the LangGraph Platform API's documents, oldest
- * first within a parent (seq), scoped by organisation.
+ * PostgreSQL LangGraphStore (mirrors the SQLite room's langgraph.store.ts): the LangGraph Platform API's
+ * documents, oldest first within a parent (seq), scoped by organisation.
  */
 import type pg from 'pg';
 import { likePrefix, toLangGraphDoc, vectorBytes, type LangGraphDocRow } from '../../stores/rows/langgraph.rows';
