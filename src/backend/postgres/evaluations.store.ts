@@ -3,7 +3,7 @@
  * with the newest feedback on each) read in one query.
  */
 import type pg from 'pg';
-import type { EvaluationItem } from '../../domain/evaluation';
+import type { EvaluationItem, EvaluationRun } from '../../domain/evaluation';
 import {
   toItem,
   toRun,
@@ -56,40 +56,43 @@ const BY_AGENT = `SELECT ${EXECUTION_COLUMNS} FROM executions e JOIN agents a ON
   WHERE e.org_id = $1 AND a.name = $2 AND ($6::text IS NULL OR a.version = $6) AND ${RANGE('e')}
   ORDER BY e.created_at DESC, e.seq DESC LIMIT $5`;
 
+/** A new evaluation run's row. */
+const INSERT_EVALUATION = `INSERT INTO evaluations (id, org_id, kind, parent_id, source_type, source_id,
+   source_label, source_version, status, config_json, accuracy, api_completion_rate, total_items,
+   total_with_feedback, data_from, data_to, results_json, error_message, created_at, completed_at)
+ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`;
+
+/** The INSERT's parameters, in its column order. */
+const evaluationValues = (run: EvaluationRun): unknown[] => [
+  run.id,
+  run.orgId,
+  run.kind,
+  run.parentId,
+  run.sourceType,
+  run.sourceId,
+  run.sourceLabel,
+  run.sourceVersion,
+  run.status,
+  JSON.stringify(run.config),
+  run.accuracy,
+  run.apiCompletionRate,
+  run.totalItems,
+  run.totalWithFeedback,
+  iso(run.dataFrom),
+  iso(run.dataTo),
+  JSON.stringify(run.results),
+  run.errorMessage,
+  run.createdAt.toISOString(),
+  iso(run.completedAt),
+];
+
 export function createPostgresEvaluationStore(pool: pg.Pool): EvaluationStore {
   const runs = async (sql: string, params: unknown[]) => (await pool.query<RunRow>(sql, params)).rows.map(toRun);
   const getAny = async (id: string) => (await runs('SELECT * FROM evaluations WHERE id = $1', [id]))[0] ?? null;
 
   return {
     async insert(run) {
-      await pool.query(
-        `INSERT INTO evaluations (id, org_id, kind, parent_id, source_type, source_id, source_label, source_version,
-           status, config_json, accuracy, api_completion_rate, total_items, total_with_feedback, data_from, data_to,
-           results_json, error_message, created_at, completed_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
-        [
-          run.id,
-          run.orgId,
-          run.kind,
-          run.parentId,
-          run.sourceType,
-          run.sourceId,
-          run.sourceLabel,
-          run.sourceVersion,
-          run.status,
-          JSON.stringify(run.config),
-          run.accuracy,
-          run.apiCompletionRate,
-          run.totalItems,
-          run.totalWithFeedback,
-          iso(run.dataFrom),
-          iso(run.dataTo),
-          JSON.stringify(run.results),
-          run.errorMessage,
-          run.createdAt.toISOString(),
-          iso(run.completedAt),
-        ],
-      );
+      await pool.query(INSERT_EVALUATION, evaluationValues(run));
       return run;
     },
     async get(orgId, id) {
