@@ -31,7 +31,10 @@ export interface ResponseDeclaration {
     | 'application/zip';
   /** A response the server really gave (test/integration/openapi-examples.test.ts checks it against the schema). */
   example?: unknown;
-  /** Also answers server-sent events (when the request asks to stream): what they carry. */
+  /**
+   * When the request asks to stream, the same status answers server-sent events instead: what they carry. Said in
+   * the description, not as a second media type: a generated client would then type every answer as JSON or text.
+   */
   alsoStreams?: string;
 }
 

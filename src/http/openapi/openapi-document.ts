@@ -138,10 +138,10 @@ function responses(path: string, route: RouteDeclaration): Json {
     const schema = answer.schema ? jsonSchema(answer.schema, 'output') : { type: 'string' };
     const media: Json = { schema };
     if (answer.example !== undefined) media['example'] = answer.example;
-    const streamed = answer.alsoStreams
-      ? { 'text/event-stream': { schema: { type: 'string', description: answer.alsoStreams } } }
-      : {};
-    out[status] = { description: answer.description, content: { [type]: media, ...streamed } };
+    const description = answer.alsoStreams
+      ? `${answer.description}. ${answer.alsoStreams} (\`text/event-stream\`)`
+      : answer.description;
+    out[status] = { description, content: { [type]: media } };
   }
   const surface = GATEWAY.test(path) ? 'gateway' : 'main';
   const statuses = new Set<number>([401, 500, ...(route.errors ?? [])]);
