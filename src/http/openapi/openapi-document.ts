@@ -131,7 +131,8 @@ function responses(path: string, route: RouteDeclaration): Json {
   for (const [status, answer] of Object.entries(route.responses)) {
     if (!answer) continue;
     const type = answer.contentType ?? 'application/json';
-    if (status.startsWith('3') || status === '204') {
+    // A redirect, or an answer with no body.
+    if (status.startsWith('3') || (!answer.schema && !answer.contentType)) {
       out[status] = { description: answer.description };
       continue;
     }

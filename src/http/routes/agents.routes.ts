@@ -22,6 +22,7 @@ import {
 } from '../../wire/agents.schemas';
 import { START_CURSOR } from '../../wire/run-events';
 import { fieldError } from '../../wire/validation';
+import { EXECUTION_EXAMPLE } from '../api/examples';
 import { declare, route } from '../api/route-declaration';
 import { agentListSchema, agentSchema, executionListSchema, executionSchema } from '../api/response-schemas';
 import { createLiveAnswer, streamRunEvents } from './agent-runs.routes';
@@ -78,6 +79,7 @@ export const AGENT_ROUTES = {
       200: {
         description: 'The execution (poll GET /v1/agent/executions/{id} while it runs)',
         schema: executionSchema,
+        example: EXECUTION_EXAMPLE,
         alsoStreams: "With `stream: true`: the run's events (docs/agent-runs.md)",
       },
     },

@@ -19,6 +19,7 @@ import { BadRequestError } from '../../domain/errors';
 import { MAX_VIDEO_FRAMES } from '../../wire/predictions.schemas';
 import { sendJson } from '../send-json';
 import { chatBodySchema, parseChatBody, parseChatThreadFields } from '../../wire/chat.schemas';
+import { MODEL_LIST_EXAMPLE } from '../api/examples';
 import { declare, route } from '../api/route-declaration';
 import {
   chatCompletionSchema,
@@ -64,7 +65,9 @@ export const COMPAT_ROUTES = {
     tag,
     summary: 'List the models',
     auth: 'open',
-    responses: { 200: { description: 'The models (OpenAI list)', schema: modelListSchema } },
+    responses: {
+      200: { description: 'The models (OpenAI list)', schema: modelListSchema, example: MODEL_LIST_EXAMPLE },
+    },
   }),
   model: declare({
     method: 'get',

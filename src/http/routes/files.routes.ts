@@ -23,6 +23,7 @@ import {
   uploadQuerySchema,
   type TimestampStyle,
 } from '../../wire/files.schemas';
+import { FILE_EXAMPLE } from '../api/examples';
 import { declare, route } from '../api/route-declaration';
 import {
   deletedFileSchema,
@@ -41,24 +42,12 @@ export interface FilesRoutesOptions {
   urlTtlSeconds: number;
 }
 
-/** A file record as the main API writes it (ISO timestamps); the gateway writes `created_at` in unix seconds. */
-const FILE_EXAMPLE = {
-  id: 'file-2c1f6a0e9b7d4e55a1c3f0b8d2e4a6c8',
-  object: 'file',
-  filename: 'receipt.jpg',
-  bytes: 48213,
-  purpose: 'assistants',
-  created_at: '2026-11-29T14:03:11.512Z',
-  status: 'processed',
-  md5: '6f1ed002ab5595859014ebf0951522d9',
-  content_type: 'image/jpeg',
-  public_url: null,
-};
-
 /** The files routes' declarations; the gateway's differ in list shape and timestamps. */
-export function filesDeclarations(surface: 'main' | 'gateway') {
+function filesDeclarations(surface: 'main' | 'gateway') {
   const tag = surface === 'gateway' ? 'Gateway' : 'Files';
   const auth = surface === 'gateway' ? 'open' : 'key';
+  // The example is the main API's answer (the gateway writes `created_at` in unix seconds).
+  const example = surface === 'main' ? { example: FILE_EXAMPLE } : {};
   const gatewayOnly = 'served on the gateway for parity; VLM Run clients call it on /v1/files';
   return {
     upload: declare({
@@ -69,7 +58,7 @@ export function filesDeclarations(surface: 'main' | 'gateway') {
       auth,
       query: uploadQuerySchema,
       rawBody: { kind: 'multipart', fields: surface === 'gateway' ? { purpose: 'What the file is for' } : {} },
-      responses: { 201: { description: 'The file', schema: fileSchema, example: FILE_EXAMPLE } },
+      responses: { 201: { description: 'The file', schema: fileSchema, ...example } },
       errors: [400, 413, 429],
     }),
     list: declare({
@@ -150,7 +139,7 @@ export function filesDeclarations(surface: 'main' | 'gateway') {
       auth,
       params: fileIdParamsSchema,
       query: publicUrlQuerySchema,
-      responses: { 200: { description: 'The file', schema: fileSchema, example: FILE_EXAMPLE } },
+      responses: { 200: { description: 'The file', schema: fileSchema, ...example } },
       errors: [404],
     }),
     delete: declare({
@@ -166,9 +155,12 @@ export function filesDeclarations(surface: 'main' | 'gateway') {
   };
 }
 
+/** Made once per surface: every app built in a process mounts the same declaration objects. */
+export const FILES_ROUTES = { main: filesDeclarations('main'), gateway: filesDeclarations('gateway') };
+
 export function filesRoutes(files: FilesService, options: FilesRoutesOptions): Router {
   const router = Router();
-  const declared = filesDeclarations(options.surface);
+  const declared = FILES_ROUTES[options.surface];
   const gateway = options.surface === 'gateway';
   const timestamps: TimestampStyle = gateway ? 'unix' : 'iso';
   const caller = (req: Request): Principal => (gateway ? principalOf(req) : userOf(req));

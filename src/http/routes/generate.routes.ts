@@ -19,6 +19,7 @@ import {
   toPredictionWire,
 } from '../../wire/predictions.schemas';
 import { fieldError } from '../../wire/validation';
+import { PREDICTION_EXAMPLE } from '../api/examples';
 import { declare, route } from '../api/route-declaration';
 import { predictionSchema } from '../api/response-schemas';
 
@@ -61,7 +62,7 @@ export const GENERATE_ROUTES = {
     summary: 'Extract from images (base64, data URLs or URLs)',
     auth: 'key',
     body: imageGenerateBodySchema,
-    responses: { 201: answer(201) },
+    responses: { 201: { ...answer(201), example: PREDICTION_EXAMPLE } },
     errors: GENERATE_ERRORS,
   }),
   document: declare({

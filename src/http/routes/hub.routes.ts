@@ -6,6 +6,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { HubService } from '../../services/hub/hub.service';
 import { domainInfoSchema, toDomainInfo } from '../../wire/hub.schemas';
+import { HUB_INFO_EXAMPLE } from '../api/examples';
 import { declare, route } from '../api/route-declaration';
 import { schemaResponseSchema, structuredModelListSchema } from '../api/response-schemas';
 
@@ -44,7 +45,9 @@ export const HUB_ROUTES = {
     tag,
     summary: "The hub's version",
     auth: 'open',
-    responses: { 200: { description: 'The version', schema: z.object({ version: z.string() }) } },
+    responses: {
+      200: { description: 'The version', schema: z.object({ version: z.string() }), example: HUB_INFO_EXAMPLE },
+    },
   }),
   domains: domains('The domains'),
   schema: schema("A domain's schema"),

@@ -6,6 +6,7 @@ import type { HubService } from '../../services/hub/hub.service';
 import type { PredictionsService } from '../../services/predictions/predictions.types';
 import { userOf } from '../request-context';
 import { listPredictionsQuerySchema, predictionIdParamsSchema, toPredictionWire } from '../../wire/predictions.schemas';
+import { PREDICTION_EXAMPLE } from '../api/examples';
 import { declare, route } from '../api/route-declaration';
 import { predictionDomainSchema, predictionListSchema, predictionSchema } from '../api/response-schemas';
 
@@ -28,7 +29,7 @@ export const PREDICTION_ROUTES = {
     summary: 'One prediction (poll it until `completed` or `failed`)',
     auth: 'key',
     params: predictionIdParamsSchema,
-    responses: { 200: { description: 'The prediction', schema: predictionSchema } },
+    responses: { 200: { description: 'The prediction', schema: predictionSchema, example: PREDICTION_EXAMPLE } },
     errors: [404],
   }),
   domain: declare({
