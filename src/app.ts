@@ -111,6 +111,7 @@ function ownerOrgIdOf(container: Container): () => Promise<string | null> {
 
 /** The licence package.json names, for the API document's `info.license`. */
 function packageLicence(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require('../package.json') as { license: string }).license;
 }
 
