@@ -128,7 +128,11 @@ function filesDeclarations(surface: 'main' | 'gateway') {
       responses: { 200: { description: 'The bytes', contentType: 'application/octet-stream' } },
       errors: [404],
       ...(surface === 'main'
-        ? { unlisted: 'a signed link the server hands out (`public_url`), used as given; keyed reads use the gateway' }
+        ? {
+            unlisted:
+              'a signed link the server hands out (`public_url`), used as given (it answers a key too); listing it ' +
+              'beside verify-upload/{file_id} and hash/{file_hash} would make the paths ambiguous',
+          }
         : {}),
     }),
     get: declare({
