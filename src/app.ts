@@ -104,6 +104,12 @@ function ownerOrgIdOf(container: Container): () => Promise<string | null> {
   };
 }
 
+/** The licence package.json names, for the API document's `info.license`. */
+function packageLicence(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('../package.json') as { license: string }).license;
+}
+
 export function createApp(container: Container): Express {
   const { config, services, logger } = container;
   const app = express();
@@ -122,7 +128,7 @@ export function createApp(container: Container): Express {
       metrics: container.metrics,
     }),
   );
-  app.use(referenceRoutes(container.version));
+  app.use(referenceRoutes(container.version, packageLicence(), () => app));
   // Before the API's JSON parser: /mcp reads its own bodies, with a limit sized for base64 media.
   app.use(
     '/mcp',

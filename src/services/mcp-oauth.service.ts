@@ -6,7 +6,7 @@
  * resource URL and to the sign-in key; refresh tokens rotate, and a rotated one used again revokes the whole grant.
  *
  * Every secret (request ids, CSRF tokens, codes, tokens) is random, shown once and stored as its SHA-256 hash.
- * The SDK's handlers (src/mcp/mcp-oauth-provider.ts) have already checked the client, the redirect URI and PKCE.
+ * The SDK's handlers (src/mcp/auth/oauth-server.ts) have already checked the client, the redirect URI and PKCE.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { OrgPrincipal } from '../domain/account';

@@ -10,7 +10,7 @@ import { TIERS } from '../../domain/account';
 import { AuthenticationRequiredError } from '../../domain/errors';
 import type { AdminService, SpendRow } from '../../services/admin/admin.service';
 import { BUDGET_PERIODS } from '../../services/admin/key-policies';
-import { parseInput } from '../../wire/validation';
+import { declare, route } from '../api/route-declaration';
 
 const money = z.number().finite().nonnegative();
 
@@ -55,6 +55,201 @@ export function spendCsv(groupBy: string, rows: SpendRow[]): string {
   return `${lines.map((line) => line.map(field).join(',')).join('\r\n')}\r\n`;
 }
 
+const tag = 'Admin';
+const budgetPeriod = z.enum([...BUDGET_PERIODS, 'none']);
+const adminKeySchema = z.looseObject({
+  id: z.string(),
+  prefix: z.string(),
+  name: z.string(),
+  org_id: z.string(),
+  org: z.string(),
+  tier: z.enum(TIERS),
+  superuser: z.boolean(),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+  allowed_models: z.array(z.string()).nullable(),
+  budget_usd: z.number().nullable(),
+  budget_period: budgetPeriod,
+  budget_spent_usd: z.number(),
+  spend_usd: z.number(),
+});
+const newKeySchema = adminKeySchema.extend({ key: z.string().describe('The secret: shown once') });
+const orgSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  tier: z.enum(TIERS),
+  balance_usd: z.number(),
+  budget_usd: z.number().nullable(),
+  budget_period: budgetPeriod,
+  budget_spent_usd: z.number(),
+  created_at: z.string(),
+});
+const list = <T extends z.ZodType>(item: T) => z.looseObject({ object: z.literal('list'), data: z.array(item) });
+const ADMIN_ERRORS = [403, 404] as const;
+
+export const ADMIN_ROUTES = {
+  orgs: declare({
+    method: 'get',
+    path: '/organisations',
+    tag,
+    summary: 'List organisations and their balances',
+    auth: 'key',
+    responses: { 200: { description: 'Organisations', schema: list(orgSchema) } },
+    errors: ADMIN_ERRORS,
+  }),
+  createOrg: declare({
+    method: 'post',
+    path: '/organisations',
+    tag,
+    summary: 'Create an organisation',
+    auth: 'key',
+    body: adminCreateOrgBodySchema,
+    responses: { 201: { description: 'The organisation', schema: orgSchema } },
+    errors: [403, 409],
+  }),
+  credits: declare({
+    method: 'post',
+    path: '/organisations/:org/credits',
+    tag,
+    summary: "Add to an organisation's credits",
+    auth: 'key',
+    params: adminOrgParamsSchema,
+    body: adminCreditsBodySchema,
+    responses: { 200: { description: 'The organisation', schema: orgSchema } },
+    errors: ADMIN_ERRORS,
+  }),
+  orgBudget: declare({
+    method: 'put',
+    path: '/organisations/:org/budget',
+    tag,
+    summary: "Set or clear an organisation's budget",
+    auth: 'key',
+    params: adminOrgParamsSchema,
+    body: adminBudgetBodySchema,
+    responses: { 200: { description: 'The organisation', schema: orgSchema } },
+    errors: ADMIN_ERRORS,
+  }),
+  keys: declare({
+    method: 'get',
+    path: '/keys',
+    tag,
+    summary: 'List keys (never their secrets)',
+    auth: 'key',
+    query: adminKeysQuerySchema,
+    responses: { 200: { description: 'Keys', schema: list(adminKeySchema) } },
+    errors: ADMIN_ERRORS,
+  }),
+  createKey: declare({
+    method: 'post',
+    path: '/keys',
+    tag,
+    summary: 'Create a key (tier, expiry, allowed models, budget); the answer carries its secret, once',
+    auth: 'key',
+    body: adminCreateKeyBodySchema,
+    responses: { 201: { description: 'The key and its secret', schema: newKeySchema } },
+    errors: ADMIN_ERRORS,
+  }),
+  key: declare({
+    method: 'get',
+    path: '/keys/:id',
+    tag,
+    summary: 'One key',
+    auth: 'key',
+    params: adminKeyIdParamsSchema,
+    responses: { 200: { description: 'The key', schema: adminKeySchema } },
+    errors: ADMIN_ERRORS,
+  }),
+  updateKey: declare({
+    method: 'patch',
+    path: '/keys/:id',
+    tag,
+    summary: "Change a key's expiry or allow-list",
+    auth: 'key',
+    params: adminKeyIdParamsSchema,
+    body: adminUpdateKeyBodySchema,
+    responses: { 200: { description: 'The key', schema: adminKeySchema } },
+    errors: ADMIN_ERRORS,
+  }),
+  revoke: declare({
+    method: 'post',
+    path: '/keys/:id/revoke',
+    tag,
+    summary: 'Revoke a key',
+    auth: 'key',
+    params: adminKeyIdParamsSchema,
+    responses: { 200: { description: 'The revoked key', schema: adminKeySchema } },
+    errors: ADMIN_ERRORS,
+  }),
+  rotate: declare({
+    method: 'post',
+    path: '/keys/:id/rotate',
+    tag,
+    summary: 'Replace a key with a new one (same settings; the old one is revoked)',
+    auth: 'key',
+    params: adminKeyIdParamsSchema,
+    responses: {
+      201: { description: 'The new key and its secret', schema: newKeySchema.extend({ replaces: z.string() }) },
+    },
+    errors: ADMIN_ERRORS,
+  }),
+  keyBudget: declare({
+    method: 'put',
+    path: '/keys/:id/budget',
+    tag,
+    summary: "Set or clear a key's budget",
+    auth: 'key',
+    params: adminKeyIdParamsSchema,
+    body: adminBudgetBodySchema,
+    responses: { 200: { description: 'The key', schema: adminKeySchema } },
+    errors: ADMIN_ERRORS,
+  }),
+  spend: declare({
+    method: 'get',
+    path: '/spend',
+    tag,
+    summary: 'Spend by key, model or day (JSON, or CSV)',
+    auth: 'key',
+    query: adminSpendQuerySchema,
+    responses: {
+      200: {
+        description: 'The report (`format=csv` or `Accept: text/csv`: the same rows as CSV)',
+        schema: z.looseObject({
+          object: z.literal('spend_report'),
+          group_by: z.enum(['key', 'model', 'day']),
+          rows: z.array(z.object({ group: z.string(), calls: z.number().int(), cost_usd: z.number() })),
+          total_usd: z.number(),
+        }),
+      },
+    },
+    errors: [403],
+  }),
+  audit: declare({
+    method: 'get',
+    path: '/audit',
+    tag,
+    summary: 'The audit log of who did what, newest first',
+    auth: 'key',
+    query: adminAuditQuerySchema,
+    responses: {
+      200: {
+        description: 'Audit entries',
+        schema: list(
+          z.looseObject({
+            id: z.string(),
+            actor_key_id: z.string().nullable(),
+            action: z.string(),
+            target: z.string(),
+            details: z.record(z.string(), z.unknown()),
+            created_at: z.string(),
+          }),
+        ),
+      },
+    },
+    errors: [403],
+  }),
+};
+
 export function adminRoutes(admin: AdminService): Router {
   const router = Router();
   const actorOf = (req: Request): Promise<string> => {
@@ -62,30 +257,30 @@ export function adminRoutes(admin: AdminService): Router {
     return admin.requireAdmin(req.principal);
   };
 
-  router.get('/organisations', async (req, res) => {
+  route(router, ADMIN_ROUTES.orgs, async (req, res) => {
     await actorOf(req);
     res.json({ object: 'list', data: await admin.listOrgs() });
   });
 
-  router.post('/organisations', async (req, res) => {
+  route(router, ADMIN_ROUTES.createOrg, async (req, res, input) => {
     const actor = await actorOf(req);
-    const body = parseInput(adminCreateOrgBodySchema, req.body, 'body');
+    const body = input.body();
     res
       .status(201)
       .json(await admin.createOrg(actor, body.tier ? { name: body.name, tier: body.tier } : { name: body.name }));
   });
 
-  router.post('/organisations/:org/credits', async (req, res) => {
+  route(router, ADMIN_ROUTES.credits, async (req, res, input) => {
     const actor = await actorOf(req);
-    const { org } = parseInput(adminOrgParamsSchema, req.params, 'path');
-    const body = parseInput(adminCreditsBodySchema, req.body, 'body');
+    const { org } = input.params();
+    const body = input.body();
     res.json(await admin.addCredits(actor, org, body.amount_usd));
   });
 
-  router.put('/organisations/:org/budget', async (req, res) => {
+  route(router, ADMIN_ROUTES.orgBudget, async (req, res, input) => {
     const actor = await actorOf(req);
-    const { org } = parseInput(adminOrgParamsSchema, req.params, 'path');
-    const body = parseInput(adminBudgetBodySchema, req.body, 'body');
+    const { org } = input.params();
+    const body = input.body();
     res.json(
       await admin.setOrgBudget(actor, org, {
         budgetUsd: body.budget_usd,
@@ -94,15 +289,15 @@ export function adminRoutes(admin: AdminService): Router {
     );
   });
 
-  router.get('/keys', async (req, res) => {
+  route(router, ADMIN_ROUTES.keys, async (req, res, input) => {
     await actorOf(req);
-    const { org } = parseInput(adminKeysQuerySchema, req.query, 'query');
+    const { org } = input.query();
     res.json({ object: 'list', data: await admin.listKeys(org === undefined ? {} : { org }) });
   });
 
-  router.post('/keys', async (req, res) => {
+  route(router, ADMIN_ROUTES.createKey, async (req, res, input) => {
     const actor = await actorOf(req);
-    const body = parseInput(adminCreateKeyBodySchema, req.body, 'body');
+    const body = input.body();
     const created = await admin.createKey(actor, {
       org: body.org,
       ...(body.tier ? { tier: body.tier } : {}),
@@ -118,16 +313,16 @@ export function adminRoutes(admin: AdminService): Router {
     res.status(201).json(created);
   });
 
-  router.get('/keys/:id', async (req, res) => {
+  route(router, ADMIN_ROUTES.key, async (req, res, input) => {
     await actorOf(req);
-    const { id } = parseInput(adminKeyIdParamsSchema, req.params, 'path');
+    const { id } = input.params();
     res.json(await admin.getKey(id));
   });
 
-  router.patch('/keys/:id', async (req, res) => {
+  route(router, ADMIN_ROUTES.updateKey, async (req, res, input) => {
     const actor = await actorOf(req);
-    const { id } = parseInput(adminKeyIdParamsSchema, req.params, 'path');
-    const body = parseInput(adminUpdateKeyBodySchema, req.body, 'body');
+    const { id } = input.params();
+    const body = input.body();
     res.json(
       await admin.updateKey(actor, id, {
         ...(body.expires_at !== undefined
@@ -138,22 +333,22 @@ export function adminRoutes(admin: AdminService): Router {
     );
   });
 
-  router.post('/keys/:id/revoke', async (req, res) => {
+  route(router, ADMIN_ROUTES.revoke, async (req, res, input) => {
     const actor = await actorOf(req);
-    const { id } = parseInput(adminKeyIdParamsSchema, req.params, 'path');
+    const { id } = input.params();
     res.json(await admin.revokeKey(actor, id));
   });
 
-  router.post('/keys/:id/rotate', async (req, res) => {
+  route(router, ADMIN_ROUTES.rotate, async (req, res, input) => {
     const actor = await actorOf(req);
-    const { id } = parseInput(adminKeyIdParamsSchema, req.params, 'path');
+    const { id } = input.params();
     res.status(201).json(await admin.rotateKey(actor, id));
   });
 
-  router.put('/keys/:id/budget', async (req, res) => {
+  route(router, ADMIN_ROUTES.keyBudget, async (req, res, input) => {
     const actor = await actorOf(req);
-    const { id } = parseInput(adminKeyIdParamsSchema, req.params, 'path');
-    const body = parseInput(adminBudgetBodySchema, req.body, 'body');
+    const { id } = input.params();
+    const body = input.body();
     res.json(
       await admin.setBudget(actor, id, {
         budgetUsd: body.budget_usd,
@@ -162,9 +357,9 @@ export function adminRoutes(admin: AdminService): Router {
     );
   });
 
-  router.get('/spend', async (req, res) => {
+  route(router, ADMIN_ROUTES.spend, async (req, res, input) => {
     await actorOf(req);
-    const query = parseInput(adminSpendQuerySchema, req.query, 'query');
+    const query = input.query();
     const report = await admin.spend({
       groupBy: query.group_by,
       ...(query.from ? { from: new Date(query.from) } : {}),
@@ -179,9 +374,9 @@ export function adminRoutes(admin: AdminService): Router {
     res.json({ object: 'spend_report', group_by: query.group_by, ...report });
   });
 
-  router.get('/audit', async (req, res) => {
+  route(router, ADMIN_ROUTES.audit, async (req, res, input) => {
     await actorOf(req);
-    const { limit } = parseInput(adminAuditQuerySchema, req.query, 'query');
+    const { limit } = input.query();
     res.json({ object: 'list', data: await admin.audit({ limit }) });
   });
 

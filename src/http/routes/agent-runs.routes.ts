@@ -15,8 +15,13 @@ import {
   toResumeDecision,
 } from '../../wire/agents.schemas';
 import { deltaFrame, parseCursor, runEvents, sseFrame, type RunCursor } from '../../wire/run-events';
-import { parseInput } from '../../wire/validation';
+import { z } from 'zod';
+import { declare, route } from '../api/route-declaration';
+import { executionSchema } from '../api/response-schemas';
 import { userOf } from '../request-context';
+
+/** Where a reconnecting client resumes (the `Last-Event-ID` header says the same, and wins). */
+const runEventsQuerySchema = z.object({ last_event_id: z.string().optional() });
 
 const HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -104,19 +109,63 @@ function sendNow(res: Response): void {
   while (socket && socket.writableCorked > 0) socket.uncork();
 }
 
+const tag = 'Agents';
+
+export const AGENT_RUN_ROUTES = {
+  events: declare({
+    method: 'get',
+    path: '/agent/executions/:id/events',
+    tag,
+    summary: "An execution's run events (server-sent events; Last-Event-ID or `last_event_id` resumes)",
+    auth: 'key',
+    params: executionIdParamsSchema,
+    query: runEventsQuerySchema,
+    responses: {
+      200: { description: 'The events, as they happen (docs/agent-runs.md)', contentType: 'text/event-stream' },
+    },
+    errors: [404],
+  }),
+  resume: declare({
+    method: 'post',
+    path: '/agent/executions/:id/resume',
+    tag,
+    summary: 'Resume a paused execution (approve, reject, edit, answer)',
+    auth: 'key',
+    params: executionIdParamsSchema,
+    body: resumeBodySchema,
+    responses: {
+      200: {
+        description: 'The execution',
+        schema: executionSchema,
+        alsoStreams: "With `stream: true`: the run's events from the pause on",
+      },
+    },
+    errors: [404, 409],
+  }),
+  cancel: declare({
+    method: 'post',
+    path: '/agent/executions/:id/cancel',
+    tag,
+    summary: 'Cancel a paused or running execution',
+    auth: 'key',
+    params: executionIdParamsSchema,
+    responses: { 200: { description: 'The execution', schema: executionSchema } },
+    errors: [404, 409],
+  }),
+};
+
 export function agentRunsRoutes(executions: ExecutionsService): Router {
   const router = Router();
 
-  router.get('/agent/executions/:id/events', async (req, res) => {
-    const { id } = parseInput(executionIdParamsSchema, req.params, 'path');
-    const lastEventId =
-      req.get('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : undefined);
+  route(router, AGENT_RUN_ROUTES.events, async (req, res, input) => {
+    const { id } = input.params();
+    const lastEventId = req.get('last-event-id') ?? input.query().last_event_id;
     await streamRunEvents(executions, userOf(req), id, res, parseCursor(lastEventId));
   });
 
-  router.post('/agent/executions/:id/resume', async (req, res) => {
-    const { id } = parseInput(executionIdParamsSchema, req.params, 'path');
-    const body = parseInput(resumeBodySchema, req.body, 'body');
+  route(router, AGENT_RUN_ROUTES.resume, async (req, res, input) => {
+    const { id } = input.params();
+    const body = input.body();
     const principal = userOf(req);
     const decision = toResumeDecision(body);
     if (body.stream) {
@@ -133,8 +182,8 @@ export function agentRunsRoutes(executions: ExecutionsService): Router {
     res.json(toExecutionWire(await executions.resume(principal, id, decision)));
   });
 
-  router.post('/agent/executions/:id/cancel', async (req, res) => {
-    const { id } = parseInput(executionIdParamsSchema, req.params, 'path');
+  route(router, AGENT_RUN_ROUTES.cancel, async (req, res, input) => {
+    const { id } = input.params();
     res.json(toExecutionWire(await executions.cancel(userOf(req), id)));
   });
 

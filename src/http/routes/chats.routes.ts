@@ -12,19 +12,60 @@ import {
   toChatHistoryWire,
   toChatThreadWire,
 } from '../../wire/chats.schemas';
-import { parseInput } from '../../wire/validation';
+import { z } from 'zod';
+import { declare, route } from '../api/route-declaration';
+
+const tag = 'Chat';
+const threadSchema = z.looseObject({
+  session_id: z.string(),
+  title: z.string().nullable(),
+  model: z.string().nullable(),
+  is_public: z.boolean(),
+  message_count: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const CHAT_ROUTES = {
+  list: declare({
+    method: 'get',
+    path: '/',
+    tag,
+    summary: 'List chat threads (agent-model chats kept by session)',
+    auth: 'key',
+    query: listChatsQuerySchema,
+    responses: { 200: { description: 'Threads, newest first', schema: z.array(threadSchema) } },
+  }),
+  messages: declare({
+    method: 'get',
+    path: '/messages',
+    tag,
+    summary: "A thread's messages (a guest's thread needs its X-Session-Token)",
+    auth: 'open',
+    query: chatMessagesQuerySchema,
+    responses: {
+      200: {
+        description: 'The thread and its messages',
+        schema: threadSchema.extend({
+          messages: z.array(z.looseObject({ index: z.number().int(), role: z.string(), created_at: z.string() })),
+        }),
+      },
+    },
+    errors: [403, 404],
+  }),
+};
 
 export function chatsRoutes(chats: ChatsService): Router {
   const router = Router();
 
-  router.get('/', async (req, res) => {
+  route(router, CHAT_ROUTES.list, async (req, res, input) => {
     const principal = userOf(req);
-    const page = parseInput(listChatsQuerySchema, req.query, 'query');
+    const page = input.query();
     res.json((await chats.list(principal, page)).map(toChatThreadWire));
   });
 
-  router.get('/messages', async (req, res) => {
-    const { session_id: sessionId } = parseInput(chatMessagesQuerySchema, req.query, 'query');
+  route(router, CHAT_ROUTES.messages, async (req, res, input) => {
+    const { session_id: sessionId } = input.query();
     const { thread, messages } = await chats.history(principalOf(req), sessionId, req.get('x-session-token') ?? null);
     res.json(toChatHistoryWire(thread, messages));
   });

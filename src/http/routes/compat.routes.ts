@@ -18,8 +18,16 @@ import { principalOf } from '../request-context';
 import { BadRequestError } from '../../domain/errors';
 import { MAX_VIDEO_FRAMES } from '../../wire/predictions.schemas';
 import { sendJson } from '../send-json';
-import { parseInput } from '../../wire/validation';
-import { parseChatBody, parseChatThreadFields } from '../../wire/chat.schemas';
+import { chatBodySchema, parseChatBody, parseChatThreadFields } from '../../wire/chat.schemas';
+import { MODEL_LIST_EXAMPLE } from '../api/examples';
+import { declare, route } from '../api/route-declaration';
+import {
+  chatCompletionSchema,
+  embeddingsSchema,
+  modelListSchema,
+  modelSchema,
+  transcriptionSchema,
+} from '../api/response-schemas';
 import { CancelController, type CancelSignal } from '../../lib/cancel';
 
 export const embeddingsBodySchema = z
@@ -47,6 +55,74 @@ export const transcriptionFieldsSchema = z
   .loose();
 
 export const modelParamsSchema = z.object({ model: z.string().min(1).max(200) });
+
+const tag = 'Gateway';
+
+export const COMPAT_ROUTES = {
+  models: declare({
+    method: 'get',
+    path: '/models',
+    tag,
+    summary: 'List the models',
+    auth: 'open',
+    responses: {
+      200: { description: 'The models (OpenAI list)', schema: modelListSchema, example: MODEL_LIST_EXAMPLE },
+    },
+  }),
+  model: declare({
+    method: 'get',
+    path: '/models/:model',
+    tag,
+    summary: 'One model',
+    auth: 'open',
+    params: modelParamsSchema,
+    responses: { 200: { description: 'The model', schema: modelSchema } },
+    errors: [404],
+  }),
+  chat: declare({
+    method: 'post',
+    path: '/chat/completions',
+    tag,
+    summary: 'Chat completion (JSON, or server-sent events with `stream: true`)',
+    auth: 'open',
+    body: chatBodySchema,
+    responses: {
+      201: {
+        description: 'The completion',
+        schema: chatCompletionSchema,
+        alsoStreams: 'With `stream: true`: chat.completion.chunk events, then `[DONE]`',
+      },
+    },
+    errors: [400, 402, 403, 404, 413, 502, 503, 504],
+  }),
+  embeddings: declare({
+    method: 'post',
+    path: '/embeddings',
+    tag,
+    summary: 'Embeddings',
+    auth: 'open',
+    body: embeddingsBodySchema,
+    responses: { 200: { description: 'The embeddings', schema: embeddingsSchema } },
+    errors: [400, 402, 403, 404, 502, 504],
+  }),
+  transcriptions: declare({
+    method: 'post',
+    path: '/audio/transcriptions',
+    tag,
+    summary: 'Transcribe audio (multipart: `file` and `model`)',
+    auth: 'open',
+    body: transcriptionFieldsSchema,
+    rawBody: { kind: 'multipart' },
+    responses: {
+      200: {
+        description: 'The transcription (`json`/`verbose_json`; `text`, `srt` and `vtt` answer text)',
+        schema: transcriptionSchema,
+        alsoStreams: 'With `stream=true`: transcript.text.delta events',
+      },
+    },
+    errors: [400, 402, 403, 404, 413, 502, 504],
+  }),
+};
 
 export interface CompatRoutesDeps {
   catalogue: ModelCatalogue;
@@ -113,16 +189,17 @@ export async function serveChatCompletion(
 export function compatRoutes(deps: CompatRoutesDeps): Router {
   const router = Router();
 
-  router.get('/models', (_req, res) => {
+  route(router, COMPAT_ROUTES.models, (_req, res) => {
     res.json({ object: 'list', data: deps.catalogue.list().map(toListingRecord) });
   });
 
-  router.get('/models/:model', (req, res) => {
-    const { model } = parseInput(modelParamsSchema, req.params, 'path');
+  route(router, COMPAT_ROUTES.model, (_req, res, input) => {
+    const { model } = input.params();
     res.json(toListingRecord(deps.catalogue.resolve(model)));
   });
 
-  router.post('/chat/completions', async (req, res) => {
+  // The body is parsed by serveChatCompletion (with chatBodySchema, the declaration's): the fast lane shares it.
+  route(router, COMPAT_ROUTES.chat, async (req, res) => {
     await serveChatCompletion(
       deps,
       {
@@ -136,16 +213,16 @@ export function compatRoutes(deps: CompatRoutesDeps): Router {
     );
   });
 
-  router.post('/embeddings', async (req, res) => {
-    parseInput(embeddingsBodySchema, req.body, 'body');
+  route(router, COMPAT_ROUTES.embeddings, async (req, res, input) => {
+    input.body();
     const signal = abortedOnDisconnect(res);
     res.json(await deps.embeddings.embed(principalOf(req), req.body as Record<string, unknown>, signal));
   });
 
-  router.post('/audio/transcriptions', async (req, res) => {
+  route(router, COMPAT_ROUTES.transcriptions, async (req, res, input) => {
     const principal = principalOf(req);
     const form = await receiveAudioForm(req, deps.maxTranscriptionBytes);
-    parseInput(transcriptionFieldsSchema, form.fields, 'body');
+    input.body(form.fields);
     const outcome = await deps.transcriptions.transcribe(principal, form.fields, form.file, {
       requestId: req.requestId,
       signal: abortedOnDisconnect(res),

@@ -10,7 +10,7 @@ import { DECISION_STREAM_PATHS, decisionSettingsSchema } from '../../gateway/dec
 import { LOCAL_DECISION_MODEL, type DecisionsService } from '../../gateway/decisions/decisions.service';
 import { randomHex } from '../../lib/random-id';
 import { principalOf } from '../request-context';
-import { parseInput } from '../../wire/validation';
+import { declare, route } from '../api/route-declaration';
 
 export const decisionBodySchema = decisionSettingsSchema
   .extend({
@@ -21,6 +21,54 @@ export const decisionBodySchema = decisionSettingsSchema
   })
   .strict();
 
+const tag = 'Gateway';
+
+export const DECISION_ROUTES = {
+  kinds: declare({
+    method: 'get',
+    path: '/decisions',
+    tag,
+    summary: 'The decision kinds the local engine answers without a model, and where the WebSocket stream is',
+    auth: 'open',
+    responses: {
+      200: {
+        description: 'The kinds',
+        schema: z.looseObject({
+          object: z.literal('list'),
+          model: z.string(),
+          stream: z.string(),
+          data: z.array(z.record(z.string(), z.unknown())),
+        }),
+      },
+    },
+  }),
+  decide: declare({
+    method: 'post',
+    path: '/decisions',
+    tag,
+    summary: 'Answer one question set about one image (the same answers as a frame of the WebSocket stream)',
+    auth: 'open',
+    body: decisionBodySchema,
+    responses: {
+      200: {
+        description: 'The answers',
+        schema: z.looseObject({
+          id: z.string(),
+          object: z.literal('decision'),
+          created: z.number().int(),
+          model: z.string(),
+          upstream_model: z.string().nullable(),
+          questions: z.unknown(),
+          answers: z.unknown(),
+          latency_ms: z.number(),
+          usage: z.unknown(),
+        }),
+      },
+    },
+    errors: [400, 402, 403, 404, 502, 504],
+  }),
+};
+
 export interface DecisionsRoutesDeps {
   decisions: DecisionsService;
 }
@@ -28,7 +76,7 @@ export interface DecisionsRoutesDeps {
 export function decisionsRoutes(deps: DecisionsRoutesDeps): Router {
   const router = Router();
 
-  router.get('/decisions', (_req, res) => {
+  route(router, DECISION_ROUTES.kinds, (_req, res) => {
     res.json({
       object: 'list',
       model: LOCAL_DECISION_MODEL,
@@ -37,8 +85,8 @@ export function decisionsRoutes(deps: DecisionsRoutesDeps): Router {
     });
   });
 
-  router.post('/decisions', async (req, res) => {
-    const body = parseInput(decisionBodySchema, req.body, 'body');
+  route(router, DECISION_ROUTES.decide, async (req, res, input) => {
+    const body = input.body();
     const principal = principalOf(req);
     const { image, file_id: fileId, ...settings } = body;
     const { session, outcome, latencyMs } = await deps.decisions.decideOnce(

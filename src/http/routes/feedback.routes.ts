@@ -11,14 +11,42 @@ import {
   toFeedbackListWire,
   toFeedbackWire,
 } from '../../wire/feedback.schemas';
-import { parseInput } from '../../wire/validation';
+import { z } from 'zod';
+import { declare, route } from '../api/route-declaration';
+import { feedbackSchema } from '../api/response-schemas';
+
+const tag = 'Feedback';
+const feedbackList = z.looseObject({ items: z.array(feedbackSchema) });
+
+export const FEEDBACK_ROUTES = {
+  submit: declare({
+    method: 'post',
+    path: '/submit',
+    tag,
+    summary: 'Feedback on a prediction, an agent execution or a chat (exactly one id)',
+    auth: 'key',
+    body: feedbackSubmitBodySchema,
+    responses: { 200: { description: 'The feedback', schema: feedbackSchema } },
+    errors: [404],
+  }),
+  list: declare({
+    method: 'get',
+    path: '/:entity_id',
+    tag,
+    summary: 'The feedback on one prediction, execution or chat (`type` says which)',
+    auth: 'key',
+    params: feedbackEntityParamsSchema,
+    query: feedbackListQuerySchema,
+    responses: { 200: { description: 'The feedback, with the id under its kind’s name', schema: feedbackList } },
+  }),
+};
 
 export function feedbackRoutes(feedback: FeedbackService): Router {
   const router = Router();
 
-  router.post('/submit', async (req, res) => {
+  route(router, FEEDBACK_ROUTES.submit, async (req, res, input) => {
     const user = userOf(req); // authenticate before validating
-    const body = parseInput(feedbackSubmitBodySchema, req.body, 'body');
+    const body = input.body();
     const record = await feedback.submit(user, {
       requestId: body.request_id ?? null,
       agentExecutionId: body.agent_execution_id ?? null,
@@ -29,9 +57,9 @@ export function feedbackRoutes(feedback: FeedbackService): Router {
     res.status(200).json(toFeedbackWire(record));
   });
 
-  router.get('/:entity_id', async (req, res) => {
-    const { entity_id: id } = parseInput(feedbackEntityParamsSchema, req.params, 'path');
-    const { type, limit, offset } = parseInput(feedbackListQuerySchema, req.query, 'query');
+  route(router, FEEDBACK_ROUTES.list, async (req, res, input) => {
+    const { entity_id: id } = input.params();
+    const { type, limit, offset } = input.query();
     const items = await feedback.list(userOf(req), { type, id }, { limit, offset });
     res.json(toFeedbackListWire(type, id, items));
   });

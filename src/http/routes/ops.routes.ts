@@ -5,6 +5,50 @@
  */
 import { Router } from 'express';
 import { INTERFACE_VERSION } from '../../domain/version';
+import { declare, route } from '../api/route-declaration';
+import { healthSchema, readySchema } from '../api/response-schemas';
+
+const tag = 'Operations';
+
+export const OPS_ROUTES = {
+  health: declare({
+    method: 'get',
+    path: '/health',
+    tag,
+    summary: 'The process answers',
+    auth: 'open',
+    responses: {
+      200: {
+        description: 'Alive',
+        schema: healthSchema,
+        example: { status: 'ok', version: '0.1.0', spec_version: '2026-05-19.0' },
+      },
+    },
+  }),
+  ready: declare({
+    method: 'get',
+    path: '/ready',
+    tag,
+    summary: 'Ready to serve (storage answers, models loaded); 503 otherwise',
+    auth: 'open',
+    responses: {
+      200: {
+        description: 'Ready (a 503 has the same body with `not_ready`)',
+        schema: readySchema,
+        example: { status: 'ready', checks: { storage: 'ok', models: 'ok' } },
+      },
+    },
+    errors: [503],
+  }),
+  metrics: declare({
+    method: 'get',
+    path: '/metrics',
+    tag,
+    summary: 'Prometheus metrics',
+    auth: 'open',
+    responses: { 200: { description: 'Prometheus text format 0.0.4', contentType: 'text/plain' } },
+  }),
+};
 
 export interface OpsRoutesDeps {
   version: string;
@@ -19,10 +63,10 @@ export interface OpsRoutesDeps {
 
 export function opsRoutes(deps: OpsRoutesDeps): Router {
   const router = Router();
-  router.get('/health', (_req, res) => {
+  route(router, OPS_ROUTES.health, (_req, res) => {
     res.json({ status: 'ok', version: deps.version, spec_version: INTERFACE_VERSION });
   });
-  router.get('/ready', async (_req, res) => {
+  route(router, OPS_ROUTES.ready, async (_req, res) => {
     const storage = await withTimeout(deps.probeStorage(), deps.probeTimeoutMs ?? 2000).then(
       () => 'ok' as const,
       () => 'unreachable' as const,
@@ -32,7 +76,7 @@ export function opsRoutes(deps: OpsRoutesDeps): Router {
     if (!ready) res.setHeader('retry-after', '5');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: { storage, models } });
   });
-  router.get('/metrics', async (_req, res) => {
+  route(router, OPS_ROUTES.metrics, async (_req, res) => {
     const text = await deps.metrics.render();
     res.setHeader('content-type', 'text/plain; version=0.0.4; charset=utf-8');
     res.send(text);

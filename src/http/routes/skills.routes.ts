@@ -19,7 +19,85 @@ import {
   updateSkillBodySchema,
   versionOf,
 } from '../../wire/skills.schemas';
-import { fieldError, parseInput } from '../../wire/validation';
+import { fieldError } from '../../wire/validation';
+import { declare, route } from '../api/route-declaration';
+import { skillDownloadSchema, skillListSchema, skillSchema } from '../api/response-schemas';
+
+const tag = 'Skills';
+
+export const SKILL_ROUTES = {
+  list: declare({
+    method: 'get',
+    path: '/',
+    tag,
+    summary: "List skills (the organisation's and the public ones)",
+    auth: 'open',
+    query: listSkillsQuerySchema,
+    responses: { 200: { description: 'Skills', schema: skillListSchema } },
+  }),
+  lookup: declare({
+    method: 'post',
+    path: '/lookup',
+    tag,
+    summary: 'Find a skill by id, or by name (and skill_version)',
+    auth: 'open',
+    body: lookupSkillBodySchema,
+    responses: { 200: { description: 'The skill', schema: skillSchema } },
+    errors: [404],
+  }),
+  create: declare({
+    method: 'post',
+    path: '/create',
+    tag,
+    summary: 'Create a skill from a zip file_id, a prompt (and json_schema), or a chat session',
+    auth: 'key',
+    body: createSkillBodySchema,
+    responses: { 201: { description: 'The skill', schema: skillSchema } },
+    errors: [400, 404, 409, 413],
+  }),
+  update: declare({
+    method: 'post',
+    path: '/:skill_id/update',
+    tag,
+    summary: 'A new version of a skill from a zip file_id',
+    auth: 'key',
+    params: skillIdParamsSchema,
+    body: updateSkillBodySchema,
+    responses: { 200: { description: 'The new version', schema: skillSchema } },
+    errors: [400, 404, 413],
+  }),
+  download: declare({
+    method: 'get',
+    path: '/:skill_id/download',
+    tag,
+    summary: "A signed link to a skill's zip",
+    auth: 'open',
+    params: skillIdParamsSchema,
+    query: downloadQuerySchema,
+    responses: { 200: { description: 'The link', schema: skillDownloadSchema } },
+    errors: [404],
+  }),
+  content: declare({
+    method: 'get',
+    path: '/:skill_id/content',
+    tag,
+    summary: "A skill's zip (the signed `download_url`; its `expires` and `signature` go in the query)",
+    auth: 'open',
+    params: skillIdParamsSchema,
+    responses: { 200: { description: 'The zip', contentType: 'application/zip' } },
+    errors: [404],
+  }),
+  get: declare({
+    method: 'get',
+    path: '/:skill_id',
+    tag,
+    summary: 'One skill',
+    auth: 'open',
+    params: skillIdParamsSchema,
+    responses: { 200: { description: 'The skill', schema: skillSchema } },
+    errors: [404],
+  }),
+};
 
 export interface SkillsRoutesOptions {
   /** Base URL for links, e.g. `https://prism.example.com`; derived from the request when unset. */
@@ -30,8 +108,8 @@ export function skillsRoutes(skills: SkillsService, options: SkillsRoutesOptions
   const router = Router();
   const baseUrl = (req: Request): string => options.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 
-  router.get('/', async (req, res) => {
-    const query = parseInput(listSkillsQuerySchema, req.query, 'query');
+  route(router, SKILL_ROUTES.list, async (req, res, input) => {
+    const query = input.query();
     const list = await skills.list(principalOf(req), {
       limit: query.limit,
       offset: query.offset,
@@ -42,8 +120,8 @@ export function skillsRoutes(skills: SkillsService, options: SkillsRoutesOptions
     res.json(list.map(toSkillWire));
   });
 
-  router.post('/lookup', async (req, res) => {
-    const body = parseInput(lookupSkillBodySchema, req.body ?? {}, 'body');
+  route(router, SKILL_ROUTES.lookup, async (req, res, input) => {
+    const body = input.body(req.body ?? {});
     const id = body.id ?? body.skill_id ?? null;
     const name = body.name ?? body.skill_name ?? null;
     if (!id && !name) throw fieldError('body', 'name', 'missing', 'Give id, or name (with skill_version).', req.body);
@@ -51,8 +129,8 @@ export function skillsRoutes(skills: SkillsService, options: SkillsRoutesOptions
     res.json(toSkillWire(skill));
   });
 
-  router.post('/create', async (req, res) => {
-    const body = parseInput(createSkillBodySchema, req.body ?? {}, 'body');
+  route(router, SKILL_ROUTES.create, async (req, res, input) => {
+    const body = input.body(req.body ?? {});
     const skill = await skills.create(userOf(req), toSkillCreateSource(body, req.get('x-session-token') ?? null), {
       name: body.name ?? null,
       description: body.description ?? null,
@@ -60,24 +138,24 @@ export function skillsRoutes(skills: SkillsService, options: SkillsRoutesOptions
     res.status(201).json(toSkillWire(skill));
   });
 
-  router.post('/:skill_id/update', async (req, res) => {
-    const { skill_id } = parseInput(skillIdParamsSchema, req.params, 'path');
-    const body = parseInput(updateSkillBodySchema, req.body ?? {}, 'body');
+  route(router, SKILL_ROUTES.update, async (req, res, input) => {
+    const { skill_id } = input.params();
+    const body = input.body(req.body ?? {});
     const skill = await skills.updateFromFile(userOf(req), skill_id, body.file_id, {
       description: body.description ?? null,
     });
     res.json(toSkillWire(skill));
   });
 
-  router.get('/:skill_id/download', async (req, res) => {
-    const { skill_id } = parseInput(skillIdParamsSchema, req.params, 'path');
-    const { expires } = parseInput(downloadQuerySchema, req.query, 'query');
+  route(router, SKILL_ROUTES.download, async (req, res, input) => {
+    const { skill_id } = input.params();
+    const { expires } = input.query();
     const path = await skills.downloadPath(principalOf(req), skill_id, expires);
     res.json(toDownloadWire(baseUrl(req), path, expires));
   });
 
-  router.get('/:skill_id/content', async (req, res) => {
-    const { skill_id } = parseInput(skillIdParamsSchema, req.params, 'path');
+  route(router, SKILL_ROUTES.content, async (req, res, input) => {
+    const { skill_id } = input.params();
     const { record, zip } = await skills.openSignedDownload(skill_id, req.query);
     res.setHeader('Content-Type', 'application/zip');
     res.setHeader('Content-Length', String(zip.length));
@@ -85,8 +163,8 @@ export function skillsRoutes(skills: SkillsService, options: SkillsRoutesOptions
     res.end(zip);
   });
 
-  router.get('/:skill_id', async (req, res) => {
-    const { skill_id } = parseInput(skillIdParamsSchema, req.params, 'path');
+  route(router, SKILL_ROUTES.get, async (req, res, input) => {
+    const { skill_id } = input.params();
     res.json(toSkillWire(await skills.get(principalOf(req), skill_id)));
   });
 
