@@ -19,7 +19,11 @@ export const ICON_PATH = '/icon.svg';
 
 /** The icon inline, for the 2025 initialize answer and stdio. */
 export const INLINE_ICONS: McpIcon[] = [
-  { src: `data:image/svg+xml;base64,${Buffer.from(ICON_SVG).toString('base64')}`, mimeType: 'image/svg+xml', sizes: ['any'] },
+  {
+    src: `data:image/svg+xml;base64,${Buffer.from(ICON_SVG).toString('base64')}`,
+    mimeType: 'image/svg+xml',
+    sizes: ['any'],
+  },
 ];
 
 /** The icon by link, for the HTTP 2026-07-28 era (`baseUrl` is the server's public base). */

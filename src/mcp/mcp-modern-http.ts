@@ -13,7 +13,6 @@
  * to the handler's factory in `authInfo.extra`, which the SDK passes through untouched.
  */
 import { Readable } from 'node:stream';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
 import { createMcpHandler, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import { linkedIcons } from './mcp-icon';
@@ -22,6 +21,9 @@ import type { McpCallerParts, McpServerInfo } from './mcp-server';
 
 /** Headers that describe the Express request's own body, which the web Request does not carry (it is parsed). */
 const BODY_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'expect']);
+
+/** The revision this era serves. */
+export const MODERN_REVISION = '2026-07-28';
 
 const PARTS = 'prism.parts';
 const BASE_URL = 'prism.baseUrl';
@@ -98,7 +100,7 @@ async function writeResponse(response: Response, res: ExpressResponse): Promise<
     res.end();
     return;
   }
-  const body = Readable.fromWeb(response.body as unknown as NodeReadableStream);
+  const body = Readable.fromWeb(response.body);
   res.on('close', () => body.destroy());
   await new Promise<void>((resolve) => {
     body.on('error', () => {

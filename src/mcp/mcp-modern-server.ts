@@ -22,11 +22,7 @@ const PRIVATE: CacheHint = { ttlMs: LIST_TTL_MS, cacheScope: 'private' };
 const PUBLIC: CacheHint = { ttlMs: LIST_TTL_MS, cacheScope: 'public' };
 
 /** A v2 server answering one request for the caller `parts` was built for. */
-export function createModernServer(
-  info: McpServerInfo,
-  parts: McpCallerParts,
-  icons: McpIcon[] = info.icons,
-): Server {
+export function createModernServer(info: McpServerInfo, parts: McpCallerParts, icons: McpIcon[] = info.icons): Server {
   // The low-level server: McpServer would advertise listChanged, a notification these lists never send.
   const server = new Server(
     { name: info.name, title: info.title, version: info.version, icons },
@@ -43,9 +39,8 @@ export function createModernServer(
     },
   );
   const low = server;
-  low.setRequestHandler('tools/list', async () => {
-    return (await parts.listTools()) as never;
-  });
+  // The cached list is the v1 SDK's type; the wire shape is the same.
+  low.setRequestHandler('tools/list', async () => (await parts.listTools()) as never);
   low.setRequestHandler('tools/call', async (request, ctx) => {
     const meta = ctx.mcpReq._meta as NonNullable<ToolExtra['_meta']> | undefined;
     const extra: ToolExtra = {
@@ -53,27 +48,21 @@ export function createModernServer(
       ...(meta ? { _meta: meta } : {}),
       sendNotification: (notification) => ctx.mcpReq.notify(notification),
     };
-    return (await parts.callTool(request.params.name, request.params.arguments, extra)) as never;
+    return parts.callTool(request.params.name, request.params.arguments, extra);
   });
-  low.setRequestHandler('resources/list', async () => {
-    return (await parts.resources.list()) as never;
-  });
-  low.setRequestHandler('resources/templates/list', () => {
-    return parts.resources.templates() as never;
-  });
+  low.setRequestHandler('resources/list', () => parts.resources.list());
+  low.setRequestHandler('resources/templates/list', () => parts.resources.templates());
   low.setRequestHandler('resources/read', async (request) => {
     try {
-      return (await parts.resources.read(request.params.uri)) as never;
+      return await parts.resources.read(request.params.uri);
     } catch (error) {
       throw asProtocolError(error);
     }
   });
-  low.setRequestHandler('prompts/list', () => {
-    return parts.prompts.list() as never;
-  });
+  low.setRequestHandler('prompts/list', () => parts.prompts.list());
   low.setRequestHandler('prompts/get', (request) => {
     try {
-      return parts.prompts.get(request.params.name, request.params.arguments) as never;
+      return parts.prompts.get(request.params.name, request.params.arguments);
     } catch (error) {
       throw asProtocolError(error);
     }

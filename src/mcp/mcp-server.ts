@@ -92,7 +92,6 @@ export interface McpServerFactory {
   create(scope: McpCallScope): McpServer;
 }
 
-
 const INSTRUCTIONS =
   'Prism extracts structured JSON from images, documents, video and audio. Find a domain with list_hub_domains ' +
   '(or write a JSON schema), then call extract_image / extract_document / extract_video / extract_audio with a ' +
@@ -133,7 +132,13 @@ export function createMcpServerFactory(
   const dispatcher = createToolDispatcher(tools, options.onToolCall);
   // Every Server builds an Ajv instance unless given one (a few ms each); one shared validator serves them all.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
-  const info: McpServerInfo = { name: 'prism', title: 'Prism', version, icons: INLINE_ICONS, instructions: INSTRUCTIONS };
+  const info: McpServerInfo = {
+    name: 'prism',
+    title: 'Prism',
+    version,
+    icons: INLINE_ICONS,
+    instructions: INSTRUCTIONS,
+  };
   const newServer = (): McpServer =>
     new McpServer(
       { name: info.name, title: info.title, version, icons: INLINE_ICONS },

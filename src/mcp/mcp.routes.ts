@@ -24,7 +24,9 @@ import { mcpHostCheck } from './mcp-host-check';
 import { ICON_PATH, ICON_SVG } from './mcp-icon';
 import { checkMessages, createBodyBudget, overBudget } from './mcp-budget';
 import { createInFlightCalls, type InFlightCalls } from './mcp-in-flight';
-import { createModernMcpHttp, type ModernMcpHttp } from './mcp-modern-http';
+import { createModernMcpHttp, MODERN_REVISION, type ModernMcpHttp } from './mcp-modern-http';
+import { traceMcpRequest } from './mcp-request-trace';
+import type { McpCallScope } from './mcp-tool';
 import type { ToolCallLimiter } from './mcp-rate-limits';
 import type { RateLimiter } from '../metering/rate-limiter';
 import type { McpServerFactory } from './mcp-server';
@@ -206,18 +208,47 @@ async function serve(
     toolsets,
   };
   // The era is chosen per request (mcp-modern-http.ts): the same parts answer in both.
+  let isModern: boolean;
   try {
-    if (await modern.isModern(req)) {
-      const abort = new AbortController();
-      const forget = inFlight.track(caller, req.body, { close: async () => abort.abort() });
-      res.on('close', forget);
-      await modern.serve(req, res, options.factory.parts(scope), { baseUrl: scope.baseUrl, cancel: abort.signal });
-      return;
-    }
+    isModern = await modern.isModern(req);
   } catch (error) {
     sendJsonRpcError(res, error, req.requestId, options.logger);
     return;
   }
+  await traceMcpRequest(req, res, eraOf(req, isModern), async () => {
+    if (isModern) {
+      const abort = new AbortController();
+      const forget = inFlight.track(caller, req.body, { close: async () => abort.abort() });
+      res.on('close', forget);
+      try {
+        await modern.serve(req, res, options.factory.parts(scope), { baseUrl: scope.baseUrl, cancel: abort.signal });
+      } catch (error) {
+        sendJsonRpcError(res, error, req.requestId, options.logger);
+      }
+      return;
+    }
+    await serveLegacy(req, res, options, inFlight, scope);
+  });
+}
+
+/** The protocol version a request is sent for, for the log and spans (2025 clients name theirs in a header). */
+function eraOf(req: Request, isModern: boolean): string {
+  const header = req.get('mcp-protocol-version');
+  if (header) return header.slice(0, 20);
+  if (isModern) return MODERN_REVISION;
+  const version = (req.body as { params?: { protocolVersion?: unknown } } | undefined)?.params?.protocolVersion;
+  return typeof version === 'string' ? version.slice(0, 20) : 'legacy';
+}
+
+/** A 2025-era POST: a v1 server and stateless Streamable HTTP transport of its own. */
+async function serveLegacy(
+  req: Request,
+  res: Response,
+  options: McpRoutesOptions,
+  inFlight: InFlightCalls,
+  scope: McpCallScope,
+): Promise<void> {
+  const caller = callerKey(scope.principal);
   const server = options.factory.create(scope);
   // No sessionIdGenerator: stateless.
   const transport = new StreamableHTTPServerTransport({});

@@ -22,7 +22,10 @@ export async function connectModern(
   const url = new URL(`${baseUrl}/mcp`);
   if (options.toolsets !== undefined) url.searchParams.set('toolsets', options.toolsets);
   await client.connect(
-    new StreamableHTTPClientTransport(url, { requestInit: { headers }, ...(options.fetch ? { fetch: options.fetch } : {}) }),
+    new StreamableHTTPClientTransport(url, {
+      requestInit: { headers },
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    }),
   );
   return client;
 }
