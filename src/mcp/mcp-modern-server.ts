@@ -10,7 +10,9 @@
  * few minutes (a new Prism version changes them only on restart, when clients rediscover anyway).
  */
 import { ProtocolError, ResourceNotFoundError, Server, type CacheHint } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import type { McpIcon } from './mcp-icon';
+import { TASKS_EXTENSION, TaskNotCancellable, TaskNotFound, TaskReadFailed } from './mcp-tasks';
 import { RESOURCE_NOT_FOUND } from './mcp-resource-handlers';
 import type { McpCallerParts, McpServerInfo } from './mcp-server';
 import type { ToolExtra } from './mcp-tool';
@@ -28,7 +30,7 @@ export function createModernServer(info: McpServerInfo, parts: McpCallerParts, i
     { name: info.name, title: info.title, version: info.version, icons },
     {
       instructions: info.instructions,
-      capabilities: { tools: {}, resources: {}, prompts: {} },
+      capabilities: { tools: {}, resources: {}, prompts: {}, extensions: { [TASKS_EXTENSION]: {} } },
       cacheHints: {
         'tools/list': PRIVATE,
         'resources/list': PRIVATE,
@@ -48,7 +50,30 @@ export function createModernServer(info: McpServerInfo, parts: McpCallerParts, i
       ...(meta ? { _meta: meta } : {}),
       sendNotification: (notification) => ctx.mcpReq.notify(notification),
     };
+    // A long tool becomes a task for a client that declared the tasks extension on this request (mcp-tasks.ts).
+    if (parts.tasks.defers(request.params.name) && declaresTasks(ctx.mcpReq.envelope)) {
+      return (await parts.tasks.start(request.params.name, request.params.arguments, extra)) as never;
+    }
     return parts.callTool(request.params.name, request.params.arguments, extra);
+  });
+  low.setRequestHandler('tasks/get', { params: TASK_PARAMS }, async (params, ctx) => {
+    const extra: ToolExtra = {
+      signal: ctx.mcpReq.signal,
+      sendNotification: (notification) => ctx.mcpReq.notify(notification),
+    };
+    try {
+      return (await parts.tasks.get(params.taskId, extra)) as never;
+    } catch (error) {
+      throw taskError(error);
+    }
+  });
+  low.setRequestHandler('tasks/cancel', { params: TASK_PARAMS }, async (params) => {
+    try {
+      await parts.tasks.cancel(params.taskId);
+      return {};
+    } catch (error) {
+      throw taskError(error);
+    }
   });
   low.setRequestHandler('resources/list', () => parts.resources.list());
   low.setRequestHandler('resources/templates/list', () => parts.resources.templates());
@@ -68,6 +93,23 @@ export function createModernServer(info: McpServerInfo, parts: McpCallerParts, i
     }
   });
   return server;
+}
+
+const TASK_PARAMS = z.object({ taskId: z.string().min(1).max(300) }).loose();
+
+/** Whether the request's capabilities (its `_meta` envelope) declare the tasks extension. */
+function declaresTasks(envelope: Record<string, unknown> | undefined): boolean {
+  const capabilities = envelope?.['io.modelcontextprotocol/clientCapabilities'] as
+    { extensions?: Record<string, unknown> } | undefined;
+  return capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
+}
+
+/** Task refusals as JSON-RPC errors: an unknown task is -32602, as an unknown resource is; the rest -32600. */
+function taskError(error: unknown): unknown {
+  if (error instanceof TaskNotFound) return new ProtocolError(-32602, error.message, { taskId: error.taskId });
+  if (error instanceof TaskNotCancellable) return new ProtocolError(-32600, error.message, { taskId: error.taskId });
+  if (error instanceof TaskReadFailed) return new ProtocolError(-32600, error.message);
+  return error;
 }
 
 /**

@@ -35,6 +35,7 @@ import {
 import type { McpToolset } from './mcp-toolsets';
 import type { LocalFiles } from './mcp-local-files';
 import { INLINE_ICONS, type McpIcon } from './mcp-icon';
+import { callerTasks, type CallerTasks } from './mcp-tasks';
 import { registryTools, type RegistryToolsDeps } from './registry-tools';
 import { compactToolList } from './mcp-tool-list';
 import { agentTools } from './tools/agents.mcp-tools';
@@ -70,6 +71,8 @@ export interface McpCallerParts {
   callTool(name: string, args: unknown, extra: ToolExtra): Promise<CallToolResult>;
   resources: ResourceHandlers;
   prompts: SkillPromptHandlers;
+  /** Long tools as tasks (the 2026-07-28 tasks extension, mcp-tasks.ts). */
+  tasks: CallerTasks;
 }
 
 /** The server's name, title, version, icons and instructions, the same in both eras. */
@@ -173,9 +176,11 @@ export function createMcpServerFactory(
   };
   const parts = (scope: McpCallScope): McpCallerParts => {
     const listed = listFor(scope);
+    const callTool: McpCallerParts['callTool'] = (name, args, extra) => dispatcher.call(name, args, extra, scope);
     return {
       listTools: () => listed,
-      callTool: (name, args, extra) => dispatcher.call(name, args, extra, scope),
+      callTool,
+      tasks: callerTasks(callTool, services.executions, scope.principal),
       resources: resourceHandlers([hubResources(services.hub), skillResources(services.skills, scope.principal)]),
       prompts,
     };
