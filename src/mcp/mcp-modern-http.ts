@@ -14,7 +14,8 @@
  */
 import { Readable } from 'node:stream';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
-import { createMcpHandler, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
+import { createMcpHandler, isLegacyRequest, type AuthInfo, type RequestStateCodec } from '@modelcontextprotocol/server';
+import type { ApprovalState } from './mcp-approvals';
 import { linkedIcons } from './mcp-icon';
 import { createModernServer } from './mcp-modern-server';
 import type { McpCallerParts, McpServerInfo } from './mcp-server';
@@ -34,24 +35,30 @@ export interface ModernMcpHttp {
   /**
    * Answers a modern request for the caller `parts` serve; resolves when the response has ended. `cancel` aborts
    * the request's handlers (a `notifications/cancelled` naming it), as the client going away does; `baseUrl` is
-   * where the server's icon link points.
+   * where the server's icon link points; `caller` (the principal's caller key) is what approval states are bound to.
    */
   serve(
     req: ExpressRequest,
     res: ExpressResponse,
     parts: McpCallerParts,
-    options: { baseUrl: string; cancel?: AbortSignal },
+    options: { baseUrl: string; caller: string; cancel?: AbortSignal },
   ): Promise<void>;
 }
 
 export function createModernMcpHttp(
   info: McpServerInfo,
+  approvals: RequestStateCodec<ApprovalState>,
   options: { maxBodyBytes: number; onerror?: (error: Error) => void },
 ): ModernMcpHttp {
   const handler = createMcpHandler(
     (ctx) => {
       const extra = ctx.authInfo?.extra ?? {};
-      return createModernServer(info, extra[PARTS] as McpCallerParts, linkedIcons(extra[BASE_URL] as string));
+      return createModernServer(
+        info,
+        extra[PARTS] as McpCallerParts,
+        approvals,
+        linkedIcons(extra[BASE_URL] as string),
+      );
     },
     {
       legacy: 'reject',
@@ -65,13 +72,13 @@ export function createModernMcpHttp(
     async isModern(req) {
       return !(await isLegacyRequest(webRequestOf(req), req.body, { maxRequestBodySize: options.maxBodyBytes }));
     },
-    async serve(req, res, parts, { baseUrl, cancel }) {
+    async serve(req, res, parts, { baseUrl, caller, cancel }) {
       const abort = new AbortController();
       res.on('close', () => abort.abort());
       cancel?.addEventListener('abort', () => abort.abort(), { once: true });
       const authInfo: AuthInfo = {
         token: '',
-        clientId: '',
+        clientId: caller,
         scopes: [],
         extra: { [PARTS]: parts, [BASE_URL]: baseUrl },
       };

@@ -9,7 +9,15 @@
  * `server/discover` are the same for everyone (`public`). Lists are served from memory; a client may keep them a
  * few minutes (a new Prism version changes them only on restart, when clients rediscover anyway).
  */
-import { ProtocolError, ResourceNotFoundError, Server, type CacheHint } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ResourceNotFoundError,
+  Server,
+  type CacheHint,
+  type RequestStateCodec,
+} from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { askIfPaused, resumeArguments, type ApprovalState } from './mcp-approvals';
 import { z } from 'zod';
 import type { McpIcon } from './mcp-icon';
 import { TASKS_EXTENSION, TaskNotCancellable, TaskNotFound, TaskReadFailed } from './mcp-tasks';
@@ -24,7 +32,12 @@ const PRIVATE: CacheHint = { ttlMs: LIST_TTL_MS, cacheScope: 'private' };
 const PUBLIC: CacheHint = { ttlMs: LIST_TTL_MS, cacheScope: 'public' };
 
 /** A v2 server answering one request for the caller `parts` was built for. */
-export function createModernServer(info: McpServerInfo, parts: McpCallerParts, icons: McpIcon[] = info.icons): Server {
+export function createModernServer(
+  info: McpServerInfo,
+  parts: McpCallerParts,
+  approvals: RequestStateCodec<ApprovalState>,
+  icons: McpIcon[] = info.icons,
+): Server {
   // The low-level server: McpServer would advertise listChanged, a notification these lists never send.
   const server = new Server(
     { name: info.name, title: info.title, version: info.version, icons },
@@ -38,6 +51,8 @@ export function createModernServer(info: McpServerInfo, parts: McpCallerParts, i
         'prompts/list': PUBLIC,
         'server/discover': PUBLIC,
       },
+      // An approval's state is checked (HMAC, expiry, caller) before the handler runs (mcp-approvals.ts).
+      requestState: { verify: (state, ctx) => approvals.verify(state, ctx) },
     },
   );
   const low = server;
@@ -50,11 +65,25 @@ export function createModernServer(info: McpServerInfo, parts: McpCallerParts, i
       ...(meta ? { _meta: meta } : {}),
       sendNotification: (notification) => ctx.mcpReq.notify(notification),
     };
-    // A long tool becomes a task for a client that declared the tasks extension on this request (mcp-tasks.ts).
-    if (parts.tasks.defers(request.params.name) && declaresTasks(ctx.mcpReq.envelope)) {
+    const state = ctx.mcpReq.requestState<ApprovalState>();
+    let result: CallToolResult;
+    if (state !== undefined) {
+      // The retry of a call that asked a person (mcp-approvals.ts): resume the run with the answer.
+      let resume: Record<string, unknown>;
+      try {
+        resume = resumeArguments(state, ctx.mcpReq.inputResponses);
+      } catch (error) {
+        throw new ProtocolError(-32602, (error as Error).message);
+      }
+      result = await parts.resume(resume, extra);
+    } else if (parts.tasks.defers(request.params.name) && declaresTasks(ctx.mcpReq.envelope)) {
+      // A long tool becomes a task for a client that declared the tasks extension on this request (mcp-tasks.ts).
       return (await parts.tasks.start(request.params.name, request.params.arguments, extra)) as never;
+    } else {
+      result = await parts.callTool(request.params.name, request.params.arguments, extra);
     }
-    return parts.callTool(request.params.name, request.params.arguments, extra);
+    // A run paused for a person asks them, when the client can be asked.
+    return ((await askIfPaused(result, ctx, approvals)) ?? result) as never;
   });
   low.setRequestHandler('tasks/get', { params: TASK_PARAMS }, async (params, ctx) => {
     const extra: ToolExtra = {

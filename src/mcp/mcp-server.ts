@@ -36,6 +36,8 @@ import type { McpToolset } from './mcp-toolsets';
 import type { LocalFiles } from './mcp-local-files';
 import { INLINE_ICONS, type McpIcon } from './mcp-icon';
 import { callerTasks, type CallerTasks } from './mcp-tasks';
+import { approvalCodec, type ApprovalState } from './mcp-approvals';
+import type { RequestStateCodec } from '@modelcontextprotocol/server';
 import { registryTools, type RegistryToolsDeps } from './registry-tools';
 import { compactToolList } from './mcp-tool-list';
 import { agentTools } from './tools/agents.mcp-tools';
@@ -60,6 +62,8 @@ export interface McpServices {
   agents: RegistryToolsDeps;
   /** The built-in skills offered as prompts. */
   prompts: readonly SkillPrompt[];
+  /** Prism's signing secret (PRISM_SECRET or the data folder's): seals approval request states (mcp-approvals.ts). */
+  signingSecret: string;
 }
 
 /**
@@ -73,6 +77,8 @@ export interface McpCallerParts {
   prompts: SkillPromptHandlers;
   /** Long tools as tasks (the 2026-07-28 tasks extension, mcp-tasks.ts). */
   tasks: CallerTasks;
+  /** `resume_execution` for an approval answered in the 2026-07-28 era (mcp-approvals.ts), whatever the toolsets. */
+  resume(args: Record<string, unknown>, extra: ToolExtra): Promise<CallToolResult>;
 }
 
 /** The server's name, title, version, icons and instructions, the same in both eras. */
@@ -93,6 +99,8 @@ export interface McpServerFactory {
   parts(scope: McpCallScope): McpCallerParts;
   /** A 2025-era server (SDK v1) for one caller. */
   create(scope: McpCallScope): McpServer;
+  /** Seals the request state of approvals asked as `input_required` (the same key on every replica). */
+  approvals: RequestStateCodec<ApprovalState>;
 }
 
 const INSTRUCTIONS =
@@ -181,6 +189,8 @@ export function createMcpServerFactory(
       listTools: () => listed,
       callTool,
       tasks: callerTasks(callTool, services.executions, scope.principal),
+      resume: (args, extra) =>
+        dispatcher.call('resume_execution', args, extra, { ...scope, toolsets: [...scope.toolsets, 'agents'] }),
       resources: resourceHandlers([hubResources(services.hub), skillResources(services.skills, scope.principal)]),
       prompts,
     };
@@ -189,6 +199,7 @@ export function createMcpServerFactory(
     tools,
     info,
     parts,
+    approvals: approvalCodec(services.signingSecret),
     create(scope) {
       const served = parts(scope);
       const server = newServer();

@@ -73,7 +73,7 @@ export async function serveMcpStdio(
   // The first message chooses the era (mcp-stdio-eras.ts): the same parts answer in both.
   await splitEras(transport, wrap, async (modern, forward) => {
     if (modern) {
-      const handle = serveStdio(() => createModernServer(factory.info, factory.parts(scope)), {
+      const handle = serveStdio(() => createModernServer(factory.info, factory.parts(scope), factory.approvals), {
         legacy: 'reject',
         transport: forward as unknown as ModernTransport,
         onerror: (error) => setup.logger.debug('mcp stdio', { error: error.message }),

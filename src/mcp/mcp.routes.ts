@@ -81,7 +81,9 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
   const inFlight = createInFlightCalls(options.signals);
   const budget = createBodyBudget({ perCaller: options.maxJsonBytes, total: options.maxJsonBytes * TOTAL_BODIES });
   const router = Router();
-  const modern = createModernMcpHttp(options.factory.info, { maxBodyBytes: options.maxJsonBytes });
+  const modern = createModernMcpHttp(options.factory.info, options.factory.approvals, {
+    maxBodyBytes: options.maxJsonBytes,
+  });
   const anonymousLimit = Math.min(ANONYMOUS_MCP_BYTES, options.maxJsonBytes);
   const jsonParser = (limit: number) =>
     express.json({
@@ -221,7 +223,11 @@ async function serve(
       const forget = inFlight.track(caller, req.body, { close: async () => abort.abort() });
       res.on('close', forget);
       try {
-        await modern.serve(req, res, options.factory.parts(scope), { baseUrl: scope.baseUrl, cancel: abort.signal });
+        await modern.serve(req, res, options.factory.parts(scope), {
+          baseUrl: scope.baseUrl,
+          caller,
+          cancel: abort.signal,
+        });
       } catch (error) {
         sendJsonRpcError(res, error, req.requestId, options.logger);
       }
