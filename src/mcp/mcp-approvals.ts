@@ -138,7 +138,7 @@ export function resumeArguments(state: ApprovalState, responses: Record<string, 
     case 'edit': {
       let parsed: unknown;
       try {
-        parsed = JSON.parse(String(answer.arguments ?? ''));
+        parsed = typeof answer.arguments === 'string' ? JSON.parse(answer.arguments) : undefined;
       } catch {
         parsed = undefined;
       }

@@ -83,7 +83,7 @@ export function createModernServer(
       result = await parts.callTool(request.params.name, request.params.arguments, extra);
     }
     // A run paused for a person asks them, when the client can be asked.
-    return ((await askIfPaused(result, ctx, approvals)) ?? result) as never;
+    return (await askIfPaused(result, ctx, approvals)) ?? result;
   });
   low.setRequestHandler('tasks/get', { params: TASK_PARAMS }, async (params, ctx) => {
     const extra: ToolExtra = {

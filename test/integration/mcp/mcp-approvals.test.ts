@@ -96,7 +96,7 @@ describe('MCP approvals as input_required (2026-07-28)', () => {
 
   it('refuses the request state replayed by another caller or altered, before anything runs', async () => {
     const client = await connectAsking(() => ({ action: 'accept', content: { decision: 'approve' } }));
-    let state = '';
+    let state: string;
     try {
       const first = (await client.callTool(
         { name: 'execute_agent', arguments: args },
