@@ -167,6 +167,7 @@ export function createApp(container: Container): Express {
         publicUrl: config.server.publicUrl,
         allowedHosts: config.mcp.allowedHosts,
         logger,
+        allowPrivateUrls: config.fetch.allowPrivate,
       }),
     );
   }
