@@ -8,8 +8,8 @@
  *   distance between consecutive characters), so a print's word gap reads as a space whatever its font size. Around
  *   a colon the gap needed is smaller (`colonGapSteps`): a colon is narrow, so a spaced `TEL : 07-…` leaves fewer
  *   blank steps beside it than between two letters.
- * Measured with the reader bench's word F1 (docs/extraction-accuracy.md): tuned on sroie-dev2, greedy decoding went
- * 0.816 → 0.828 there and 0.825 → 0.850 on sroie-dev, which the settings were not chosen on.
+ * Measured with the reader bench's word F1 (docs/extraction-accuracy.md, "Where words break"): tuned on sroie-dev2,
+ * greedy decoding went 0.816 → 0.830 there and 0.825 → 0.849 on sroie-dev, which the settings were not chosen on.
  */
 import type { CtcSteps } from './ppocr-models';
 
