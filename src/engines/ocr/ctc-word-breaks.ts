@@ -4,10 +4,10 @@
  *
  * The recogniser rarely lets its space class win on tightly printed receipts; two signs of a gap are used:
  * - the space class's probability peaking between two characters (`spaceThreshold`, as before);
- * - the gap itself: the run of blank steps between two characters, against the crop's own pitch (the median step
- *   distance between consecutive characters), so a print's word gap reads as a space whatever its font size. Around
+ * - the gap itself: the run of blank steps between two characters, against the crop's own pitch (the mean step
+ *   distance between consecutive characters), so a print's word gap reads as a space whatever its font size. Beside
  *   a colon the gap needed is smaller (`colonGapSteps`): a colon is narrow, so a spaced `TEL : 07-…` leaves fewer
- *   blank steps beside it than between two letters.
+ *   blank steps beside it than between two words.
  * Measured with the reader bench's word F1 (docs/extraction-accuracy.md, "Where words break"): tuned on sroie-dev2,
  * greedy decoding went 0.816 → 0.830 there and 0.825 → 0.849 on sroie-dev, which the settings were not chosen on.
  */
@@ -18,7 +18,7 @@ export interface WordBreakSettings {
   spaceThreshold: number;
   /** A space where the blank steps between two characters reach this many … (default 4) */
   gapSteps: number;
-  /** … and this many times the crop's median character pitch in steps (default 1.3) … */
+  /** … and this many times the crop's mean character pitch in steps (default 1.3) … */
   gapPitch: number;
   /**
    * … and the blank won each of those steps with at least this probability (default 0.8): a gap left by a faint
@@ -26,12 +26,13 @@ export interface WordBreakSettings {
    */
   gapCertainty: number;
   /**
-   * A space beside a colon where the blank steps reach this many (default 3) and this many times the pitch (default
-   * 0.8), unless the colon stands between two digits (`18:42`). The share of the pitch keeps monospaced print, where
-   * a colon has a whole cell to itself, from reading `Date : 14/03`.
+   * A space beside a colon where the blank steps reach this many (default 3) and exceed the crop's usual blank
+   * between two characters (its median) by this many (default 1), unless the colon stands between two digits
+   * (`18:42`). The margin keeps monospaced print, where a colon sits in a whole cell with the same blanks as any
+   * letter, from reading `Date : 14/03`.
    */
   colonGapSteps: number;
-  colonGapPitch: number;
+  colonGapMargin: number;
 }
 
 export const DEFAULT_WORD_BREAKS: WordBreakSettings = {
@@ -40,7 +41,7 @@ export const DEFAULT_WORD_BREAKS: WordBreakSettings = {
   gapPitch: 1.3,
   gapCertainty: 0.8,
   colonGapSteps: 3,
-  colonGapPitch: 0.8,
+  colonGapMargin: 1,
 };
 
 /** Only the space-probability rule: how readings were split before the gap rules (the reader bench's `--breaks`). */
@@ -50,7 +51,7 @@ export const SPACE_PROBABILITY_ONLY: WordBreakSettings = {
   gapPitch: 0,
   gapCertainty: 1,
   colonGapSteps: Number.POSITIVE_INFINITY,
-  colonGapPitch: 0,
+  colonGapMargin: 0,
 };
 
 /** One run of greedy decoding's winners (blank excluded): its class and steps, and the space peak before it. */
@@ -98,9 +99,9 @@ export function breaksBefore(
   settings: WordBreakSettings,
 ): boolean[] {
   const kind = classKinds(alphabet);
-  const pitch = medianPitch(runs, spaceClass);
+  const pitch = meanPitch(runs, spaceClass);
   const wide = Math.max(settings.gapSteps, settings.gapPitch * pitch);
-  const colonGap = Math.max(settings.colonGapSteps, settings.colonGapPitch * pitch);
+  const colonGap = Math.max(settings.colonGapSteps, medianBlank(runs, spaceClass) + settings.colonGapMargin);
   const digit = (k: number): boolean => kind.get(runs[k]?.cls ?? -1) === 'digit';
   const colon = (k: number): boolean => kind.get(runs[k]?.cls ?? -1) === 'colon';
   return runs.map((run, k) => {
@@ -115,19 +116,36 @@ export function breaksBefore(
   });
 }
 
-/** The median step distance between the starts of consecutive non-space runs (3 when there are none). */
-function medianPitch(runs: readonly CharRun[], spaceClass: number): number {
-  const pitches: number[] = [];
+/** The median run of blank steps between two consecutive non-space runs (1 when there are none). */
+function medianBlank(runs: readonly CharRun[], spaceClass: number): number {
+  const blanks: number[] = [];
   for (let k = 1; k < runs.length; k += 1) {
     const [a, b] = [runs[k - 1] as CharRun, runs[k] as CharRun];
-    if (a.cls !== spaceClass && b.cls !== spaceClass) pitches.push(b.first - a.first);
+    if (a.cls !== spaceClass && b.cls !== spaceClass) blanks.push(b.first - a.last - 1);
   }
-  if (pitches.length === 0) return 3;
-  pitches.sort((x, y) => x - y);
-  const mid = pitches.length >> 1;
-  return pitches.length % 2 === 1
-    ? (pitches[mid] as number)
-    : ((pitches[mid - 1] as number) + (pitches[mid] as number)) / 2;
+  if (blanks.length === 0) return 1;
+  blanks.sort((x, y) => x - y);
+  const mid = blanks.length >> 1;
+  return blanks.length % 2 === 1
+    ? (blanks[mid] as number)
+    : ((blanks[mid - 1] as number) + (blanks[mid] as number)) / 2;
+}
+
+/**
+ * The crop's character pitch: the mean step distance between the starts of consecutive non-space runs (3 when there
+ * are none). The mean rather than the median: on a short word of wide and narrow letters (`EXIT`) the median is a
+ * narrow letter's, and a wide letter's gap would read as a word gap.
+ */
+function meanPitch(runs: readonly CharRun[], spaceClass: number): number {
+  let sum = 0;
+  let count = 0;
+  for (let k = 1; k < runs.length; k += 1) {
+    const [a, b] = [runs[k - 1] as CharRun, runs[k] as CharRun];
+    if (a.cls === spaceClass || b.cls === spaceClass) continue;
+    sum += b.first - a.first;
+    count += 1;
+  }
+  return count === 0 ? 3 : sum / count;
 }
 
 const kindsByAlphabet = new WeakMap<readonly string[], Map<number, 'colon' | 'digit'>>();

@@ -95,20 +95,21 @@ describe('PP-OCR recognition decoding', () => {
     expect(decodeCtc(tensor(faint), alphabet)[0]?.text).toBe('AB1B');
   });
 
-  it('needs a smaller gap beside a colon, which is a narrow character', () => {
+  it('needs a smaller gap beside a colon, unless the colon is between digits or has no more room than a letter', () => {
     const colonAlphabet = ['', 'T', 'L', ':', '0', ' '];
     const at = (best: number): number[] => colonAlphabet.map((_, c) => (c === best ? 0.9 : 0.1 / 5));
     const blanks = (n: number): number[][] => Array.from({ length: n }, () => at(0));
-    const rows = [at(1), ...blanks(1), at(2), ...blanks(3), at(3), ...blanks(3), at(4), ...blanks(1), at(4)];
-    const reading = decodeCtc({ data: Float32Array.from(rows.flat()), dims: [1, rows.length, 6] }, colonAlphabet);
-    expect(reading[0]?.text).toBe('TL : 00');
-    // Between two digits a colon is part of a time, however wide its gaps.
-    const decode = (classes: number[]): string | undefined => {
-      const spaced = classes.flatMap((c, k) => (k === 0 ? [at(c)] : [...blanks(4), at(c)]));
-      return decodeCtc({ data: Float32Array.from(spaced.flat()), dims: [1, spaced.length, 6] }, colonAlphabet)[0]?.text;
+    // Five characters with these blank runs between them.
+    const decode = (classes: number[], gaps: number[]): string | undefined => {
+      const rows = classes.flatMap((c, k) => (k === 0 ? [at(c)] : [...blanks(gaps[k - 1] ?? 0), at(c)]));
+      return decodeCtc({ data: Float32Array.from(rows.flat()), dims: [1, rows.length, 6] }, colonAlphabet)[0]?.text;
     };
-    expect(decode([4, 3, 4])).toBe('0:0');
-    expect(decode([1, 3, 4])).toBe('T : 0');
+    // Letters one blank apart, three beside the colon: below the word gap (4), a spaced colon.
+    expect(decode([1, 2, 3, 4, 4], [1, 3, 3, 1])).toBe('TL : 00');
+    // Between two digits a colon is part of a time.
+    expect(decode([4, 4, 3, 4, 4], [1, 3, 3, 1])).toBe('00:00');
+    // Monospaced print: every character three blanks apart, the colon too; it is not spaced.
+    expect(decode([1, 2, 3, 4, 4], [3, 3, 3, 3])).toBe('TL:00');
   });
 
   it('places words inside the crop box from their time steps', () => {
