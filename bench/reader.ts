@@ -6,14 +6,15 @@
  *
  *   npm run bench -- reader          # ppocr greedy, ppocr beam and tesseract on sroie-dev and sroie-dev2
  *   npx tsx bench/reader.ts [--engines ppocr,tesseract,ensemble] [--decoders greedy,beam] [--limit N]
- *                           [--beam beamWidth=8,lmWeight=0.3,...] [--reread below=0.9,variants=contrast+pad] [--space P]
+ *                           [--beam beamWidth=8,lmWeight=0.3,...] [--reread below=0.9,variants=contrast+pad] [--space P] [--breaks space-only]
  *                           [--refresh] [--cache DIR]
  *
  * `--decoders` are PP-OCR's CTC decoders (ppocr.engine.ts `decoder`), each a setting of its own for `ppocr` and
  * `ensemble`; `--limit N` scores the first N receipts of each folder (by ID), for quick runs while developing;
  * `--beam` overrides the beam search's settings (ctc-beam.ts) and reads the images again (nothing is cached).
  * `--reread` reads the crops under a confidence again in each variant (ppocr.engine.ts `reread`), cached apart;
- * `--space P` sets greedy decoding's space threshold (ppocr.engine.ts `spaceThreshold`, default 0.1), cached apart.
+ * `--space P` sets greedy decoding's space threshold (ppocr.engine.ts `spaceThreshold`, default 0.1), cached apart;
+ * `--breaks space-only` reads words apart by the space class alone, without the gap rules of ctc-word-breaks.ts.
  *
  * Layouts are read through the service's own OCR path (`createLocalEngines().layoutFromImage`) and cached as JSON
  * per setting under `--cache` (default /tmp/sroie-reader); `--refresh` reads every image again (needed after a change
@@ -24,7 +25,8 @@ import path from 'node:path';
 import type { BeamSettings } from '../src/engines/ocr/ctc-beam';
 import type { OcrEngineKind } from '../src/engines/ocr/ocr.engine';
 import type { OcrDecoder, RereadSettings } from '../src/engines/ocr/ppocr.engine';
-import { layoutsFor, layoutVariant, parseReread } from './receipt-layouts';
+import { layoutsFor, layoutVariant, parseBreaks, parseReread } from './receipt-layouts';
+import { SPACE_PROBABILITY_ONLY } from '../src/engines/ocr/ctc-word-breaks';
 import { addCounts, NO_COUNTS, parseTruthCsv, readerFigures, scoreReading, type ReaderCounts } from './reader-metrics';
 
 interface Args {
@@ -37,6 +39,8 @@ interface Args {
   reread?: RereadSettings;
   /** Greedy decoding's space threshold (ppocr.engine.ts `spaceThreshold`). */
   space?: number;
+  /** `--breaks space-only`: words apart by the space class alone, as before the gap rules (ctc-word-breaks.ts). */
+  spaceOnly?: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -64,6 +68,7 @@ function parseArgs(argv: string[]): Args {
       }
     } else if (flag === '--reread') args.reread = parseReread(value());
     else if (flag === '--space') args.space = Number(value());
+    else if (flag === '--breaks') args.spaceOnly = parseBreaks(value());
     else throw new Error(`unknown argument ${flag ?? ''}`);
   }
   return args;
@@ -107,7 +112,8 @@ export async function readerTable(args: Args): Promise<string[]> {
   for (const { engine, decoder } of settingsOf(args)) {
     const rereadName =
       (reread && decoder ? `, reread < ${reread.below} (${reread.variants.join(', ')})` : '') +
-      (args.space === undefined ? '' : `, space ≥ ${args.space}`);
+      (args.space === undefined ? '' : `, space ≥ ${args.space}`) +
+      (args.spaceOnly && decoder ? ', words by the space class only' : '');
     const name = decoder ? `${engine}, ${decoder}${rereadName}` : engine;
     let all: ReaderCounts = NO_COUNTS;
     let receipts = 0;
@@ -135,9 +141,10 @@ export async function readerTable(args: Args): Promise<string[]> {
                 decodeTimings,
                 ...(reread ? { reread } : {}),
                 ...(args.space === undefined ? {} : { spaceThreshold: args.space }),
+                ...(args.spaceOnly ? { wordBreaks: SPACE_PROBABILITY_ONLY } : {}),
               }
             : {},
-          variant: layoutVariant(decoder, reread, args.space),
+          variant: layoutVariant(decoder, reread, args.space, args.spaceOnly),
           timings: times,
         },
         ids,

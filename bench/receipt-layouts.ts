@@ -46,9 +46,17 @@ export function layoutVariant(
   decoder: string | undefined,
   reread: RereadSettings | undefined,
   spaceThreshold?: number,
+  spaceOnly = false,
 ): string {
   const space = spaceThreshold === undefined ? '' : `-space${spaceThreshold}`;
-  return `${decoder === 'beam' ? '-beam' : ''}${reread ? `-reread-${reread.below}-${reread.variants.join('+')}` : ''}${space}`;
+  const breaks = spaceOnly ? '-space-only' : '';
+  return `${decoder === 'beam' ? '-beam' : ''}${reread ? `-reread-${reread.below}-${reread.variants.join('+')}` : ''}${space}${breaks}`;
+}
+
+/** A bench's PP-OCR word-break setting: `--breaks space-only` reads words apart by the space class alone. */
+export function parseBreaks(value: string): boolean {
+  if (value !== 'space-only' && value !== 'gaps') throw new Error(`--breaks takes space-only or gaps, not ${value}`);
+  return value === 'space-only';
 }
 
 /** tesseract.js blocks → one LayoutPage (lines sorted top to bottom), boxes divided by `scale`. */

@@ -8,7 +8,7 @@
  * answer is more confident than every wrong one; 0.5: no better than chance).
  *
  *   npx tsx bench/receipts-cv.ts [--data DIR]... [--cache DIR] [--engine ppocr|tesseract] [--decoder greedy|beam]
- *                                [--reread below=0.9,variants=contrast+pad] [--space P]
+ *                                [--reread below=0.9,variants=contrast+pad] [--space P] [--breaks space-only]
  *                                [--folds N] [--fit] [--verbose] [--speed] [--parts]
  *
  * Layouts come from bench/receipt-layouts.ts's cache (default /tmp/sroie-layouts/<engine>), so after the first OCR
@@ -42,7 +42,8 @@ import {
 import type { OcrEngineKind } from '../src/engines/ocr/ocr.engine';
 import type { OcrDecoder, RereadSettings } from '../src/engines/ocr/ppocr.engine';
 import type { DocumentLayout } from '../src/engines/types';
-import { layoutsFor, layoutVariant, parseReread } from './receipt-layouts';
+import { layoutsFor, layoutVariant, parseBreaks, parseReread } from './receipt-layouts';
+import { SPACE_PROBABILITY_ONLY } from '../src/engines/ocr/ctc-word-breaks';
 import { sharedDataDir } from './receipts-score';
 import { receiptSpeed } from './receipts-speed';
 
@@ -122,6 +123,8 @@ export interface Args {
   reread?: RereadSettings;
   /** Greedy decoding's space threshold (ppocr.engine.ts `spaceThreshold`); such layouts are cached apart. */
   space?: number;
+  /** `--breaks space-only`: words apart by the space class alone, as before the gap rules (ctc-word-breaks.ts). */
+  spaceOnly?: boolean;
   folds: number;
   fit: boolean;
   verbose: boolean;
@@ -150,6 +153,7 @@ export function parseArgs(argv: string[]): Args {
     else if (flag === '--decoder') args.decoder = value() === 'beam' ? 'beam' : 'greedy';
     else if (flag === '--reread') args.reread = parseReread(value());
     else if (flag === '--space') args.space = Number(value());
+    else if (flag === '--breaks') args.spaceOnly = parseBreaks(value());
     else if (flag === '--folds') args.folds = Math.max(2, Number(value()) || 10);
     else if (flag === '--fit') args.fit = true;
     else if (flag === '--verbose') args.verbose = true;
@@ -273,7 +277,7 @@ function fieldLine(ev: EvalModule, label: string, report: ScoreReport): string {
  * the shared evaluation script that judges them.
  */
 export async function loadReceipts(
-  args: Pick<Args, 'data' | 'cache' | 'engine' | 'decoder' | 'reread' | 'space'>,
+  args: Pick<Args, 'data' | 'cache' | 'engine' | 'decoder' | 'reread' | 'space' | 'spaceOnly'>,
 ): Promise<{ ev: EvalModule; receipts: Receipt[] }> {
   const first = args.data[0] ?? '';
   const ev = (await import(pathToFileURL(path.resolve(first, '../../tools/eval-receipts.mjs')).href)) as EvalModule;
@@ -296,8 +300,9 @@ export async function loadReceipts(
           ...(args.decoder === 'beam' ? { decoder: 'beam' } : {}),
           ...(args.reread ? { reread: args.reread } : {}),
           ...(args.space === undefined ? {} : { spaceThreshold: args.space }),
+          ...(args.spaceOnly ? { wordBreaks: SPACE_PROBABILITY_ONLY } : {}),
         },
-        variant: layoutVariant(args.decoder, args.reread, args.space),
+        variant: layoutVariant(args.decoder, args.reread, args.space, args.spaceOnly),
       },
       ids,
     );

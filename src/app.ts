@@ -163,6 +163,7 @@ export function createApp(container: Container): Express {
         allowedHosts: config.mcp.allowedHosts,
         limitStore: createMemoryRateLimitStore({ maxKeys: 50_000 }),
         logger,
+        allowPrivateUrls: config.fetch.allowPrivate,
       }),
     );
   }

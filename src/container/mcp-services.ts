@@ -3,6 +3,7 @@
  * inputs are read, and the agent tool registry. Picked here, on the composition side, so src/mcp never names the
  * container (the HTTP route in src/app.ts and `prism mcp` in src/cli both take it from here).
  */
+import fs from 'node:fs';
 import { loadSkillPrompts } from '../mcp/mcp-prompts';
 import type { McpServices } from '../mcp/mcp-server';
 import type { Container } from './index';
@@ -25,5 +26,7 @@ export function mcpServicesOf(container: Container): McpServices {
       fetch: container.config.fetch,
     },
     agents: { registry: container.agents.tools, toolContext: container.agents.toolContext, skills },
+    // Written by the container at start (readOrCreateSecret) when PRISM_SECRET is not set.
+    signingSecret: container.config.auth.secret ?? fs.readFileSync(container.config.data.secretPath, 'utf8').trim(),
   };
 }

@@ -15,6 +15,8 @@ interface ObservedRequest extends IncomingMessage {
   principal?: Principal;
   /** Set by listeners that serve a fixed path without express (the fast lane). */
   routePattern?: string;
+  /** Set by `/mcp` (src/mcp/mcp-request-trace.ts): era, method, tool and the `_meta` trace context. */
+  mcp?: Record<string, unknown>;
 }
 
 /** Probes and scrapes are logged at debug: at info they would drown the requests people make. */
@@ -52,6 +54,7 @@ export function observeRequest(
       duration_ms: Math.round(seconds * 10_000) / 10,
       org: principal?.kind === 'user' ? principal.orgId : null,
       ...(res.writableFinished ? {} : { aborted: true }),
+      ...(observed.mcp ? { mcp: observed.mcp } : {}),
     };
     if (QUIET_ROUTES.has(route)) deps.logger.debug('request', fields);
     else deps.logger.info('request', fields);

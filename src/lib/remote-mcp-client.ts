@@ -4,13 +4,13 @@
  * so a registered URL that resolves to a private address is refused at call time too (DNS can change after
  * registration), and every answer is capped in bytes and the whole exchange in time.
  *
- * Each use opens a short session (initialize, one request, close): nothing is kept between calls, so a run resumed
- * on another replica or after a restart needs no connection state. The standalone GET stream is refused locally
+ * Both MCP eras: the SDK's v2 client (`@modelcontextprotocol/client`) probes with `server/discover` and speaks
+ * 2026-07-28 to a server that offers it (no session at all), else falls back to the 2025 handshake. Each use is
+ * short either way (connect, the request, close): nothing is kept between calls, so a run resumed on another
+ * replica or after a restart needs no connection state. The standalone GET stream is refused locally
  * (the SDK takes 405 as "the server offers none"); notifications a tool would send on it are not needed here.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { Client, SdkHttpError, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import { safeFetch, SafeFetchError } from './safe-fetch';
 import { withTraceHeaders } from './tracing';
 
@@ -84,7 +84,7 @@ export async function callRemoteTool(
   maxTextChars: number,
 ): Promise<RemoteToolResult> {
   return withSession(target, async (client, remaining) => {
-    const result = await client.callTool({ name, arguments: args }, undefined, { timeout: remaining() });
+    const result = await client.callTool({ name, arguments: args }, { timeout: remaining() });
     const blocks = Array.isArray(result.content) ? (result.content as { type: string; text?: unknown }[]) : [];
     const text = blocks
       .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : `[${block.type}]`))
@@ -112,7 +112,7 @@ async function withSession<T>(
   const transport = new StreamableHTTPClientTransport(new URL(target.url), {
     fetch: boundedFetch(target, deadline, failures),
   });
-  const client = new Client({ name: 'prism-agent', version: '1.0.0' });
+  const client = new Client({ name: 'prism-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -185,7 +185,7 @@ function remoteError(error: unknown, fetchFailure: SafeFetchError | undefined): 
   }
   const message = error instanceof Error ? error.message.split('\n')[0]?.slice(0, 300) || 'failed' : String(error);
   // The SDK's error for a 401 answer carries the status as its code (its message need not say 401).
-  const status = error instanceof StreamableHTTPError ? error.code : undefined;
+  const status = error instanceof SdkHttpError ? error.status : undefined;
   if (status === 401 || /\b401\b|unauthori[sz]ed/i.test(message)) return new RemoteMcpError('unauthorized', message);
   if (/timed? ?out|timeout/i.test(message)) return new RemoteMcpError('timeout', message);
   return new RemoteMcpError('failed', message);

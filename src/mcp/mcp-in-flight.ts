@@ -8,14 +8,18 @@
  * With several replicas the cancel may reach another replica than the call: a cancel that names no call running
  * here is published on the signal bus (Redis pub/sub), and the replica running the call closes its server.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { SignalBus } from '../signals/signal-bus';
 
 type RequestId = string | number;
 
+/** What runs a call: a 2025 server (closing it aborts its calls) or a 2026 request's abort (mcp-modern-http.ts). */
+interface Closable {
+  close(): Promise<void>;
+}
+
 export interface InFlightCalls {
   /** Records the tool calls in `body` as running on `server`; returns the function that forgets them. */
-  track(caller: string, body: unknown, server: McpServer): () => void;
+  track(caller: string, body: unknown, server: Closable): () => void;
   /** Closes the servers running the calls that the cancel notifications in `body` name. */
   cancel(caller: string, body: unknown): void;
   readonly size: number;
@@ -26,7 +30,7 @@ const CANCEL_CHANNEL = 'mcp:cancel';
 
 /** `signals` carries cancels to the other replicas; without it, cancels stay on this one. */
 export function createInFlightCalls(signals?: SignalBus): InFlightCalls {
-  const running = new Map<string, McpServer>();
+  const running = new Map<string, Closable>();
   const key = (caller: string, id: RequestId): string => `${caller}\u0000${typeof id}:${String(id)}`;
   const closeLocal = (k: string): boolean => {
     const server = running.get(k);

@@ -55,26 +55,38 @@ export function segmentMatcher(template: string): (uri: string) => Record<string
 
 const notFound = (uri: string): McpError => new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
 
-export function registerResources(server: McpServer, kinds: readonly ResourceKind[]): void {
-  server.server.registerCapabilities({ resources: {} });
-  server.server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: (await Promise.all(kinds.map(async (kind) => kind.list()))).flat(),
-  }));
-  server.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: kinds.map((kind) => kind.template),
-  }));
-  server.server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const { uri } = request.params;
-    for (const kind of kinds) {
-      const variables = kind.match(uri);
-      if (!variables) continue;
-      try {
-        return await kind.read(uri, variables);
-      } catch (error) {
-        if (error instanceof NotFoundError) throw notFound(uri);
-        throw error;
+/** The three resource requests as plain functions, shared by the 2025 server (below) and the 2026 one. */
+export interface ResourceHandlers {
+  list(): Promise<{ resources: Resource[] }>;
+  templates(): { resourceTemplates: ResourceTemplate[] };
+  /** @throws McpError -32002 for a URI no kind knows or a reader's NotFoundError. */
+  read(uri: string): Promise<ReadResourceResult>;
+}
+
+export function resourceHandlers(kinds: readonly ResourceKind[]): ResourceHandlers {
+  return {
+    list: async () => ({ resources: (await Promise.all(kinds.map(async (kind) => kind.list()))).flat() }),
+    templates: () => ({ resourceTemplates: kinds.map((kind) => kind.template) }),
+    async read(uri) {
+      for (const kind of kinds) {
+        const variables = kind.match(uri);
+        if (!variables) continue;
+        try {
+          return await kind.read(uri, variables);
+        } catch (error) {
+          if (error instanceof NotFoundError) throw notFound(uri);
+          throw error;
+        }
       }
-    }
-    throw notFound(uri);
-  });
+      throw notFound(uri);
+    },
+  };
+}
+
+export function registerResources(server: McpServer, kinds: readonly ResourceKind[]): void {
+  const handlers = resourceHandlers(kinds);
+  server.server.registerCapabilities({ resources: {} });
+  server.server.setRequestHandler(ListResourcesRequestSchema, () => handlers.list());
+  server.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => handlers.templates());
+  server.server.setRequestHandler(ReadResourceRequestSchema, (request) => handlers.read(request.params.uri));
 }

@@ -10,6 +10,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
+  type CallToolResult,
   type ListToolsResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecutionsService } from '../services/executions/executions.types';
@@ -18,8 +19,8 @@ import type { HubService } from '../services/hub/hub.service';
 import type { InputResolverDeps } from '../services/inputs/resolve-input';
 import type { PredictionsService } from '../services/predictions/predictions.types';
 import type { SkillsService } from '../services/skills/skills.service';
-import { registerSkillPrompts, skillPromptHandlers, type SkillPrompt } from './mcp-prompts';
-import { registerResources } from './mcp-resource-handlers';
+import { registerSkillPrompts, skillPromptHandlers, type SkillPrompt, type SkillPromptHandlers } from './mcp-prompts';
+import { registerResources, resourceHandlers, type ResourceHandlers } from './mcp-resource-handlers';
 import { hubResources } from './mcp-resources';
 import { skillResources } from './mcp-skill-resources';
 import {
@@ -33,6 +34,10 @@ import {
 } from './mcp-tool';
 import type { McpToolset } from './mcp-toolsets';
 import type { LocalFiles } from './mcp-local-files';
+import { INLINE_ICONS, type McpIcon } from './mcp-icon';
+import { callerTasks, type CallerTasks } from './mcp-tasks';
+import { approvalCodec, type ApprovalState } from './mcp-approvals';
+import type { RequestStateCodec } from '@modelcontextprotocol/server';
 import { registryTools, type RegistryToolsDeps } from './registry-tools';
 import { compactToolList } from './mcp-tool-list';
 import { agentTools } from './tools/agents.mcp-tools';
@@ -57,13 +62,45 @@ export interface McpServices {
   agents: RegistryToolsDeps;
   /** The built-in skills offered as prompts. */
   prompts: readonly SkillPrompt[];
+  /** Prism's signing secret (PRISM_SECRET or the data folder's): seals approval request states (mcp-approvals.ts). */
+  signingSecret: string;
+}
+
+/**
+ * What one caller is served, as plain functions: the 2025 server (`create`, SDK v1) and the 2026-07-28 one
+ * (mcp-modern-server.ts, SDK v2) are both built from these, so the two eras answer the same.
+ */
+export interface McpCallerParts {
+  listTools(): Promise<ListToolsResult>;
+  callTool(name: string, args: unknown, extra: ToolExtra): Promise<CallToolResult>;
+  resources: ResourceHandlers;
+  prompts: SkillPromptHandlers;
+  /** Long tools as tasks (the 2026-07-28 tasks extension, mcp-tasks.ts). */
+  tasks: CallerTasks;
+  /** `resume_execution` for an approval answered in the 2026-07-28 era (mcp-approvals.ts), whatever the toolsets. */
+  resume(args: Record<string, unknown>, extra: ToolExtra): Promise<CallToolResult>;
+}
+
+/** The server's name, title, version, icons and instructions, the same in both eras. */
+export interface McpServerInfo {
+  name: string;
+  title: string;
+  version: string;
+  /** Inline (a data URL): the 2025 era and stdio; the HTTP 2026-07-28 era links to /mcp/icon.svg instead. */
+  icons: McpIcon[];
+  instructions: string;
 }
 
 /** Everything needed to build servers: the tool list is made once and shared by every request. */
 export interface McpServerFactory {
   tools: readonly McpTool[];
-  /** A server for one caller, offering the tools of `scope.toolsets` (those an anonymous caller can call, for one). */
+  info: McpServerInfo;
+  /** What `scope`'s caller is served (its toolsets' tools, those an anonymous caller can call, for one). */
+  parts(scope: McpCallScope): McpCallerParts;
+  /** A 2025-era server (SDK v1) for one caller. */
   create(scope: McpCallScope): McpServer;
+  /** Seals the request state of approvals asked as `input_required` (the same key on every replica). */
+  approvals: RequestStateCodec<ApprovalState>;
 }
 
 const INSTRUCTIONS =
@@ -106,8 +143,18 @@ export function createMcpServerFactory(
   const dispatcher = createToolDispatcher(tools, options.onToolCall);
   // Every Server builds an Ajv instance unless given one (a few ms each); one shared validator serves them all.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
+  const info: McpServerInfo = {
+    name: 'prism',
+    title: 'Prism',
+    version,
+    icons: INLINE_ICONS,
+    instructions: INSTRUCTIONS,
+  };
   const newServer = (): McpServer =>
-    new McpServer({ name: 'prism', title: 'Prism', version }, { instructions: INSTRUCTIONS, jsonSchemaValidator });
+    new McpServer(
+      { name: info.name, title: info.title, version, icons: INLINE_ICONS },
+      { instructions: INSTRUCTIONS, jsonSchemaValidator },
+    );
   // The SDK turns every zod schema into JSON Schema on each tools/list (about 8 ms for this list); the list is the
   // same for every caller, so it is computed once, by the SDK itself (tools registered the SDK's way on a server
   // of its own), and served from memory.
@@ -135,16 +182,32 @@ export function createMcpServerFactory(
     }
     return view;
   };
+  const parts = (scope: McpCallScope): McpCallerParts => {
+    const listed = listFor(scope);
+    const callTool: McpCallerParts['callTool'] = (name, args, extra) => dispatcher.call(name, args, extra, scope);
+    return {
+      listTools: () => listed,
+      callTool,
+      tasks: callerTasks(callTool, services.executions, scope.principal),
+      resume: (args, extra) =>
+        dispatcher.call('resume_execution', args, extra, { ...scope, toolsets: [...scope.toolsets, 'agents'] }),
+      resources: resourceHandlers([hubResources(services.hub), skillResources(services.skills, scope.principal)]),
+      prompts,
+    };
+  };
   return {
     tools,
+    info,
+    parts,
+    approvals: approvalCodec(services.signingSecret),
     create(scope) {
-      const cached = listFor(scope);
+      const served = parts(scope);
       const server = newServer();
       // Two handlers instead of one SDK registration per tool (see createToolDispatcher).
       server.server.registerCapabilities({ tools: {} });
-      server.server.setRequestHandler(ListToolsRequestSchema, () => cached);
+      server.server.setRequestHandler(ListToolsRequestSchema, () => served.listTools());
       server.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-        dispatcher.call(request.params.name, request.params.arguments, extra as unknown as ToolExtra, scope),
+        served.callTool(request.params.name, request.params.arguments, extra as unknown as ToolExtra),
       );
       registerResources(server, [hubResources(services.hub), skillResources(services.skills, scope.principal)]);
       registerSkillPrompts(server, prompts);

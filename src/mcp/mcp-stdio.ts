@@ -4,6 +4,7 @@
  * No rate limit applies: the only caller is the owner on their own machine. Tools may read local files (`path`),
  * and a message over PRISM_MCP_MAX_JSON_BYTES is refused with a JSON-RPC error, not the end of the server. Each
  * message runs on a work budget of its own (the keyed one, src/lib/work-budget.ts), as one POST to `/mcp` does.
+ * The first message chooses the era, 2025-11-25 (SDK v1) or 2026-07-28 (SDK v2's serveStdio): mcp-stdio-eras.ts.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Principal } from '../domain/account';
@@ -11,7 +12,11 @@ import type { Logger } from '../lib/logger';
 import { randomHex } from '../lib/random-id';
 import { DEFAULT_WORK_LIMITS, requestWorkBudget, runWithWorkBudget, type WorkLimits } from '../lib/work-budget';
 import { localFiles } from './mcp-local-files';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { Transport as ModernTransport } from '@modelcontextprotocol/server';
+import { createModernServer } from './mcp-modern-server';
 import { createMcpServerFactory, type McpServices } from './mcp-server';
+import { splitEras } from './mcp-stdio-eras';
 import { LimitedStdioTransport } from './mcp-stdio-transport';
 import { DEFAULT_MCP_TOOLSETS, parseToolsets } from './mcp-toolsets';
 
@@ -45,29 +50,41 @@ export async function serveMcpStdio(
     DEFAULT_MCP_TOOLSETS,
     setup.toolsets.fromFlag ? '--toolsets' : 'PRISM_MCP_TOOLSETS',
   );
-  const server = createMcpServerFactory(setup.services, setup.version, {
-    localFiles: localFiles(setup.maxFileBytes),
-  }).create({
+  const factory = createMcpServerFactory(setup.services, setup.version, { localFiles: localFiles(setup.maxFileBytes) });
+  const scope = {
     principal: owner,
     requestId: `mcp-stdio-${randomHex(4)}`,
     baseUrl: setup.baseUrl,
     logger: setup.logger,
     toolsets,
-  });
+  };
   const input = options.input ?? process.stdin;
   const transport = new LimitedStdioTransport(input, options.output ?? process.stdout, setup.maxMessageBytes);
+  let close = async (): Promise<void> => transport.close();
   const ended = new Promise<void>((resolve) => {
     input.once('end', resolve);
     input.once('close', resolve);
     options.signal?.addEventListener('abort', () => resolve(), { once: true });
-    server.server.onclose = () => resolve();
   });
-  await server.connect(transport);
   // Each message (and all it starts) spends a budget of its own, like one POST to /mcp.
-  const deliver = transport.onmessage;
   const limits = setup.workBudget ?? DEFAULT_WORK_LIMITS;
-  transport.onmessage = (message) =>
-    runWithWorkBudget(requestWorkBudget(limits, owner.kind === 'user'), () => deliver?.(message));
+  const wrap = (deliver: () => void): void =>
+    void runWithWorkBudget(requestWorkBudget(limits, owner.kind === 'user'), async () => deliver());
+  // The first message chooses the era (mcp-stdio-eras.ts): the same parts answer in both.
+  await splitEras(transport, wrap, async (modern, forward) => {
+    if (modern) {
+      const handle = serveStdio(() => createModernServer(factory.info, factory.parts(scope), factory.approvals), {
+        legacy: 'reject',
+        transport: forward as unknown as ModernTransport,
+        onerror: (error) => setup.logger.debug('mcp stdio', { error: error.message }),
+      });
+      close = () => handle.close();
+      return;
+    }
+    const server = factory.create(scope);
+    close = () => server.close();
+    await server.connect(forward);
+  });
   await ended;
-  await server.close();
+  await close();
 }

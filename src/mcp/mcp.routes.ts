@@ -21,8 +21,12 @@ import type { McpOAuthService } from '../services/mcp-oauth.service';
 import { mcpAuth } from './auth/bearer-auth';
 import { PARSE_ERROR, sendJsonRpcError } from './mcp-errors';
 import { mcpHostCheck } from './auth/host-check';
+import { ICON_PATH, ICON_SVG } from './mcp-icon';
 import { checkMessages, createBodyBudget, overBudget } from './mcp-budget';
 import { createInFlightCalls, type InFlightCalls } from './mcp-in-flight';
+import { createModernMcpHttp, MODERN_REVISION, type ModernMcpHttp } from './mcp-modern-http';
+import { traceMcpRequest } from './mcp-request-trace';
+import type { McpCallScope } from './mcp-tool';
 import type { ToolCallLimiter } from './mcp-rate-limits';
 import type { RateLimiter } from '../metering/rate-limiter';
 import type { McpServerFactory } from './mcp-server';
@@ -77,6 +81,9 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
   const inFlight = createInFlightCalls(options.signals);
   const budget = createBodyBudget({ perCaller: options.maxJsonBytes, total: options.maxJsonBytes * TOTAL_BODIES });
   const router = Router();
+  const modern = createModernMcpHttp(options.factory.info, options.factory.approvals, {
+    maxBodyBytes: options.maxJsonBytes,
+  });
   const anonymousLimit = Math.min(ANONYMOUS_MCP_BYTES, options.maxJsonBytes);
   const jsonParser = (limit: number) =>
     express.json({
@@ -97,6 +104,12 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
     res.on('close', release);
   };
   router.use(mcpHostCheck(options.allowedHosts, logger));
+  // The server's icon (mcp-icon.ts), which 2026-07-28 answers link to: public, as any icon is.
+  router.get(ICON_PATH, (_req, res) => {
+    res.setHeader('Content-Type', 'image/svg+xml');
+    res.setHeader('Cache-Control', 'public, max-age=86400');
+    res.end(ICON_SVG);
+  });
   // Every method is authenticated first: a client probing with GET (mcp-remote) must see the 401 challenge that
   // starts its OAuth flow, not the 405.
   router.use(
@@ -151,7 +164,7 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
         // tool an anonymous caller may use takes a schema: its messages are not looked into.
         const schemas = keyed ? schemasIn(req.body) : [];
         if (schemas.length > 0) await prepareSchemas(schemas);
-        return serve(req, res, options, inFlight);
+        return serve(req, res, options, inFlight, modern);
       });
     },
   );
@@ -171,7 +184,13 @@ export function mcpRoutes(options: McpRoutesOptions): Router {
   return router;
 }
 
-async function serve(req: Request, res: Response, options: McpRoutesOptions, inFlight: InFlightCalls): Promise<void> {
+async function serve(
+  req: Request,
+  res: Response,
+  options: McpRoutesOptions,
+  inFlight: InFlightCalls,
+  modern: ModernMcpHttp,
+): Promise<void> {
   const principal = req.principal as Principal;
   let toolsets: McpToolset[];
   try {
@@ -182,14 +201,61 @@ async function serve(req: Request, res: Response, options: McpRoutesOptions, inF
   }
   const caller = callerKey(principal);
   inFlight.cancel(caller, req.body);
-  const server = options.factory.create({
+  const scope = {
     principal,
     requestId: req.requestId,
     baseUrl: options.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`,
     logger: options.logger,
     limiter: options.limiter,
     toolsets,
+  };
+  // The era is chosen per request (mcp-modern-http.ts): the same parts answer in both.
+  let isModern: boolean;
+  try {
+    isModern = await modern.isModern(req);
+  } catch (error) {
+    sendJsonRpcError(res, error, req.requestId, options.logger);
+    return;
+  }
+  await traceMcpRequest(req, res, eraOf(req, isModern), async () => {
+    if (isModern) {
+      const abort = new AbortController();
+      const forget = inFlight.track(caller, req.body, { close: async () => abort.abort() });
+      res.on('close', forget);
+      try {
+        await modern.serve(req, res, options.factory.parts(scope), {
+          baseUrl: scope.baseUrl,
+          caller,
+          cancel: abort.signal,
+        });
+      } catch (error) {
+        sendJsonRpcError(res, error, req.requestId, options.logger);
+      }
+      return;
+    }
+    await serveLegacy(req, res, options, inFlight, scope);
   });
+}
+
+/** The protocol version a request is sent for, for the log and spans (2025 clients name theirs in a header). */
+function eraOf(req: Request, isModern: boolean): string {
+  const header = req.get('mcp-protocol-version');
+  if (header) return header.slice(0, 20);
+  if (isModern) return MODERN_REVISION;
+  const version = (req.body as { params?: { protocolVersion?: unknown } } | undefined)?.params?.protocolVersion;
+  return typeof version === 'string' ? version.slice(0, 20) : 'legacy';
+}
+
+/** A 2025-era POST: a v1 server and stateless Streamable HTTP transport of its own. */
+async function serveLegacy(
+  req: Request,
+  res: Response,
+  options: McpRoutesOptions,
+  inFlight: InFlightCalls,
+  scope: McpCallScope,
+): Promise<void> {
+  const caller = callerKey(scope.principal);
+  const server = options.factory.create(scope);
   // No sessionIdGenerator: stateless.
   const transport = new StreamableHTTPServerTransport({});
   const forget = inFlight.track(caller, req.body, server);

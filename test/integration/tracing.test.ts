@@ -4,13 +4,15 @@
  * caller's `traceparent` is a child of the caller's span, its model call (GenAI conventions: model, tokens, cost) is
  * a child of the request, and the upstream model receives the model call's span as its parent. An execution with
  * two tool calls (one built-in, one on a remote MCP server) has its run, steps and tool calls linked under the
- * request, and the remote server receives the trace. A call of Prism's own /mcp with the MCP SDK client has its span.
+ * request, and the remote server receives the trace. A call of Prism's own /mcp with the MCP SDK client has its span;
+ * a 2026-07-28 tool call whose `_meta` carries a `traceparent` has an MCP span that is that caller span's child.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import OpenAI from 'openai';
 import { connectMcp } from '../helpers/mcp-client';
+import { connectModern } from '../helpers/mcp-modern-client';
 import { startRemoteMcpServer, type RemoteMcpServer } from '../helpers/remote-mcp-server';
 import type { ScriptedUpstream } from '../helpers/scripted-upstream';
 import { call, type TestApp } from '../helpers/test-app';
@@ -235,5 +237,29 @@ describe('OpenTelemetry traces', () => {
       receiver.spans.find((s) => s.name === 'POST /mcp'),
     );
     expect(mcp.kind).toBe(2);
+  });
+
+  it('makes an MCP tool call a child of the traceparent its _meta carries (2026-07-28, SDK v2 client)', async () => {
+    const client = await connectModern(app.url, `Bearer ${key}`);
+    const traceId = randomBytes(16).toString('hex');
+    const parentId = randomBytes(8).toString('hex');
+    try {
+      await client.callTool({
+        name: 'list_files',
+        arguments: {},
+        _meta: { traceparent: `00-${traceId}-${parentId}-01` },
+      });
+    } finally {
+      await client.close();
+    }
+    const span = await waitFor('MCP tool call span', receiver.spans, () =>
+      receiver.spans.find((s) => s.name === 'tools/call list_files' && s.traceId === traceId),
+    );
+    expect(span.parentSpanId).toBe(parentId);
+    expect(span.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'mcp.protocol.version': '2026-07-28',
+      'gen_ai.tool.name': 'list_files',
+    });
   });
 });

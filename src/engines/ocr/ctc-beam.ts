@@ -17,6 +17,7 @@
  * - The lexicon bonus is bounded: a word the recogniser is sure of (its alternatives far below) stays as read.
  * - The probability outside the top k is not seen; the blank's, when not among them, is taken as what remains.
  */
+import { breaksBefore, charRuns, DEFAULT_WORD_BREAKS, type WordBreakSettings } from './ctc-word-breaks';
 import type { CtcSteps } from './ppocr-models';
 import type { CtcReading } from './ppocr-recognize';
 import { MARK, symbolOf, WORD_END, WORD_START, type ReaderLanguageModel } from './reader-lm';
@@ -147,36 +148,40 @@ interface GreedyWord {
   runEnd: number;
 }
 
-/** Greedy CTC decoding of crop `i` into words and separators (the rule of `decodeCtcSteps`). */
-function greedyWords(out: CtcSteps, i: number, spaceClass: number, spaceThreshold: number): GreedyWord[] {
+/** Greedy CTC decoding of crop `i` into words and separators (the word breaks of `decodeCtcSteps`). */
+function greedyWords(
+  out: CtcSteps,
+  i: number,
+  alphabet: readonly string[],
+  spaceClass: number,
+  breaks: WordBreakSettings,
+): GreedyWord[] {
+  const runs = charRuns(out, i);
+  const broken = breaksBefore(runs, alphabet, spaceClass, breaks);
   const words: GreedyWord[] = [];
   let current: GreedyWord | undefined;
-  let previous = -1;
-  let gapSpace = 0;
   let spaceAt = -1;
-  for (let t = 0; t < out.steps; t += 1) {
-    const s = i * out.steps + t;
-    gapSpace = Math.max(gapSpace, out.space[s] as number);
-    const best = out.best[s] as number;
-    if (best !== 0 && best !== previous) {
-      if (best === spaceClass || (current && gapSpace >= spaceThreshold)) current = undefined;
-      if (best === spaceClass && spaceAt < 0) spaceAt = t;
-      if (best !== spaceClass) {
-        if (!current) {
-          current = { separator: spaceAt >= 0 ? spaceAt : t, classes: [], steps: [], first: t, runEnd: t };
-          spaceAt = -1;
-          words.push(current);
-        }
-        current.classes.push(best);
-        current.steps.push(t);
-        current.runEnd = t;
-      }
-      gapSpace = 0;
-    } else if (best !== 0 && best === previous && current && current.classes[current.classes.length - 1] === best) {
-      current.runEnd = t;
+  runs.forEach((run, k) => {
+    if (run.cls === spaceClass || broken[k]) current = undefined;
+    if (run.cls === spaceClass) {
+      if (spaceAt < 0) spaceAt = run.first;
+      return;
     }
-    previous = best;
-  }
+    if (!current) {
+      current = {
+        separator: spaceAt >= 0 ? spaceAt : run.first,
+        classes: [],
+        steps: [],
+        first: run.first,
+        runEnd: run.last,
+      };
+      spaceAt = -1;
+      words.push(current);
+    }
+    current.classes.push(run.cls);
+    current.steps.push(run.first);
+    current.runEnd = run.last;
+  });
   return words;
 }
 
@@ -320,13 +325,13 @@ export function decodeCtcBeam(
   lm: ReaderLanguageModel,
   allowed: Uint8Array,
   settings: BeamSettings = DEFAULT_BEAM_SETTINGS,
-  spaceThreshold = 0.1,
+  breaks: Partial<WordBreakSettings> = {},
 ): CtcReading[] {
   if (!out.top) return [...greedy];
   const spaceClass = alphabet.length - 1;
   const readings: CtcReading[] = [];
   for (let i = 0; i < out.n; i += 1) {
-    const words = greedyWords(out, i, spaceClass, spaceThreshold);
+    const words = greedyWords(out, i, alphabet, spaceClass, { ...DEFAULT_WORD_BREAKS, ...breaks });
     let text = '';
     const at: number[] = [];
     words.forEach((word, w) => {

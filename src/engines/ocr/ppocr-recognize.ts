@@ -5,6 +5,7 @@
  * came from.
  */
 import type { Box, LayoutWord } from '../types';
+import { breaksBefore, charRuns, DEFAULT_WORD_BREAKS, type WordBreakSettings } from './ctc-word-breaks';
 import { ctcStepsFromProbabilities, type CtcSteps, type FloatTensor } from './ppocr-models';
 
 export const REC_HEIGHT = 48;
@@ -135,45 +136,46 @@ function stretchContrast(data: Float32Array, base: number, plane: number, width:
 }
 
 /**
- * Greedy CTC decoding of one batch output (N × T × C) with `alphabet[0]` the blank. The Chinese-trained model rarely
- * lets the space class win on tightly printed Latin text (`SOONHUATMACHINERY`), but gives it a clear secondary peak
- * in the gap between words, so a space is also inserted where, between two characters, its probability reaches
- * `spaceThreshold` (default 0.1; measured on sroie receipts, where word gaps peak at 0.12–0.4 and letter gaps stay
- * under 0.03).
+ * Greedy CTC decoding of one batch output (N × T × C) with `alphabet[0]` the blank: each step's winner, repeats and
+ * blanks removed. Words break where the space class wins, and where ctc-word-breaks.ts sees a gap: the Chinese-trained
+ * model rarely lets the space class win on tightly printed Latin text (`SOONHUATMACHINERY`), but gives it a clear
+ * secondary peak in the gap between words (word gaps peak at 0.12–0.4 on sroie receipts, letter gaps stay under
+ * 0.03), and leaves a run of blank steps there.
  */
-export function decodeCtc(output: FloatTensor, alphabet: readonly string[], spaceThreshold = 0.1): CtcReading[] {
-  return decodeCtcSteps(ctcStepsFromProbabilities(output, alphabet.lastIndexOf(' ')), alphabet, spaceThreshold);
+export function decodeCtc(
+  output: FloatTensor,
+  alphabet: readonly string[],
+  breaks: Partial<WordBreakSettings> = {},
+): CtcReading[] {
+  return decodeCtcSteps(ctcStepsFromProbabilities(output, alphabet.lastIndexOf(' ')), alphabet, breaks);
 }
 
 /** `decodeCtc` on what the rewritten network outputs: per step the winner, its probability and the space's. */
-export function decodeCtcSteps(out: CtcSteps, alphabet: readonly string[], spaceThreshold = 0.1): CtcReading[] {
+export function decodeCtcSteps(
+  out: CtcSteps,
+  alphabet: readonly string[],
+  breaks: Partial<WordBreakSettings> = {},
+): CtcReading[] {
+  const settings = { ...DEFAULT_WORD_BREAKS, ...breaks };
+  const spaceClass = alphabet.lastIndexOf(' ');
   const readings: CtcReading[] = [];
   for (let i = 0; i < out.n; i += 1) {
+    const runs = charRuns(out, i);
+    const broken = breaksBefore(runs, alphabet, spaceClass, settings);
     let text = '';
     let sum = 0;
-    let kept = 0;
-    let previous = -1;
-    let gapSpace = 0;
     const at: number[] = [];
-    for (let t = 0; t < out.steps; t += 1) {
-      const s = i * out.steps + t;
-      gapSpace = Math.max(gapSpace, out.space[s] as number);
-      const best = out.best[s] as number;
-      if (best !== 0 && best !== previous) {
-        const ch = alphabet[best] ?? '';
-        if (gapSpace >= spaceThreshold && text !== '' && !text.endsWith(' ') && ch !== ' ') {
-          text += ' ';
-          at.push(t);
-        }
-        gapSpace = 0;
-        text += ch;
-        for (let k = 0; k < ch.length; k += 1) at.push(t);
-        sum += out.bestP[s] as number;
-        kept += 1;
+    runs.forEach((run, k) => {
+      const ch = alphabet[run.cls] ?? '';
+      if (broken[k] && !text.endsWith(' ')) {
+        text += ' ';
+        at.push(run.first);
       }
-      previous = best;
-    }
-    readings.push({ text, confidence: kept > 0 ? sum / kept : 0, steps: at });
+      text += ch;
+      for (let u = 0; u < ch.length; u += 1) at.push(run.first);
+      sum += out.bestP[i * out.steps + run.first] as number;
+    });
+    readings.push({ text, confidence: runs.length > 0 ? sum / runs.length : 0, steps: at });
   }
   return readings;
 }

@@ -16,6 +16,7 @@ import type { Box } from '../types';
 import type { OcrEngine } from './ocr-engine.types';
 import { boxesFromProbabilityMap, detectionSize, detectionTensor, type DetectOptions } from './ppocr-detect';
 import { DEFAULT_BEAM_SETTINGS, decodeCtcBeam, isLatinPage, latinClasses, type BeamSettings } from './ctc-beam';
+import { DEFAULT_WORD_BREAKS, type WordBreakSettings } from './ctc-word-breaks';
 import { loadPpOcrModels, type CtcSteps, type PpOcrModels } from './ppocr-models';
 import { sharedReaderLanguageModel } from './reader-lm';
 import {
@@ -61,6 +62,8 @@ export interface PpOcrEngineOptions {
    * see ppocr-recognize.ts `decodeCtcSteps`). Lower splits more words apart.
    */
   spaceThreshold?: number;
+  /** Where readings break into words (default DEFAULT_WORD_BREAKS, ctc-word-breaks.ts); `spaceThreshold` wins over it. */
+  wordBreaks?: Partial<WordBreakSettings>;
   /**
    * A second read of the crops whose first reading is doubtful, each variant read apart and the most confident
    * reading kept (default: none). See RereadSettings.
@@ -113,7 +116,11 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
   const widthRatio = Math.max(1, options.batchWidthRatio ?? 1.1);
   const dropScore = options.dropScore ?? 0.5;
   const decoder = options.decoder ?? 'greedy';
-  const spaceThreshold = options.spaceThreshold ?? 0.1;
+  const breaks: WordBreakSettings = {
+    ...DEFAULT_WORD_BREAKS,
+    ...options.wordBreaks,
+    ...(options.spaceThreshold === undefined ? {} : { spaceThreshold: options.spaceThreshold }),
+  };
   const beamSettings: BeamSettings = { ...DEFAULT_BEAM_SETTINGS, ...options.beam };
   let allowedOnLatin: Uint8Array | undefined;
   const detectOptions: DetectOptions = {
@@ -178,13 +185,21 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
       batches.push({ batch, width, out });
     }
     const started = process.hrtime.bigint();
-    const greedyReadings = batches.map(({ out }) => decodeCtcSteps(out, models.alphabet, spaceThreshold));
+    const greedyReadings = batches.map(({ out }) => decodeCtcSteps(out, models.alphabet, breaks));
     // The beam decoder's model is of Latin text: a page in another script keeps greedy decoding.
     const beam = decoder === 'beam' && isLatinPage(greedyReadings.flat());
-    const decode = (out: CtcSteps, greedy = decodeCtcSteps(out, models.alphabet, spaceThreshold)): CtcReading[] => {
+    const decode = (out: CtcSteps, greedy = decodeCtcSteps(out, models.alphabet, breaks)): CtcReading[] => {
       if (!beam) return greedy;
       allowedOnLatin ??= latinClasses(models.alphabet);
-      return decodeCtcBeam(out, models.alphabet, greedy, sharedReaderLanguageModel(), allowedOnLatin, beamSettings);
+      return decodeCtcBeam(
+        out,
+        models.alphabet,
+        greedy,
+        sharedReaderLanguageModel(),
+        allowedOnLatin,
+        beamSettings,
+        breaks,
+      );
     };
     const reads: CropReading[] = [];
     batches.forEach(({ batch, width, out }, b) => {

@@ -3,7 +3,9 @@
  * `mcpAuthRouter` serves the metadata documents (RFC 9728 protected resource, RFC 8414 authorization server),
  * dynamic client registration (RFC 7591), `/authorize` (client and redirect checks), `/token` (PKCE S256) and
  * `/revoke`; the provider below hands each step to the MCP OAuth service, and the consent page and its POST are
- * Prism's own. docs/mcp-clients.md says how this sits beside API keys and anonymous use.
+ * Prism's own. Clients may also sign in without registering, by a URL client id (a Client ID Metadata Document,
+ * client-metadata.ts), and every authorization answer names its issuer (RFC 9207 `iss`). docs/mcp-clients.md
+ * says how this sits beside API keys and anonymous use.
  *
  * The issuer is PRISM_PUBLIC_URL or, unset, the origin of the request (its Host must pass the `/mcp` host check);
  * a router is built per origin on first use, at most a few, since the SDK fixes its URLs at construction.
@@ -31,6 +33,7 @@ import { MCP_SCOPE, OAuthGrantError } from '../../domain/oauth';
 import type { Logger } from '../../lib/logger';
 import type { AuthService } from '../../services/auth.service';
 import { grantableScopes, type McpOAuthService } from '../../services/mcp-oauth.service';
+import { ClientMetadataError, createClientMetadataCache, isUrlClientId } from './client-metadata';
 import { CONSENT_PATH, csrfCookieName, renderConsentPage, renderMessagePage, setPageHeaders } from './consent-page';
 import { refusalNotice, refusedCredentialOf, REFUSED_FIELD, registrationVerdict } from './refused-credential';
 
@@ -46,6 +49,8 @@ export interface McpOAuthOptions {
   /** Where the endpoints' per-address windows are kept (this process's memory: the entry point hands it in). */
   limitStore: RateLimitStore;
   logger: Logger;
+  /** Whether URL client ids (client-metadata.ts) may point at private addresses (PRISM_ALLOW_PRIVATE_URLS). */
+  allowPrivateUrls?: boolean;
 }
 
 /** Where a client learns how to sign in to `/mcp` at `origin`. */
@@ -111,10 +116,11 @@ const issuable = (url: URL): boolean =>
 /** The OAuth endpoints, the metadata documents and the consent form's POST, mounted at the app root. */
 export function mcpOAuthRoutes(options: McpOAuthOptions): Router {
   const routers = new Map<string, RequestHandler | null>();
+  const documents = createClientMetadataCache({ allowPrivate: options.allowPrivateUrls ?? false });
   const routerFor = (origin: string): RequestHandler | null => {
     let handler = routers.get(origin);
     if (handler === undefined) {
-      handler = buildRouter(origin, options);
+      handler = buildRouter(origin, options, documents);
       if (routers.size >= MAX_ORIGINS) routers.delete(routers.keys().next().value as string);
       routers.set(origin, handler);
     }
@@ -160,9 +166,13 @@ export function mcpOAuthRoutes(options: McpOAuthOptions): Router {
   return router;
 }
 
-function buildRouter(origin: string, options: McpOAuthOptions): RequestHandler | null {
+function buildRouter(
+  origin: string,
+  options: McpOAuthOptions,
+  documents: ReturnType<typeof createClientMetadataCache>,
+): RequestHandler | null {
   const resource = resourceUrlOf(origin);
-  const provider = createProvider(options, resource, origin.startsWith('https:'));
+  const provider = createProvider(options, resource, origin.startsWith('https:'), documents);
   let sdk: RequestHandler;
   try {
     sdk = mcpAuthRouter({
@@ -193,14 +203,44 @@ function buildRouter(origin: string, options: McpOAuthOptions): RequestHandler |
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.json(rootMetadata);
   });
+  // The SDK's metadata, plus what it does not know Prism does: URL client ids (CIMD) and RFC 9207's `iss`.
+  router.get('/.well-known/oauth-authorization-server', (req, res, next) => {
+    const json = res.json.bind(res);
+    res.json = (body: unknown) =>
+      json({
+        ...(body as Record<string, unknown>),
+        client_id_metadata_document_supported: true,
+        authorization_response_iss_parameter_supported: true,
+      });
+    sdk(req, res, next);
+  });
   router.use(sdk);
   return router;
 }
 
-function createProvider(options: McpOAuthOptions, resource: string, secure: boolean): OAuthServerProvider {
+function createProvider(
+  options: McpOAuthOptions,
+  resource: string,
+  secure: boolean,
+  documents: ReturnType<typeof createClientMetadataCache>,
+): OAuthServerProvider {
   const { oauth } = options;
   const clientsStore: OAuthRegisteredClientsStore = {
-    getClient: async (clientId) => (await oauth.getClient(clientId)) as OAuthClientInformationFull | undefined,
+    async getClient(clientId) {
+      if (!isUrlClientId(clientId)) {
+        return (await oauth.getClient(clientId)) as OAuthClientInformationFull | undefined;
+      }
+      let client: Record<string, unknown>;
+      try {
+        client = await documents.get(clientId);
+      } catch (error) {
+        if (error instanceof ClientMetadataError) throw new InvalidClientError(error.message);
+        throw error;
+      }
+      // The grants refer to the client by id: the first sign-in records it (a race between replicas is harmless).
+      if (!(await oauth.getClient(clientId))) await oauth.registerClient(client).catch(() => undefined);
+      return client as unknown as OAuthClientInformationFull;
+    },
     async registerClient(client) {
       const verdict = registrationVerdict.getStore() ?? null;
       const stored = await oauth.registerClient(verdict ? { ...client, [REFUSED_FIELD]: verdict } : client);
@@ -339,7 +379,12 @@ async function consent(req: Request, res: Response, options: McpOAuthOptions): P
       principal = signedIn;
     }
     const { url } = await options.oauth.decide(requestId, csrf, principal);
-    res.redirect(302, url);
+    // RFC 9207: the answer names its issuer (the metadata's `issuer`), so a client talking to several servers
+    // can tell which one answered (mix-up attacks).
+    const origin = oauthOriginOf(req, options);
+    const back = new URL(url);
+    if (origin !== null) back.searchParams.set('iss', new URL(origin).href);
+    res.redirect(302, back.href);
   } catch (error) {
     if (error instanceof OAuthGrantError) return expired();
     options.logger.error('mcp oauth consent failed', { request_id: req.requestId, error: String(error) });

@@ -116,7 +116,7 @@ export function agentTools(executions: ExecutionsService): McpTool[] {
       name: 'execute_agent',
       title: 'Execute an agent',
       description:
-        'Runs an agent (POST /v1/agent/execute) over inputs by URL, file_id or data with config.prompt, ' +
+        'Runs an agent over inputs by URL, file_id or data with config.prompt, ' +
         'json_schema, skills and tools. Waits and returns the execution (response is the answer), with progress; ' +
         'batch: true returns at once.',
       input: executeInput,
@@ -169,7 +169,7 @@ export function agentTools(executions: ExecutionsService): McpTool[] {
     defineMcpTool({
       name: 'get_execution',
       title: 'Get an agent execution',
-      description: 'An execution by id (GET /v1/agent/executions/{id}); polls batch runs.',
+      description: 'An execution by id; polls batch runs.',
       input: z.object({ id: z.string().min(1).max(200) }),
       output: executionOutput,
       annotations: READ_ONLY,

@@ -61,7 +61,7 @@ function extractTool(kind: GenerateKind, predictions: PredictionsService, local:
     name: `extract_${kind}`,
     title: `Extract JSON from ${NOUN[kind]}`,
     description:
-      `Extracts JSON from ${NOUN[kind]} by hub domain or JSON schema (POST /v1/${kind}/generate) given one of ` +
+      `Extracts JSON from ${NOUN[kind]} by hub domain or JSON schema given one of ` +
       'url, file_id or data. Returns the Prediction (response is the JSON).',
     input: inputSchema(kind, local !== undefined),
     output: predictionOutput,
@@ -128,7 +128,7 @@ export function predictionTools(predictions: PredictionsService): McpTool[] {
     defineMcpTool({
       name: 'get_prediction',
       title: 'Get a prediction',
-      description: 'A Prediction by id (GET /v1/predictions/{id}); polls batch extractions.',
+      description: 'A Prediction by id; polls batch extractions.',
       input: z.object({ id: z.string().min(1).max(200) }),
       output: predictionOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -70,7 +70,7 @@ export function fileTools({ files, inputs, local }: FileToolsDeps): McpTool[] {
     defineMcpTool({
       name: 'get_file',
       title: 'Get a file record',
-      description: 'A stored file’s record (GET /v1/files/{file_id}).',
+      description: 'A stored file’s record.',
       input: z.object({ file_id: z.string().min(1).max(200).describe('File id (a UUID)') }),
       output: fileOutput,
       annotations: READ_ONLY,
@@ -80,7 +80,7 @@ export function fileTools({ files, inputs, local }: FileToolsDeps): McpTool[] {
     defineMcpTool({
       name: 'list_files',
       title: 'List files',
-      description: 'Your stored files, newest first (GET /v1/files).',
+      description: 'Your stored files, newest first.',
       input: z.object({
         skip: z.number().int().min(0).default(0),
         limit: z.number().int().min(1).max(1000).default(10),

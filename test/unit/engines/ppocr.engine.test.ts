@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
+import { SPACE_PROBABILITY_ONLY } from '../../../src/engines/ocr/ctc-word-breaks';
 import { AppError } from '../../../src/domain/errors';
 import { createOcrEngine, type OcrEngine } from '../../../src/engines/ocr/ocr.engine';
 import { boxesFromProbabilityMap, detectionSize } from '../../../src/engines/ocr/ppocr-detect';
@@ -66,7 +67,49 @@ describe('PP-OCR recognition decoding', () => {
   it('inserts a space where the space class peaks between two characters without winning', () => {
     const rows = [step(1), step(0, 0.7, 0.25), step(2), step(0, 0.9, 0.02), step(3)];
     expect(decodeCtc(tensor(rows), alphabet)[0]?.text).toBe('A B1');
-    expect(decodeCtc(tensor(rows), alphabet, 0.5)[0]?.text).toBe('AB1');
+    expect(decodeCtc(tensor(rows), alphabet, { spaceThreshold: 0.5 })[0]?.text).toBe('AB1');
+  });
+
+  it('breaks words where the blank gap is wide against the crop’s character pitch', () => {
+    // A, B, 1 two steps apart (pitch 2), then a run of 5 blanks before the last B: a word gap, though the space class
+    // never peaks. A gap of 3 blanks is below the default 4 steps and is not one.
+    const blanks = (n: number): number[][] => Array.from({ length: n }, () => step(0));
+    const rows = [step(1), ...blanks(1), step(2), ...blanks(1), step(3), ...blanks(5), step(2), ...blanks(3), step(1)];
+    expect(decodeCtc(tensor(rows), alphabet)[0]?.text).toBe('AB1 BA');
+    expect(decodeCtc(tensor(rows), alphabet, SPACE_PROBABILITY_ONLY)[0]?.text).toBe('AB1BA');
+    // The gap is judged against the pitch: on a crop whose characters are 5 steps apart, 5 blanks are letter spacing.
+    const wide = [step(1), ...blanks(4), step(2), ...blanks(4), step(3), ...blanks(5), step(2)];
+    expect(decodeCtc(tensor(wide), alphabet)[0]?.text).toBe('AB1B');
+    // A gap the blank won only narrowly is a faint character half seen, not a word gap.
+    const faint = [
+      step(1),
+      ...blanks(1),
+      step(2),
+      ...blanks(1),
+      step(3),
+      ...blanks(2),
+      step(0, 0.6),
+      ...blanks(2),
+      step(2),
+    ];
+    expect(decodeCtc(tensor(faint), alphabet)[0]?.text).toBe('AB1B');
+  });
+
+  it('needs a smaller gap beside a colon, unless the colon is between digits or has no more room than a letter', () => {
+    const colonAlphabet = ['', 'T', 'L', ':', '0', ' '];
+    const at = (best: number): number[] => colonAlphabet.map((_, c) => (c === best ? 0.9 : 0.1 / 5));
+    const blanks = (n: number): number[][] => Array.from({ length: n }, () => at(0));
+    // Five characters with these blank runs between them.
+    const decode = (classes: number[], gaps: number[]): string | undefined => {
+      const rows = classes.flatMap((c, k) => (k === 0 ? [at(c)] : [...blanks(gaps[k - 1] ?? 0), at(c)]));
+      return decodeCtc({ data: Float32Array.from(rows.flat()), dims: [1, rows.length, 6] }, colonAlphabet)[0]?.text;
+    };
+    // Letters one blank apart, three beside the colon: below the word gap (4), a spaced colon.
+    expect(decode([1, 2, 3, 4, 4], [1, 3, 3, 1])).toBe('TL : 00');
+    // Between two digits a colon is part of a time.
+    expect(decode([4, 4, 3, 4, 4], [1, 3, 3, 1])).toBe('00:00');
+    // Monospaced print: every character three blanks apart, the colon too; it is not spaced.
+    expect(decode([1, 2, 3, 4, 4], [3, 3, 3, 3])).toBe('TL:00');
   });
 
   it('places words inside the crop box from their time steps', () => {
