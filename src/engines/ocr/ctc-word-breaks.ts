@@ -9,7 +9,7 @@
  *   a colon the gap needed is smaller (`colonGapSteps`): a colon is narrow, so a spaced `TEL : 07-…` leaves fewer
  *   blank steps beside it than between two words.
  * Measured with the reader bench's word F1 (docs/extraction-accuracy.md, "Where words break"): tuned on sroie-dev2,
- * greedy decoding went 0.816 → 0.830 there and 0.825 → 0.849 on sroie-dev, which the settings were not chosen on.
+ * greedy decoding went 0.816 → 0.831 there and 0.825 → 0.847 on sroie-dev, which the settings were not chosen on.
  */
 import type { CtcSteps } from './ppocr-models';
 

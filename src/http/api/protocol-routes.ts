@@ -1,6 +1,6 @@
 /**
  * The routes that follow protocols of their own, described for the OpenAPI document beside the API's: `/mcp`
- * (MCP's streamable HTTP transport, JSON-RPC 2.0) and the OAuth 2.1 endpoints MCP clients sign in with (RFC 8414
+ * (MCP's streamable HTTP transport, JSON-RPC 2.0) and its icon, and the OAuth 2.1 endpoints MCP clients sign in with (RFC 8414
  * and RFC 9728 metadata, RFC 7591 registration, the authorization code flow with PKCE, revocation). Their handlers
  * live in src/mcp (most of the OAuth ones in the MCP SDK's router), so their declarations are kept here, with full
  * paths; the document lists them only when the app serves them (the OAuth ones when `PRISM_MCP_OAUTH` is on).
@@ -78,6 +78,16 @@ export const MCP_ROUTE = {
     202: { description: 'A notification was accepted (no answer)' },
   },
   errors: [400, 413, 429],
+} satisfies RouteDeclaration;
+
+/** The server's icon, which 2026-07-28 answers link to (src/mcp/mcp-icon.ts); served beside `/mcp`. */
+export const MCP_ICON_ROUTE = {
+  method: 'get',
+  path: '/mcp/icon.svg',
+  tag,
+  summary: "Prism's icon, as MCP clients show the server (public: an icon is not a secret)",
+  auth: 'open',
+  responses: { 200: { description: 'The icon', contentType: 'image/svg+xml' } },
 } satisfies RouteDeclaration;
 
 /** Served when MCP OAuth is on (`PRISM_MCP_OAUTH`); `POST /oauth/consent` is mounted exactly then. */
@@ -196,5 +206,9 @@ export const OAUTH_ROUTES: RouteDeclaration[] = [
 /** The protocol routes an app serves, judged from its mounted routes (`/mcp`; `/oauth/consent` with OAuth on). */
 export function protocolRoutesServed(mounted: readonly { method: string; path: string }[]): RouteDeclaration[] {
   const served = new Set(mounted.map((r) => `${r.method} ${r.path}`));
-  return [...(served.has('post /mcp') ? [MCP_ROUTE] : []), ...(served.has('post /oauth/consent') ? OAUTH_ROUTES : [])];
+  return [
+    ...(served.has('post /mcp') ? [MCP_ROUTE] : []),
+    ...(served.has('get /mcp/icon.svg') ? [MCP_ICON_ROUTE] : []),
+    ...(served.has('post /oauth/consent') ? OAUTH_ROUTES : []),
+  ];
 }

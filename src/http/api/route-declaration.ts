@@ -27,6 +27,7 @@ export interface ResponseDeclaration {
     | 'text/plain'
     | 'text/html'
     | 'text/csv'
+    | 'image/svg+xml'
     | 'application/octet-stream'
     | 'application/zip';
   /** A response the server really gave (test/integration/openapi-examples.test.ts checks it against the schema). */
