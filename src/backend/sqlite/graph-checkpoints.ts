@@ -86,33 +86,26 @@ function listText(list: unknown[]): string {
   return `[${parts.join(',')}]`;
 }
 
-/** JSON.stringify(object, plainReplacer) for a plain object, its list values through `listText`. */
-function objectText(value: Record<string, unknown>, listsCached: boolean): string {
+const plainText = (value: unknown): string => JSON.stringify(value, plainReplacer);
+
+/** JSON.stringify(object, plainReplacer) for a plain object, each value's text made by `textOf`. */
+function objectText(value: object, textOf: (key: string, item: unknown) => string): string {
   plainReplacer('', value);
   const parts: string[] = [];
-  for (const key of Object.keys(value)) {
-    const item = value[key];
+  for (const [key, item] of Object.entries(value)) {
     if (typeof item === 'function' || typeof item === 'symbol') continue;
-    const text = listsCached && Array.isArray(item) ? listText(item) : JSON.stringify(item, plainReplacer);
-    parts.push(`${JSON.stringify(key)}:${text}`);
+    parts.push(`${JSON.stringify(key)}:${textOf(key, item)}`);
   }
   return `{${parts.join(',')}}`;
 }
 
 /** JSON text of a checkpoint, its channel values' list elements reused from earlier checkpoints of the run. */
 export function checkpointText(checkpoint: Checkpoint): string {
-  const parts: string[] = [];
-  plainReplacer('', checkpoint);
-  for (const key of Object.keys(checkpoint)) {
-    const item = (checkpoint as unknown as Record<string, unknown>)[key];
-    if (typeof item === 'function' || typeof item === 'symbol') continue;
-    const text =
-      key === 'channel_values' && typeof item === 'object' && item !== null && !Array.isArray(item)
-        ? objectText(item as Record<string, unknown>, true)
-        : JSON.stringify(item, plainReplacer);
-    parts.push(`${JSON.stringify(key)}:${text}`);
-  }
-  return `{${parts.join(',')}}`;
+  return objectText(checkpoint, (key, item) =>
+    key === 'channel_values' && typeof item === 'object' && item !== null && !Array.isArray(item)
+      ? objectText(item, (_channel, value) => (Array.isArray(value) ? listText(value) : plainText(value)))
+      : plainText(item),
+  );
 }
 
 /** Whether a pending write must be kept once its checkpoint has a successor (see the header). */
