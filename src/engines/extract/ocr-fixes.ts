@@ -9,6 +9,7 @@
  */
 import { editDistance } from './text-normalize';
 import { ADDRESS_WORDS, BUSINESS_WORDS, CITY_WORDS, PLACE_ELEMENTS, REGION_WORDS } from './vocabulary';
+import { repairByPostcode } from './postcode-places';
 import { ruleOn } from './rule-switches';
 
 /** Repaired text and the original words that were changed. */
@@ -268,6 +269,7 @@ export function repairAddress(text: string): Repaired {
   if (ruleOn('city-repair')) out = fixRegions(out, fixed, CITY_PHRASES, 6);
   if (ruleOn('street-repair')) out = fixWords(out, LONG_ADDRESS, fixed);
   if (ruleOn('city-repair')) out = fixWords(out, LONG_CITY, fixed, true);
+  if (ruleOn('postcode-places')) out = repairByPostcode(out, fixed);
   return { text: out, fixed };
 }
 

@@ -39,6 +39,11 @@ export const RULE_GROUPS = {
     /** `S5` opening a section code (`S512/3A`) is `SS`. */
     'section-code',
   ],
+  /**
+   * An address's postcode names its town and state (a public gazetteer): a town or state garbled beside a real
+   * postcode is read as that postcode's own (`40 150 S WH ALAM` → `40150 SHAH ALAM`).
+   */
+  'postcode-places': ['postcode-places'],
   /** Address words agree with a word the block prints more often (`Contoh`/`Cantoh`). */
   'address-agreement': ['address-agreement'],
   /**
