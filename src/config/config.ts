@@ -196,6 +196,9 @@ const envSchema = z.object({
 });
 
 /** Typed, nested configuration built from the environment. */
+/** The environment as the schema parsed it. */
+type Env = z.infer<typeof envSchema>;
+
 export interface Config {
   server: {
     port: number;
@@ -409,10 +412,6 @@ export class ConfigError extends Error {
   }
 }
 
-/**
- * Parse the environment into a {@link Config}.
- * @throws ConfigError naming every invalid variable.
- */
 /** `pro=600/10000, enterprise=6000/100000` (already checked by the schema) as budgets by tier. */
 function parseTierLimits(text: string): Record<string, { perMinute: number; perHour: number }> {
   const limits: Record<string, { perMinute: number; perHour: number }> = {};
@@ -423,6 +422,10 @@ function parseTierLimits(text: string): Record<string, { perMinute: number; perH
   return limits;
 }
 
+/**
+ * Parse the environment into a {@link Config}.
+ * @throws ConfigError naming every invalid variable.
+ */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const known = Object.fromEntries(Object.keys(envSchema.shape).map((k) => [k, emptyToUndefined(env[k])]));
   const parsed = envSchema.safeParse(known);
@@ -431,6 +434,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   const dir = path.resolve(e.PRISM_DATA_DIR);
+  return {
+    ...hostSections(e, dir),
+    ...gatewaySections(e, env),
+    ...workSections(e, dir),
+  };
+}
+
+/** The server, its data folder and database, sign-in and the request limits. */
+function hostSections(
+  e: Env,
+  dir: string,
+): Pick<Config, 'server' | 'data' | 'database' | 'auth' | 'limits' | 'guestUploads'> {
   return {
     server: {
       port: e.PORT,
@@ -475,6 +490,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bytesPerDay: Math.round(e.PRISM_GUEST_UPLOAD_MB_PER_DAY * MIB),
       ttlMs: Math.round(e.PRISM_GUEST_FILE_TTL_H * 3_600_000),
     },
+  };
+}
+
+/** The models file and prices, the gateway's and decisions' limits, fetches, the job queue and the shared backends. */
+function gatewaySections(
+  e: Env,
+  env: Record<string, string | undefined>,
+): Pick<
+  Config,
+  'extraction' | 'transcription' | 'models' | 'gateway' | 'decisions' | 'fetch' | 'jobs' | 'redis' | 'blobs'
+> {
+  return {
     extraction: { microsPerCredit: e.PRISM_EXTRACTION_USD_PER_PAGE * 1_000_000 },
     transcription: { pieceS: e.PRISM_TRANSCRIPTION_PIECE_S, parallel: e.PRISM_TRANSCRIPTION_PARALLEL },
     models: {
@@ -518,6 +545,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : undefined,
       awsCredentials: awsCredentials(e),
     },
+  };
+}
+
+/** Agents, tracing, the engines, webhooks, MCP, skills, evaluations, logging and the CLI. */
+function workSections(
+  e: Env,
+  dir: string,
+): Pick<
+  Config,
+  'agents' | 'tracing' | 'agentMcp' | 'engines' | 'webhooks' | 'mcp' | 'skills' | 'evaluations' | 'log' | 'cli'
+> {
+  return {
     agents: {
       maxSteps: e.PRISM_AGENT_MAX_STEPS,
       deadlineMs: e.PRISM_AGENT_DEADLINE_S * 1000,
@@ -581,7 +620,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
-function awsCredentials(e: z.infer<typeof envSchema>): AwsCredentials | undefined {
+function awsCredentials(e: Env): AwsCredentials | undefined {
   if (!e.AWS_ACCESS_KEY_ID || !e.AWS_SECRET_ACCESS_KEY) return undefined;
   return {
     accessKeyId: e.AWS_ACCESS_KEY_ID,

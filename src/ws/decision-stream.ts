@@ -36,52 +36,107 @@ export interface DecisionConnection {
   readonly framesHeld: number;
 }
 
-export function attachDecisionStream(
-  socket: WebSocket,
-  deps: { service: DecisionsService; caller: DecisionCaller; options: DecisionStreamOptions; logger: Logger },
-): DecisionConnection {
-  const { service, caller, options, logger } = deps;
-  let session: DecisionSession | null = null;
-  let opening = false;
-  let busy = false;
-  let seq = 0;
-  let ended = false;
-  const counts = { received: 0, decided: 0, dropped: 0, failed: 0 };
-  let idleTimer: NodeJS.Timeout | undefined;
+/** What a connection is given: the service it opens sessions on, who is calling, its limits and the logger. */
+export interface DecisionStreamDeps {
+  service: DecisionsService;
+  caller: DecisionCaller;
+  options: DecisionStreamOptions;
+  logger: Logger;
+}
 
-  const send = (event: ServerEvent): void => {
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(event));
+export function attachDecisionStream(socket: WebSocket, deps: DecisionStreamDeps): DecisionConnection {
+  const stream = new DecisionStream(socket, deps);
+  return {
+    end: (reason) => stream.end(reason),
+    closed: stream.closed,
+    get framesHeld() {
+      return stream.busy ? 1 : 0;
+    },
   };
-  const end = (reason: SessionClosedEvent['reason']): void => {
-    if (ended) return;
-    ended = true;
-    clearTimeout(idleTimer);
-    send({ type: 'session.closed', reason, frames: { ...counts } });
-    socket.close(1000, reason);
-  };
-  const touch = (): void => {
-    clearTimeout(idleTimer);
-    // A frame still being decided (an OCR read, an upstream call) is not idleness.
-    idleTimer = setTimeout(() => (busy ? touch() : end('idle_timeout')), options.idleTimeoutMs);
-    idleTimer.unref();
-  };
+}
+
+/** One connection's state (its session, the frame being decided, the counts, the idle timer) and its steps. */
+class DecisionStream {
+  private session: DecisionSession | null = null;
+  private opening = false;
+  /** A frame of this session is being decided. */
+  busy = false;
+  private seq = 0;
+  private ended = false;
+  private readonly counts = { received: 0, decided: 0, dropped: 0, failed: 0 };
+  private idleTimer: NodeJS.Timeout | undefined;
   // Aborts a frame's upstream call when the client goes away.
-  const gone = new CancelController();
-  const closed = new Promise<void>((resolve) =>
-    socket.once('close', () => {
-      ended = true;
-      gone.abort();
-      clearTimeout(idleTimer);
-      resolve();
-    }),
-  );
+  private readonly gone = new CancelController();
+  readonly closed: Promise<void>;
 
-  async function createSession(raw: unknown): Promise<void> {
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly deps: DecisionStreamDeps,
+  ) {
+    this.closed = new Promise<void>((resolve) =>
+      socket.once('close', () => {
+        this.ended = true;
+        this.gone.abort();
+        clearTimeout(this.idleTimer);
+        resolve();
+      }),
+    );
+    socket.on('message', (data: WebSocket.RawData, isBinary: boolean) => this.onMessage(data, isBinary));
+    socket.on('error', (error) => deps.logger.warn('decision stream socket error', { error: String(error) }));
+    this.touch();
+  }
+
+  private send(event: ServerEvent): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(event));
+  }
+
+  end(reason: SessionClosedEvent['reason']): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.idleTimer);
+    this.send({ type: 'session.closed', reason, frames: { ...this.counts } });
+    this.socket.close(1000, reason);
+  }
+
+  private touch(): void {
+    clearTimeout(this.idleTimer);
+    // A frame still being decided (an OCR read, an upstream call) is not idleness.
+    this.idleTimer = setTimeout(
+      () => (this.busy ? this.touch() : this.end('idle_timeout')),
+      this.deps.options.idleTimeoutMs,
+    );
+    this.idleTimer.unref();
+  }
+
+  private onMessage(data: WebSocket.RawData, isBinary: boolean): void {
+    if (this.ended) return;
+    this.touch();
+    const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+    if (isBinary) return this.onFrame(bytes);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(bytes.toString('utf8')) as unknown;
+    } catch {
+      this.send(
+        toErrorEvent(
+          new AppError(400, conflict('invalid_message', 'A text message must be one JSON object.')),
+          this.deps.logger,
+        ),
+      );
+      return;
+    }
+    void this.createSession(parsed);
+  }
+
+  private async createSession(raw: unknown): Promise<void> {
+    const { service, caller, options, logger } = this.deps;
     let questionIds: (string | undefined)[] = [];
     try {
       const message = parseInput(clientMessageSchema, raw, 'body');
-      if (message.type === 'session.close') return end('client_closed');
-      if (session || opening) throw new AppError(409, conflict('session_already_started', 'The session exists.'));
+      if (message.type === 'session.close') return this.end('client_closed');
+      if (this.session || this.opening) {
+        throw new AppError(409, conflict('session_already_started', 'The session exists.'));
+      }
       const settings = settingsOf(message);
       if (Array.isArray(settings.questions)) {
         questionIds = settings.questions.map((q: unknown) =>
@@ -91,12 +146,12 @@ export function attachDecisionStream(
         );
       }
       const parsed = parseInput(decisionSettingsSchema, settings, 'body');
-      opening = true;
+      this.opening = true;
       const opened = await service.open(caller, parsed);
-      opening = false;
-      if (ended) return;
-      session = opened;
-      send({
+      this.opening = false;
+      if (this.ended) return;
+      this.session = opened;
+      this.send({
         type: 'session.created',
         session: {
           id: opened.id,
@@ -113,16 +168,17 @@ export function attachDecisionStream(
         },
       });
     } catch (error) {
-      opening = false;
-      send(toErrorEvent(error, logger, { questionIds }));
+      this.opening = false;
+      this.send(toErrorEvent(error, logger, { questionIds }));
     }
   }
 
-  function onFrame(frame: Buffer): void {
-    seq += 1;
-    const n = seq;
-    if (!session) {
-      send(
+  private onFrame(frame: Buffer): void {
+    const { options, logger } = this.deps;
+    this.seq += 1;
+    const n = this.seq;
+    if (!this.session) {
+      this.send(
         toErrorEvent(
           new AppError(409, conflict('session_not_started', 'Send session.create before the first frame.')),
           logger,
@@ -131,25 +187,25 @@ export function attachDecisionStream(
       );
       return;
     }
-    counts.received += 1;
+    this.counts.received += 1;
     if (frame.length > options.maxFrameBytes) {
-      counts.failed += 1;
-      send(toErrorEvent(new PayloadTooLargeError(options.maxFrameBytes, 'Frame'), logger, { seq: n }));
+      this.counts.failed += 1;
+      this.send(toErrorEvent(new PayloadTooLargeError(options.maxFrameBytes, 'Frame'), logger, { seq: n }));
       return;
     }
-    if (busy || socket.bufferedAmount > options.maxBufferedBytes) {
-      counts.dropped += 1;
-      send({ type: 'frame.dropped', seq: n, reason: busy ? 'engine_busy' : 'send_buffer_full' });
+    if (this.busy || this.socket.bufferedAmount > options.maxBufferedBytes) {
+      this.counts.dropped += 1;
+      this.send({ type: 'frame.dropped', seq: n, reason: this.busy ? 'engine_busy' : 'send_buffer_full' });
       return;
     }
-    busy = true;
-    const current = session;
+    this.busy = true;
+    const current = this.session;
     const started = performance.now();
     current
-      .decide(frame, gone.signal)
+      .decide(frame, this.gone.signal)
       .then((outcome) => {
-        counts.decided += 1;
-        send({
+        this.counts.decided += 1;
+        this.send({
           type: 'decision',
           session_id: current.id,
           seq: n,
@@ -159,40 +215,13 @@ export function attachDecisionStream(
         });
       })
       .catch((error: unknown) => {
-        counts.failed += 1;
-        send(toErrorEvent(error, logger, { seq: n }));
+        this.counts.failed += 1;
+        this.send(toErrorEvent(error, logger, { seq: n }));
       })
       .finally(() => {
-        busy = false;
+        this.busy = false;
       });
   }
-
-  socket.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
-    if (ended) return;
-    touch();
-    const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
-    if (isBinary) return onFrame(bytes);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(bytes.toString('utf8')) as unknown;
-    } catch {
-      send(
-        toErrorEvent(new AppError(400, conflict('invalid_message', 'A text message must be one JSON object.')), logger),
-      );
-      return;
-    }
-    void createSession(parsed);
-  });
-  socket.on('error', (error) => logger.warn('decision stream socket error', { error: String(error) }));
-  touch();
-
-  return {
-    end,
-    closed,
-    get framesHeld() {
-      return busy ? 1 : 0;
-    },
-  };
 }
 
 function conflict(code: 'session_already_started' | 'session_not_started' | 'invalid_message', message: string) {

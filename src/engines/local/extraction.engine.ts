@@ -10,11 +10,18 @@
  */
 import { invalidDocument } from '../pdf/pdfjs-loader';
 import { AllPagesFailedError } from '../../domain/errors';
-import type { PredictionKind } from '../../domain/prediction';
+import type { PredictionKind, PredictionRequest } from '../../domain/prediction';
 import { INTERFACE_VERSION } from '../../domain/version';
 import { schemaHash } from '../../lib/schema-hash';
 import type { Logger } from '../../lib/logger';
-import type { ExtractionEngine, ExtractionInput, ExtractionJob, ExtractionOutput } from '../extraction-engine';
+import type {
+  ExtractionEngine,
+  ExtractionInput,
+  ExtractionJob,
+  ExtractionOutput,
+  InputMeasure,
+  ReadResult,
+} from '../extraction-engine';
 import {
   audioTranscription,
   markdownPages,
@@ -71,192 +78,217 @@ export interface LocalEngineSet {
 }
 
 export function createLocalExtraction(engines: LocalEngineSet, logger: Logger): ExtractionEngine {
-  async function layoutOf(job: ExtractionJob): Promise<{ layout: DocumentLayout; extra: Partial<ExtractionOutput> }> {
-    const { input, request } = job;
-    if (input.family === 'document') {
-      const layout = await engines.pdfLayout(input.bytes, {
-        dpi: request.documentDpi,
-        pageIndices: request.pageIndices,
-        ...(job.onProgress ? { onProgress: job.onProgress } : {}),
-      });
-      const failed = layout.pages.filter((p) => p.status === 'error');
-      if (layout.pages.length > 0 && failed.length === layout.pages.length) {
-        const reasons = [...new Set(failed.map((p) => p.error ?? 'unknown error'))].join('; ');
-        throw new AllPagesFailedError(`Every page of the document failed: ${reasons}`);
-      }
-      const notes: string[] = [];
-      if (failed.length > 0) {
-        notes.push(
-          `${failed.length} of ${layout.pages.length} pages failed and were not billed: ` +
-            failed.map((p) => `page ${p.index}: ${p.error ?? 'error'}`).join('; '),
-        );
-      }
-      // A document over the page cap is read in part: say so rather than answer as if it were whole.
-      const total = layout.pageCount ?? layout.pages.length;
-      if (request.pageIndices === null && total > layout.pages.length) {
-        notes.push(
-          `The document has ${total} pages; only the first ${layout.pages.length} were read (the server's page limit).`,
-        );
-      }
-      const message = notes.length > 0 ? notes.join(' ') : null;
-      const ok = layout.pages.length - failed.length;
-      return { layout, extra: { elementType: 'page', elementsProcessed: ok, credits: ok, message } };
-    }
-    if (input.family === 'video') {
-      const video = await engines.video(input.bytes, { fps: request.videoFps, maxFrames: request.videoMaxFrames });
-      return {
-        layout: video.layout,
-        extra: { elementType: 'video', elementsProcessed: 1, credits: Math.max(1, Math.ceil(video.durationS / 60)) },
-      };
-    }
-    const layout = await engines.imageLayout(input.bytes);
-    return { layout, extra: { elementType: 'image', elementsProcessed: 1, credits: 1 } };
-  }
-
-  async function runAudio(job: ExtractionJob): Promise<ExtractionOutput> {
-    const audio = await engines.audio(job.input.bytes);
-    const base = {
-      elementType: 'audio' as const,
-      elementsProcessed: 1,
-      credits: Math.max(1, Math.ceil(audio.durationS / 60)),
-      message: `${NO_SPEECH_MODEL} Voice activity: ${audio.vad}.`,
-    };
-    const transcription = job.domain?.startsWith('audio.transcription') || !job.schema;
-    if (engines.readSpeech) {
-      const speech = await engines.readSpeech(job.input, { durationS: audio.durationS, speech: audio.segments });
-      const heard = {
-        speechSeconds: billedSeconds(audio.durationS),
-        message: heardNote(speech, audio.durationS, audio.vad),
-      };
-      if (transcription) return { ...base, ...heard, response: audioTranscription(audio.durationS, speech.segments) };
-      const hints = { ...(job.domain ? { domain: job.domain } : {}), ...(job.prompt ? { prompt: job.prompt } : {}) };
-      const layout = transcriptLayout(speech);
-      const filled = engines.extract(layout, job.schema!, {
-        confidence: job.request.confidence,
-        grounding: false,
-        hints,
-      });
-      return { ...base, ...heard, response: withFieldMetadata(filled, layout, { ...job.request, grounding: false }) };
-    }
-    if (transcription) return { ...base, response: audioTranscription(audio.durationS, audio.segments) };
-    // A custom schema over audio: nothing can be read offline, so every field is null (never invented).
-    const empty = engines.extract({ pages: [] }, job.schema!, { confidence: false, grounding: false, hints: {} });
-    return { ...base, response: empty.data };
-  }
-
-  async function runVideoTranscription(job: ExtractionJob): Promise<ExtractionOutput> {
-    const video = await engines.video(job.input.bytes, {
-      fps: job.request.videoFps,
-      maxFrames: job.request.videoMaxFrames,
-    });
-    const located = video.hasAudio
-      ? ((await engines.audio(job.input.bytes).catch(() => null))?.segments ?? null)
-      : null;
-    const usage = {
-      elementType: 'video' as const,
-      elementsProcessed: 1,
-      credits: Math.max(1, Math.ceil(video.durationS / 60)),
-    };
-    if (video.hasAudio && engines.readSpeech) {
-      const speech = await engines.readSpeech(job.input, { durationS: video.durationS, speech: located });
-      return {
-        ...usage,
-        response: videoTranscription(video.durationS, video.sceneChanges, video.layout, speech.segments),
-        speechSeconds: billedSeconds(video.durationS),
-        message: `On-screen text was read from sampled frames. ${heardNote(speech, video.durationS, null)}`,
-      };
-    }
-    return {
-      ...usage,
-      response: videoTranscription(video.durationS, video.sceneChanges, video.layout, located),
-      message: `On-screen text was read from sampled frames. ${NO_SPEECH_MODEL}`,
-    };
-  }
-
   return {
     models: LOCAL_MODELS,
-
-    async validateInput(kind: PredictionKind, input: ExtractionInput, domain?: string | null) {
-      if (kind === 'audio' || kind === 'video') {
-        const durationS = await engines.validateMedia(input.bytes);
-        const maxCredits = Math.max(1, Math.ceil((durationS ?? 0) / 60));
-        // Audio is read on the transcription model whatever the domain; a video only for its transcription.
-        const heard = engines.readSpeech && (kind === 'audio' || domain?.startsWith('video.transcription'));
-        return heard ? { maxCredits, speechSeconds: billedSeconds(durationS ?? 0) } : { maxCredits };
-      }
-      if (kind === 'document' && input.bytes.length === 0) throw invalidDocument('the file is empty');
-      if (kind === 'document' && input.family === 'document') {
-        return { maxCredits: Math.max(1, await engines.validatePdf(input.bytes)) };
-      }
-      await engines.validateImage(input.bytes);
-      return { maxCredits: 1 };
-    },
-
-    async run(job) {
-      if (job.kind === 'audio' || job.input.family === 'audio') return runAudio(job);
-      if (job.kind === 'video' && job.domain?.startsWith('video.transcription')) return runVideoTranscription(job);
-      const { layout, extra } = await layoutOf(job);
-      const usage = {
-        elementType: extra.elementType ?? 'image',
-        elementsProcessed: extra.elementsProcessed ?? 1,
-        credits: extra.credits ?? 1,
-        message: extra.message ?? null,
-      };
-      if (job.kind === 'image_schema' || !job.schema) {
-        const proposed = engines.proposeSchema(layout);
-        return { ...usage, response: schemaResponse(proposed, schemaHash(proposed), INTERFACE_VERSION) };
-      }
-      if (job.domain === 'document.markdown' && !job.request.jsonSchema) {
-        return { ...usage, response: markdownPages(layout) };
-      }
-      const hints = { ...(job.domain ? { domain: job.domain } : {}), ...(job.prompt ? { prompt: job.prompt } : {}) };
-      const result = engines.extract(layout, job.schema, {
-        confidence: job.request.confidence,
-        grounding: job.request.grounding,
-        hints,
-      });
-      logger.debug('extracted', { domain: job.domain, pages: layout.pages.length });
-      return { ...usage, response: withFieldMetadata(result, layout, job.request) };
-    },
-
-    async read(input, request) {
-      const job: ExtractionJob = {
-        kind: 'document',
-        model: 'prism-1',
-        domain: null,
-        schema: null,
-        prompt: null,
-        request,
-        input,
-      };
-      if (input.family === 'audio') {
-        const audio = await engines.audio(input.bytes);
-        if (engines.readSpeech) {
-          const speech = await engines.readSpeech(input, { durationS: audio.durationS, speech: audio.segments });
-          return {
-            layout: transcriptLayout(speech),
-            elementType: 'audio',
-            elementsProcessed: 1,
-            message: heardNote(speech, audio.durationS, audio.vad),
-            speechSeconds: billedSeconds(audio.durationS),
-          };
-        }
-        return { layout: { pages: [] }, elementType: 'audio', elementsProcessed: 1, message: NO_SPEECH_MODEL };
-      }
-      const { layout, extra } = await layoutOf(job);
-      return {
-        layout,
-        elementType: extra.elementType ?? 'image',
-        elementsProcessed: extra.elementsProcessed ?? 1,
-        message: extra.message ?? null,
-      };
-    },
-
-    fill(layout, schema, options) {
-      return withFieldMetadata(engines.extract(layout, schema, { ...options, hints: {} }), layout, options);
-    },
-
+    validateInput: (kind, input, domain) => validateLocalInput(engines, kind, input, domain),
+    run: (job) => runLocal(engines, logger, job),
+    read: (input, request) => readLocal(engines, input, request),
+    fill: (layout, schema, options) =>
+      withFieldMetadata(engines.extract(layout, schema, { ...options, hints: {} }), layout, options),
     close: () => engines.close(),
+  };
+}
+
+/** A layout and what reading it cost, as `run` and `read` report it. */
+interface ReadLayout {
+  layout: DocumentLayout;
+  extra: Partial<ExtractionOutput>;
+}
+
+/** Decode check and the most credits reading the input can bill (pages, minutes, or 1). */
+async function validateLocalInput(
+  engines: LocalEngineSet,
+  kind: PredictionKind,
+  input: ExtractionInput,
+  domain?: string | null,
+): Promise<InputMeasure> {
+  if (kind === 'audio' || kind === 'video') {
+    const durationS = await engines.validateMedia(input.bytes);
+    const maxCredits = Math.max(1, Math.ceil((durationS ?? 0) / 60));
+    // Audio is read on the transcription model whatever the domain; a video only for its transcription.
+    const heard = engines.readSpeech && (kind === 'audio' || domain?.startsWith('video.transcription'));
+    return heard ? { maxCredits, speechSeconds: billedSeconds(durationS ?? 0) } : { maxCredits };
+  }
+  if (kind === 'document' && input.bytes.length === 0) throw invalidDocument('the file is empty');
+  if (kind === 'document' && input.family === 'document') {
+    return { maxCredits: Math.max(1, await engines.validatePdf(input.bytes)) };
+  }
+  await engines.validateImage(input.bytes);
+  return { maxCredits: 1 };
+}
+
+/** Reads a document's pages; a page that failed is not billed, and a document read in part says so. */
+async function documentLayout(engines: LocalEngineSet, job: ExtractionJob): Promise<ReadLayout> {
+  const { input, request } = job;
+  const layout = await engines.pdfLayout(input.bytes, {
+    dpi: request.documentDpi,
+    pageIndices: request.pageIndices,
+    ...(job.onProgress ? { onProgress: job.onProgress } : {}),
+  });
+  const failed = layout.pages.filter((p) => p.status === 'error');
+  if (layout.pages.length > 0 && failed.length === layout.pages.length) {
+    const reasons = [...new Set(failed.map((p) => p.error ?? 'unknown error'))].join('; ');
+    throw new AllPagesFailedError(`Every page of the document failed: ${reasons}`);
+  }
+  const notes: string[] = [];
+  if (failed.length > 0) {
+    notes.push(
+      `${failed.length} of ${layout.pages.length} pages failed and were not billed: ` +
+        failed.map((p) => `page ${p.index}: ${p.error ?? 'error'}`).join('; '),
+    );
+  }
+  // A document over the page cap is read in part: say so rather than answer as if it were whole.
+  const total = layout.pageCount ?? layout.pages.length;
+  if (request.pageIndices === null && total > layout.pages.length) {
+    notes.push(
+      `The document has ${total} pages; only the first ${layout.pages.length} were read (the server's page limit).`,
+    );
+  }
+  const message = notes.length > 0 ? notes.join(' ') : null;
+  const ok = layout.pages.length - failed.length;
+  return { layout, extra: { elementType: 'page', elementsProcessed: ok, credits: ok, message } };
+}
+
+/** The layout of a document, a video's sampled frames or an image. */
+async function layoutOf(engines: LocalEngineSet, job: ExtractionJob): Promise<ReadLayout> {
+  const { input, request } = job;
+  if (input.family === 'document') return documentLayout(engines, job);
+  if (input.family === 'video') {
+    const video = await engines.video(input.bytes, { fps: request.videoFps, maxFrames: request.videoMaxFrames });
+    return {
+      layout: video.layout,
+      extra: { elementType: 'video', elementsProcessed: 1, credits: Math.max(1, Math.ceil(video.durationS / 60)) },
+    };
+  }
+  const layout = await engines.imageLayout(input.bytes);
+  return { layout, extra: { elementType: 'image', elementsProcessed: 1, credits: 1 } };
+}
+
+/** An audio job: its transcription, or a schema filled from the transcript (all null without a speech model). */
+async function runAudio(engines: LocalEngineSet, job: ExtractionJob): Promise<ExtractionOutput> {
+  const audio = await engines.audio(job.input.bytes);
+  const base = {
+    elementType: 'audio' as const,
+    elementsProcessed: 1,
+    credits: Math.max(1, Math.ceil(audio.durationS / 60)),
+    message: `${NO_SPEECH_MODEL} Voice activity: ${audio.vad}.`,
+  };
+  const transcription = job.domain?.startsWith('audio.transcription') || !job.schema;
+  if (engines.readSpeech) {
+    const speech = await engines.readSpeech(job.input, { durationS: audio.durationS, speech: audio.segments });
+    const heard = {
+      speechSeconds: billedSeconds(audio.durationS),
+      message: heardNote(speech, audio.durationS, audio.vad),
+    };
+    if (transcription) return { ...base, ...heard, response: audioTranscription(audio.durationS, speech.segments) };
+    const hints = { ...(job.domain ? { domain: job.domain } : {}), ...(job.prompt ? { prompt: job.prompt } : {}) };
+    const layout = transcriptLayout(speech);
+    const filled = engines.extract(layout, job.schema!, {
+      confidence: job.request.confidence,
+      grounding: false,
+      hints,
+    });
+    return { ...base, ...heard, response: withFieldMetadata(filled, layout, { ...job.request, grounding: false }) };
+  }
+  if (transcription) return { ...base, response: audioTranscription(audio.durationS, audio.segments) };
+  // A custom schema over audio: nothing can be read offline, so every field is null (never invented).
+  const empty = engines.extract({ pages: [] }, job.schema!, { confidence: false, grounding: false, hints: {} });
+  return { ...base, response: empty.data };
+}
+
+/** `video.transcription`: the scenes' on-screen text, with what was said in each when a speech model hears it. */
+async function runVideoTranscription(engines: LocalEngineSet, job: ExtractionJob): Promise<ExtractionOutput> {
+  const video = await engines.video(job.input.bytes, {
+    fps: job.request.videoFps,
+    maxFrames: job.request.videoMaxFrames,
+  });
+  const located = video.hasAudio ? ((await engines.audio(job.input.bytes).catch(() => null))?.segments ?? null) : null;
+  const usage = {
+    elementType: 'video' as const,
+    elementsProcessed: 1,
+    credits: Math.max(1, Math.ceil(video.durationS / 60)),
+  };
+  if (video.hasAudio && engines.readSpeech) {
+    const speech = await engines.readSpeech(job.input, { durationS: video.durationS, speech: located });
+    return {
+      ...usage,
+      response: videoTranscription(video.durationS, video.sceneChanges, video.layout, speech.segments),
+      speechSeconds: billedSeconds(video.durationS),
+      message: `On-screen text was read from sampled frames. ${heardNote(speech, video.durationS, null)}`,
+    };
+  }
+  return {
+    ...usage,
+    response: videoTranscription(video.durationS, video.sceneChanges, video.layout, located),
+    message: `On-screen text was read from sampled frames. ${NO_SPEECH_MODEL}`,
+  };
+}
+
+/** One job: audio and video transcriptions apart; otherwise a proposed schema, markdown or the filled schema. */
+async function runLocal(engines: LocalEngineSet, logger: Logger, job: ExtractionJob): Promise<ExtractionOutput> {
+  if (job.kind === 'audio' || job.input.family === 'audio') return runAudio(engines, job);
+  if (job.kind === 'video' && job.domain?.startsWith('video.transcription')) {
+    return runVideoTranscription(engines, job);
+  }
+  const { layout, extra } = await layoutOf(engines, job);
+  const usage = {
+    elementType: extra.elementType ?? 'image',
+    elementsProcessed: extra.elementsProcessed ?? 1,
+    credits: extra.credits ?? 1,
+    message: extra.message ?? null,
+  };
+  if (job.kind === 'image_schema' || !job.schema) {
+    const proposed = engines.proposeSchema(layout);
+    return { ...usage, response: schemaResponse(proposed, schemaHash(proposed), INTERFACE_VERSION) };
+  }
+  if (job.domain === 'document.markdown' && !job.request.jsonSchema) {
+    return { ...usage, response: markdownPages(layout) };
+  }
+  const hints = { ...(job.domain ? { domain: job.domain } : {}), ...(job.prompt ? { prompt: job.prompt } : {}) };
+  const result = engines.extract(layout, job.schema, {
+    confidence: job.request.confidence,
+    grounding: job.request.grounding,
+    hints,
+  });
+  logger.debug('extracted', { domain: job.domain, pages: layout.pages.length });
+  return { ...usage, response: withFieldMetadata(result, layout, job.request) };
+}
+
+/** Reads an input into a layout without filling a schema (audio: its transcript, when a speech model hears it). */
+async function readLocal(
+  engines: LocalEngineSet,
+  input: ExtractionInput,
+  request: PredictionRequest,
+): Promise<ReadResult> {
+  const job: ExtractionJob = {
+    kind: 'document',
+    model: 'prism-1',
+    domain: null,
+    schema: null,
+    prompt: null,
+    request,
+    input,
+  };
+  if (input.family === 'audio') {
+    const audio = await engines.audio(input.bytes);
+    if (engines.readSpeech) {
+      const speech = await engines.readSpeech(input, { durationS: audio.durationS, speech: audio.segments });
+      return {
+        layout: transcriptLayout(speech),
+        elementType: 'audio',
+        elementsProcessed: 1,
+        message: heardNote(speech, audio.durationS, audio.vad),
+        speechSeconds: billedSeconds(audio.durationS),
+      };
+    }
+    return { layout: { pages: [] }, elementType: 'audio', elementsProcessed: 1, message: NO_SPEECH_MODEL };
+  }
+  const { layout, extra } = await layoutOf(engines, job);
+  return {
+    layout,
+    elementType: extra.elementType ?? 'image',
+    elementsProcessed: extra.elementsProcessed ?? 1,
+    message: extra.message ?? null,
   };
 }
 

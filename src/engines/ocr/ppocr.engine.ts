@@ -12,8 +12,8 @@ import sharp from 'sharp';
 import { AppError } from '../../domain/errors';
 import type { Logger } from '../../lib/logger';
 import { describeDecodeError, inspectImage, invalidMedia } from '../image/image.engine';
-import type { Box } from '../types';
-import type { OcrEngine } from './ocr-engine.types';
+import type { Box, LayoutPage } from '../types';
+import type { OcrEngine, RecognizeOptions } from './ocr-engine.types';
 import { boxesFromProbabilityMap, detectionSize, detectionTensor, type DetectOptions } from './ppocr-detect';
 import { DEFAULT_BEAM_SETTINGS, decodeCtcBeam, isLatinPage, latinClasses, type BeamSettings } from './ctc-beam';
 import { DEFAULT_WORD_BREAKS, type WordBreakSettings } from './ctc-word-breaks';
@@ -30,7 +30,7 @@ import {
 } from './ppocr-recognize';
 import { groupIntoRows, type Segment } from './row-grouping';
 import { currentTenant, currentWorkSignal } from '../../lib/work-tenant';
-import { createWorkerPool } from './worker-pool';
+import { createWorkerPool, type WorkerPool } from './worker-pool';
 
 export interface PpOcrEngineOptions {
   logger: Logger;
@@ -108,25 +108,40 @@ interface CropReading {
 export const OCR_DECODERS = ['greedy', 'beam'] as const;
 export type OcrDecoder = (typeof OCR_DECODERS)[number];
 
+/**
+ * The engine's settings (its options with their defaults) and what its one model session shares between reads.
+ * One call at a time reaches the models (a pool of one), so one scratch buffer per tensor kind is safe.
+ */
+interface PpOcrReader {
+  options: PpOcrEngineOptions;
+  detectionMaxSide: number;
+  maxDimension: number;
+  batchSize: number;
+  widthRatio: number;
+  dropScore: number;
+  decoder: OcrDecoder;
+  breaks: WordBreakSettings;
+  beamSettings: BeamSettings;
+  detectOptions: DetectOptions;
+  detScratch: ScratchFloats;
+  recScratch: ScratchFloats;
+  /** The alphabet's classes the beam decoder may use on a Latin page, worked out on its first use. */
+  allowedOnLatin: Uint8Array | undefined;
+}
+
+/** Crops of nearly equal width read in one recognition call, with the call's output. */
+interface RecognizedBatch {
+  batch: Array<{ box: Box; i: number; width: number }>;
+  width: number;
+  out: CtcSteps;
+}
+
+/** Decodes one recognition call's output into a reading per crop (greedy, or beam on a Latin page). */
+type PageDecoder = (out: CtcSteps, greedy?: CtcReading[]) => CtcReading[];
+
 /** Builds the engine; models load on first use (about 0.3 s), so creating it is cheap. */
 export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
-  const detectionMaxSide = options.detectionMaxSide ?? 1280;
-  const maxDimension = options.maxDimension ?? 2500;
-  const batchSize = Math.max(1, options.batchSize ?? 8);
-  const widthRatio = Math.max(1, options.batchWidthRatio ?? 1.1);
-  const dropScore = options.dropScore ?? 0.5;
-  const decoder = options.decoder ?? 'greedy';
-  const breaks: WordBreakSettings = {
-    ...DEFAULT_WORD_BREAKS,
-    ...options.wordBreaks,
-    ...(options.spaceThreshold === undefined ? {} : { spaceThreshold: options.spaceThreshold }),
-  };
-  const beamSettings: BeamSettings = { ...DEFAULT_BEAM_SETTINGS, ...options.beam };
-  let allowedOnLatin: Uint8Array | undefined;
-  const detectOptions: DetectOptions = {
-    ...options.detect,
-    ...(options.unclipHorizontal === undefined ? {} : { unclipHorizontal: options.unclipHorizontal }),
-  };
+  const reader = readerOf(options);
   const pool = createWorkerPool<PpOcrModels>({
     size: 1,
     create: () =>
@@ -138,161 +153,217 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
       }),
     destroy: (models) => models.close(),
   });
-
-  // One call at a time reaches the models (a pool of one), so one scratch buffer per tensor kind is safe.
-  const detScratch = new ScratchFloats();
-  const recScratch = new ScratchFloats();
-  const readPage = async (models: PpOcrModels, page: RgbImage): Promise<Segment[]> => {
-    const scale = Math.min(1, detectionMaxSide / Math.max(page.width, page.height));
-    const size = detectionSize(page.width, page.height, scale);
-    const resized = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 3 } })
-      .resize(size.width, size.height, { fit: 'fill' })
-      .raw()
-      .toBuffer();
-    const prob = await models.detect(detectionTensor(resized, size.width, size.height, detScratch.take));
-    const detected = boxesFromProbabilityMap(prob.data, size.width, size.height, detectOptions);
-    const sx = page.width / size.width;
-    const sy = page.height / size.height;
-    const boxes: Box[] = detected.map(({ box }) => ({
-      x0: box.x0 * sx,
-      y0: box.y0 * sy,
-      x1: Math.min(page.width, box.x1 * sx),
-      y1: Math.min(page.height, box.y1 * sy),
-    }));
-    const order = boxes
-      .map((box, i) => ({ box, i, width: recognitionWidth(box, MAX_CROP_WIDTH) }))
-      .sort((a, b) => a.width - b.width);
-    const batches: { batch: typeof order; width: number; out: CtcSteps }[] = [];
-    for (let start = 0; start < order.length;) {
-      // Crops of nearly equal width share a batch; padding a narrow crop to a wide one costs more than a call.
-      let end = start + 1;
-      while (end < order.length && end - start < batchSize && order[end]!.width <= widthRatio * order[start]!.width) {
-        end += 1;
-      }
-      const batch = order.slice(start, end);
-      start = end;
-      const widths = batch.map((b) => b.width);
-      const width = Math.max(...widths);
-      const out = await models.recognize(
-        recognitionBatch(
-          page,
-          batch.map((b) => b.box),
-          widths,
-          width,
-          recScratch.take,
-        ),
-      );
-      batches.push({ batch, width, out });
-    }
-    const started = process.hrtime.bigint();
-    const greedyReadings = batches.map(({ out }) => decodeCtcSteps(out, models.alphabet, breaks));
-    // The beam decoder's model is of Latin text: a page in another script keeps greedy decoding.
-    const beam = decoder === 'beam' && isLatinPage(greedyReadings.flat());
-    const decode = (out: CtcSteps, greedy = decodeCtcSteps(out, models.alphabet, breaks)): CtcReading[] => {
-      if (!beam) return greedy;
-      allowedOnLatin ??= latinClasses(models.alphabet);
-      return decodeCtcBeam(
-        out,
-        models.alphabet,
-        greedy,
-        sharedReaderLanguageModel(),
-        allowedOnLatin,
-        beamSettings,
-        breaks,
-      );
-    };
-    const reads: CropReading[] = [];
-    batches.forEach(({ batch, width, out }, b) => {
-      const readings = decode(out, greedyReadings[b] ?? []);
-      readings.forEach((reading, k) => {
-        const item = batch[k] as (typeof batch)[number];
-        reads.push({ box: item.box, cropWidth: item.width, stepWidth: width / (out.steps || 1), reading });
-      });
-    });
-    options.decodeTimings?.push(Number(process.hrtime.bigint() - started) / 1e6);
-    if (options.reread) await readAgain(models, page, reads, options.reread, decode);
-    const segments: Segment[] = [];
-    for (const { box, cropWidth, stepWidth, reading } of reads) {
-      if (reading.confidence < dropScore || reading.text.trim() === '') continue;
-      segments.push({ words: wordsFromReading(reading, box, cropWidth, stepWidth), confidence: reading.confidence });
-    }
-    return segments;
-  };
-
-  /** Reads the doubtful crops again in each variant, keeping for each crop its most confident reading. */
-  const readAgain = async (
-    models: PpOcrModels,
-    page: RgbImage,
-    reads: CropReading[],
-    settings: RereadSettings,
-    decode: (out: CtcSteps) => CtcReading[],
-  ): Promise<void> => {
-    const doubtful = reads.filter((r) => r.reading.confidence < settings.below);
-    for (const variant of settings.variants) {
-      const crops = doubtful
-        .map((read) => {
-          const box = variant === 'pad' ? padded(read.box, page.height) : read.box;
-          return { read, box, width: recognitionWidth(box, MAX_CROP_WIDTH) };
-        })
-        .sort((a, b) => a.width - b.width);
-      for (let start = 0; start < crops.length; start += batchSize) {
-        const batch = crops.slice(start, start + batchSize);
-        const width = Math.max(...batch.map((c) => c.width));
-        const out = await models.recognize(
-          recognitionBatch(
-            page,
-            batch.map((c) => c.box),
-            batch.map((c) => c.width),
-            width,
-            recScratch.take,
-            variant === 'contrast',
-          ),
-        );
-        decode(out).forEach((reading, k) => {
-          const crop = batch[k] as (typeof batch)[number];
-          if (reading.confidence <= crop.read.reading.confidence) return;
-          // The variant's box spans the same columns, so its steps map onto the original box (and its rows).
-          Object.assign(crop.read, { reading, cropWidth: crop.width, stepWidth: width / (out.steps || 1) });
-        });
-      }
-    }
-  };
-
   return {
     workers: 1,
     stats: () => ({ pending: pool.pending, reads: pool.ran, cancelled: pool.cancelled }),
-    async recognize(image, opts = {}) {
-      const outcome = await pool.run(
-        async (models) => {
-          let page: RgbImage & { scale: number; origWidth: number; origHeight: number };
-          try {
-            page = await decodePage(image, maxDimension);
-          } catch (error) {
-            return { error };
-          }
-          return { page, segments: await readPage(models, page) };
-        },
-        currentTenant(),
-        currentWorkSignal(),
-      );
-      if ('error' in outcome) throw outcome.error;
-      const { page, segments } = outcome;
-      const back = 1 / page.scale;
-      const placed = segments.map((s) => ({
-        confidence: s.confidence,
-        words: s.words.map((w) => ({ ...w, box: scale(w.box, back) })),
-      }));
-      return {
-        index: opts.index ?? 0,
-        width: page.origWidth,
-        height: page.origHeight,
-        source: 'ocr',
-        lines: groupIntoRows(placed),
-        status: 'ok',
-      };
-    },
+    recognize: (image, opts = {}) => recognizeOnPool(reader, pool, image, opts),
     close: () => pool.close(),
   };
+}
+
+/** The options with their defaults, and fresh scratch buffers. */
+function readerOf(options: PpOcrEngineOptions): PpOcrReader {
+  return {
+    options,
+    detectionMaxSide: options.detectionMaxSide ?? 1280,
+    maxDimension: options.maxDimension ?? 2500,
+    batchSize: Math.max(1, options.batchSize ?? 8),
+    widthRatio: Math.max(1, options.batchWidthRatio ?? 1.1),
+    dropScore: options.dropScore ?? 0.5,
+    decoder: options.decoder ?? 'greedy',
+    breaks: {
+      ...DEFAULT_WORD_BREAKS,
+      ...options.wordBreaks,
+      ...(options.spaceThreshold === undefined ? {} : { spaceThreshold: options.spaceThreshold }),
+    },
+    beamSettings: { ...DEFAULT_BEAM_SETTINGS, ...options.beam },
+    detectOptions: {
+      ...options.detect,
+      ...(options.unclipHorizontal === undefined ? {} : { unclipHorizontal: options.unclipHorizontal }),
+    },
+    detScratch: new ScratchFloats(),
+    recScratch: new ScratchFloats(),
+    allowedOnLatin: undefined,
+  };
+}
+
+/** Reads one image on the pool's models (in the caller's tenant turn), its words placed back at the image's scale. */
+async function recognizeOnPool(
+  reader: PpOcrReader,
+  pool: WorkerPool<PpOcrModels>,
+  image: Buffer,
+  opts: RecognizeOptions,
+): Promise<LayoutPage> {
+  const outcome = await pool.run(
+    async (models) => {
+      let page: RgbImage & { scale: number; origWidth: number; origHeight: number };
+      try {
+        page = await decodePage(image, reader.maxDimension);
+      } catch (error) {
+        return { error };
+      }
+      return { page, segments: await readPage(reader, models, page) };
+    },
+    currentTenant(),
+    currentWorkSignal(),
+  );
+  if ('error' in outcome) throw outcome.error;
+  const { page, segments } = outcome;
+  const back = 1 / page.scale;
+  const placed = segments.map((s) => ({
+    confidence: s.confidence,
+    words: s.words.map((w) => ({ ...w, box: scale(w.box, back) })),
+  }));
+  return {
+    index: opts.index ?? 0,
+    width: page.origWidth,
+    height: page.origHeight,
+    source: 'ocr',
+    lines: groupIntoRows(placed),
+    status: 'ok',
+  };
+}
+
+/** Detects, recognises and decodes the page's text segments (rereading the doubtful ones when asked). */
+async function readPage(reader: PpOcrReader, models: PpOcrModels, page: RgbImage): Promise<Segment[]> {
+  const { options } = reader;
+  const boxes = await detectBoxes(reader, models, page);
+  const batches = await recognizeBatches(reader, models, page, boxes);
+  const started = process.hrtime.bigint();
+  const greedyReadings = batches.map(({ out }) => decodeCtcSteps(out, models.alphabet, reader.breaks));
+  const decode = pageDecoder(reader, models, greedyReadings);
+  const reads: CropReading[] = [];
+  batches.forEach(({ batch, width, out }, b) => {
+    const readings = decode(out, greedyReadings[b] ?? []);
+    readings.forEach((reading, k) => {
+      const item = batch[k] as (typeof batch)[number];
+      reads.push({ box: item.box, cropWidth: item.width, stepWidth: width / (out.steps || 1), reading });
+    });
+  });
+  options.decodeTimings?.push(Number(process.hrtime.bigint() - started) / 1e6);
+  if (options.reread) await readAgain(reader, models, page, reads, options.reread, decode);
+  const segments: Segment[] = [];
+  for (const { box, cropWidth, stepWidth, reading } of reads) {
+    if (reading.confidence < reader.dropScore || reading.text.trim() === '') continue;
+    segments.push({ words: wordsFromReading(reading, box, cropWidth, stepWidth), confidence: reading.confidence });
+  }
+  return segments;
+}
+
+/** The text boxes the detector finds on a downscaled copy of the page, in the page's coordinates. */
+async function detectBoxes(reader: PpOcrReader, models: PpOcrModels, page: RgbImage): Promise<Box[]> {
+  const scale = Math.min(1, reader.detectionMaxSide / Math.max(page.width, page.height));
+  const size = detectionSize(page.width, page.height, scale);
+  const resized = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 3 } })
+    .resize(size.width, size.height, { fit: 'fill' })
+    .raw()
+    .toBuffer();
+  const prob = await models.detect(detectionTensor(resized, size.width, size.height, reader.detScratch.take));
+  const detected = boxesFromProbabilityMap(prob.data, size.width, size.height, reader.detectOptions);
+  const sx = page.width / size.width;
+  const sy = page.height / size.height;
+  return detected.map(({ box }) => ({
+    x0: box.x0 * sx,
+    y0: box.y0 * sy,
+    x1: Math.min(page.width, box.x1 * sx),
+    y1: Math.min(page.height, box.y1 * sy),
+  }));
+}
+
+/** Reads the crops in batches of similar width, narrowest first. */
+async function recognizeBatches(
+  reader: PpOcrReader,
+  models: PpOcrModels,
+  page: RgbImage,
+  boxes: Box[],
+): Promise<RecognizedBatch[]> {
+  const { batchSize, widthRatio } = reader;
+  const order = boxes
+    .map((box, i) => ({ box, i, width: recognitionWidth(box, MAX_CROP_WIDTH) }))
+    .sort((a, b) => a.width - b.width);
+  const batches: RecognizedBatch[] = [];
+  for (let start = 0; start < order.length;) {
+    // Crops of nearly equal width share a batch; padding a narrow crop to a wide one costs more than a call.
+    let end = start + 1;
+    while (end < order.length && end - start < batchSize && order[end]!.width <= widthRatio * order[start]!.width) {
+      end += 1;
+    }
+    const batch = order.slice(start, end);
+    start = end;
+    const widths = batch.map((b) => b.width);
+    const width = Math.max(...widths);
+    const out = await models.recognize(
+      recognitionBatch(
+        page,
+        batch.map((b) => b.box),
+        widths,
+        width,
+        reader.recScratch.take,
+      ),
+    );
+    batches.push({ batch, width, out });
+  }
+  return batches;
+}
+
+/** The page's decoder: greedy, or beam when asked and the greedy readings say the page is Latin text. */
+function pageDecoder(reader: PpOcrReader, models: PpOcrModels, greedyReadings: CtcReading[][]): PageDecoder {
+  // The beam decoder's model is of Latin text: a page in another script keeps greedy decoding.
+  const beam = reader.decoder === 'beam' && isLatinPage(greedyReadings.flat());
+  return (out: CtcSteps, greedy = decodeCtcSteps(out, models.alphabet, reader.breaks)): CtcReading[] => {
+    if (!beam) return greedy;
+    reader.allowedOnLatin ??= latinClasses(models.alphabet);
+    return decodeCtcBeam(
+      out,
+      models.alphabet,
+      greedy,
+      sharedReaderLanguageModel(),
+      reader.allowedOnLatin,
+      reader.beamSettings,
+      reader.breaks,
+    );
+  };
+}
+
+/** Reads the doubtful crops again in each variant, keeping for each crop its most confident reading. */
+async function readAgain(
+  reader: PpOcrReader,
+  models: PpOcrModels,
+  page: RgbImage,
+  reads: CropReading[],
+  settings: RereadSettings,
+  decode: PageDecoder,
+): Promise<void> {
+  const { batchSize } = reader;
+  const doubtful = reads.filter((r) => r.reading.confidence < settings.below);
+  for (const variant of settings.variants) {
+    const crops = doubtful
+      .map((read) => {
+        const box = variant === 'pad' ? padded(read.box, page.height) : read.box;
+        return { read, box, width: recognitionWidth(box, MAX_CROP_WIDTH) };
+      })
+      .sort((a, b) => a.width - b.width);
+    for (let start = 0; start < crops.length; start += batchSize) {
+      const batch = crops.slice(start, start + batchSize);
+      const width = Math.max(...batch.map((c) => c.width));
+      const out = await models.recognize(
+        recognitionBatch(
+          page,
+          batch.map((c) => c.box),
+          batch.map((c) => c.width),
+          width,
+          reader.recScratch.take,
+          variant === 'contrast',
+        ),
+      );
+      decode(out).forEach((reading, k) => {
+        const crop = batch[k] as (typeof batch)[number];
+        if (reading.confidence <= crop.read.reading.confidence) return;
+        // The variant's box spans the same columns, so its steps map onto the original box (and its rows).
+        Object.assign(crop.read, { reading, cropWidth: crop.width, stepWidth: width / (out.steps || 1) });
+      });
+    }
+  }
 }
 
 /** `box` grown by PAD_SHARE of its height above and below, within the page. */
