@@ -159,7 +159,10 @@ async function operations(pool: pg.Pool, stores: Stores, size: number): Promise<
     'execution list newest (20)': async () => void (await stores.executions.list(ORG, { skip: 0, limit: 20 })),
     'execution status update': async () => {
       const id = runningExecutions[e++ % runningExecutions.length] as string;
-      await stores.executions.transition(id, ['running'], 'completed', done);
+      await stores.executions.transition(id, ['running'], 'completed', {
+        response: done.response,
+        completedAt: done.completedAt,
+      });
     },
     'execution stalled sweep': async () => void (await stores.executions.stalled(new Date(Date.now() - 60_000))),
     'file get': async () => must(await stores.files.get(ORG, nextFile()), 'file'),

@@ -53,6 +53,9 @@ export const COPIED_TABLES: readonly { name: string; key: readonly string[] }[] 
   { name: 'org_budget_holds', key: ['id'] },
   { name: 'key_spend', key: ['id'] },
   { name: 'admin_audit', key: ['id'] },
+  // ledger retention (migration 030, src/backend/ledger-retention.ts)
+  { name: 'key_spend_archive', key: ['id'] },
+  { name: 'wallet_entries_archive', key: ['id'] },
 ];
 
 const BATCH = 500;
