@@ -3,17 +3,25 @@
  * in the docs are one run's, with its commit, date and load average, never old and new side by side. `npm run
  * bench` writes it after a whole run; `npm run bench:docs [-- file.json]` writes it again. What the benches mean,
  * how they were fixed and figures of past rounds are hand-written in docs/benchmarks-notes.md, which this links.
+ *
+ * A group too long for every whole run (`stores-size`: a million rows per table) can be run alone and its results
+ * file copied from bench/results/partial/ to bench/results/groups/; the doc then shows that group from that file
+ * (its own commit, date and load named in its section) unless the whole run has it, ok and newer.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { latestResults, readResults, type BenchResults } from './results-file';
+import { latestResults, readResults, RESULTS_DIR, type BenchResults } from './results-file';
 
 export const DOC_PATH = path.resolve(__dirname, '..', 'docs', 'benchmarks.md');
 
 const fmt = (n: number): string => (Math.abs(n) >= 100 ? n.toFixed(1) : Math.abs(n) >= 1 ? n.toFixed(2) : n.toFixed(3));
 
 /** The Markdown of the doc for `results` read from `file` (exported for its test). */
-export function benchmarksMarkdown(results: BenchResults, file: string): string {
+export function benchmarksMarkdown(
+  results: BenchResults,
+  file: string,
+  groupRuns: { file: string; results: BenchResults }[] = [],
+): string {
   const rel = path.relative(path.dirname(DOC_PATH), file).split(path.sep).join('/');
   const out: string[] = [
     '# Benchmarks',
@@ -33,13 +41,34 @@ export function benchmarksMarkdown(results: BenchResults, file: string): string 
     '| group | status | seconds |',
     '| --- | --- | --- |',
   ];
-  for (const [name, g] of Object.entries(results.groups)) {
+  const fromGroupRun = new Map<string, { file: string; results: BenchResults }>();
+  for (const run of groupRuns) {
+    for (const name of Object.keys(run.results.groups)) {
+      const own = results.groups[name];
+      if (own?.status === 'ok' && results.startedAt > run.results.startedAt) continue;
+      fromGroupRun.set(name, run);
+    }
+  }
+  const groups = { ...results.groups };
+  for (const [name, run] of fromGroupRun) groups[name] = run.results.groups[name] as BenchResults['groups'][string];
+  for (const [name, g] of Object.entries(groups)) {
     out.push(
       `| ${name} | ${g.status}${g.error ? `: ${g.error.split('\n')[0]?.replace(/\|/g, '\\|')}` : ''} | ${g.seconds} |`,
     );
   }
-  for (const [name, g] of Object.entries(results.groups)) {
+  for (const [name, g] of Object.entries(groups)) {
     out.push('', `## ${name}`, '');
+    const run = fromGroupRun.get(name);
+    if (run) {
+      const r = run.results;
+      const relRun = path.relative(path.dirname(DOC_PATH), run.file).split(path.sep).join('/');
+      out.push(
+        `From a run of this group alone: commit \`${r.commit}\`${r.dirty ? ' (with uncommitted changes)' : ''}, ` +
+          `${r.startedAt} to ${r.finishedAt}, load average ${r.loadBefore.join(' / ')} at the start and ` +
+          `${r.loadAfter.join(' / ')} at the end; figures in [${path.basename(run.file)}](${relRun}).`,
+        '',
+      );
+    }
     const figures = Object.entries(g.figures);
     if (figures.length > 0) {
       out.push('| figure | value |', '| --- | --- |');
@@ -52,14 +81,27 @@ export function benchmarksMarkdown(results: BenchResults, file: string): string 
   return `${out.join('\n')}\n`;
 }
 
-/** Writes docs/benchmarks.md from `file`; returns the doc's path. */
-export function renderBenchmarksDoc(file: string): string {
-  fs.writeFileSync(DOC_PATH, benchmarksMarkdown(readResults(file), file));
+/** The group runs shown in the doc by default: every results file in bench/results/groups/. */
+export const GROUP_RUNS_DIR = path.join(RESULTS_DIR, 'groups');
+
+function groupRunFiles(): string[] {
+  if (!fs.existsSync(GROUP_RUNS_DIR)) return [];
+  return fs
+    .readdirSync(GROUP_RUNS_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => path.join(GROUP_RUNS_DIR, f));
+}
+
+/** Writes docs/benchmarks.md from `file` (and the group runs kept in bench/results/groups/); returns its path. */
+export function renderBenchmarksDoc(file: string, groupFiles: string[] = groupRunFiles()): string {
+  const groupRuns = groupFiles.map((f) => ({ file: f, results: readResults(f) }));
+  fs.writeFileSync(DOC_PATH, benchmarksMarkdown(readResults(file), file, groupRuns));
   return DOC_PATH;
 }
 
 if (require.main === module) {
-  const file = process.argv[2] ?? latestResults();
+  const file = process.argv.slice(2).find((a) => a.endsWith('.json')) ?? latestResults();
   if (!file) {
     console.error('no bench results yet: run `npm run bench` first');
     process.exitCode = 1;

@@ -33,6 +33,7 @@ import { readerBenchmarks } from './reader';
 import { runsBenchmarks } from './runs.bench';
 import { skillsBenchmarks } from './skills.bench';
 import { storesBenchmarks } from './stores.bench';
+import { storesSizeBenchmarks } from './stores-size.bench';
 import { tracingBenchmarks } from './tracing.bench';
 import { transcriptionBenchmarks } from './transcriptions.bench';
 import { workersBenchmarks } from './workers.bench';
@@ -56,6 +57,7 @@ const GROUPS: Record<string, () => Promise<GroupOutcome>> = {
   mcp: mcpBenchmarks,
   skills: skillsBenchmarks,
   stores: storesBenchmarks,
+  'stores-size': storesSizeBenchmarks,
   gateway: gatewayBenchmarks,
   transcriptions: transcriptionBenchmarks,
   agents: agentBenchmarks,
@@ -68,6 +70,9 @@ const GROUPS: Record<string, () => Promise<GroupOutcome>> = {
   workers: workersBenchmarks,
   tracing: tracingBenchmarks,
 };
+
+/** Options a group reads that take a value (bench/stores-size.bench.ts). */
+const VALUE_OPTIONS = ['--rows'];
 
 /** A group that printed only lines saying it was skipped (no PostgreSQL, no data folder) counts as skipped. */
 const SKIPPED = /\bskipped\b/i;
@@ -115,7 +120,9 @@ async function runGroup(name: string, table: BenchResult[]): Promise<GroupRecord
 }
 
 async function main(): Promise<void> {
-  const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+  // Options are for the groups (`--rows 1e5`, `--explain`); an option's value is not a group name.
+  const args = process.argv.slice(2);
+  const asked = args.filter((arg, i) => !arg.startsWith('-') && !VALUE_OPTIONS.includes(args[i - 1] ?? ''));
   const unknown = asked.filter((name) => !(name in GROUPS));
   if (unknown.length > 0) {
     console.error(`unknown bench group(s): ${unknown.join(', ')}; groups: ${Object.keys(GROUPS).join(', ')}`);

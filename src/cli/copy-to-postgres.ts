@@ -53,9 +53,16 @@ export const COPIED_TABLES: readonly { name: string; key: readonly string[] }[] 
   { name: 'org_budget_holds', key: ['id'] },
   { name: 'key_spend', key: ['id'] },
   { name: 'admin_audit', key: ['id'] },
+  // ledger retention (migration 030, src/backend/ledger-retention.ts)
+  { name: 'key_spend_archive', key: ['id'] },
+  { name: 'wallet_entries_archive', key: ['id'] },
 ];
 
-const BATCH = 500;
+/** PostgreSQL takes at most 65,535 parameters per statement: a batch is as many rows as fit under this. */
+const PARAMETERS_PER_STATEMENT = 60_000;
+const MAX_BATCH = 5_000;
+/** Target rows read back per statement for the checksum (in primary key order, from where the last page ended). */
+const READ_PAGE = 10_000;
 
 export interface TableReport {
   table: string;
@@ -127,7 +134,40 @@ function addRow(sum: bigint, normalised: string): bigint {
   return (sum + digest.readBigUInt64BE(0)) & 0xffff_ffff_ffff_ffffn;
 }
 
-async function copyTable(source: SqliteDatabase, pool: PgPool, table: string): Promise<TableReport> {
+/** The order-independent checksum and count of the target's rows, read a page at a time in primary key order. */
+async function targetChecksum(
+  pool: PgPool,
+  table: string,
+  key: readonly string[],
+  columns: readonly ColumnInfo[],
+): Promise<{ count: number; sum: bigint }> {
+  const names = columns.map((c) => quoteIdent(c.name)).join(', ');
+  const keys = key.map(quoteIdent).join(', ');
+  let count = 0;
+  let sum = 0n;
+  let last: unknown[] | null = null;
+  for (;;) {
+    const after: string = last ? `WHERE (${keys}) > (${key.map((_, i) => `$${i + 1}`).join(', ')})` : '';
+    const { rows }: { rows: Record<string, unknown>[] } = await pool.query<Record<string, unknown>>(
+      `SELECT ${names} FROM ${table} ${after} ORDER BY ${keys} LIMIT ${READ_PAGE}`,
+      last ?? [],
+    );
+    for (const row of rows) {
+      count += 1;
+      sum = addRow(sum, normalise(row, columns));
+    }
+    const end: Record<string, unknown> | undefined = rows.at(-1);
+    if (!end || rows.length < READ_PAGE) return { count, sum };
+    last = key.map((k) => end[k]);
+  }
+}
+
+async function copyTable(
+  source: SqliteDatabase,
+  pool: PgPool,
+  { name: table, key }: { name: string; key: readonly string[] },
+  onRows: (rows: number) => void,
+): Promise<TableReport> {
   const target = await targetColumns(pool, table);
   if (target.size === 0) throw new Error(`the target schema has no table ${table}: run prism db migrate on it`);
   const sourceNames = (source.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
@@ -137,15 +177,17 @@ async function copyTable(source: SqliteDatabase, pool: PgPool, table: string): P
   const overriding = columns.some((c) => c.identity) ? 'OVERRIDING SYSTEM VALUE' : '';
   const names = columns.map((c) => quoteIdent(c.name)).join(', ');
 
+  const batchRows = Math.max(1, Math.min(MAX_BATCH, Math.floor(PARAMETERS_PER_STATEMENT / columns.length)));
   let copied = 0;
   let sourceCount = 0;
   let sourceSum = 0n;
   const rows = source.prepare(`SELECT * FROM ${table} ORDER BY rowid`).iterate() as Iterable<Record<string, unknown>>;
   let batch: Record<string, unknown>[] = [];
-  const flush = async (): Promise<void> => {
-    if (batch.length === 0) return;
+  // One insert in flight while the next batch is read and hashed.
+  let inFlight: Promise<void> = Promise.resolve();
+  const insert = async (rowsToWrite: Record<string, unknown>[]): Promise<void> => {
     const params: unknown[] = [];
-    const tuples = batch.map((row) => {
+    const tuples = rowsToWrite.map((row) => {
       const slots = columns.map((c) => {
         params.push(toTarget(row[c.name], c));
         return `$${params.length}`;
@@ -157,15 +199,27 @@ async function copyTable(source: SqliteDatabase, pool: PgPool, table: string): P
       params,
     );
     copied += result.rowCount ?? 0;
-    batch = [];
+    onRows(rowsToWrite.length);
   };
-  for (const row of rows) {
-    sourceCount += 1;
-    sourceSum = addRow(sourceSum, normalise(row, columns));
-    batch.push(row);
-    if (batch.length >= BATCH) await flush();
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const rowsToWrite = batch;
+    batch = [];
+    await inFlight;
+    inFlight = insert(rowsToWrite);
+  };
+  try {
+    for (const row of rows) {
+      sourceCount += 1;
+      sourceSum = addRow(sourceSum, normalise(row, columns));
+      batch.push(row);
+      if (batch.length >= batchRows) await flush();
+    }
+    await flush();
+  } finally {
+    // An insert that failed is reported here (after a failure no further batch is started).
+    await inFlight;
   }
-  await flush();
   for (const c of columns.filter((column) => column.identity)) {
     await pool.query(
       `SELECT setval(pg_get_serial_sequence($1, $2), GREATEST((SELECT MAX(${quoteIdent(c.name)}) FROM ${table}), 1))`,
@@ -173,13 +227,7 @@ async function copyTable(source: SqliteDatabase, pool: PgPool, table: string): P
     );
   }
 
-  let targetCount = 0;
-  let targetSum = 0n;
-  const { rows: written } = await pool.query<Record<string, unknown>>(`SELECT ${names} FROM ${table}`);
-  for (const row of written) {
-    targetCount += 1;
-    targetSum = addRow(targetSum, normalise(row, columns));
-  }
+  const { count: targetCount, sum: targetSum } = await targetChecksum(pool, table, key, columns);
   return {
     table,
     source: sourceCount,
@@ -229,6 +277,10 @@ export async function copyToPostgres(
   pool: PgPool,
   blobs: { from: BlobStore; to: BlobStore } | null,
   onTable: (report: TableReport) => void = () => undefined,
+  progress: (total: number) => { add(rows: number): void; finish(): void } = () => ({
+    add: () => undefined,
+    finish: () => undefined,
+  }),
 ): Promise<CopyReport> {
   const inFlight = source
     .prepare(`SELECT COUNT(*) AS n FROM executions WHERE status IN ('running', 'paused')`)
@@ -238,12 +290,18 @@ export async function copyToPostgres(
       `${inFlight.n} agent executions are running or paused; their checkpoints are not copied: let them finish first`,
     );
   }
+  const total = COPIED_TABLES.reduce(
+    (sum, { name }) => sum + (source.prepare(`SELECT COUNT(*) AS n FROM ${name}`).get() as { n: number }).n,
+    0,
+  );
+  const bar = progress(total);
   const tables: TableReport[] = [];
-  for (const { name } of COPIED_TABLES) {
-    const report = await copyTable(source, pool, name);
+  for (const table of COPIED_TABLES) {
+    const report = await copyTable(source, pool, table, (rows) => bar.add(rows));
     tables.push(report);
     onTable(report);
   }
+  bar.finish();
   const blobReport = blobs ? await copyBlobs(source, blobs.from, blobs.to) : null;
   const ok = tables.every((t) => t.checksumMatches) && (blobReport === null || blobReport.mismatched.length === 0);
   return { tables, blobs: blobReport, ok };

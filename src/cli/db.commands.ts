@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { createFsBlobStore } from '../backend/local/blob-store';
 import { openBlobStore } from '../backend';
 import { copyToPostgres, type TableReport } from './copy-to-postgres';
+import { createCopyProgress, type ProgressOutput } from './copy-progress';
 import type { Config } from '../config/config';
 import { createPool, migratePostgres } from '../backend/postgres/database';
 import { createPostgresCheckpointer } from '../backend/postgres/graph-checkpoints';
@@ -48,7 +49,12 @@ export async function dbMigrate(config: Config): Promise<number> {
   }
 }
 
-export async function dbCopy(config: Config, args: string[]): Promise<number> {
+/** @param progressOut where the progress goes (a bar on a terminal, a line every few seconds otherwise). */
+export async function dbCopy(
+  config: Config,
+  args: string[],
+  progressOut: ProgressOutput = process.stderr,
+): Promise<number> {
   let values: { to?: string | undefined; schema?: string | undefined; blobs?: string | undefined };
   try {
     ({ values } = parseArgs({
@@ -71,11 +77,19 @@ export async function dbCopy(config: Config, args: string[]): Promise<number> {
     const blobs = values.blobs
       ? { from: createFsBlobStore(config.data.blobDir), to: openBlobStore(values.blobs, config) }
       : null;
-    const report = await copyToPostgres(source, pool, blobs, (t: TableReport) =>
-      console.error(
-        `${t.table.padEnd(30)} ${String(t.source).padStart(8)} rows, ${String(t.copied).padStart(8)} copied now, ` +
-          `${t.checksumMatches ? 'checksum ok' : `MISMATCH (target has ${t.target})`}`,
-      ),
+    // On a terminal a table's line first clears the progress bar drawn on the current line.
+    const clear = progressOut.isTTY ? '\r\u001b[K' : '';
+    const started = Date.now();
+    const report = await copyToPostgres(
+      source,
+      pool,
+      blobs,
+      (t: TableReport) =>
+        console.error(
+          `${clear}${t.table.padEnd(30)} ${String(t.source).padStart(8)} rows, ${String(t.copied).padStart(8)} copied now, ` +
+            `${t.checksumMatches ? 'checksum ok' : `MISMATCH (target has ${t.target})`}`,
+        ),
+      (total) => createCopyProgress(total, progressOut),
     );
     if (report.blobs) {
       const b = report.blobs;
@@ -86,7 +100,10 @@ export async function dbCopy(config: Config, args: string[]): Promise<number> {
       console.error(`blobs stay in ${config.data.blobDir} (pass --blobs to copy them elsewhere)`);
     }
     const rows = report.tables.reduce((sum, t) => sum + t.source, 0);
-    console.log(report.ok ? `copied and verified ${rows} rows` : 'copy FAILED verification (see above)');
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    console.log(
+      report.ok ? `copied and verified ${rows} rows in ${seconds} s` : 'copy FAILED verification (see above)',
+    );
     return report.ok ? 0 : 1;
   } finally {
     source.close();

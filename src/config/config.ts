@@ -68,6 +68,8 @@ const envSchema = z.object({
   PRISM_GUEST_UPLOADS_PER_DAY: z.coerce.number().int().min(0).default(50),
   PRISM_GUEST_UPLOAD_MB_PER_DAY: z.coerce.number().min(0).default(100),
   PRISM_GUEST_FILE_TTL_H: z.coerce.number().min(0).max(8760).default(24),
+  PRISM_LEDGER_RETENTION_DAYS: z.coerce.number().int().min(0).max(36500).default(0),
+  PRISM_LEDGER_ARCHIVE: booleanFlag.default(true),
   PRISM_EXTRACTION_USD_PER_PAGE: z.coerce.number().min(0).max(100).default(0),
   PRISM_URL_TTL_S: positiveInt(3600),
   PRISM_SHUTDOWN_GRACE_S: positiveInt(10),
@@ -253,6 +255,12 @@ export interface Config {
     /** How long a guest's file lives before the sweep deletes it (0: forever). */
     ttlMs: number;
   };
+  /**
+   * Ledger retention (src/backend/ledger-retention.ts): per-call wallet and spend ledger rows older than
+   * `retentionDays` (0: kept forever) are rolled up into exact per-day totals; the per-call rows are moved to the
+   * archive tables (`archive`) or deleted.
+   */
+  ledger: { retentionDays: number; archive: boolean };
   /** Price of one extraction credit (a page, an image, a started minute), micro-dollars; 0: extraction is free. */
   extraction: { microsPerCredit: number };
   /**
@@ -445,7 +453,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 function hostSections(
   e: Env,
   dir: string,
-): Pick<Config, 'server' | 'data' | 'database' | 'auth' | 'limits' | 'guestUploads'> {
+): Pick<Config, 'server' | 'data' | 'database' | 'auth' | 'limits' | 'guestUploads' | 'ledger'> {
   return {
     server: {
       port: e.PORT,
@@ -490,6 +498,7 @@ function hostSections(
       bytesPerDay: Math.round(e.PRISM_GUEST_UPLOAD_MB_PER_DAY * MIB),
       ttlMs: Math.round(e.PRISM_GUEST_FILE_TTL_H * 3_600_000),
     },
+    ledger: { retentionDays: e.PRISM_LEDGER_RETENTION_DAYS, archive: e.PRISM_LEDGER_ARCHIVE },
   };
 }
 

@@ -34,6 +34,13 @@ import { createMcpOAuthService, type McpOAuthService } from '../services/mcp-oau
 import { createExtractionWallet } from './extraction-wallet';
 import { configuredSpeechModel } from '../gateway/transcriptions/speech-transcriber';
 import { startGuestFileSweep, type GuestFileSweep } from './guest-file-sweep';
+import {
+  createLedgerRetention,
+  startLedgerRetentionSweep,
+  type LedgerRetention,
+  type LedgerRetentionSweep,
+} from './ledger-retention-sweep';
+import { rollUpLedger } from '../backend/ledger-retention';
 import { startRunHeartbeat, type RunHeartbeat } from './run-heartbeat';
 import { createAgentsModule, type AgentsModule } from './agents';
 import { createExtractionPart } from './extraction';
@@ -110,6 +117,8 @@ export interface Container {
    */
   structureStats(): StructurePoolStats | null;
   jobs: JobQueue;
+  /** Ledger retention (PRISM_LEDGER_RETENTION_DAYS): the hourly roll-up of old ledger rows, to run at once. */
+  ledgerRetention: LedgerRetention;
   /** Signals between replicas (MCP cancels): in the process, or Redis pub/sub with PRISM_REDIS_URL. */
   signals: SignalBus;
   webhooks: WebhookSender;
@@ -180,14 +189,14 @@ async function assemble(
   backend: Backend,
 ): Promise<Container> {
   const secret = config.auth.secret ?? (await readOrCreateSecret(config.data.secretPath));
-  const people = buildPeople(config, backend.stores, logger);
+  const people = buildPeople(config, backend.stores, logger, (name, work) => backend.exclusive(name, work));
   const content = buildContent(config, options, backend, people.accounts, secret, logger);
   const webhookSecret = config.webhooks.secret ?? (await readOrCreateSecret(config.webhooks.secretPath));
   const senders = buildWebhookSenders(config, backend.stores, webhookSecret, logger);
   const work = buildWork(config, options, logger, backend, people, content, senders);
   const structures = openStructurePool(config, logger);
   const parts: Parts = { config, logger, backend, people, content, senders, work, structures };
-  const sweeps: Sweeps = { guest: null, pause: null, heartbeat: null };
+  const sweeps: Sweeps = { guest: null, pause: null, heartbeat: null, ledger: null };
   const { stores, blobs } = backend;
   const { metering, gateway, agents, extraction } = work;
   return {
@@ -211,6 +220,7 @@ async function assemble(
       decisions: gateway.decisions,
     },
     jobs: work.jobs,
+    ledgerRetention: people.ledgerRetention,
     signals: backend.shared.signals,
     webhooks: senders.webhooks,
     executionWebhooks: senders.executionWebhooks,
@@ -252,12 +262,18 @@ interface Sweeps {
   guest: GuestFileSweep | null;
   pause: NodeJS.Timeout | null;
   heartbeat: RunHeartbeat | null;
+  ledger: LedgerRetentionSweep | null;
 }
 
 type People = ReturnType<typeof buildPeople>;
 
 /** Accounts, the operator's API (per-key expiry, model allow-lists and budgets, spend, the audit log) and auth. */
-function buildPeople(config: Config, stores: Stores, logger: Logger) {
+function buildPeople(
+  config: Config,
+  stores: Stores,
+  logger: Logger,
+  exclusive: <T>(name: string, work: () => Promise<T>) => Promise<T>,
+) {
   const accounts = createAccountsService({
     ownerCreditsMicros: config.gateway.ownerCreditsMicros,
     accounts: stores.accounts,
@@ -282,7 +298,14 @@ function buildPeople(config: Config, stores: Stores, logger: Logger) {
     logger,
     refuseKey: (keyId) => keyPolicies.refuseIfExpired(keyId),
   });
-  return { accounts, keyPolicies, orgBudgets, admin, auth };
+  const raw = rawDatabaseOf(stores);
+  const ledgerRetention = createLedgerRetention({
+    retentionDays: config.ledger.retentionDays,
+    rollUp: (before) => rollUpLedger(raw, { before, archive: config.ledger.archive }),
+    flushSpend: () => keyPolicies.flushSpend(),
+    exclusive,
+  });
+  return { accounts, keyPolicies, orgBudgets, admin, auth, ledgerRetention };
 }
 
 type Content = ReturnType<typeof buildContent>;
@@ -611,6 +634,7 @@ async function startContainer(
     if (swept.partsRemoved + swept.orphansRemoved > 0) logger.info('swept blob leftovers', swept);
   }
   sweeps.guest ??= startGuestFileSweep(content.files, config.guestUploads.ttlMs, logger);
+  if (config.ledger.retentionDays > 0) sweeps.ledger ??= startLedgerRetentionSweep(people.ledgerRetention, logger);
   // Paused agent runs whose wait expired fail with a message (at start, then every minute or TTL).
   const expirePaused = (): void =>
     void agents.executions
@@ -681,6 +705,7 @@ function closeContainer(parts: Parts, sweeps: Sweeps): Promise<void> {
       // Before running work is stopped: a shared queue hands the jobs cut short back to the other replicas.
       { name: 'jobs: stop taking work', run: () => jobs.stopTaking() },
       { name: 'guest file sweep', run: () => sweeps.guest?.stop() },
+      { name: 'ledger retention', run: () => sweeps.ledger?.stop() },
       { name: 'paused-run expiry', run: () => sweeps.pause && clearInterval(sweeps.pause) },
       { name: 'agent run heartbeat', run: () => sweeps.heartbeat?.stop() },
       { name: 'langgraph crons', run: () => work.langgraph.crons.stop() },

@@ -54,13 +54,27 @@ describePostgres('prism db copy', () => {
     const args = ['--to', TEST_DATABASE_URL as string, '--schema', schema, '--blobs', blobDir];
     const quiet = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     const said = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    // Not a terminal: progress as plain lines (no bar, no carriage returns), the last one at 100%.
+    let progress = '';
+    const progressOut = { isTTY: false, write: (text: string) => (progress += text) };
     try {
-      expect(await dbCopy(config, args)).toBe(0);
-      expect(said.mock.calls.at(-1)?.[0]).toMatch(/^copied and verified \d+ rows$/);
+      expect(await dbCopy(config, args, progressOut)).toBe(0);
+      expect(said.mock.calls.at(-1)?.[0]).toMatch(/^copied and verified \d+ rows in \d+\.\d s$/);
+      const total = Number(/^copied and verified (\d+) rows/.exec(String(said.mock.calls.at(-1)?.[0]))?.[1]);
+      const progressLines = progress.trimEnd().split('\n');
+      expect(progress.includes('\r') || progress.includes('\u001b')).toBe(false);
+      for (const line of progressLines) {
+        expect(line).toMatch(/^copy: [\d,]+\/[\d,]+ rows \(\d+\.\d%\), [\d,]+ rows\/s, /);
+      }
+      expect(progressLines.at(-1)).toMatch(
+        new RegExp(
+          `^copy: ${total.toLocaleString('en')}/${total.toLocaleString('en')} rows \\(100\\.0%\\), [\\d,]+ rows/s, \\d+\\.\\d s$`,
+        ),
+      );
       expect(quiet.mock.calls.map((c) => String(c[0])).join('\n')).toMatch(/blobs: \d+, [1-9]\d* copied now/);
       // Re-run: nothing new, everything still verified.
       quiet.mockClear();
-      expect(await dbCopy(config, args)).toBe(0);
+      expect(await dbCopy(config, args, progressOut)).toBe(0);
       const lines = quiet.mock.calls.map((c) => String(c[0]));
       expect(lines.filter((l) => / 0 copied now, checksum ok$/.test(l))).toHaveLength(lines.length - 1);
       expect(lines.at(-1)).toMatch(/, 0 copied now, \d+ already there, 0 bad$/);
@@ -97,7 +111,7 @@ describePostgres('prism db copy', () => {
     const told = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     const out = jest.spyOn(console, 'log').mockImplementation(() => undefined);
     try {
-      expect(await dbCopy(config, args)).toBe(1);
+      expect(await dbCopy(config, args, progressOut)).toBe(1);
       expect(told.mock.calls.map((c) => String(c[0])).find((l) => l.startsWith('files '))).toMatch(/MISMATCH/);
       expect(out.mock.calls.at(-1)?.[0]).toMatch(/FAILED verification/);
     } finally {

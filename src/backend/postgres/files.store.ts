@@ -82,10 +82,12 @@ export function createPostgresFileStore(pool: pg.Pool): FileStore {
     async list(orgId, { skip, limit, after }) {
       const page = after
         ? await rows(
-            `SELECT f.* FROM files f, files a
-              WHERE f.org_id = $1 AND f.status = 'uploaded' AND a.org_id = $1 AND a.id = $2
-                AND (f.created_at, f.seq) < (a.created_at, a.seq)
-              ORDER BY f.created_at DESC, f.seq DESC LIMIT $3 OFFSET $4`,
+            // The cursor row's place is a scalar subquery, so the row comparison is an index condition (the
+            // scan starts at the cursor); a join to it filtered every newer row first (deep pages read the list).
+            `SELECT * FROM files
+              WHERE org_id = $1 AND status = 'uploaded'
+                AND (created_at, seq) < (SELECT a.created_at, a.seq FROM files a WHERE a.org_id = $1 AND a.id = $2)
+              ORDER BY created_at DESC, seq DESC LIMIT $3 OFFSET $4`,
             [orgId, after, limit, skip],
           )
         : await rows(

@@ -331,7 +331,7 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
         params.push(to.toISOString());
       }
       const rows = await sql.all(
-        `SELECT ${group} AS grp, COUNT(*) AS calls, SUM(micros) AS micros FROM key_spend
+        `SELECT ${group} AS grp, SUM(calls) AS calls, SUM(micros) AS micros FROM key_spend
            ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY ${group} ORDER BY ${group}`,
         params,
       );

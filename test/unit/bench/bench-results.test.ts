@@ -55,6 +55,32 @@ describe('bench results', () => {
     expect(md).toContain('workers: skipped (no PostgreSQL)');
   });
 
+  it('shows a group run alone (kept in bench/results/groups) in place of a whole run that skipped it', () => {
+    const alone = {
+      ...run('dddd', {
+        workers: { status: 'ok', seconds: 300, figures: { 'op.p50_ms.1M': 0.4 }, notes: ['at size'] },
+      }),
+      startedAt: '2026-11-29T04:00:00.000Z',
+    };
+    const md = benchmarksMarkdown(before, path.join(__dirname, 'x.json'), [
+      { file: path.join(__dirname, 'groups', 'g.json'), results: alone },
+    ]);
+    expect(md).toContain('| workers | ok | 300 |');
+    expect(md).toContain('From a run of this group alone: commit `dddd`');
+    expect(md).toContain('| op.p50_ms.1M | 0.400 |');
+    expect(md).not.toContain('workers: skipped (no PostgreSQL)');
+    // The whole run's own ok group, newer than the group run, stays.
+    const newer = { ...after, startedAt: '2026-11-29T05:00:00.000Z' };
+    const kept = benchmarksMarkdown(newer, path.join(__dirname, 'x.json'), [
+      {
+        file: path.join(__dirname, 'groups', 'g.json'),
+        results: { ...alone, groups: { agents: alone.groups.workers! } },
+      },
+    ]);
+    expect(kept).toContain('| chat_x | 1.70 |');
+    expect(kept).not.toContain('From a run of this group alone');
+  });
+
   it('files a whole run by date and commit, a partial one apart, and reads only results files back', () => {
     expect(resultsPath(before)).toMatch(/bench\/results\/2026-11-29T030000Z-aaaa\.json$/);
     expect(resultsPath(run('cccc', {}, ['agents', 'decisions']))).toMatch(
