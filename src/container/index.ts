@@ -27,6 +27,7 @@ import { createAuthService, type AuthService } from '../services/auth.service';
 import { createAdminSql } from '../backend/admin-sql';
 import { createAdminService, type AdminService } from '../services/admin/admin.service';
 import { withKeyBudgets } from '../services/admin/key-budget-biller';
+import { createBudgetSlices } from '../services/admin/budget-slices';
 import { createKeyPolicies } from '../services/admin/key-policies';
 import { createOrgBudgets } from '../services/admin/org-budgets';
 import { rawDatabaseOf } from '../backend/raw-database';
@@ -268,6 +269,8 @@ function buildPeople(config: Config, stores: Stores, logger: Logger) {
   const adminSql = createAdminSql(rawDatabaseOf(stores));
   const keyPolicies = createKeyPolicies(adminSql);
   const orgBudgets = createOrgBudgets(adminSql);
+  // Decision streams hold the same budgets a slice of frames at a time (src/services/admin/budget-slices.ts).
+  const budgetSlices = createBudgetSlices(keyPolicies, orgBudgets);
   const admin = createAdminService({
     sql: adminSql,
     accounts,
@@ -282,7 +285,7 @@ function buildPeople(config: Config, stores: Stores, logger: Logger) {
     logger,
     refuseKey: (keyId) => keyPolicies.refuseIfExpired(keyId),
   });
-  return { accounts, keyPolicies, orgBudgets, admin, auth };
+  return { accounts, keyPolicies, orgBudgets, budgetSlices, admin, auth };
 }
 
 type Content = ReturnType<typeof buildContent>;
@@ -446,6 +449,7 @@ function buildWork(
     agentChat,
     keyPolicies: people.keyPolicies,
     orgBudgets: people.orgBudgets,
+    budgetSlices: people.budgetSlices,
   });
   const predictions = createPredictionsService({
     store: stores.predictions,
@@ -658,6 +662,7 @@ function closeContainer(parts: Parts, sweeps: Sweeps): Promise<void> {
     [
       ...backend.closers,
       // After every call has settled, before the database closes: the spend records still queued.
+      { name: 'decision budget slices', run: () => people.budgetSlices.flushAll() },
       { name: 'key spend records', run: () => people.keyPolicies.flushSpend() },
       ...work.extraction.closers,
       {
