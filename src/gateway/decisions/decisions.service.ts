@@ -119,27 +119,67 @@ export interface DecisionsService {
   ): Promise<{ session: DecisionSession; outcome: DecisionOutcome; latencyMs: number }>;
 }
 
+const isVisionUpstream = (m: CatalogueModel): boolean =>
+  m.mode === 'chat' && m.engine.kind === 'upstream' && m.capabilities.supportedInputTypes.includes('image');
+
+function visionUpstream({ catalogue, upstreamModel }: DecisionsServiceDeps): CatalogueModel | null {
+  if (upstreamModel) return catalogue.resolveServing(upstreamModel);
+  return catalogue.list('chat').find((m) => isVisionUpstream(m) && m.serving) ?? null;
+}
+
+function refuseSteps(modelId: string, steps: number): RequestValidationError {
+  return new RequestValidationError([
+    {
+      type: 'extra_forbidden',
+      loc: ['body', 'steps'],
+      msg: `The model '${modelId}' does not take steps`,
+      input: steps,
+    },
+  ]);
+}
+
+/**
+ * Where each question is answered: on the local engine's measures (the rest on the upstream vision model), or
+ * all on the upstream model the session names. @throws 422 `steps` where no steps are taken, capability_violation.
+ */
+function planQuestions(
+  deps: DecisionsServiceDeps,
+  modelId: string,
+  questions: DecisionQuestion[],
+  steps: number | undefined,
+): {
+  upstream: CatalogueModel | null;
+  local: ReturnType<DecisionEngine['plan']>['local'];
+  remote: DecisionQuestion[];
+} {
+  if (modelId === LOCAL_DECISION_MODEL) {
+    // The local engine measures; it has no denoising or sampling steps to set.
+    if (steps !== undefined) throw refuseSteps(modelId, steps);
+    const plan = deps.engine.plan(questions);
+    if (plan.unanswerable.length === 0) return { upstream: null, local: plan.local, remote: [] };
+    const upstream = visionUpstream(deps);
+    const first = plan.unanswerable[0] as DecisionQuestion;
+    if (!upstream) {
+      throw new CapabilityViolationError(
+        `No local measure answers question '${first.id}' ("${first.question}") as ${first.type}, and no upstream vision model is configured; see GET /v1/compat/decisions for what is answered locally`,
+        `questions.${first.id}`,
+      );
+    }
+    return { upstream, local: plan.local, remote: plan.unanswerable };
+  }
+  const upstream = deps.catalogue.resolveServing(modelId);
+  if (!isVisionUpstream(upstream)) {
+    throw new CapabilityViolationError(
+      `'${upstream.id}' cannot answer decisions: use ${LOCAL_DECISION_MODEL} or an upstream model that reads images`,
+      'model',
+    );
+  }
+  if (steps !== undefined && !upstream.supportedParameters.includes('steps')) throw refuseSteps(upstream.id, steps);
+  return { upstream, local: [], remote: questions };
+}
+
 export function createDecisionsService(deps: DecisionsServiceDeps): DecisionsService {
   const { engine, catalogue, biller } = deps;
-
-  const isVisionUpstream = (m: CatalogueModel): boolean =>
-    m.mode === 'chat' && m.engine.kind === 'upstream' && m.capabilities.supportedInputTypes.includes('image');
-
-  function visionUpstream(): CatalogueModel | null {
-    if (deps.upstreamModel) return catalogue.resolveServing(deps.upstreamModel);
-    return catalogue.list('chat').find((m) => isVisionUpstream(m) && m.serving) ?? null;
-  }
-
-  function refuseSteps(modelId: string, steps: number): RequestValidationError {
-    return new RequestValidationError([
-      {
-        type: 'extra_forbidden',
-        loc: ['body', 'steps'],
-        msg: `The model '${modelId}' does not take steps`,
-        input: steps,
-      },
-    ]);
-  }
 
   const service: DecisionsService = {
     kinds: () => engine.kinds,
@@ -155,38 +195,7 @@ export function createDecisionsService(deps: DecisionsServiceDeps): DecisionsSer
     async open(caller, settings) {
       const questions = settings.questions as DecisionQuestion[];
       const modelId = settings.model ?? LOCAL_DECISION_MODEL;
-      let upstream: CatalogueModel | null = null;
-      let local: ReturnType<DecisionEngine['plan']>['local'] = [];
-      let remote: DecisionQuestion[] = [];
-      if (modelId === LOCAL_DECISION_MODEL) {
-        // The local engine measures; it has no denoising or sampling steps to set.
-        if (settings.steps !== undefined) throw refuseSteps(modelId, settings.steps);
-        const plan = engine.plan(questions);
-        local = plan.local;
-        remote = plan.unanswerable;
-        if (remote.length > 0) {
-          upstream = visionUpstream();
-          const first = remote[0] as DecisionQuestion;
-          if (!upstream) {
-            throw new CapabilityViolationError(
-              `No local measure answers question '${first.id}' ("${first.question}") as ${first.type}, and no upstream vision model is configured; see GET /v1/compat/decisions for what is answered locally`,
-              `questions.${first.id}`,
-            );
-          }
-        }
-      } else {
-        upstream = catalogue.resolveServing(modelId);
-        if (!isVisionUpstream(upstream)) {
-          throw new CapabilityViolationError(
-            `'${upstream.id}' cannot answer decisions: use ${LOCAL_DECISION_MODEL} or an upstream model that reads images`,
-            'model',
-          );
-        }
-        if (settings.steps !== undefined && !upstream.supportedParameters.includes('steps')) {
-          throw refuseSteps(upstream.id, settings.steps);
-        }
-        remote = questions;
-      }
+      const { upstream, local, remote } = planQuestions(deps, modelId, questions, settings.steps);
       const payer = payerOf(caller.principal, { fingerprint: caller.fingerprint, namingKey: false });
       await biller.authorize(payer);
 
