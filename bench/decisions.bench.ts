@@ -3,6 +3,8 @@
  * - one session, closed loop (the next frame leaves when the previous decision arrives): sustained frames/s;
  * - one session, open loop at 100 frames/s (a camera does not wait): how many are decided, how many dropped, and
  *   the p50/p95 decision latency the server reports and the round trip the client sees;
+ * - one session on a key with a budget (and its organisation with one), closed loop: frames/s against the owner
+ *   key's in the same run, the cost of holding the budgets a slice of frames at a time (budget-slices.ts);
  * - ten sessions, closed loop, at once: each session's frames/s, to show the server shares fairly.
  * Frames are 640×480 JPEGs of a textured scene with text (two, alternating, so the change measure has work);
  * the questions are the five cheap measures (text present, text lines, brightness, dominant colour, change).
@@ -122,6 +124,24 @@ async function openSession(url: string, key: string): Promise<Session> {
   return { ws, sent: 0, onReply: (h) => (handler = h) };
 }
 
+/** A key of a new organisation with credits, a daily budget of its own and an organisation budget (the admin API). */
+async function budgetedKey(url: string, ownerKey: string): Promise<string> {
+  const admin = async (route: string, method: string, body: unknown): Promise<Record<string, unknown>> => {
+    const res = await fetch(`${url}/v1/admin${route}`, {
+      method,
+      headers: { authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`admin ${route}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  await admin('/organisations', 'POST', { name: 'bench-budgeted', tier: 'pro' });
+  await admin('/organisations/bench-budgeted/credits', 'POST', { amount_usd: 100 });
+  await admin('/organisations/bench-budgeted/budget', 'PUT', { budget_usd: 100, budget_period: 'daily' });
+  const created = await admin('/keys', 'POST', { org: 'bench-budgeted', budget_usd: 100, budget_period: 'daily' });
+  return String(created.key);
+}
+
 const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
@@ -215,6 +235,22 @@ export async function decisionBenchmarks(): Promise<GroupReport> {
         `closed loop ${fps.toFixed(1)} frames/s; open loop at ${OPEN_LOOP_FPS}/s: ${paced.decided}/${paced.sent} decided, ` +
         `${paced.dropped} dropped, server latency p50 ${paced.serverP50.toFixed(2)} ms p95 ${paced.serverP95.toFixed(2)} ms, ` +
         `round trip p50 ${paced.roundTripP50.toFixed(2)} ms p95 ${paced.roundTripP95.toFixed(2)} ms`,
+    );
+
+    // The same closed loop on a key whose budget and organisation's budget are held, and on the owner key again.
+    const budgeted = await openSession(prism.url, await budgetedKey(prism.url, key));
+    await closedLoop(budgeted, frames, 1000); // warm-up
+    const withBudget = await closedLoop(budgeted, frames, DURATION_MS);
+    budgeted.ws.close();
+    const owner = await openSession(prism.url, key);
+    const withoutBudget = await closedLoop(owner, frames, DURATION_MS);
+    owner.ws.close();
+    figures['budgeted_key_frames_per_s'] = withBudget;
+    figures['budgeted_over_owner_ratio'] = withBudget / withoutBudget;
+    notes.push(
+      `decision stream, one session on a key with a budget and an organisation budget: ${withBudget.toFixed(1)} ` +
+        `frames/s against ${withoutBudget.toFixed(1)} on the owner key (no budget) just after ` +
+        `(ratio ${(withBudget / withoutBudget).toFixed(2)})`,
     );
 
     const sessions = await Promise.all(Array.from({ length: TEN }, () => openSession(prism.url, key)));

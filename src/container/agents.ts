@@ -161,6 +161,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
         settle: async (charge) => costOf(await hold.settle({ ...chargeInput(charge), capMicros: hold.micros })),
         price: (charge) => costOf(deps.biller.price({ ...chargeInput(charge), capMicros: hold.micros })),
         release: () => hold.release(),
+        keyId,
         dollars: hold.micros / 1e6,
         covers: (inputTokens, outputTokens) =>
           priceCall(input.pricing, { promptTokens: inputTokens, completionTokens: outputTokens }, pricing).costMicros <=

@@ -12,6 +12,7 @@ import { createMultimodalEmbeddingEngine, createTextEmbeddingEngine } from '../e
 import { firstServingUpstreamChatModel, type ModelCatalogue } from '../gateway/catalogue/model-catalogue';
 import { createChatService } from '../gateway/chat/chat.service';
 import { withKeyBudgets } from '../services/admin/key-budget-biller';
+import type { BudgetSlices } from '../services/admin/budget-slices';
 import type { KeyPolicies } from '../services/admin/key-policies';
 import type { OrgBudgets } from '../services/admin/org-budgets';
 import type { ChatService } from '../gateway/chat/chat.types';
@@ -51,11 +52,14 @@ export interface GatewayPartDeps {
   agentChat: AgentChat;
   /**
    * Per-key allow-lists and budgets (the operator's API, src/services/admin): the allow-list applies to chat
-   * completions, embeddings and transcriptions; the budgets to the paid ones (chat and transcriptions).
+   * completions, embeddings and transcriptions; the budgets to the paid ones (chat, embeddings, transcriptions and
+   * decisions).
    */
   keyPolicies?: KeyPolicies;
   /** Organisations' budgets (the operator's API), held with the keys' budgets. */
   orgBudgets?: OrgBudgets;
+  /** The same budgets held a slice of frames at a time, for decisions. */
+  budgetSlices?: BudgetSlices;
 }
 
 export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
@@ -81,6 +85,7 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
       }),
     },
     inputs,
+    biller,
     ...keyModels,
   });
   const chat = createChatService({
@@ -104,6 +109,7 @@ export function createGatewayPart(deps: GatewayPartDeps): GatewayPart {
     limiter: metering.decisions.limiter,
     upstreamModel: config.decisions.upstreamModel,
     inputs,
+    ...(deps.budgetSlices ? { budgets: deps.budgetSlices } : {}),
   });
   const transcriptions = createTranscriptionsService({
     catalogue,

@@ -27,6 +27,7 @@ import { createAuthService, type AuthService } from '../services/auth.service';
 import { createAdminSql } from '../backend/admin-sql';
 import { createAdminService, type AdminService } from '../services/admin/admin.service';
 import { withKeyBudgets } from '../services/admin/key-budget-biller';
+import { createBudgetSlices } from '../services/admin/budget-slices';
 import { createKeyPolicies } from '../services/admin/key-policies';
 import { createOrgBudgets } from '../services/admin/org-budgets';
 import { rawDatabaseOf } from '../backend/raw-database';
@@ -284,6 +285,8 @@ function buildPeople(
   const adminSql = createAdminSql(rawDatabaseOf(stores));
   const keyPolicies = createKeyPolicies(adminSql);
   const orgBudgets = createOrgBudgets(adminSql);
+  // Decision streams hold the same budgets a slice of frames at a time (src/services/admin/budget-slices.ts).
+  const budgetSlices = createBudgetSlices(keyPolicies, orgBudgets);
   const admin = createAdminService({
     sql: adminSql,
     accounts,
@@ -305,7 +308,7 @@ function buildPeople(
     flushSpend: () => keyPolicies.flushSpend(),
     exclusive,
   });
-  return { accounts, keyPolicies, orgBudgets, admin, auth, ledgerRetention };
+  return { accounts, keyPolicies, orgBudgets, budgetSlices, admin, auth, ledgerRetention };
 }
 
 type Content = ReturnType<typeof buildContent>;
@@ -469,6 +472,7 @@ function buildWork(
     agentChat,
     keyPolicies: people.keyPolicies,
     orgBudgets: people.orgBudgets,
+    budgetSlices: people.budgetSlices,
   });
   const predictions = createPredictionsService({
     store: stores.predictions,
@@ -682,6 +686,7 @@ function closeContainer(parts: Parts, sweeps: Sweeps): Promise<void> {
     [
       ...backend.closers,
       // After every call has settled, before the database closes: the spend records still queued.
+      { name: 'decision budget slices', run: () => people.budgetSlices.flushAll() },
       { name: 'key spend records', run: () => people.keyPolicies.flushSpend() },
       ...work.extraction.closers,
       {

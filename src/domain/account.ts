@@ -54,6 +54,11 @@ export function orgWorkPrincipal(orgId: string, actor: string): OrgPrincipal {
   return { kind: 'user', orgId, userId: actor, keyId: null, tier: 'free', isSuperuser: false };
 }
 
+/** `principal` naming the API key a piece of work was asked with, so its paid calls count against that key's budget. */
+export function withKeyOf(principal: Principal, keyId: string | null | undefined): Principal {
+  return keyId && principal.kind === 'user' ? { ...principal, keyId } : principal;
+}
+
 /** Tiers allowed to delete stored files (spec: "only for Pro and Enterprise users"). */
 export function tierMayDeleteFiles(tier: Tier): boolean {
   return tier === 'pro' || tier === 'enterprise';

@@ -10,8 +10,8 @@ export interface PayerOptions {
   /** `X-Prism-Fingerprint` of guests, for the daily guest cap (null when none was sent). */
   fingerprint?: string | null;
   /**
-   * Whether the payer names the API key, so that key's own budget (src/services/admin) counts the call. Chat
-   * completions and transcriptions name it; decisions and the agents' speech tool do not.
+   * Whether the payer names the API key, so that key's own budget (src/services/admin) counts the call (the
+   * default: every paid call names it; decisions' wallet payer does not, its budgets are held apart in slices).
    */
   namingKey?: boolean;
 }

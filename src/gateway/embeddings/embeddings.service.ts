@@ -3,6 +3,10 @@
  * form of the spec (a string, strings, token ids, content parts, lists of those) into engine inputs (fetching
  * media through the same guarded resolver as everywhere else), run the local embedder or the upstream, and answer
  * in the OpenAI shape with `float` or little-endian float32 `base64` vectors.
+ *
+ * A model with a prompt price is billed like a chat call: the input's estimated tokens are held (the key's budget,
+ * the organisation's, then the wallet: `withKeyBudgets`) before any work, and the tokens embedded are settled after,
+ * so `usage.cost` is what was debited. The bundled models are free, and bill nothing.
  */
 import type { Principal } from '../../domain/account';
 import { BadRequestError } from '../../domain/errors';
@@ -13,7 +17,10 @@ import {
   type TextEmbeddingEngine,
 } from '../../engines/embeddings';
 import { resolveSingleInput, type InputResolverDeps } from '../../services/inputs/resolve-input';
-import { microsToDollars, priceCall } from '../../metering/billing';
+import { microsToDollars, priceCall, type Biller, type ModelPricing } from '../../metering/billing';
+import { payerOf } from '../../metering/payer';
+import { countTokens } from '../message-inputs';
+import type { CatalogueModel } from '../catalogue/model.types';
 import { randomHex } from '../../lib/random-id';
 import { checkEmbeddingCapabilities } from '../capabilities';
 import { checkKeyModelOf, type KeyModelCheck } from '../../services/admin/key-model-check';
@@ -35,6 +42,8 @@ export interface EmbeddingsServiceDeps {
   inputs: InputResolverDeps;
   /** A key's allow-list of models (docs/admin.md). */
   checkKeyModel?: KeyModelCheck;
+  /** Bills priced models (with the keys' and organisations' budgets); without it nothing is billed. */
+  biller?: Biller;
 }
 
 export interface EmbeddingsService {
@@ -68,6 +77,19 @@ function splitInputs(input: unknown): unknown[] {
   return input;
 }
 
+/** Prompt tokens a media part is assumed to count for before it is embedded (as an image counts in chat). */
+const PART_TOKENS = 85;
+
+/** The tokens `input` is assumed to count for before it is embedded: what is held for a priced model. */
+function estimatedTokens(input: unknown): number {
+  if (typeof input === 'string') return countTokens(input);
+  if (isTokenIds(input)) return input.length;
+  if (isPart(input)) return typeof input.text === 'string' ? countTokens(input.text) : PART_TOKENS;
+  return Array.isArray(input) ? input.reduce<number>((sum, item) => sum + estimatedTokens(item), 0) : 0;
+}
+
+const isPriced = (pricing: ModelPricing): boolean => (pricing.prompt ?? 0) > 0;
+
 export function createEmbeddingsService(deps: EmbeddingsServiceDeps): EmbeddingsService {
   /** `path` is where the part sits in the body as the caller sent it (`input`, `input.2`, `input.2.1`). */
   async function partOf(principal: Principal, part: Json, path: string): Promise<EmbeddingPart> {
@@ -99,64 +121,97 @@ export function createEmbeddingsService(deps: EmbeddingsServiceDeps): Embeddings
     return Promise.all(item.map((p, j) => partOf(principal, p, `${path}.${j}`)));
   }
 
+  /** Holds the input's estimated cost, embeds, and settles the tokens embedded (`usage.cost` then says so). */
+  async function billed(
+    biller: Biller,
+    principal: Principal,
+    model: CatalogueModel,
+    body: Json,
+    run: () => Promise<Json>,
+  ) {
+    const estimate = { promptTokens: estimatedTokens(body.input), completionTokens: 0 };
+    const hold = await biller.reserve(
+      payerOf(principal),
+      priceCall(model.pricing, estimate, { minimumMicros: 0 }).costMicros,
+    );
+    let reply: Json;
+    try {
+      reply = await run();
+    } catch (error) {
+      hold.release();
+      throw error;
+    }
+    const usage = (reply.usage ?? {}) as Json;
+    const promptTokens = typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : 0;
+    const charged = await hold.settle({
+      pricing: model.pricing,
+      usage: { promptTokens, completionTokens: 0 },
+      reason: `embeddings ${model.id} ${typeof reply.id === 'string' ? reply.id : ''}`.trim(),
+      minimumMicros: 0,
+    });
+    return extend(reply, { usage: extend(usage, { cost: microsToDollars(charged.costMicros) }) });
+  }
+
   return {
     async embed(principal, body, signal) {
       await checkKeyModelOf(deps.checkKeyModel, principal, String(body.model));
       const model = deps.catalogue.resolveServing(String(body.model));
       checkEmbeddingCapabilities(model, body);
-      const format = body.encoding_format === 'base64' ? 'base64' : 'float';
-      const target = deps.catalogue.upstreamTarget(model);
-      if (target) {
-        const reply = await deps.upstream.embeddings(target, extend(body, { model: target.model }), { signal });
-        return extend(reply, { model: model.id, served_model_id: model.id, backend: deps.catalogue.provider(model) });
-      }
-      const engineName = model.engine.kind === 'local' ? model.engine.name : '';
-      const embedder = deps.embedders[engineName];
-      if (!embedder) throw new BadRequestError(`'${model.id}' has no local embedding engine here.`, null, 'model');
-      const items = splitInputs(body.input);
-      const single = !Array.isArray(body.input) || items[0] === body.input;
-      const inputs = await Promise.all(
-        items.map((item, i) => toLocal(principal, item, single ? 'input' : `input.${i}`)),
-      );
-      const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
-      const batch = await embedder.embed(inputs, {
-        ...(typeof body.dimensions === 'number' ? { dimensions: body.dimensions } : {}),
-        promptName: typeof body.prompt_name === 'string' ? body.prompt_name : null,
-        truncatePromptTokens: num(body.truncate_prompt_tokens),
-        documentPages: Array.isArray(body.document_pages)
-          ? (body.document_pages as (number | [number, number])[])
-          : null,
-        documentMaxPages: num(body.document_max_pages),
-      });
-      const modalities = new Set(
-        inputs.flatMap((input) =>
-          typeof input === 'string' || isTokenIds(input) ? ['text'] : (input as EmbeddingPart[]).map((p) => p.type),
-        ),
-      );
-      const modality = modalities.size === 1 ? [...modalities][0] : 'multimodal';
-      const cost = priceCall(
-        model.pricing,
-        { promptTokens: batch.promptTokens, completionTokens: 0 },
-        { minimumMicros: 0 },
-      );
-      return {
-        id: `emb-${randomHex(12)}`,
-        object: 'list',
-        created: Math.floor(Date.now() / 1000),
-        model: `${model.id}:${modality}`,
-        served_model_id: model.id,
-        backend: 'prism-local',
-        data: batch.vectors.map((vector, index) => ({
-          object: 'embedding',
-          index,
-          embedding: format === 'base64' ? toBase64Float32(vector) : Array.from(vector),
-        })),
-        usage: {
-          prompt_tokens: batch.promptTokens,
-          total_tokens: batch.promptTokens,
-          cost: microsToDollars(cost.costMicros),
-        },
-      };
+      const run = () => embedOn(principal, model, body, signal);
+      return deps.biller && isPriced(model.pricing) ? billed(deps.biller, principal, model, body, run) : run();
     },
   };
+
+  /** Embeds on the upstream or the local engine and answers in the OpenAI shape. */
+  async function embedOn(principal: Principal, model: CatalogueModel, body: Json, signal: CancelSignal): Promise<Json> {
+    const format = body.encoding_format === 'base64' ? 'base64' : 'float';
+    const target = deps.catalogue.upstreamTarget(model);
+    if (target) {
+      const reply = await deps.upstream.embeddings(target, extend(body, { model: target.model }), { signal });
+      return extend(reply, { model: model.id, served_model_id: model.id, backend: deps.catalogue.provider(model) });
+    }
+    const engineName = model.engine.kind === 'local' ? model.engine.name : '';
+    const embedder = deps.embedders[engineName];
+    if (!embedder) throw new BadRequestError(`'${model.id}' has no local embedding engine here.`, null, 'model');
+    const items = splitInputs(body.input);
+    const single = !Array.isArray(body.input) || items[0] === body.input;
+    const inputs = await Promise.all(items.map((item, i) => toLocal(principal, item, single ? 'input' : `input.${i}`)));
+    const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+    const batch = await embedder.embed(inputs, {
+      ...(typeof body.dimensions === 'number' ? { dimensions: body.dimensions } : {}),
+      promptName: typeof body.prompt_name === 'string' ? body.prompt_name : null,
+      truncatePromptTokens: num(body.truncate_prompt_tokens),
+      documentPages: Array.isArray(body.document_pages) ? (body.document_pages as (number | [number, number])[]) : null,
+      documentMaxPages: num(body.document_max_pages),
+    });
+    const modalities = new Set(
+      inputs.flatMap((input) =>
+        typeof input === 'string' || isTokenIds(input) ? ['text'] : (input as EmbeddingPart[]).map((p) => p.type),
+      ),
+    );
+    const modality = modalities.size === 1 ? [...modalities][0] : 'multimodal';
+    const cost = priceCall(
+      model.pricing,
+      { promptTokens: batch.promptTokens, completionTokens: 0 },
+      { minimumMicros: 0 },
+    );
+    return {
+      id: `emb-${randomHex(12)}`,
+      object: 'list',
+      created: Math.floor(Date.now() / 1000),
+      model: `${model.id}:${modality}`,
+      served_model_id: model.id,
+      backend: 'prism-local',
+      data: batch.vectors.map((vector, index) => ({
+        object: 'embedding',
+        index,
+        embedding: format === 'base64' ? toBase64Float32(vector) : Array.from(vector),
+      })),
+      usage: {
+        prompt_tokens: batch.promptTokens,
+        total_tokens: batch.promptTokens,
+        cost: microsToDollars(cost.costMicros),
+      },
+    };
+  }
 }

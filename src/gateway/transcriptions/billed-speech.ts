@@ -2,7 +2,8 @@
  * The agent tools' transcriptions, billed like the gateway's own route: before the model hears a recording its
  * cost (every started second at the transcription model's `per_minute` price, the $0.001 minimum per call) is held
  * on the caller's wallet — 402 `insufficient_credits` (or `guest_spend_cap`) before any upstream call when it cannot
- * be covered — and settled when the transcript is back, released when it fails. The transcript says what was
+ * be covered — and settled when the transcript is back, released when it fails. A run asked with an API key names it
+ * (execution-run.ts), so the key's budget and its organisation's are held first (`withKeyBudgets`, docs/admin.md). The transcript says what was
  * billed, so an execution's usage can show it.
  *
  * Extraction predictions do not come here: their hold covers the seconds heard with the request's credits.
@@ -39,10 +40,7 @@ export function billedSpeechFor(
   return (principal) => async (audio) => {
     const seconds = billedSeconds((await deps.audioDuration(audio.bytes)) ?? 0);
     const usage = { promptTokens: 0, completionTokens: 0, audioSeconds: seconds };
-    const hold = await deps.biller.reserve(
-      payerOf(principal, { namingKey: false }),
-      priceCall(pricing, usage).costMicros,
-    );
+    const hold = await deps.biller.reserve(payerOf(principal), priceCall(pricing, usage).costMicros);
     let speech: TimedSpeech;
     try {
       speech = await transcribe(audio);

@@ -50,6 +50,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Evaluations: 'Evaluations of skills and agents against feedback (docs/evaluations.md)',
   Admin: "The operator's API: organisations, keys, budgets, spend, audit (docs/admin.md)",
   MCP: 'The MCP endpoint (docs/mcp.md)',
+  LangGraph: 'The LangGraph Platform API for `@langchain/langgraph-sdk` clients (docs/langgraph.md)',
   'OAuth (MCP sign-in)': 'OAuth 2.1 for MCP clients signing in (docs/mcp.md)',
 };
 
@@ -197,8 +198,8 @@ export function buildOpenApiDocument(app: Express, version: string, licence: str
         'Multimodal extraction, agents and chat. `/v1` is the VLM Run–style API, `/v1/compat` (and its alias ' +
         '`/v1/openai`) the OpenAI-compatible gateway, `/mcp` the MCP endpoint. Keys go in ' +
         "`Authorization: Bearer <key>`. Signed links the server hands out (a presigned upload `url`, a file's " +
-        '`public_url`) are used as given, not composed. The LangGraph Platform API under `/v1/langgraph` is ' +
-        `described in docs/langgraph.md. ${WEBSOCKET_NOTE}`,
+        '`public_url`) are used as given, not composed. The LangGraph Platform API is under `/v1/langgraph` ' +
+        `(docs/langgraph.md). ${WEBSOCKET_NOTE}`,
     },
     servers: [{ url: '/' }],
     tags: [

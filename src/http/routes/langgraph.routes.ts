@@ -2,99 +2,26 @@
  * The LangGraph Platform API at `/v1/langgraph` (docs/langgraph.md), so `new Client({ apiUrl: '<base>/langgraph' })`
  * from `@langchain/langgraph-sdk` drives Prism's agents: assistants, threads, runs (wait, background + join, stream,
  * join stream, cancel), crons, the long-term store. Parse, one service call, render; the LangGraph service decides.
+ * Each route is declared in langgraph.declarations.ts (its schemas, answers and errors), so /openapi.json lists it.
  */
 import { Router, type Request, type Response } from 'express';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Principal } from '../../domain/account';
 import type { Execution } from '../../domain/execution';
 import type { LangGraphService } from '../../services/langgraph/langgraph.service';
 import type { LgState } from '../../services/langgraph/langgraph-state';
 import type { RunRequest, RunWire } from '../../services/langgraph/runs';
-import { parseInput } from '../../wire/validation';
+import { route } from '../api/route-declaration';
 import { userOf } from '../request-context';
-
-const record = z.record(z.string(), z.unknown());
-const page = {
-  limit: z.coerce.number().int().min(1).max(1000).default(10),
-  offset: z.coerce.number().int().min(0).default(0),
-};
-
-const searchSchema = z.object({
-  graph_id: z.string().max(200).nullish(),
-  name: z.string().max(200).nullish(),
-  metadata: record.nullish(),
-  status: z.string().max(40).nullish(),
-  ids: z.array(z.string().max(200)).max(1000).nullish(),
-  ...page,
-});
-
-const assistantSchema = z.object({
-  assistant_id: z.string().max(200).nullish(),
-  graph_id: z.string().max(200).nullish(),
-  name: z.string().max(200).nullish(),
-  description: z.string().max(2000).nullish(),
-  config: z.object({ configurable: record.optional() }).passthrough().nullish(),
-  context: record.nullish(),
-  metadata: record.nullish(),
-  if_exists: z.string().max(40).nullish(),
-});
-
-const nodes = z.union([z.literal('*'), z.array(z.string().max(200)).max(100)]).nullish();
-const runSchema = z
-  .object({
-    assistant_id: z.string().min(1).max(200),
-    input: record.nullish(),
-    command: z.object({ resume: z.unknown().optional() }).passthrough().nullish(),
-    metadata: record.nullish(),
-    config: z.object({ configurable: record.optional() }).passthrough().nullish(),
-    checkpoint_id: z.string().max(200).nullish(),
-    checkpoint: z
-      .object({ checkpoint_id: z.string().max(200).nullish() })
-      .passthrough()
-      .nullish(),
-    interrupt_before: nodes,
-    interrupt_after: nodes,
-    webhook: z.string().max(2000).nullish(),
-    multitask_strategy: z.enum(['reject', 'interrupt', 'rollback', 'enqueue']).nullish(),
-    if_not_exists: z.enum(['create', 'reject']).nullish(),
-    stream_mode: z.union([z.string(), z.array(z.string())]).nullish(),
-  })
-  .passthrough();
-
-const cronSchema = z.object({
-  assistant_id: z.string().min(1).max(200).optional(),
-  schedule: z.string().max(200).optional(),
-  timezone: z.string().max(100).nullish(),
-  end_time: z.string().max(64).nullish(),
-  enabled: z.boolean().nullish(),
-  on_run_completed: z.enum(['delete', 'keep']).nullish(),
-  input: record.nullish(),
-  metadata: record.nullish(),
-  config: z.object({ configurable: record.optional() }).passthrough().nullish(),
-  interrupt_before: nodes,
-  interrupt_after: nodes,
-  webhook: z.string().max(2000).nullish(),
-  multitask_strategy: z.enum(['reject', 'interrupt', 'rollback', 'enqueue']).nullish(),
-});
-const cronCreateSchema = cronSchema.extend({
-  assistant_id: z.string().min(1).max(200),
-  schedule: z.string().min(1).max(200),
-});
-const cronSearchSchema = z.object({
-  assistant_id: z.string().max(200).nullish(),
-  thread_id: z.string().max(200).nullish(),
-  enabled: z.boolean().nullish(),
-  metadata: record.nullish(),
-  sort_by: z.enum(['cron_id', 'assistant_id', 'thread_id', 'created_at', 'updated_at', 'next_run_date']).nullish(),
-  sort_order: z.enum(['asc', 'desc']).nullish(),
-  ...page,
-});
-
-const threadSchema = z.object({
-  thread_id: z.string().max(200).nullish(),
-  metadata: record.nullish(),
-  if_exists: z.string().max(40).nullish(),
-});
+import {
+  LANGGRAPH_ASSISTANT_ROUTES as A,
+  LANGGRAPH_CRON_ROUTES as C,
+  LANGGRAPH_RUN_ROUTES as R,
+  LANGGRAPH_STORE_ROUTES as S,
+  LANGGRAPH_THREAD_ROUTES as T,
+  type historyBodySchema,
+  type runBodySchema,
+} from './langgraph.declarations';
 
 const HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -105,7 +32,7 @@ const HEADERS = {
 
 const frame = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
-function toRunRequest(body: z.output<typeof runSchema>): RunRequest {
+function toRunRequest(body: z.output<typeof runBodySchema>): RunRequest {
   return {
     assistant_id: body.assistant_id,
     input: body.input ?? null,
@@ -121,184 +48,200 @@ function toRunRequest(body: z.output<typeof runSchema>): RunRequest {
   };
 }
 
-const modesOf = (body: z.output<typeof runSchema>): Set<string> => {
+const modesOf = (body: z.output<typeof runBodySchema>): Set<string> => {
   const m = body.stream_mode ?? ['values'];
   return new Set(Array.isArray(m) ? m : [m]);
 };
 
 export function langgraphRoutes(lg: LangGraphService): Router {
   const router = Router();
-  const org = (req: Request): Promise<string> => lg.orgIdFor(userOf(req));
-  const id = (req: Request, name: string): string => String(req.params[name] ?? '');
-  const location = (res: Response, run: RunWire): void => {
-    res.setHeader('Content-Location', `/threads/${run.thread_id}/runs/${run.run_id}`);
-  };
+  assistantRoutes(router, lg);
+  threadRoutes(router, lg);
+  runRoutes(router, lg);
+  runStreamRoutes(router, lg);
+  cronRoutes(router, lg);
+  storeRoutes(router, lg);
+  return router;
+}
 
-  // Assistants
-  router.post('/assistants', async (req, res) => {
-    const body = parseInput(assistantSchema, req.body ?? {}, 'body');
-    res.json(await lg.assistants.save(userOf(req), body, null));
+const orgOf = (lg: LangGraphService, req: Request): Promise<string> => lg.orgIdFor(userOf(req));
+const id = (req: Request, name: string): string => String(req.params[name] ?? '');
+/** The SDK sends some calls with no body at all: they read as an empty object. */
+const bodyOf = (req: Request): unknown => req.body ?? {};
+const location = (res: Response, run: RunWire): void => {
+  res.setHeader('Content-Location', `/threads/${run.thread_id}/runs/${run.run_id}`);
+};
+
+/** The graph every assistant has: the agent loop (the model, then tools, until it answers). */
+const AGENT_GRAPH = {
+  nodes: [
+    { id: '__start__', type: 'schema', data: '__start__' },
+    { id: 'agent', type: 'runnable', data: 'agent' },
+    { id: 'tools', type: 'runnable', data: 'tools' },
+    { id: '__end__', type: 'schema', data: '__end__' },
+  ],
+  edges: [
+    { source: '__start__', target: 'agent' },
+    { source: 'agent', target: 'tools', conditional: true },
+    { source: 'tools', target: 'agent' },
+    { source: 'agent', target: '__end__', conditional: true },
+  ],
+};
+
+function assistantRoutes(router: Router, lg: LangGraphService): void {
+  route(router, A.create, async (req, res, input) => {
+    res.json(await lg.assistants.save(userOf(req), input.body(bodyOf(req)), null));
   });
-  router.post('/assistants/search', async (req, res) => {
-    const q = parseInput(searchSchema, req.body ?? {}, 'body');
+  route(router, A.search, async (req, res, input) => {
+    const q = input.body(bodyOf(req));
     res.json(await lg.assistants.search(userOf(req), q, q));
   });
-  router.post('/assistants/count', async (req, res) => {
-    const q = parseInput(searchSchema, req.body ?? {}, 'body');
+  route(router, A.count, async (req, res, input) => {
+    const q = input.body(bodyOf(req));
     res.json((await lg.assistants.search(userOf(req), q, { limit: 100_000, offset: 0 })).length);
   });
-  router.get('/assistants/:id', async (req, res) => {
+  route(router, A.get, async (req, res) => {
     res.json(await lg.assistants.get(userOf(req), id(req, 'id')));
   });
-  router.patch('/assistants/:id', async (req, res) => {
-    const body = parseInput(assistantSchema, req.body ?? {}, 'body');
+  route(router, A.update, async (req, res, input) => {
+    const body = input.body(bodyOf(req));
     const base = await lg.assistants.resolve(userOf(req), id(req, 'id'));
     res.json(await lg.assistants.save(userOf(req), body, base));
   });
-  router.get('/assistants/:id/schemas', async (req, res) => {
+  route(router, A.schemas, async (req, res) => {
     const a = await lg.assistants.get(userOf(req), id(req, 'id'));
     res.json(lg.assistants.schemas(a.assistant_id));
   });
-  router.get('/assistants/:id/graph', async (req, res) => {
+  route(router, A.graph, async (req, res) => {
     await lg.assistants.get(userOf(req), id(req, 'id'));
-    res.json({
-      nodes: [
-        { id: '__start__', type: 'schema', data: '__start__' },
-        { id: 'agent', type: 'runnable', data: 'agent' },
-        { id: 'tools', type: 'runnable', data: 'tools' },
-        { id: '__end__', type: 'schema', data: '__end__' },
-      ],
-      edges: [
-        { source: '__start__', target: 'agent' },
-        { source: 'agent', target: 'tools', conditional: true },
-        { source: 'tools', target: 'agent' },
-        { source: 'agent', target: '__end__', conditional: true },
-      ],
-    });
+    res.json(AGENT_GRAPH);
   });
-  router.post('/assistants/:id/versions', async (req, res) => {
+  route(router, A.versions, async (req, res) => {
     res.json(await lg.assistants.versions(userOf(req), id(req, 'id')));
   });
+}
 
-  // Threads
-  router.post('/threads', async (req, res) => {
-    const body = parseInput(threadSchema, req.body ?? {}, 'body');
-    res.json(await lg.threads.create(await org(req), body));
+function threadRoutes(router: Router, lg: LangGraphService): void {
+  route(router, T.create, async (req, res, input) => {
+    const body = input.body(bodyOf(req));
+    res.json(await lg.threads.create(await orgOf(lg, req), body));
   });
-  router.post('/threads/search', async (req, res) => {
-    const q = parseInput(searchSchema, req.body ?? {}, 'body');
-    res.json(await lg.threads.search(await org(req), q, q));
+  route(router, T.search, async (req, res, input) => {
+    const q = input.body(bodyOf(req));
+    res.json(await lg.threads.search(await orgOf(lg, req), q, q));
   });
-  router.post('/threads/count', async (req, res) => {
-    const q = parseInput(searchSchema, req.body ?? {}, 'body');
-    res.json((await lg.threads.search(await org(req), q, { limit: 1_000_000, offset: 0 })).length);
+  route(router, T.count, async (req, res, input) => {
+    const q = input.body(bodyOf(req));
+    res.json((await lg.threads.search(await orgOf(lg, req), q, { limit: 1_000_000, offset: 0 })).length);
   });
-  router.get('/threads/:id', async (req, res) => {
-    res.json(await lg.threads.get(await org(req), id(req, 'id')));
+  route(router, T.get, async (req, res) => {
+    res.json(await lg.threads.get(await orgOf(lg, req), id(req, 'id')));
   });
-  router.patch('/threads/:id', async (req, res) => {
-    const body = parseInput(z.object({ metadata: record.default({}) }), req.body ?? {}, 'body');
-    res.json(await lg.threads.patch(await org(req), id(req, 'id'), body.metadata));
+  route(router, T.patch, async (req, res, input) => {
+    const body = input.body(bodyOf(req));
+    res.json(await lg.threads.patch(await orgOf(lg, req), id(req, 'id'), body.metadata));
   });
-  router.delete('/threads/:id', async (req, res) => {
-    await lg.threads.remove(await org(req), id(req, 'id'));
+  route(router, T.remove, async (req, res) => {
+    await lg.threads.remove(await orgOf(lg, req), id(req, 'id'));
     res.status(204).end();
   });
-  router.post('/threads/:id/copy', async (req, res) => {
-    res.json(await lg.threads.copy(await org(req), id(req, 'id')));
+  route(router, T.copy, async (req, res) => {
+    res.json(await lg.threads.copy(await orgOf(lg, req), id(req, 'id')));
   });
-  router.get('/threads/:id/state', async (req, res) => {
-    res.json(await lg.threads.state(await org(req), id(req, 'id')));
+  route(router, T.state, async (req, res) => {
+    res.json(await lg.threads.state(await orgOf(lg, req), id(req, 'id')));
   });
-  router.get('/threads/:id/state/:checkpoint', async (req, res) => {
-    res.json(await lg.threads.state(await org(req), id(req, 'id'), id(req, 'checkpoint')));
+  route(router, T.stateAt, async (req, res) => {
+    res.json(await lg.threads.state(await orgOf(lg, req), id(req, 'id'), id(req, 'checkpoint')));
   });
-  router.post('/threads/:id/state/checkpoint', async (req, res) => {
-    const body = parseInput(
-      z.object({ checkpoint: z.object({ checkpoint_id: z.string().max(200).nullish() }).passthrough() }),
-      req.body ?? {},
-      'body',
-    );
-    res.json(await lg.threads.state(await org(req), id(req, 'id'), body.checkpoint.checkpoint_id ?? undefined));
+  route(router, T.stateAtBody, async (req, res, input) => {
+    const body = input.body(bodyOf(req));
+    res.json(await lg.threads.state(await orgOf(lg, req), id(req, 'id'), body.checkpoint.checkpoint_id ?? undefined));
   });
-  router.post('/threads/:id/state', async (req, res) => {
-    const body = parseInput(
-      z.object({
-        values: z.unknown().optional(),
-        checkpoint_id: z.string().max(200).nullish(),
-        checkpoint: z
-          .object({ checkpoint_id: z.string().max(200).nullish() })
-          .passthrough()
-          .nullish(),
-        as_node: z.string().max(200).nullish(),
-      }),
-      req.body ?? {},
-      'body',
-    );
+  route(router, T.update, async (req, res, input) => {
+    const body = input.body(bodyOf(req));
     res.json(
-      await lg.threads.update(await org(req), id(req, 'id'), {
+      await lg.threads.update(await orgOf(lg, req), id(req, 'id'), {
         values: body.values,
         checkpoint_id: body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? null,
         as_node: body.as_node ?? null,
       }),
     );
   });
-  const history = async (req: Request, res: Response, source: unknown): Promise<void> => {
-    const q = parseInput(
-      z.object({
-        limit: z.coerce.number().int().min(1).max(1000).default(10),
-        before: z
-          .union([z.string().max(200), z.object({ checkpoint_id: z.string().max(200) }).passthrough()])
-          .nullish(),
-        metadata: record.nullish(),
-      }),
-      source ?? {},
-      'body',
-    );
+  const history = async (req: Request, res: Response, q: z.output<typeof historyBodySchema>): Promise<void> => {
     const before = typeof q.before === 'string' ? q.before : (q.before?.checkpoint_id ?? null);
-    res.json(await lg.threads.history(await org(req), id(req, 'id'), { ...q, before }));
+    res.json(await lg.threads.history(await orgOf(lg, req), id(req, 'id'), { ...q, before }));
   };
-  router.post('/threads/:id/history', (req, res) => history(req, res, req.body));
-  router.get('/threads/:id/history', (req, res) => history(req, res, req.query));
+  route(router, T.history, (req, res, input) => history(req, res, input.body(bodyOf(req))));
+  route(router, T.historyByQuery, (req, res, input) => history(req, res, input.query()));
+}
 
-  // Runs
-  const waitRun = async (req: Request, res: Response, threadId: string | null): Promise<void> => {
-    const body = parseInput(runSchema, req.body ?? {}, 'body');
+/** A finished run's answer to `wait` and `join`: the thread's values, with `__interrupt__` or as `__error__`. */
+async function outcomeOf(lg: LangGraphService, principal: Principal, run: RunWire): Promise<unknown> {
+  const state = await lg.threads.state(await lg.orgIdFor(principal), run.thread_id);
+  if (run.status === 'error') {
+    return {
+      __error__: {
+        error: 'RunError',
+        message: typeof run.kwargs.error === 'string' ? run.kwargs.error : 'The run failed.',
+      },
+    };
+  }
+  if (run.status === 'interrupted' && state.tasks.length > 0) {
+    return { ...state.values, __interrupt__: state.tasks.flatMap((t) => (t.interrupts as unknown[]) ?? []) };
+  }
+  return state.values;
+}
+
+function runRoutes(router: Router, lg: LangGraphService): void {
+  const waitRun = async (req: Request, res: Response, threadId: string | null, body: RunBody): Promise<void> => {
     const principal = userOf(req);
     const started = await lg.runs.start(principal, threadId, toRunRequest(body));
     location(res, started.run);
     const run = await started.done;
-    res.json(await outcomeOf(principal, run));
+    res.json(await outcomeOf(lg, principal, run));
   };
-  const outcomeOf = async (principal: Principal, run: RunWire): Promise<unknown> => {
-    const state = await lg.threads.state(await lg.orgIdFor(principal), run.thread_id);
-    if (run.status === 'error') {
-      return {
-        __error__: {
-          error: 'RunError',
-          message: typeof run.kwargs.error === 'string' ? run.kwargs.error : 'The run failed.',
-        },
-      };
-    }
-    if (run.status === 'interrupted' && state.tasks.length > 0) {
-      return { ...state.values, __interrupt__: state.tasks.flatMap((t) => (t.interrupts as unknown[]) ?? []) };
-    }
-    return state.values;
-  };
-  router.post('/threads/:id/runs/wait', (req, res) => waitRun(req, res, id(req, 'id')));
-  router.post('/runs/wait', (req, res) => waitRun(req, res, null));
+  route(router, R.waitOnThread, (req, res, input) => waitRun(req, res, id(req, 'id'), input.body(bodyOf(req))));
+  route(router, R.wait, (req, res, input) => waitRun(req, res, null, input.body(bodyOf(req))));
 
-  const createRun = async (req: Request, res: Response, threadId: string | null): Promise<void> => {
-    const body = parseInput(runSchema, req.body ?? {}, 'body');
+  const createRun = async (req: Request, res: Response, threadId: string | null, body: RunBody): Promise<void> => {
     const { run } = await lg.runs.start(userOf(req), threadId, toRunRequest(body));
     location(res, run);
     res.json(run);
   };
-  router.post('/threads/:id/runs', (req, res) => createRun(req, res, id(req, 'id')));
-  router.post('/runs', (req, res) => createRun(req, res, null));
+  route(router, R.createOnThread, (req, res, input) => createRun(req, res, id(req, 'id'), input.body(bodyOf(req))));
+  route(router, R.create, (req, res, input) => createRun(req, res, null, input.body(bodyOf(req))));
 
-  const streamRun = async (req: Request, res: Response, threadId: string | null): Promise<void> => {
-    const body = parseInput(runSchema, req.body ?? {}, 'body');
+  route(router, R.list, async (req, res, input) => {
+    res.json(await lg.runs.list(userOf(req), id(req, 'id'), input.query()));
+  });
+  route(router, R.get, async (req, res) => {
+    res.json(await lg.runs.get(userOf(req), id(req, 'id'), id(req, 'run')));
+  });
+  route(router, R.remove, async (req, res) => {
+    await lg.runs.remove(userOf(req), id(req, 'id'), id(req, 'run'));
+    res.status(204).end();
+  });
+  route(router, R.join, async (req, res) => {
+    const principal = userOf(req);
+    res.json(await outcomeOf(lg, principal, await lg.runs.join(principal, id(req, 'id'), id(req, 'run'))));
+  });
+  route(router, R.cancel, async (req, res) => {
+    // Read as sent: an unknown action is an interrupt, as the platform does.
+    const action = req.query.action === 'rollback' ? 'rollback' : 'interrupt';
+    await lg.runs.cancel(userOf(req), id(req, 'id'), id(req, 'run'), action);
+    if (req.query.wait === '1' || req.query.wait === 'true') {
+      await lg.runs.join(userOf(req), id(req, 'id'), id(req, 'run')).catch(() => undefined);
+    }
+    res.status(202).json({});
+  });
+}
+
+type RunBody = z.output<typeof runBodySchema>;
+
+/** Runs streamed as they go (`stream_mode`: values, messages, updates, events, custom), and a run joined as a stream. */
+function runStreamRoutes(router: Router, lg: LangGraphService): void {
+  const streamRun = async (req: Request, res: Response, threadId: string | null, body: RunBody): Promise<void> => {
     const modes = modesOf(body);
     const out = new SseOut(res);
     let seen = 0;
@@ -329,134 +272,91 @@ export function langgraphRoutes(lg: LangGraphService): Router {
     location(res, started.run);
     out.open({ run_id: started.run.run_id, thread_id: started.run.thread_id, attempt: 1 });
     const run = await started.done;
-    if (modes.has('updates') && run.status === 'success') {
-      const state = await lg.threads.state(await org(req), run.thread_id);
-      out.send('updates', { agent: { messages: state.values.messages.slice(-1) } });
-    }
-    if (run.status === 'error') {
-      out.send('error', {
-        error: 'RunError',
-        message: typeof run.kwargs.error === 'string' ? run.kwargs.error : 'The run failed.',
-      });
-    }
-    if (run.status === 'interrupted') {
-      const state = await lg.threads.state(await org(req), run.thread_id);
-      out.send('updates', { __interrupt__: state.tasks.flatMap((t) => (t.interrupts as unknown[]) ?? []) });
-    }
+    await sendRunEnd(lg, req, out, modes, run);
     out.end();
   };
-  router.post('/threads/:id/runs/stream', (req, res) => streamRun(req, res, id(req, 'id')));
-  router.post('/runs/stream', (req, res) => streamRun(req, res, null));
+  route(router, R.streamOnThread, (req, res, input) => streamRun(req, res, id(req, 'id'), input.body(bodyOf(req))));
+  route(router, R.stream, (req, res, input) => streamRun(req, res, null, input.body(bodyOf(req))));
 
-  router.get('/threads/:id/runs', async (req, res) => {
-    const q = parseInput(z.object({ ...page, status: z.string().max(40).nullish() }), req.query, 'query');
-    res.json(await lg.runs.list(userOf(req), id(req, 'id'), q));
-  });
-  router.get('/threads/:id/runs/:run', async (req, res) => {
-    res.json(await lg.runs.get(userOf(req), id(req, 'id'), id(req, 'run')));
-  });
-  router.delete('/threads/:id/runs/:run', async (req, res) => {
-    await lg.runs.remove(userOf(req), id(req, 'id'), id(req, 'run'));
-    res.status(204).end();
-  });
-  router.get('/threads/:id/runs/:run/join', async (req, res) => {
-    const principal = userOf(req);
-    res.json(await outcomeOf(principal, await lg.runs.join(principal, id(req, 'id'), id(req, 'run'))));
-  });
   /** joinStream: the run's values now and when it ends (it may have ended already: then at once). */
-  router.get('/threads/:id/runs/:run/stream', async (req, res) => {
+  route(router, R.joinStream, async (req, res) => {
     const principal = userOf(req);
     const run = await lg.runs.get(principal, id(req, 'id'), id(req, 'run'));
     const out = new SseOut(res);
     out.open({ run_id: run.run_id, thread_id: run.thread_id, attempt: 1 });
     const ended = await lg.runs.join(principal, run.thread_id, run.run_id);
-    const outcome = await outcomeOf(principal, ended);
+    const outcome = await outcomeOf(lg, principal, ended);
     if (ended.status === 'error') out.send('error', (outcome as { __error__: unknown }).__error__);
     else out.send('values', outcome);
     out.end();
   });
-  router.post('/threads/:id/runs/:run/cancel', async (req, res) => {
-    const action = req.query.action === 'rollback' ? 'rollback' : 'interrupt';
-    await lg.runs.cancel(userOf(req), id(req, 'id'), id(req, 'run'), action);
-    if (req.query.wait === '1' || req.query.wait === 'true') {
-      await lg.runs.join(userOf(req), id(req, 'id'), id(req, 'run')).catch(() => undefined);
-    }
-    res.status(202).json({});
-  });
+}
 
-  // Crons
-  router.post('/runs/crons', async (req, res) => {
-    const body = parseInput(cronCreateSchema, req.body ?? {}, 'body');
-    res.json(await lg.crons.create(userOf(req), null, body));
+/** A streamed run's last events: the final message (`updates`), the error, or the interrupt. */
+async function sendRunEnd(lg: LangGraphService, req: Request, out: SseOut, modes: Set<string>, run: RunWire) {
+  if (modes.has('updates') && run.status === 'success') {
+    const state = await lg.threads.state(await orgOf(lg, req), run.thread_id);
+    out.send('updates', { agent: { messages: state.values.messages.slice(-1) } });
+  }
+  if (run.status === 'error') {
+    out.send('error', {
+      error: 'RunError',
+      message: typeof run.kwargs.error === 'string' ? run.kwargs.error : 'The run failed.',
+    });
+  }
+  if (run.status === 'interrupted') {
+    const state = await lg.threads.state(await orgOf(lg, req), run.thread_id);
+    out.send('updates', { __interrupt__: state.tasks.flatMap((t) => (t.interrupts as unknown[]) ?? []) });
+  }
+}
+
+function cronRoutes(router: Router, lg: LangGraphService): void {
+  route(router, C.create, async (req, res, input) => {
+    res.json(await lg.crons.create(userOf(req), null, input.body(bodyOf(req))));
   });
-  router.post('/threads/:id/runs/crons', async (req, res) => {
-    const body = parseInput(cronCreateSchema, req.body ?? {}, 'body');
-    res.json(await lg.crons.create(userOf(req), id(req, 'id'), body));
+  route(router, C.createOnThread, async (req, res, input) => {
+    res.json(await lg.crons.create(userOf(req), id(req, 'id'), input.body(bodyOf(req))));
   });
-  router.post('/runs/crons/search', async (req, res) => {
-    const q = parseInput(cronSearchSchema, req.body ?? {}, 'body');
+  route(router, C.search, async (req, res, input) => {
+    const q = input.body(bodyOf(req));
     res.json(await lg.crons.search(userOf(req), q, q));
   });
-  router.post('/runs/crons/count', async (req, res) => {
-    const q = parseInput(cronSearchSchema, req.body ?? {}, 'body');
+  route(router, C.count, async (req, res, input) => {
+    const q = input.body(bodyOf(req));
     res.json((await lg.crons.search(userOf(req), q, { limit: 1_000_000, offset: 0 })).length);
   });
-  router.patch('/runs/crons/:cron', async (req, res) => {
-    const body = parseInput(cronSchema, req.body ?? {}, 'body');
-    res.json(await lg.crons.update(userOf(req), id(req, 'cron'), body));
+  route(router, C.update, async (req, res, input) => {
+    res.json(await lg.crons.update(userOf(req), id(req, 'cron'), input.body(bodyOf(req))));
   });
-  router.delete('/runs/crons/:cron', async (req, res) => {
+  route(router, C.remove, async (req, res) => {
     await lg.crons.remove(userOf(req), id(req, 'cron'));
     res.status(204).end();
   });
+}
 
-  // Store
-  router.put('/store/items', async (req, res) => {
-    await lg.items.put(await org(req), (req.body ?? {}) as Record<string, unknown>);
+function storeRoutes(router: Router, lg: LangGraphService): void {
+  // The store checks an item's fields itself (namespace, key, value, index, ttl) with the platform's messages.
+  route(router, S.put, async (req, res) => {
+    await lg.items.put(await orgOf(lg, req), (req.body ?? {}) as Record<string, unknown>);
     res.status(204).end();
   });
-  router.get('/store/items', async (req, res) => {
-    const q = parseInput(
-      z.object({ namespace: z.string().max(4000).default(''), key: z.string().min(1).max(512) }),
-      req.query,
-      'query',
-    );
-    res.json(await lg.items.get(await org(req), q.namespace === '' ? [] : q.namespace.split('.'), q.key));
+  route(router, S.get, async (req, res, input) => {
+    const q = input.query();
+    res.json(await lg.items.get(await orgOf(lg, req), q.namespace === '' ? [] : q.namespace.split('.'), q.key));
   });
-  router.delete('/store/items', async (req, res) => {
+  route(router, S.remove, async (req, res) => {
     const body = (req.body ?? {}) as { namespace?: unknown; key?: unknown };
-    await lg.items.delete(await org(req), body.namespace, body.key);
+    await lg.items.delete(await orgOf(lg, req), body.namespace, body.key);
     res.status(204).end();
   });
-  router.post('/store/items/search', async (req, res) => {
-    const q = parseInput(
-      z.object({
-        namespace_prefix: z.array(z.string()).max(16).default([]),
-        filter: record.nullish(),
-        query: z.string().max(4000).nullish(),
-        ...page,
-      }),
-      req.body ?? {},
-      'body',
-    );
-    res.json({ items: await lg.items.search(await org(req), q, q) });
+  route(router, S.search, async (req, res, input) => {
+    const q = input.body(bodyOf(req));
+    res.json({ items: await lg.items.search(await orgOf(lg, req), q, q) });
   });
-  router.post('/store/namespaces', async (req, res) => {
-    const q = parseInput(
-      z.object({
-        prefix: z.array(z.string()).max(16).nullish(),
-        suffix: z.array(z.string()).max(16).nullish(),
-        max_depth: z.number().int().min(1).max(16).nullish(),
-        limit: z.coerce.number().int().min(1).max(1000).default(100),
-        offset: z.coerce.number().int().min(0).default(0),
-      }),
-      req.body ?? {},
-      'body',
-    );
-    res.json({ namespaces: await lg.items.namespaces(await org(req), q, q) });
+  route(router, S.namespaces, async (req, res, input) => {
+    const q = input.body(bodyOf(req));
+    res.json({ namespaces: await lg.items.namespaces(await orgOf(lg, req), q, q) });
   });
-
-  return router;
 }
 
 function stepWire(step: Execution['steps'][number]): Record<string, unknown> {

@@ -65,6 +65,15 @@ export interface KeyPolicies {
    * @throws KeyBudgetExceededError when the budget less spend and live holds cannot cover it.
    */
   holdBudget(keyId: string, micros: number, ttlMs: number): Promise<string | null>;
+  /**
+   * Holds as much of `range` as the key's budget has room for (a decision stream's slice), or null without a budget.
+   * @throws KeyBudgetExceededError when not even `range.minMicros` fits.
+   */
+  holdBudgetUpTo(
+    keyId: string,
+    range: { minMicros: number; maxMicros: number },
+    ttlMs: number,
+  ): Promise<{ holdId: string; micros: number } | null>;
   /** Counts `costMicros` as spent and gives the hold back. */
   settleBudget(holdId: string, keyId: string, costMicros: number): Promise<void>;
   releaseBudget(holdId: string): Promise<void>;
@@ -195,6 +204,12 @@ export function createKeyPolicies(
       const policy = await select(sql, keyId);
       if (!policy || policy.budgetMicros === null) return null;
       return keyLedger.hold(keyId, policy.budgetMicros, policy.budgetPeriod, micros, ttlMs);
+    },
+
+    async holdBudgetUpTo(keyId, range, ttlMs) {
+      const policy = await select(sql, keyId);
+      if (!policy || policy.budgetMicros === null) return null;
+      return keyLedger.holdUpTo(keyId, policy.budgetMicros, policy.budgetPeriod, range, ttlMs);
     },
 
     settleBudget: (holdId, keyId, costMicros) => keyLedger.settle(holdId, keyId, costMicros),

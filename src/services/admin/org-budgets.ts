@@ -32,6 +32,12 @@ export interface OrgBudgets {
   set(orgId: string, budgetMicros: number | null, period?: BudgetPeriod): Promise<OrgBudget | null>;
   /** @returns the hold's id, or null when the organisation has no budget. @throws OrgBudgetExceededError */
   hold(orgId: string, micros: number, ttlMs: number): Promise<string | null>;
+  /** As much of `range` as fits (a decision stream's slice). @returns null without a budget. @throws OrgBudgetExceededError */
+  holdUpTo(
+    orgId: string,
+    range: { minMicros: number; maxMicros: number },
+    ttlMs: number,
+  ): Promise<{ holdId: string; micros: number } | null>;
   settle(holdId: string, orgId: string, costMicros: number): Promise<void>;
   release(holdId: string): Promise<void>;
 }
@@ -79,6 +85,11 @@ export function createOrgBudgets(sql: AdminSql, now: () => Date = () => new Date
       const budget = await get(orgId);
       if (!budget) return null;
       return ledger.hold(orgId, budget.budgetMicros, budget.budgetPeriod, micros, ttlMs);
+    },
+    async holdUpTo(orgId, range, ttlMs) {
+      const budget = await get(orgId);
+      if (!budget) return null;
+      return ledger.holdUpTo(orgId, budget.budgetMicros, budget.budgetPeriod, range, ttlMs);
     },
     settle: (holdId, orgId, costMicros) => ledger.settle(holdId, orgId, costMicros),
     release: (holdId) => ledger.release(holdId),

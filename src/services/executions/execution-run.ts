@@ -5,7 +5,7 @@
  * Shared by `execute` (a run now), the job queue (`batch`) and resumption after a restart. A run that stops to wait
  * for a person ends `paused` instead (its hold released, its checkpoint kept); `start` with a decision continues it.
  */
-import { orgWorkPrincipal, type Principal } from '../../domain/account';
+import { orgWorkPrincipal, withKeyOf, type Principal } from '../../domain/account';
 import { AppError, ConflictError } from '../../domain/errors';
 import {
   emptyExecutionUsage,
@@ -217,7 +217,8 @@ function programModeNote(
 async function planAndRun(runner: Runner, run: RunState, decision?: PauseDecision): Promise<Execution | null> {
   const { deps } = runner;
   const { execution, resume, controller, resolved } = run;
-  const principal = orgPrincipal(execution.orgId);
+  // The key the run was asked with (when this process holds the run): its tools' speech counts against its budget.
+  const principal = withKeyOf(orgPrincipal(execution.orgId), runner.runs.holds.get(execution.id)?.keyId);
   const { task, skills } = await buildTask(deps, execution, principal);
   // The runtime listens for aborts from its start on; one that came while the task was built stops it here.
   if (controller.signal.aborted) throw new RunFailure('The run was cancelled.', []);

@@ -48,6 +48,8 @@ export interface ExecutionHold {
   covers(inputTokens: number, outputTokens: number): boolean;
   /** Gives the hold back without charging (the run failed before using a model). Idempotent. */
   release(): void;
+  /** The API key the run was held for: its tools' paid calls (speech) count against that key's budget too. */
+  readonly keyId?: string | null;
 }
 
 /**

@@ -8,7 +8,7 @@
  * `GET /v1/artifacts?execution_id=<prediction id>` shows what ran; the prediction usage (five fields, per spec)
  * counts the steps and names them in `message`.
  */
-import { orgWorkPrincipal, type Principal } from '../../domain/account';
+import { orgWorkPrincipal, withKeyOf, type Principal } from '../../domain/account';
 import { AppError, BadRequestError } from '../../domain/errors';
 import { TIER_MULTIPLIER, type ExecutionStep } from '../../domain/execution';
 import type { ArtifactKind } from '../../domain/artifact';
@@ -138,7 +138,7 @@ async function runSkillJob(
   job: SkillRunJob,
   hold: ExecutionHold | null,
 ): Promise<SkillRunResult> {
-  const principal = orgPrincipal(job.orgId);
+  const principal = withKeyOf(orgPrincipal(job.orgId), hold?.keyId);
   let resolved: ResolvedPlanner;
   let skills: ParsedSkill[];
   try {

@@ -47,6 +47,7 @@ function scriptedService() {
       upstreamModel: null,
       routes: [{ id: 'a', route: 'local', kind: 'text_present' }],
       decide: () => new Promise<DecisionOutcome>((resolve) => pending.push(() => resolve(OUTCOME))),
+      settleBudgets: () => Promise.resolve(),
     }),
   };
   return { service, finishNext: () => pending.shift()?.() };
