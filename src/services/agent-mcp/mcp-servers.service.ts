@@ -17,7 +17,7 @@ import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import type { SecretBox } from '../../lib/secret-box';
 import type { AnyToolDefinition } from '../../agents/sdk';
 import type { McpServerStore } from '../../stores/types/mcp-server';
-import { createMcpOAuth, type McpOAuth } from './oauth-sign-in';
+import { createMcpOAuth, oauthClientContext, type McpOAuth } from './oauth-sign-in';
 import { remoteToolsOf, withRenewal, type RemoteCallBudget, type RemoteTargetSource } from './remote-tools';
 
 export interface RegisterMcpServer {
@@ -29,11 +29,21 @@ export interface RegisterMcpServer {
   timeoutMs: number | null;
   /** Sign in with OAuth (a person opens the authorization URL the answer carries) instead of a key. */
   oauth: boolean;
+  /**
+   * The OAuth client its operator issued Prism, for an authorization server without dynamic registration (the
+   * secret is for a confidential client; how it is sent, Basic or in the body, is what the server's metadata says).
+   * Null: Prism registers itself.
+   */
+  oauthClient: { clientId: string; clientSecret: string | null } | null;
 }
 
-/** A registered server as callers see it: everything but the secret (and a pending sign-in's state). */
-export type McpServerView = Omit<McpServerRecord, 'secretSealed' | 'oauthStateHash' | 'oauthStateExpiresAt'> & {
+/** A registered server as callers see it: everything but the secrets (and a pending sign-in's state). */
+export type McpServerView = Omit<
+  McpServerRecord,
+  'secretSealed' | 'oauthStateHash' | 'oauthStateExpiresAt' | 'oauthClientSecretSealed'
+> & {
   hasSecret: boolean;
+  hasClientSecret: boolean;
   /** Only in the answer that opens a sign-in: the URL a person opens to consent. */
   authorizationUrl?: string;
 };
@@ -156,9 +166,14 @@ function viewOf({
   secretSealed,
   oauthStateHash: _h,
   oauthStateExpiresAt: _e,
+  oauthClientSecretSealed,
   ...rest
 }: McpServerRecord): McpServerView {
-  return { ...rest, hasSecret: secretSealed !== null && rest.auth === 'api_key' };
+  return {
+    ...rest,
+    hasSecret: secretSealed !== null && rest.auth === 'api_key',
+    hasClientSecret: oauthClientSecretSealed !== null,
+  };
 }
 
 function allowedOf(server: McpServerRecord, tools: RemoteMcpTool[]): RemoteMcpTool[] {
@@ -235,6 +250,11 @@ async function registerServer(
     oauthStatus: command.oauth ? 'pending' : null,
     oauthStateHash: null,
     oauthStateExpiresAt: null,
+    oauthClientId: command.oauthClient?.clientId ?? null,
+    oauthClientSecretSealed:
+      command.oauthClient?.clientSecret && deps.secrets
+        ? deps.secrets.seal(command.oauthClient.clientSecret, oauthClientContext(id))
+        : null,
     createdAt: new Date(),
   };
   if (!(await deps.store.insert(record))) {
@@ -263,6 +283,9 @@ function checkRegistration(deps: McpServersServiceDeps, command: RegisterMcpServ
   }
   if (command.oauth && command.apiKey !== null) {
     throw new BadRequestError('A server signs in with an api_key or with OAuth, not both.', null, 'auth');
+  }
+  if (command.oauthClient !== null && !command.oauth) {
+    throw new BadRequestError('An OAuth client id is for auth type oauth.', null, 'auth.client_id');
   }
   if ((command.apiKey !== null || command.oauth) && !deps.secrets) throw secretsUnavailable();
 }
