@@ -5,7 +5,9 @@
  *   node:http server answering the same bytes (the loopback and HTTP floor);
  * - `tools/call get_prediction` over HTTP against the REST `GET /v1/predictions/{id}` of the same record;
  * - the same tool call in process (a fresh server per call over the SDK's in-memory transport, as HTTP builds one)
- *   against calling the predictions service directly: the MCP layer alone (JSON-RPC, zod in and out, text copy).
+ *   against calling the predictions service directly: the MCP layer alone (JSON-RPC, zod in and out, text copy);
+ * - the eras (mcp-eras.bench-cases.ts): a 2026-07-28 `tools/call` against the same call in 2025-11-25 and against a
+ *   bare v2 server answering the same result, and `tasks/get` (its p50) against `tools/call get_prediction`.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -23,11 +25,16 @@ import { mcpServicesOf } from '../src/container/mcp-services';
 import { createMcpServerFactory } from '../src/mcp/mcp-server';
 import { MCP_TOOLSETS } from '../src/mcp/mcp-toolsets';
 import type { BenchCase } from './harness';
+import { mcpEraCases } from './mcp-eras.bench-cases';
 import { renderReceiptImage } from '../test/helpers/media-fixtures';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-export async function mcpBenchmarks(): Promise<{ cases: BenchCase[]; close: () => Promise<void> }> {
+export async function mcpBenchmarks(): Promise<{
+  cases: BenchCase[];
+  notes: () => Promise<string[]>;
+  close: () => Promise<void>;
+}> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prism-bench-mcp-'));
   // Limits high enough for the run: the limiter still counts every call, as in production.
   const config = loadConfig({
@@ -89,7 +96,7 @@ export async function mcpBenchmarks(): Promise<{ cases: BenchCase[]; close: () =
   // the bytes of each answer. Before toolsets the list was every tool (30, 55,776 bytes uncompacted on f7f930d).
   const connect = async (toolsets: string): Promise<Client> => {
     const client = new Client({ name: 'bench', version: '1' });
-    const url = new URL(`${running.url}/mcp?toolsets=${toolsets}`);
+    const url = new URL(`${running.url}/mcp${toolsets ? `?toolsets=${toolsets}` : ''}`);
     await client.connect(
       new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
     );
@@ -103,6 +110,10 @@ export async function mcpBenchmarks(): Promise<{ cases: BenchCase[]; close: () =
   };
 
   const [allSize, leanSize] = [await sizeOf(everyTool), await sizeOf(lean)];
+  // The default list, as a client that names no toolsets gets it.
+  const defaultList = await connect('');
+  const defaultSize = await sizeOf(defaultList);
+  const eras = await mcpEraCases({ url: running.url, key, predictionId: prediction.id });
   const cases: BenchCase[] = [
     {
       name: `SDK client listTools: default (${leanSize}) vs all (${allSize})`,
@@ -168,11 +179,15 @@ export async function mcpBenchmarks(): Promise<{ cases: BenchCase[]; close: () =
         },
       },
     },
+    ...eras.cases,
   ];
 
   return {
     cases,
+    notes: async () => [`default tools/list (no ?toolsets=, as a client that names none gets it): ${defaultSize}`],
     async close() {
+      await eras.close();
+      await defaultList.close();
       await everyTool.close();
       await lean.close();
       await new Promise((resolve) => plain.close(resolve));

@@ -494,6 +494,7 @@ function buildWork(
     skillRunner: agents.skillRunner,
     checkKeyModel: (keyId, model) => people.keyPolicies.checkModel(keyId, model),
     enqueue: (id) => jobs.enqueue({ kind: 'prediction', id }),
+    signals: backend.shared.signals,
     onFinished: (prediction) => senders.webhooks.deliver(prediction),
     logger,
   });

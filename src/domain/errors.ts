@@ -72,6 +72,9 @@ export const ERROR_CODES = [
   // paused runs (src/services/executions/execution-pauses.ts)
   'execution_not_paused',
   'execution_finished',
+  // cancelling a prediction (src/services/predictions/prediction-cancel.ts)
+  'prediction_finished',
+  'prediction_not_cancellable',
   'invalid_decision',
   // hardening
   'malformed_body',

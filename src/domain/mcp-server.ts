@@ -31,5 +31,12 @@ export interface McpServerRecord {
   /** SHA-256 (hex) of a started sign-in's `state`, and when it expires (single-use; null when none is pending). */
   oauthStateHash: string | null;
   oauthStateExpiresAt: Date | null;
+  /**
+   * The client id the server's operator issued Prism (a pre-registered OAuth client, for an authorization server
+   * without dynamic registration); null: Prism registers itself when a sign-in starts.
+   */
+  oauthClientId: string | null;
+  /** That client's secret, sealed (context: `<id>#oauth-client`); null for a public client or none. */
+  oauthClientSecretSealed: string | null;
   createdAt: Date;
 }

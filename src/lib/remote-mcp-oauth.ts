@@ -88,7 +88,10 @@ export function createRemoteMcpOAuthClient(settings: OAuthFetchSettings) {
     /** RFC 7591 dynamic registration as a public client (no secret) with one redirect URI. */
     async register(setup: OAuthServerSetup, clientName: string, redirectUri: string) {
       if (!setup.metadata?.registration_endpoint) {
-        throw new Error('its authorization server offers no dynamic client registration');
+        throw new Error(
+          'its authorization server offers no dynamic client registration (register the server with the ' +
+            'client its operator issued: auth.client_id, and auth.client_secret for a confidential client)',
+        );
       }
       const metadata = setup.metadata;
       return refusals(() =>

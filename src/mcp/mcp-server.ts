@@ -188,7 +188,7 @@ export function createMcpServerFactory(
     return {
       listTools: () => listed,
       callTool,
-      tasks: callerTasks(callTool, services.executions, scope.principal),
+      tasks: callerTasks(callTool, services, scope.principal),
       resume: (args, extra) =>
         dispatcher.call('resume_execution', args, extra, { ...scope, toolsets: [...scope.toolsets, 'agents'] }),
       resources: resourceHandlers([hubResources(services.hub), skillResources(services.skills, scope.principal)]),

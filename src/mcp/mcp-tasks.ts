@@ -11,13 +11,16 @@
  * organisation is not found), and `get_prediction` / `get_execution` read the same runs. Clients that do not
  * declare the extension (every 2025 client) get the waiting call, as before.
  *
- * Limits: cancelling an execution cancels the run (a run going on another replica hears it over the signal bus,
- * i.e. with Redis); an extraction cannot be stopped once queued (the predictions service has no cancel), so
- * cancelling one answers an error saying so.
+ * Cancelling a task cancels its run: an execution, or a prediction (a queued one ends at once, a running one at
+ * its next page or frame; predictions/prediction-cancel.ts); a run going on another replica hears it over the
+ * signal bus (with Redis). The record ends `failed` (the spec's prediction and execution statuses have no
+ * `cancelled`) saying it was cancelled, billed nothing for work not done; its task reads `cancelled`.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../domain/account';
 import type { ExecutionsService } from '../services/executions/executions.types';
+import { CANCELLED_MESSAGE } from '../services/predictions/prediction-run';
+import type { PredictionsService } from '../services/predictions/predictions.types';
 import type { ToolExtra } from './mcp-tool';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -51,6 +54,13 @@ export interface TaskState {
   pollIntervalMs: number;
 }
 
+/** The messages of records that were cancelled (their tasks are `cancelled`, not `completed`). */
+const CANCELLED_MESSAGES = [
+  CANCELLED_MESSAGE,
+  'The run was cancelled.',
+  'The run was cancelled while it waited for a person.',
+];
+
 /** A `tasks/get` answer: the state, and the tool's result once completed. */
 export interface DetailedTask extends TaskState {
   result?: CallToolResult;
@@ -63,7 +73,7 @@ export interface CallerTasks {
   start(name: string, args: unknown, extra: ToolExtra): Promise<CallToolResult | (TaskState & { resultType: 'task' })>;
   /** @throws TaskNotFound for an id that is not one of the caller's records. */
   get(taskId: string, extra: ToolExtra): Promise<DetailedTask>;
-  /** @throws TaskNotFound, or TaskNotCancellable for an extraction. */
+  /** @throws TaskNotFound, or TaskNotCancellable for a run that already ended (or cannot be stopped). */
   cancel(taskId: string): Promise<void>;
 }
 
@@ -74,11 +84,11 @@ export class TaskNotFound extends Error {
   }
 }
 
-/** An extraction task asked to cancel: it runs to its end (see the module note). */
+/** A task whose run already ended, or cannot be stopped now: the service's words. */
 export class TaskNotCancellable extends Error {
   constructor(
     readonly taskId: string,
-    message = 'An extraction task cannot be cancelled once queued; it finishes on its own (read it with tasks/get).',
+    message: string,
   ) {
     super(message);
   }
@@ -90,7 +100,13 @@ export class TaskReadFailed extends Error {}
 /** The tool call the caller's server answers with (the shared dispatcher of mcp-server.ts). */
 type CallTool = (name: string, args: unknown, extra: ToolExtra) => Promise<CallToolResult>;
 
-export function callerTasks(callTool: CallTool, executions: ExecutionsService, principal: Principal): CallerTasks {
+/** The services a task's cancel goes to. */
+export interface TaskRuns {
+  executions: Pick<ExecutionsService, 'cancel'>;
+  predictions: Pick<PredictionsService, 'cancel'>;
+}
+
+export function callerTasks(callTool: CallTool, runs: TaskRuns, principal: Principal): CallerTasks {
   const read = async (taskId: string, extra: ToolExtra): Promise<{ kind: TaskKind; result: CallToolResult }> => {
     const parsed = parseTaskId(taskId);
     if (!parsed) throw new TaskNotFound(taskId);
@@ -113,14 +129,14 @@ export function callerTasks(callTool: CallTool, executions: ExecutionsService, p
     async get(taskId, extra) {
       const { kind, result } = await read(taskId, extra);
       const state = stateOf(kind, result.structuredContent as unknown as RunRecord);
-      return state.status === 'completed' || state.status === 'failed' ? { ...state, result } : state;
+      return state.status === 'working' || state.status === 'input_required' ? state : { ...state, result };
     },
     async cancel(taskId) {
       const parsed = parseTaskId(taskId);
       if (!parsed) throw new TaskNotFound(taskId);
-      if (parsed.kind === 'prediction') throw new TaskNotCancellable(taskId);
       try {
-        await executions.cancel(principal, parsed.id);
+        if (parsed.kind === 'prediction') await runs.predictions.cancel(principal, parsed.id);
+        else await runs.executions.cancel(principal, parsed.id);
       } catch (error) {
         const status = (error as { status?: number }).status;
         if (status === 404) throw new TaskNotFound(taskId);
@@ -140,11 +156,12 @@ interface RunRecord {
   completed_at?: string | null;
   error?: unknown;
   pause?: { question?: unknown } | null;
+  usage?: { message?: string | null } | null;
 }
 
 function stateOf(kind: TaskKind, record: RunRecord): TaskState {
   const createdAt = isoOf(record.created_at);
-  const status = statusOf(record.status);
+  const status = statusOf(record);
   const message = status === 'input_required' ? pauseMessage(record) : undefined;
   return {
     taskId: `${kind}:${record.id}`,
@@ -160,9 +177,12 @@ function stateOf(kind: TaskKind, record: RunRecord): TaskState {
 /**
  * A finished run is a `completed` task whatever its outcome: its result is the tool's (a failed prediction or
  * execution is a result saying so, as the waiting call returns it); `failed` is kept for protocol errors. A paused
- * execution waits for a person.
+ * execution waits for a person; a run ended by a cancel is `cancelled` (its result says so too).
  */
-function statusOf(status: string): TaskStatus {
+function statusOf({ status, usage }: RunRecord): TaskStatus {
+  const message = usage?.message ?? '';
+  // A run's message may carry a note after its own words (the deterministic planner's, say).
+  if (status === 'failed' && CANCELLED_MESSAGES.some((m) => message.startsWith(m))) return 'cancelled';
   if (status === 'completed' || status === 'failed') return 'completed';
   if (status === 'paused') return 'input_required';
   return 'working';

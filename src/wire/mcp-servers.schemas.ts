@@ -17,8 +17,22 @@ export const registerMcpServerBodySchema = z.object({
   allowed_tools: z.array(z.string().min(1).max(128)).max(100).nullish(),
   /** The limit of one call, in seconds (default PRISM_AGENT_MCP_TIMEOUT_S). */
   timeout_s: z.number().positive().max(600).nullish(),
-  /** `{type: 'oauth'}`: a person signs in once through the server's consent page (the answer's authorization_url). */
-  auth: z.object({ type: z.literal('oauth') }).nullish(),
+  /**
+   * `{type: 'oauth'}`: a person signs in once through the server's consent page (the answer's authorization_url).
+   * `client_id` (and `client_secret` for a confidential client): the client the server's operator issued, for an
+   * authorization server without dynamic registration; the secret is stored encrypted, never returned.
+   */
+  auth: z
+    .object({
+      type: z.literal('oauth'),
+      client_id: z.string().min(1).max(512).nullish(),
+      client_secret: z.string().min(1).max(4096).nullish(),
+    })
+    .refine((auth) => !auth.client_secret || auth.client_id, {
+      message: 'client_secret comes with client_id',
+      path: ['client_secret'],
+    })
+    .nullish(),
 });
 
 /** The query a person's browser brings back to the OAuth callback. */
@@ -39,6 +53,9 @@ export function toRegisterMcpServer(body: z.output<typeof registerMcpServerBodyS
     allowedTools: body.allowed_tools ?? null,
     timeoutMs: body.timeout_s === null || body.timeout_s === undefined ? null : Math.round(body.timeout_s * 1000),
     oauth: body.auth?.type === 'oauth',
+    oauthClient: body.auth?.client_id
+      ? { clientId: body.auth.client_id, clientSecret: body.auth.client_secret ?? null }
+      : null,
   };
 }
 
@@ -55,6 +72,9 @@ export function toMcpServerWire(server: McpServerView) {
     timeout_s: server.timeoutMs / 1000,
     /** `pending`, `signed_in` or `needs_sign_in` for an OAuth server; null otherwise. Tokens are never returned. */
     oauth_status: server.oauthStatus,
+    /** The pre-registered OAuth client's id (null: Prism registered itself); its secret is never returned. */
+    oauth_client_id: server.oauthClientId,
+    has_client_secret: server.hasClientSecret,
     ...(server.authorizationUrl ? { authorization_url: server.authorizationUrl } : {}),
     created_at: server.createdAt.toISOString(),
   };

@@ -12,7 +12,7 @@ import {
 
 export function createSqliteMcpServerStore(db: SqliteDatabase): McpServerStore {
   const insertRow = db.prepare(
-    `INSERT INTO mcp_servers (${MCP_SERVER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO mcp_servers (${MCP_SERVER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (org_id, name) DO NOTHING`,
   );
   const all = db.prepare<[string], McpServerRow>(
@@ -29,7 +29,29 @@ export function createSqliteMcpServerStore(db: SqliteDatabase): McpServerStore {
     `UPDATE mcp_servers SET oauth_state_hash = NULL, oauth_state_expires_at = NULL
      WHERE oauth_state_hash = ? AND oauth_state_expires_at > ? RETURNING *`,
   );
+  const claim = db.prepare(
+    `UPDATE mcp_servers SET oauth_refresh_owner = ?, oauth_refresh_until = ?
+     WHERE org_id = ? AND id = ? AND (oauth_refresh_until IS NULL OR oauth_refresh_until <= ?)`,
+  );
+  const finishWith = db.prepare(
+    `UPDATE mcp_servers SET secret_sealed = ?, oauth_status = ?, oauth_state_hash = ?, oauth_state_expires_at = ?,
+       oauth_refresh_owner = NULL, oauth_refresh_until = NULL
+     WHERE org_id = ? AND id = ? AND oauth_refresh_owner = ?`,
+  );
+  const release = db.prepare(
+    `UPDATE mcp_servers SET oauth_refresh_owner = NULL, oauth_refresh_until = NULL
+     WHERE org_id = ? AND id = ? AND oauth_refresh_owner = ?`,
+  );
   return {
+    claimRefresh: (orgId, id, owner, now, until) =>
+      Promise.resolve(claim.run(owner, until.getTime(), orgId, id, now.getTime()).changes === 1),
+    finishRefresh: (orgId, id, owner, update) =>
+      Promise.resolve(
+        (update === null
+          ? release.run(orgId, id, owner)
+          : finishWith.run(...oauthUpdateValues(update), orgId, id, owner)
+        ).changes === 1,
+      ),
     insert: (record) => Promise.resolve(insertRow.run(...mcpServerValues(record)).changes === 1),
     list: (orgId) => Promise.resolve(all.all(orgId).map(toMcpServer)),
     get(orgId, id) {

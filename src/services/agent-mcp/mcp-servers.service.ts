@@ -17,7 +17,7 @@ import { checkPublicUrl, SafeFetchError } from '../../lib/safe-fetch';
 import type { SecretBox } from '../../lib/secret-box';
 import type { AnyToolDefinition } from '../../agents/sdk';
 import type { McpServerStore } from '../../stores/types/mcp-server';
-import { createMcpOAuth, type McpOAuth } from './oauth-sign-in';
+import { createMcpOAuth, oauthClientContext, type McpOAuth } from './oauth-sign-in';
 import { remoteToolsOf, withRenewal, type RemoteCallBudget, type RemoteTargetSource } from './remote-tools';
 
 export interface RegisterMcpServer {
@@ -29,11 +29,21 @@ export interface RegisterMcpServer {
   timeoutMs: number | null;
   /** Sign in with OAuth (a person opens the authorization URL the answer carries) instead of a key. */
   oauth: boolean;
+  /**
+   * The OAuth client its operator issued Prism, for an authorization server without dynamic registration (the
+   * secret is for a confidential client; how it is sent, Basic or in the body, is what the server's metadata says).
+   * Null: Prism registers itself.
+   */
+  oauthClient: { clientId: string; clientSecret: string | null } | null;
 }
 
-/** A registered server as callers see it: everything but the secret (and a pending sign-in's state). */
-export type McpServerView = Omit<McpServerRecord, 'secretSealed' | 'oauthStateHash' | 'oauthStateExpiresAt'> & {
+/** A registered server as callers see it: everything but the secrets (and a pending sign-in's state). */
+export type McpServerView = Omit<
+  McpServerRecord,
+  'secretSealed' | 'oauthStateHash' | 'oauthStateExpiresAt' | 'oauthClientSecretSealed'
+> & {
   hasSecret: boolean;
+  hasClientSecret: boolean;
   /** Only in the answer that opens a sign-in: the URL a person opens to consent. */
   authorizationUrl?: string;
 };
@@ -85,15 +95,6 @@ const HEADER = /^[A-Za-z0-9-]{1,64}$/;
 export const MAX_SERVERS_PER_RUN = 8;
 
 export function createMcpServersService(deps: McpServersServiceDeps): McpServersService {
-  const view = ({
-    secretSealed,
-    oauthStateHash: _h,
-    oauthStateExpiresAt: _e,
-    ...rest
-  }: McpServerRecord): McpServerView => ({
-    ...rest,
-    hasSecret: secretSealed !== null && rest.auth === 'api_key',
-  });
   const oauth: McpOAuth | null = deps.secrets
     ? createMcpOAuth({
         store: deps.store,
@@ -102,6 +103,7 @@ export function createMcpServersService(deps: McpServersServiceDeps): McpServers
         logger: deps.logger,
       })
     : null;
+  const sourceOf = targetSources(deps, oauth);
 
   const find = async (principal: Principal, id: string): Promise<McpServerRecord> => {
     const found = await deps.store.get(await deps.orgIdFor(principal), id);
@@ -109,7 +111,83 @@ export function createMcpServersService(deps: McpServersServiceDeps): McpServers
     return found;
   };
 
-  /** Where and how to call a server; the key or token is unsealed only here, for the call. */
+  return {
+    register: (principal, command, redirectUri) => registerServer(deps, oauth, principal, command, redirectUri),
+
+    async startOAuth(principal, id, redirectUri) {
+      const server = await find(principal, id);
+      if (server.auth !== 'oauth') {
+        throw new BadRequestError(
+          `MCP server '${server.name}' was registered without OAuth (auth: ${server.auth}).`,
+          null,
+          'id',
+        );
+      }
+      if (!oauth) throw secretsUnavailable();
+      const { authorizationUrl } = await oauth.start(server, redirectUri);
+      return { ...viewOf((await deps.store.get(server.orgId, id)) ?? server), authorizationUrl };
+    },
+
+    async finishOAuth(query) {
+      if (!oauth) throw secretsUnavailable();
+      return viewOf(await oauth.finish(query));
+    },
+
+    async list(principal) {
+      return (await deps.store.list(await deps.orgIdFor(principal))).map(viewOf);
+    },
+
+    async get(principal, id) {
+      return viewOf(await find(principal, id));
+    },
+
+    async tools(principal, id) {
+      const server = await find(principal, id);
+      try {
+        return allowedOf(server, await withRenewal(sourceOf(server), listRemoteTools));
+      } catch (error) {
+        throw unreachable(server, error);
+      }
+    },
+
+    async delete(principal, id) {
+      const orgId = await deps.orgIdFor(principal);
+      if (!(await deps.store.delete(orgId, id))) throw new NotFoundError('mcp_server', id);
+    },
+
+    checkNames: (orgId, names, param) => checkServerNames(deps.store, orgId, names, param),
+
+    toolsForRun: (orgId, names) => readToolsForRun(deps, sourceOf, orgId, names),
+  };
+}
+
+/** What callers see of a record: everything but the secret and a pending sign-in's state. */
+function viewOf({
+  secretSealed,
+  oauthStateHash: _h,
+  oauthStateExpiresAt: _e,
+  oauthClientSecretSealed,
+  ...rest
+}: McpServerRecord): McpServerView {
+  return {
+    ...rest,
+    hasSecret: secretSealed !== null && rest.auth === 'api_key',
+    hasClientSecret: oauthClientSecretSealed !== null,
+  };
+}
+
+function allowedOf(server: McpServerRecord, tools: RemoteMcpTool[]): RemoteMcpTool[] {
+  return server.allowedTools === null ? tools : tools.filter((t) => server.allowedTools?.includes(t.name));
+}
+
+/**
+ * Where and how to call each server; the key or token is unsealed only here, for the call. An OAuth server is read
+ * again for each call (its token may have been refreshed by another call).
+ */
+function targetSources(
+  deps: McpServersServiceDeps,
+  oauth: McpOAuth | null,
+): (server: McpServerRecord) => RemoteTargetSource {
   const targetOf = async (server: McpServerRecord, rejected?: RemoteMcpTarget): Promise<RemoteMcpTarget> => {
     const headers: Record<string, string> = {};
     if (server.auth === 'oauth') {
@@ -130,9 +208,7 @@ export function createMcpServersService(deps: McpServersServiceDeps): McpServers
       maxBytes: deps.settings.maxBytes,
     };
   };
-
-  /** An OAuth server is read again for each call (its token may have been refreshed by another call). */
-  const sourceOf = (server: McpServerRecord): RemoteTargetSource => {
+  return (server) => {
     const latest = async () =>
       server.auth === 'oauth' ? ((await deps.store.get(server.orgId, server.id)) ?? server) : server;
     return {
@@ -140,146 +216,129 @@ export function createMcpServersService(deps: McpServersServiceDeps): McpServers
       renew: async (rejected) => (server.auth === 'oauth' ? targetOf(await latest(), rejected) : null),
     };
   };
+}
 
-  const allowed = (server: McpServerRecord, tools: RemoteMcpTool[]): RemoteMcpTool[] =>
-    server.allowedTools === null ? tools : tools.filter((t) => server.allowedTools?.includes(t.name));
-
-  return {
-    async register(principal, command, redirectUri) {
-      if (!NAME.test(command.name) || command.name.length > 32) {
-        throw new BadRequestError(
-          `MCP server name '${command.name}' must be snake_case letters and digits (at most 32): it prefixes its ` +
-            "tools' names (`<name>__<tool>`).",
-          null,
-          'name',
-        );
-      }
-      if (command.oauth && command.apiKey !== null) {
-        throw new BadRequestError('A server signs in with an api_key or with OAuth, not both.', null, 'auth');
-      }
-      if ((command.apiKey !== null || command.oauth) && !deps.secrets) throw secretsUnavailable();
-      try {
-        await checkPublicUrl(command.url, deps.settings.allowPrivate);
-      } catch (error) {
-        const reason = error instanceof SafeFetchError ? error.message : 'invalid URL';
-        throw new BadRequestError(`url refused: ${reason}.`, 'url_not_allowed', 'url');
-      }
-      if (command.apiKeyHeader !== null && !HEADER.test(command.apiKeyHeader)) {
-        throw new BadRequestError('api_key_header must be an HTTP header name.', null, 'api_key_header');
-      }
-      const orgId = await deps.orgIdFor(principal);
-      const id = randomUUID();
-      const record: McpServerRecord = {
-        id,
-        orgId,
-        name: command.name,
-        url: command.url,
-        auth: command.oauth ? 'oauth' : command.apiKey === null ? 'none' : 'api_key',
-        secretSealed: command.apiKey === null || !deps.secrets ? null : deps.secrets.seal(command.apiKey, id),
-        apiKeyHeader: command.apiKey === null ? null : command.apiKeyHeader,
-        allowedTools: command.allowedTools === null ? null : [...new Set(command.allowedTools)],
-        timeoutMs: command.timeoutMs ?? deps.settings.timeoutMs,
-        oauthStatus: command.oauth ? 'pending' : null,
-        oauthStateHash: null,
-        oauthStateExpiresAt: null,
-        createdAt: new Date(),
-      };
-      if (!(await deps.store.insert(record))) {
-        throw new ConflictError(`An MCP server named '${command.name}' is already registered.`, 'mcp_server_exists');
-      }
-      if (!command.oauth || !oauth) return view(record);
-      try {
-        const { authorizationUrl } = await oauth.start(record, redirectUri);
-        return { ...view(record), authorizationUrl };
-      } catch (error) {
-        // A server whose sign-in cannot even start is not kept: registering it again is the retry.
-        await deps.store.delete(orgId, id);
-        throw error;
-      }
-    },
-
-    async startOAuth(principal, id, redirectUri) {
-      const server = await find(principal, id);
-      if (server.auth !== 'oauth') {
-        throw new BadRequestError(
-          `MCP server '${server.name}' was registered without OAuth (auth: ${server.auth}).`,
-          null,
-          'id',
-        );
-      }
-      if (!oauth) throw secretsUnavailable();
-      const { authorizationUrl } = await oauth.start(server, redirectUri);
-      return { ...view((await deps.store.get(server.orgId, id)) ?? server), authorizationUrl };
-    },
-
-    async finishOAuth(query) {
-      if (!oauth) throw secretsUnavailable();
-      return view(await oauth.finish(query));
-    },
-
-    async list(principal) {
-      return (await deps.store.list(await deps.orgIdFor(principal))).map(view);
-    },
-
-    async get(principal, id) {
-      return view(await find(principal, id));
-    },
-
-    async tools(principal, id) {
-      const server = await find(principal, id);
-      try {
-        return allowed(server, await withRenewal(sourceOf(server), listRemoteTools));
-      } catch (error) {
-        throw unreachable(server, error);
-      }
-    },
-
-    async delete(principal, id) {
-      const orgId = await deps.orgIdFor(principal);
-      if (!(await deps.store.delete(orgId, id))) throw new NotFoundError('mcp_server', id);
-    },
-
-    async checkNames(orgId, names, param) {
-      if (names.length > MAX_SERVERS_PER_RUN) {
-        throw new BadRequestError(`A run may name at most ${MAX_SERVERS_PER_RUN} MCP servers.`, null, param);
-      }
-      const found = new Set((await deps.store.findByNames(orgId, names)).map((s) => s.name));
-      const missing = [...new Set(names)].filter((n) => !found.has(n));
-      if (missing.length > 0) {
-        throw new BadRequestError(
-          `Unknown MCP server${missing.length > 1 ? 's' : ''}: ${missing.map((n) => `'${n}'`).join(', ')}. ` +
-            'Register it with POST /v1/agent/mcp-servers first.',
-          'unknown_mcp_server',
-          param,
-        );
-      }
-    },
-
-    async toolsForRun(orgId, names) {
-      if (names.length === 0) return { tools: [], unavailable: [] };
-      const servers = await deps.store.findByNames(orgId, names.slice(0, MAX_SERVERS_PER_RUN));
-      const budget: RemoteCallBudget = { left: deps.settings.maxCallsPerRun, max: deps.settings.maxCallsPerRun };
-      const tools: AnyToolDefinition[] = [];
-      const unavailable: string[] = [];
-      for (const name of names) {
-        const server = servers.find((s) => s.name === name);
-        if (!server) {
-          unavailable.push(`${name}: not registered`);
-          continue;
-        }
-        try {
-          const source = sourceOf(server);
-          const listed = allowed(server, await withRenewal(source, listRemoteTools));
-          tools.push(...remoteToolsOf(server.name, source, listed, budget, deps.logger));
-        } catch (error) {
-          const reason = unreachable(server, error).message;
-          deps.logger.warn('an MCP server of a run could not be read', { server: server.name, reason });
-          unavailable.push(`${name}: ${reason}`);
-        }
-      }
-      return { tools, unavailable };
-    },
+async function registerServer(
+  deps: McpServersServiceDeps,
+  oauth: McpOAuth | null,
+  principal: Principal,
+  command: RegisterMcpServer,
+  redirectUri: string,
+): Promise<McpServerView> {
+  checkRegistration(deps, command);
+  try {
+    await checkPublicUrl(command.url, deps.settings.allowPrivate);
+  } catch (error) {
+    const reason = error instanceof SafeFetchError ? error.message : 'invalid URL';
+    throw new BadRequestError(`url refused: ${reason}.`, 'url_not_allowed', 'url');
+  }
+  if (command.apiKeyHeader !== null && !HEADER.test(command.apiKeyHeader)) {
+    throw new BadRequestError('api_key_header must be an HTTP header name.', null, 'api_key_header');
+  }
+  const orgId = await deps.orgIdFor(principal);
+  const id = randomUUID();
+  const record: McpServerRecord = {
+    id,
+    orgId,
+    name: command.name,
+    url: command.url,
+    auth: command.oauth ? 'oauth' : command.apiKey === null ? 'none' : 'api_key',
+    secretSealed: command.apiKey === null || !deps.secrets ? null : deps.secrets.seal(command.apiKey, id),
+    apiKeyHeader: command.apiKey === null ? null : command.apiKeyHeader,
+    allowedTools: command.allowedTools === null ? null : [...new Set(command.allowedTools)],
+    timeoutMs: command.timeoutMs ?? deps.settings.timeoutMs,
+    oauthStatus: command.oauth ? 'pending' : null,
+    oauthStateHash: null,
+    oauthStateExpiresAt: null,
+    oauthClientId: command.oauthClient?.clientId ?? null,
+    oauthClientSecretSealed:
+      command.oauthClient?.clientSecret && deps.secrets
+        ? deps.secrets.seal(command.oauthClient.clientSecret, oauthClientContext(id))
+        : null,
+    createdAt: new Date(),
   };
+  if (!(await deps.store.insert(record))) {
+    throw new ConflictError(`An MCP server named '${command.name}' is already registered.`, 'mcp_server_exists');
+  }
+  if (!command.oauth || !oauth) return viewOf(record);
+  try {
+    const { authorizationUrl } = await oauth.start(record, redirectUri);
+    return { ...viewOf(record), authorizationUrl };
+  } catch (error) {
+    // A server whose sign-in cannot even start is not kept: registering it again is the retry.
+    await deps.store.delete(orgId, id);
+    throw error;
+  }
+}
+
+/** The checks of a registration made before its URL is checked. */
+function checkRegistration(deps: McpServersServiceDeps, command: RegisterMcpServer): void {
+  if (!NAME.test(command.name) || command.name.length > 32) {
+    throw new BadRequestError(
+      `MCP server name '${command.name}' must be snake_case letters and digits (at most 32): it prefixes its ` +
+        "tools' names (`<name>__<tool>`).",
+      null,
+      'name',
+    );
+  }
+  if (command.oauth && command.apiKey !== null) {
+    throw new BadRequestError('A server signs in with an api_key or with OAuth, not both.', null, 'auth');
+  }
+  if (command.oauthClient !== null && !command.oauth) {
+    throw new BadRequestError('An OAuth client id is for auth type oauth.', null, 'auth.client_id');
+  }
+  if ((command.apiKey !== null || command.oauth) && !deps.secrets) throw secretsUnavailable();
+}
+
+async function checkServerNames(
+  store: McpServerStore,
+  orgId: string,
+  names: readonly string[],
+  param: string,
+): Promise<void> {
+  if (names.length > MAX_SERVERS_PER_RUN) {
+    throw new BadRequestError(`A run may name at most ${MAX_SERVERS_PER_RUN} MCP servers.`, null, param);
+  }
+  const found = new Set((await store.findByNames(orgId, names)).map((s) => s.name));
+  const missing = [...new Set(names)].filter((n) => !found.has(n));
+  if (missing.length > 0) {
+    throw new BadRequestError(
+      `Unknown MCP server${missing.length > 1 ? 's' : ''}: ${missing.map((n) => `'${n}'`).join(', ')}. ` +
+        'Register it with POST /v1/agent/mcp-servers first.',
+      'unknown_mcp_server',
+      param,
+    );
+  }
+}
+
+async function readToolsForRun(
+  deps: McpServersServiceDeps,
+  sourceOf: (server: McpServerRecord) => RemoteTargetSource,
+  orgId: string,
+  names: readonly string[],
+): Promise<{ tools: AnyToolDefinition[]; unavailable: string[] }> {
+  if (names.length === 0) return { tools: [], unavailable: [] };
+  const servers = await deps.store.findByNames(orgId, names.slice(0, MAX_SERVERS_PER_RUN));
+  const budget: RemoteCallBudget = { left: deps.settings.maxCallsPerRun, max: deps.settings.maxCallsPerRun };
+  const tools: AnyToolDefinition[] = [];
+  const unavailable: string[] = [];
+  for (const name of names) {
+    const server = servers.find((s) => s.name === name);
+    if (!server) {
+      unavailable.push(`${name}: not registered`);
+      continue;
+    }
+    try {
+      const source = sourceOf(server);
+      const listed = allowedOf(server, await withRenewal(source, listRemoteTools));
+      tools.push(...remoteToolsOf(server.name, source, listed, budget, deps.logger));
+    } catch (error) {
+      const reason = unreachable(server, error).message;
+      deps.logger.warn('an MCP server of a run could not be read', { server: server.name, reason });
+      unavailable.push(`${name}: ${reason}`);
+    }
+  }
+  return { tools, unavailable };
 }
 
 function secretsUnavailable(): AppError {

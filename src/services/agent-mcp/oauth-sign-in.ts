@@ -5,10 +5,18 @@
  * about to expire or the server answers 401, and a refused refresh marks the server as needing a new sign-in.
  *
  * The protocol steps are the MCP SDK's own helpers (protected-resource and authorization-server discovery, dynamic
- * client registration, PKCE, code exchange, refresh), run by lib/remote-mcp-oauth.ts over the SSRF-safe fetcher. The grant (client, tokens, PKCE verifier) is sealed with PRISM_SECRETS_KEY like an API key;
- * the pending sign-in's `state` is stored only as a hash, taken once, and expires.
+ * client registration, PKCE, code exchange, refresh), run by lib/remote-mcp-oauth.ts over the SSRF-safe fetcher.
+ * A server registered with a pre-registered client (the client id its operator issued, and a secret for a
+ * confidential client) signs in as that client instead of registering one. The grant (client, tokens, PKCE
+ * verifier) is sealed with PRISM_SECRETS_KEY like an API key; the pending sign-in's `state` is stored only as a
+ * hash, taken once, and expires.
+ *
+ * One refresh at a time per grant, across replicas: an authorization server that rotates refresh tokens takes a
+ * refresh token spent twice as stolen and revokes the grant. The refreshing replica holds a lease on the server's
+ * row (a compare-and-swap in the store); another that needs a token meanwhile waits and reads the new one.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, BadRequestError } from '../../domain/errors';
 import type { McpServerRecord } from '../../domain/mcp-server';
 import type { Logger } from '../../lib/logger';
@@ -18,6 +26,7 @@ import {
   type OAuthClientInformationMixed,
   type OAuthServerSetup,
   type OAuthTokens,
+  type RemoteMcpOAuthClient,
 } from '../../lib/remote-mcp-oauth';
 import { SafeFetchError } from '../../lib/safe-fetch';
 import type { SecretBox } from '../../lib/secret-box';
@@ -40,6 +49,11 @@ export interface OAuthGrant {
 export const SIGN_IN_TTL_MS = 10 * 60_000;
 /** A token is refreshed this long before it expires (a quarter of its life for short-lived ones). */
 const REFRESH_MARGIN_MS = 30_000;
+/** How often a replica waiting for another's refresh reads the row again. */
+const REFRESH_POLL_MS = 50;
+
+/** The sealing context of a server's pre-registered client secret (apart from its grant's). */
+export const oauthClientContext = (serverId: string): string => `${serverId}#oauth-client`;
 
 export interface McpOAuthDeps {
   store: McpServerStore;
@@ -68,71 +82,20 @@ export interface McpOAuth {
 export function createMcpOAuth(deps: McpOAuthDeps): McpOAuth {
   const now = deps.now ?? (() => new Date());
   const client = createRemoteMcpOAuthClient(deps.settings);
-  /** One refresh at a time per server on this replica (a rotated refresh token used twice revokes the grant). */
+  const grants = grantBox(deps);
+  const refresher = createGrantRefresher(deps, client, now);
+  /** One refresh at a time per server on this replica (the store's lease keeps it to one across replicas). */
   const refreshing = new Map<string, Promise<string>>();
-
-  const sealGrant = (server: McpServerRecord, grant: OAuthGrant): string =>
-    deps.secrets.seal(JSON.stringify(grant), server.id);
-  const openGrant = (server: McpServerRecord): OAuthGrant | null =>
-    server.secretSealed === null ? null : (JSON.parse(deps.secrets.open(server.secretSealed, server.id)) as OAuthGrant);
-
-  const expiryOf = (tokens: OAuthTokens): number | null =>
-    typeof tokens.expires_in === 'number' ? now().getTime() + tokens.expires_in * 1000 : null;
-
-  const markNeedsSignIn = async (server: McpServerRecord, grant: OAuthGrant, reason: string): Promise<AppError> => {
-    deps.logger.warn('a remote MCP server needs a new OAuth sign-in', { server: server.name, reason });
-    await deps.store.updateOAuth(server.orgId, server.id, {
-      secretSealed: sealGrant(server, { ...grant, tokens: null, expiresAt: null }),
-      oauthStatus: 'needs_sign_in',
-      oauthStateHash: server.oauthStateHash,
-      oauthStateExpiresAt: server.oauthStateExpiresAt,
-    });
-    return signInRequired(server, reason);
-  };
-
-  const refresh = async (server: McpServerRecord, rejected: string | undefined): Promise<string> => {
-    // Read again: another call (or replica) may have refreshed it since this record was read.
-    const latest = (await deps.store.get(server.orgId, server.id)) ?? server;
-    const grant = openGrant(latest);
-    if (!grant?.tokens) throw signInRequired(latest, 'no one has signed in yet');
-    const current = grant.tokens.access_token;
-    if (current !== rejected && !expiringSoon(grant, now().getTime())) return current;
-    if (!grant.tokens.refresh_token) throw await markNeedsSignIn(latest, grant, 'the access token expired');
-    let tokens: OAuthTokens;
-    try {
-      tokens = await client.refresh(grant.setup, grant.client, grant.tokens.refresh_token);
-    } catch (error) {
-      if (error instanceof OAuthRefusedError) {
-        // The authorization server's words are cut short: they reach the planner and the run's record.
-        const said = `${error.code.slice(0, 64)}: ${error.message.slice(0, 300)}`;
-        throw await markNeedsSignIn(latest, grant, `the refresh was refused (${said})`);
-      }
-      throw signInFailed(latest, error);
-    }
-    await deps.store.updateOAuth(latest.orgId, latest.id, {
-      secretSealed: sealGrant(latest, { ...grant, tokens, expiresAt: expiryOf(tokens) }),
-      oauthStatus: 'signed_in',
-      oauthStateHash: latest.oauthStateHash,
-      oauthStateExpiresAt: latest.oauthStateExpiresAt,
-    });
-    return tokens.access_token;
-  };
 
   return {
     async start(server, redirectUri) {
-      const previous = openGrant(server);
+      const previous = grants.open(server);
       const state = randomBytes(32).toString('base64url');
       let grant: OAuthGrant;
       let authorizationUrl: string;
       try {
         const setup = await client.discover(server.url);
-        const sameClient =
-          previous !== null &&
-          previous.setup.authorizationServerUrl === setup.authorizationServerUrl &&
-          previous.redirectUri === redirectUri;
-        const registered = sameClient
-          ? previous.client
-          : await client.register(setup, `Prism agents (${server.name})`, redirectUri);
+        const registered = await clientFor(deps.secrets, client, server, setup, previous, redirectUri);
         const { url, codeVerifier } = await client.authorizationUrl(setup, registered, redirectUri, state);
         authorizationUrl = url;
         grant = {
@@ -148,7 +111,7 @@ export function createMcpOAuth(deps: McpOAuthDeps): McpOAuth {
         throw signInFailed(server, error);
       }
       await deps.store.updateOAuth(server.orgId, server.id, {
-        secretSealed: sealGrant(server, grant),
+        secretSealed: grants.seal(server, grant),
         oauthStatus: grant.tokens ? (server.oauthStatus ?? 'pending') : 'pending',
         oauthStateHash: hashState(state),
         oauthStateExpiresAt: new Date(now().getTime() + SIGN_IN_TTL_MS),
@@ -166,7 +129,7 @@ export function createMcpOAuth(deps: McpOAuthDeps): McpOAuth {
           'state',
         );
       }
-      const grant = openGrant(server);
+      const grant = grants.open(server);
       if (!grant?.codeVerifier) throw signInRequired(server, 'the sign-in was not started');
       if (query.error !== null || query.code === null) {
         throw new BadRequestError(
@@ -184,7 +147,12 @@ export function createMcpOAuth(deps: McpOAuthDeps): McpOAuth {
       const signedIn: McpServerRecord = {
         ...server,
         oauthStatus: 'signed_in',
-        secretSealed: sealGrant(server, { ...grant, codeVerifier: null, tokens, expiresAt: expiryOf(tokens) }),
+        secretSealed: grants.seal(server, {
+          ...grant,
+          codeVerifier: null,
+          tokens,
+          expiresAt: expiryOf(tokens, now()),
+        }),
       };
       await deps.store.updateOAuth(server.orgId, server.id, {
         secretSealed: signedIn.secretSealed,
@@ -196,16 +164,155 @@ export function createMcpOAuth(deps: McpOAuthDeps): McpOAuth {
     },
 
     async accessToken(server, rejected) {
-      const grant = openGrant(server);
+      const grant = grants.open(server);
       if (!grant?.tokens || server.oauthStatus === 'needs_sign_in') {
         throw signInRequired(server, server.oauthStatus === 'needs_sign_in' ? 'its sign-in was lost' : undefined);
       }
       if (rejected === undefined && !expiringSoon(grant, now().getTime())) return grant.tokens.access_token;
       const running = refreshing.get(server.id);
       if (running) return running;
-      const next = refresh(server, rejected).finally(() => refreshing.delete(server.id));
+      const next = refresher.refresh(server, rejected).finally(() => refreshing.delete(server.id));
       refreshing.set(server.id, next);
       return next;
+    },
+  };
+}
+
+/** Seals and opens a server's grant (context: the server's id). */
+function grantBox(deps: Pick<McpOAuthDeps, 'secrets'>) {
+  return {
+    seal: (server: McpServerRecord, grant: OAuthGrant): string => deps.secrets.seal(JSON.stringify(grant), server.id),
+    open: (server: McpServerRecord): OAuthGrant | null =>
+      server.secretSealed === null
+        ? null
+        : (JSON.parse(deps.secrets.open(server.secretSealed, server.id)) as OAuthGrant),
+  };
+}
+
+/**
+ * The client a sign-in uses: the pre-registered one the server was registered with, else the one Prism registered
+ * before with the same authorization server and redirect URI, else a new dynamic registration.
+ */
+async function clientFor(
+  secrets: SecretBox,
+  client: RemoteMcpOAuthClient,
+  server: McpServerRecord,
+  setup: OAuthServerSetup,
+  previous: OAuthGrant | null,
+  redirectUri: string,
+): Promise<OAuthClientInformationMixed> {
+  if (server.oauthClientId !== null) {
+    const secret =
+      server.oauthClientSecretSealed === null
+        ? null
+        : secrets.open(server.oauthClientSecretSealed, oauthClientContext(server.id));
+    return { client_id: server.oauthClientId, ...(secret === null ? {} : { client_secret: secret }) };
+  }
+  const sameClient =
+    previous !== null &&
+    previous.setup.authorizationServerUrl === setup.authorizationServerUrl &&
+    previous.redirectUri === redirectUri;
+  return sameClient ? previous.client : client.register(setup, `Prism agents (${server.name})`, redirectUri);
+}
+
+function expiryOf(tokens: OAuthTokens, at: Date): number | null {
+  return typeof tokens.expires_in === 'number' ? at.getTime() + tokens.expires_in * 1000 : null;
+}
+
+/**
+ * Refreshes grants one at a time across replicas: the replica that takes the store's lease on the row refreshes
+ * and writes the new tokens as it gives the lease up; one that finds the lease taken reads the row until the new
+ * token is there (or the lease has run out, when it tries to take it itself).
+ */
+function createGrantRefresher(deps: McpOAuthDeps, client: RemoteMcpOAuthClient, now: () => Date) {
+  const grants = grantBox(deps);
+  /** Longer than the refresh request may take (its timeout), with room for the writes around it. */
+  const leaseMs = deps.settings.timeoutMs * 2 + 5_000;
+
+  const markNeedsSignIn = async (
+    server: McpServerRecord,
+    grant: OAuthGrant,
+    owner: string,
+    reason: string,
+  ): Promise<AppError> => {
+    deps.logger.warn('a remote MCP server needs a new OAuth sign-in', { server: server.name, reason });
+    await deps.store.finishRefresh(server.orgId, server.id, owner, {
+      secretSealed: grants.seal(server, { ...grant, tokens: null, expiresAt: null }),
+      oauthStatus: 'needs_sign_in',
+      oauthStateHash: server.oauthStateHash,
+      oauthStateExpiresAt: server.oauthStateExpiresAt,
+    });
+    return signInRequired(server, reason);
+  };
+
+  /** A token other than `rejected` that is not about to expire, if the record holds one. */
+  const usableToken = (server: McpServerRecord, rejected: string | undefined): string | null => {
+    const grant = grants.open(server);
+    if (!grant?.tokens || server.oauthStatus === 'needs_sign_in') return null;
+    const current = grant.tokens.access_token;
+    return current !== rejected && !expiringSoon(grant, now().getTime()) ? current : null;
+  };
+
+  /** Refreshes with the lease held by `owner`. */
+  const refreshHolding = async (server: McpServerRecord, rejected: string | undefined, owner: string) => {
+    // Read again: another replica may have refreshed it since this record was read.
+    const latest = (await deps.store.get(server.orgId, server.id)) ?? server;
+    const fresh = usableToken(latest, rejected);
+    if (fresh !== null) return fresh;
+    const grant = grants.open(latest);
+    if (!grant?.tokens || latest.oauthStatus === 'needs_sign_in') {
+      throw signInRequired(latest, grant?.tokens ? 'its sign-in was lost' : 'no one has signed in yet');
+    }
+    if (!grant.tokens.refresh_token) throw await markNeedsSignIn(latest, grant, owner, 'the access token expired');
+    let tokens: OAuthTokens;
+    try {
+      tokens = await client.refresh(grant.setup, grant.client, grant.tokens.refresh_token);
+    } catch (error) {
+      if (error instanceof OAuthRefusedError) {
+        // The authorization server's words are cut short: they reach the planner and the run's record.
+        const said = `${error.code.slice(0, 64)}: ${error.message.slice(0, 300)}`;
+        throw await markNeedsSignIn(latest, grant, owner, `the refresh was refused (${said})`);
+      }
+      throw signInFailed(latest, error);
+    }
+    const update = {
+      secretSealed: grants.seal(latest, { ...grant, tokens, expiresAt: expiryOf(tokens, now()) }),
+      oauthStatus: 'signed_in' as const,
+      oauthStateHash: latest.oauthStateHash,
+      oauthStateExpiresAt: latest.oauthStateExpiresAt,
+    };
+    if (!(await deps.store.finishRefresh(latest.orgId, latest.id, owner, update))) {
+      // The lease ran out during the refresh: these tokens are still the newest the server issued.
+      deps.logger.warn('an OAuth refresh outlived its lease', { server: latest.name });
+      await deps.store.updateOAuth(latest.orgId, latest.id, update);
+    }
+    return tokens.access_token;
+  };
+
+  return {
+    async refresh(server: McpServerRecord, rejected: string | undefined): Promise<string> {
+      const giveUpAt = now().getTime() + leaseMs * 2;
+      for (;;) {
+        const owner = randomUUID();
+        const at = now();
+        if (await deps.store.claimRefresh(server.orgId, server.id, owner, at, new Date(at.getTime() + leaseMs))) {
+          try {
+            return await refreshHolding(server, rejected, owner);
+          } finally {
+            await deps.store.finishRefresh(server.orgId, server.id, owner, null);
+          }
+        }
+        // Another replica is refreshing: its token is read once it is written.
+        await sleep(REFRESH_POLL_MS);
+        const latest = await deps.store.get(server.orgId, server.id);
+        if (!latest) throw signInRequired(server, 'it was removed');
+        const fresh = usableToken(latest, rejected);
+        if (fresh !== null) return fresh;
+        if (latest.oauthStatus === 'needs_sign_in') throw signInRequired(latest, 'its sign-in was lost');
+        if (now().getTime() > giveUpAt) {
+          throw signInFailed(latest, new Error('another replica refreshing its token did not finish'));
+        }
+      }
     },
   };
 }

@@ -5,9 +5,11 @@
  * which takes the `running` record over: the redelivery is a start like a restart's, under the same restart policy.
  */
 import { AppError } from '../../domain/errors';
+import { WorkCancelledError } from '../../lib/cancel';
 import { EMPTY_USAGE, isTerminal, type Prediction } from '../../domain/prediction';
 import { givenUpMessage, startsUsedUp } from '../../domain/restart-policy';
 import { resumeUnfinished } from '../resume-unfinished';
+import type { RunningPredictions } from './prediction-cancel';
 import type { PredictionRunner, QueuedHolds } from './prediction-run';
 import type { PredictionsService, PredictionsServiceDeps } from './predictions.types';
 
@@ -15,6 +17,7 @@ export function createPredictionResume(
   deps: PredictionsServiceDeps,
   runner: PredictionRunner,
   held: QueuedHolds,
+  running: RunningPredictions,
 ): Pick<PredictionsService, 'runJob' | 'resumeUnfinished'> {
   const { store } = deps;
   const { queuedHolds, queuedRunHolds } = held;
@@ -56,9 +59,13 @@ export function createPredictionResume(
         return;
       }
       const hold = prediction.request.agent ? null : holdFor(prediction);
-      await run(prediction, hold, runHold).catch((error: unknown) => {
-        if (!(error instanceof AppError)) throw error;
-      });
+      // A cancel (prediction-cancel.ts) stops the run through this signal; it stores itself failed, billed nothing.
+      const stop = running.start(id);
+      await run(prediction, hold, runHold, undefined, stop.signal)
+        .catch((error: unknown) => {
+          if (!(error instanceof AppError) && !(error instanceof WorkCancelledError)) throw error;
+        })
+        .finally(stop.done);
     },
 
     resumeUnfinished: (options) =>

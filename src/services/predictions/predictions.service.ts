@@ -11,10 +11,12 @@
  * client waits for the response (it can be fetched by id later).
  *
  * Composed here from its use cases: create-prediction.ts (accept), prediction-run.ts (run one record),
- * prediction-resume.ts (the job queue's handler, after a restart); the contract is predictions.types.ts.
+ * prediction-resume.ts (the job queue's handler, after a restart), prediction-cancel.ts (stop one); the contract is
+ * predictions.types.ts.
  */
 import { NotFoundError } from '../../domain/errors';
 import { createPredictionCreate } from './create-prediction';
+import { createPredictionCancel, createRunningPredictions } from './prediction-cancel';
 import { createPredictionResume } from './prediction-resume';
 import { createPredictionRunner, createQueuedHolds } from './prediction-run';
 import type { PredictionsService, PredictionsServiceDeps } from './predictions.types';
@@ -23,6 +25,7 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
   const { store } = deps;
   const held = createQueuedHolds();
   const runner = createPredictionRunner(deps, held);
+  const running = createRunningPredictions(deps);
   return {
     create: createPredictionCreate(deps, runner, held),
 
@@ -36,6 +39,8 @@ export function createPredictionsService(deps: PredictionsServiceDeps): Predicti
       return store.list(await deps.orgIdFor(principal), page);
     },
 
-    ...createPredictionResume(deps, runner, held),
+    cancel: createPredictionCancel(deps, held, running),
+
+    ...createPredictionResume(deps, runner, held, running),
   };
 }

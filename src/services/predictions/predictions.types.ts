@@ -19,6 +19,7 @@ import type { ExtractionWallet } from './extraction-billing';
 import type { GenerateCommand } from './generate-command';
 import type { SkillRunner } from './skill-runner';
 import type { KeyModelCheck } from '../admin/key-model-check';
+import type { SignalBus } from '../../signals/signal-bus';
 
 export interface PredictionsServiceDeps {
   store: PredictionStore;
@@ -37,6 +38,8 @@ export interface PredictionsServiceDeps {
   /** A key's allow-list of models (docs/admin.md), asked of the model a generate request names. */
   checkKeyModel?: KeyModelCheck;
   enqueue: (id: string) => void;
+  /** Carries a cancel to the replica running the prediction (absent: a cancel reaches this replica's runs only). */
+  signals?: SignalBus;
   onFinished: (prediction: Prediction) => void;
   logger: Logger;
 }
@@ -53,6 +56,13 @@ export interface PredictionsService {
     options?: { onProgress?: (done: number, total: number) => void; signal?: CancelSignal },
   ): Promise<Prediction>;
   get(principal: Principal, id: string): Promise<Prediction>;
+  /**
+   * Cancels a prediction that has not finished: it ends `failed` saying it was cancelled, billed nothing
+   * (prediction-cancel.ts). A running one is stopped at its next page or frame; the answer waits up to 10 s for it.
+   * @throws NotFoundError, ConflictError `prediction_finished` (already ended) or `prediction_not_cancellable` (running
+   * on the agent runtime).
+   */
+  cancel(principal: Principal, id: string): Promise<Prediction>;
   list(principal: Principal, page: { skip: number; limit: number }): Promise<Prediction[]>;
   /**
    * Runs one job by id (the job queue's handler). A redelivered job whose record says `running` lost its replica:

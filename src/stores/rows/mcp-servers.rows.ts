@@ -19,6 +19,8 @@ export interface McpServerRow {
   oauth_status: string | null;
   oauth_state_hash: string | null;
   oauth_state_expires_at: number | string | null;
+  oauth_client_id: string | null;
+  oauth_client_secret_sealed: string | null;
 }
 
 export const toMcpServer = (r: McpServerRow): McpServerRecord => ({
@@ -34,6 +36,8 @@ export const toMcpServer = (r: McpServerRow): McpServerRecord => ({
   oauthStatus: r.oauth_status as McpServerOAuthStatus | null,
   oauthStateHash: r.oauth_state_hash,
   oauthStateExpiresAt: r.oauth_state_expires_at === null ? null : new Date(Number(r.oauth_state_expires_at)),
+  oauthClientId: r.oauth_client_id,
+  oauthClientSecretSealed: r.oauth_client_secret_sealed,
   createdAt: new Date(r.created_at),
 });
 
@@ -52,11 +56,13 @@ export const mcpServerValues = (s: McpServerRecord): (string | number | null)[] 
   s.oauthStatus,
   s.oauthStateHash,
   s.oauthStateExpiresAt === null ? null : s.oauthStateExpiresAt.getTime(),
+  s.oauthClientId,
+  s.oauthClientSecretSealed,
 ];
 
 export const MCP_SERVER_COLUMNS =
   'id, org_id, name, url, auth_kind, secret_sealed, api_key_header, allowed_tools_json, timeout_ms, created_at, ' +
-  'oauth_status, oauth_state_hash, oauth_state_expires_at';
+  'oauth_status, oauth_state_hash, oauth_state_expires_at, oauth_client_id, oauth_client_secret_sealed';
 
 /** An OAuth update's values, in the order of both dialects' UPDATE (then org id and id). */
 export const oauthUpdateValues = (u: McpServerOAuthUpdate): (string | number | null)[] => [

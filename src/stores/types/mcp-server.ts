@@ -23,6 +23,16 @@ export interface McpServerStore {
    * the same statement (so a state is taken once, by one replica); null for none.
    */
   takeOAuthState(stateHash: string, now: Date): Promise<McpServerRecord | null>;
+  /**
+   * Takes the lease on refreshing the server's OAuth grant for `owner` until `until`, if no other holder's lease is
+   * still running at `now` (one statement: a compare-and-swap, so of two replicas asking at once one gets it).
+   */
+  claimRefresh(orgId: string, id: string, owner: string, now: Date, until: Date): Promise<boolean>;
+  /**
+   * Writes `update` (when given) and gives up the lease, only while `owner` still holds it.
+   * @returns whether `owner` held it (false: nothing was written).
+   */
+  finishRefresh(orgId: string, id: string, owner: string, update: McpServerOAuthUpdate | null): Promise<boolean>;
   /** @returns whether a record was removed. */
   delete(orgId: string, id: string): Promise<boolean>;
 }

@@ -3,7 +3,8 @@
  * client declaring the extension sends it (the SDK's v2 client has no tasks support yet): a video extraction and an
  * agent run answer a task handle at once; `tasks/get` polls them (from another replica too) until they complete
  * with the tool's result, the same record `get_prediction` / `get_execution` read; a client without the extension
- * gets the waiting call; cancelling an execution task cancels the run; another caller cannot read the task.
+ * gets the waiting call; cancelling an execution or extraction task cancels the run (the task reads `cancelled`,
+ * the record `failed`, nothing billed); another caller cannot read the task.
  */
 import { makeVideo } from '../../helpers/media-clips';
 import { renderReceiptImage } from '../../helpers/media-fixtures';
@@ -110,9 +111,41 @@ describe('MCP tasks (2026-07-28 tasks extension)', () => {
     const other = await a.createKey('mcp-tasks-other', 'pro');
     const foreign = await modern(a.url, other, 'tasks/get', { taskId: handle.taskId });
     expect(foreign.error?.code).toBe(-32602);
-    // An extraction cannot be cancelled once queued: said plainly.
+    // A finished extraction cannot be cancelled: said plainly.
     const cancel = await modern(a.url, key, 'tasks/cancel', { taskId: handle.taskId });
-    expect(cancel.error?.message).toMatch(/cannot be cancelled/);
+    expect(cancel.error?.message).toMatch(/already ended \(completed\)/);
+  });
+
+  it('cancels an extraction task: the prediction ends failed saying so, billed nothing, and its task is cancelled', async () => {
+    const video = await makeVideo(
+      Array.from({ length: 8 }, (_, i) => ({ durationS: 1, color: 'white', text: [`PAGE ${i + 1} OF 8`] })),
+    );
+    const { balanceUsd: before } = await a.container.services.accounts.balance('mcp-tasks');
+    const started = await modern(a.url, key, 'tools/call', {
+      name: 'extract_video',
+      arguments: {
+        data: video.toString('base64'),
+        json_schema: { type: 'object', properties: { text: { type: ['string', 'null'] } } },
+      },
+    });
+    expect(started.error).toBeUndefined();
+    const taskId = String(started.result?.taskId);
+    expect(taskId).toMatch(/^prediction:/);
+    // Sent to the replica running it (a queued prediction is failed at once from any replica; one running on
+    // another replica hears the cancel over Redis, the signal bus).
+    const cancelled = await modern(a.url, key, 'tasks/cancel', { taskId });
+    expect(cancelled.error).toBeUndefined();
+    const done = await settle(taskId);
+    expect(done.status).toBe('cancelled');
+    const prediction = (done.result as { structuredContent: Record<string, unknown> }).structuredContent;
+    expect(prediction).toMatchObject({ status: 'failed', response: null });
+    expect(prediction.usage).toMatchObject({ credits_used: 0, message: expect.stringMatching(/cancelled/) as string });
+    const id = taskId.slice('prediction:'.length);
+    const rest = (await (await call(`${a.url}/v1/predictions/${id}`, { key })).json()) as Record<string, unknown>;
+    expect(rest.status).toBe('failed');
+    expect((await a.container.services.accounts.balance('mcp-tasks')).balanceUsd).toBe(before);
+    const again = await modern(a.url, key, 'tasks/cancel', { taskId });
+    expect(again.error?.message).toMatch(/already ended \(failed\)/);
   });
 
   it('runs an agent as a task, and a client without the extension gets the waiting call', async () => {
@@ -151,6 +184,7 @@ describe('MCP tasks (2026-07-28 tasks extension)', () => {
     const cancelled = await modern(a.url, key, 'tasks/cancel', { taskId });
     expect(cancelled.error).toBeUndefined();
     const done = await settle(taskId);
+    expect(done.status).toBe('cancelled');
     const execution = (done.result as { structuredContent: Record<string, unknown> }).structuredContent;
     expect(execution.status).toBe('failed');
     expect(JSON.stringify(execution)).toMatch(/was cancelled/);
