@@ -364,14 +364,10 @@ export async function updateKey(
   keyId: string,
   update: { expiresAt?: Date | null; allowedModels?: string[] | null },
 ): Promise<AdminKeyView> {
-  await getKey(deps, keyId);
-  await deps.policies.set(keyId, update);
-  const view = await getKey(deps, keyId);
-  await recordAudit(deps, actor, 'key.update', keyId, {
+  return changePolicy(deps, actor, keyId, 'key.update', update, (view) => ({
     expires_at: view.expires_at,
     allowed_models: view.allowed_models,
-  });
-  return view;
+  }));
 }
 
 export async function setKeyBudget(
@@ -380,16 +376,29 @@ export async function setKeyBudget(
   keyId: string,
   { budgetUsd, period }: { budgetUsd: number | null; period?: BudgetPeriod },
 ): Promise<AdminKeyView> {
-  await getKey(deps, keyId);
-  await deps.policies.set(keyId, {
+  const policy = {
     budgetMicros: budgetUsd === null ? null : Math.round(budgetUsd * MICROS),
     ...(period ? { budgetPeriod: period } : {}),
-  });
-  const view = await getKey(deps, keyId);
-  await recordAudit(deps, actor, 'key.budget', keyId, {
+  };
+  return changePolicy(deps, actor, keyId, 'key.budget', policy, (view) => ({
     budget_usd: view.budget_usd,
     budget_period: view.budget_period,
-  });
+  }));
+}
+
+/** Sets part of an existing key's policy and records the change, with the details read back from the key. */
+async function changePolicy(
+  deps: AdminServiceDeps,
+  actor: string,
+  keyId: string,
+  action: AuditAction,
+  policy: Parameters<KeyPolicies['set']>[1],
+  details: (view: AdminKeyView) => object,
+): Promise<AdminKeyView> {
+  await getKey(deps, keyId);
+  await deps.policies.set(keyId, policy);
+  const view = await getKey(deps, keyId);
+  await recordAudit(deps, actor, action, keyId, details(view));
   return view;
 }
 
