@@ -156,206 +156,293 @@ const toKeyView = (r: SqlRow): AdminKeyView => ({
 });
 
 export function createAdminService(deps: AdminServiceDeps): AdminService {
-  const { sql, accounts, accountStore, policies } = deps;
-  const now = deps.now ?? ((): Date => new Date());
-  let ownerOrgId: string | null = null;
-
-  const audit = async (actor: string, action: AuditAction, target: string, details: object): Promise<void> => {
-    const at = now().toISOString();
-    await sql.run(
-      'INSERT INTO admin_audit (id, actor_key_id, action, target, details, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-      [randomUUID(), actor, action, target, JSON.stringify(details), at],
-    );
-  };
-
-  const getKey = async (keyId: string): Promise<AdminKeyView> => {
-    await policies.flushSpend();
-    const [row] = await sql.all(`${KEY_VIEW_SQL} WHERE k.id = ?`, [keyId]);
-    if (!row) throw new NotFoundError('api_key', keyId);
-    return toKeyView(row);
-  };
-
-  const orgView = async (id: string, name: string, tier: Tier, createdAt: unknown): Promise<OrgView> => {
-    const budget = await deps.orgBudgets.get(id);
-    return {
-      id,
-      name,
-      tier,
-      // Through the wallet store: on SQLite its debits may still be queued for the file.
-      balance_usd: (await accounts.balance(id)).balanceUsd,
-      budget_usd: budget ? budget.budgetMicros / MICROS : null,
-      budget_period: budget?.budgetPeriod ?? 'none',
-      budget_spent_usd: budget ? budget.spentMicros / MICROS : 0,
-      created_at: iso(createdAt),
-    };
-  };
-
-  const policyOf = (input: CreateKeyInput): Parameters<KeyPolicies['set']>[1] => ({
-    ...(input.expiresAt !== undefined ? { expiresAt: input.expiresAt } : {}),
-    ...(input.allowedModels !== undefined ? { allowedModels: input.allowedModels } : {}),
-    ...(input.budgetUsd !== undefined
-      ? { budgetMicros: input.budgetUsd === null ? null : Math.round(input.budgetUsd * MICROS) }
-      : {}),
-    ...(input.budgetPeriod !== undefined ? { budgetPeriod: input.budgetPeriod } : {}),
-  });
-
-  const hasPolicy = (input: CreateKeyInput): boolean => Object.keys(policyOf(input)).length > 0;
-
+  const owner: OwnerOrg = { id: null };
   return {
-    async requireAdmin(principal) {
-      if (principal?.kind === 'user' && principal.isSuperuser && principal.keyId) {
-        ownerOrgId ??= (await accounts.ownerPrincipal())?.orgId ?? null;
-        if (principal.orgId === ownerOrgId) return principal.keyId;
-      }
-      throw new PermissionDeniedError('The admin API needs a superuser key of the owner organisation');
-    },
-
-    async listOrgs() {
-      const rows = await sql.all(
-        "SELECT id, name, tier, created_at FROM organisations WHERE kind = 'standard' ORDER BY created_at, name",
-      );
-      return Promise.all(rows.map((r) => orgView(str(r.id), str(r.name), r.tier as Tier, r.created_at)));
-    },
-
-    async setOrgBudget(actor, orgRef, { budgetUsd, period }) {
-      const org = await accountStore.findOrg(orgRef);
-      if (!org) throw new NotFoundError('organisation', orgRef);
-      await deps.orgBudgets.set(org.id, budgetUsd === null ? null : Math.round(budgetUsd * MICROS), period);
-      const view = await orgView(org.id, org.name, org.tier, org.createdAt);
-      await audit(actor, 'org.budget', org.id, { budget_usd: view.budget_usd, budget_period: view.budget_period });
-      return view;
-    },
-
-    async createOrg(actor, { name, tier }) {
-      if (await accountStore.findOrg(name)) {
-        throw new ConflictError(`organisation '${name}' exists`, 'organisation_exists');
-      }
-      const org = await accountStore.createOrg({ name, tier: tier ?? 'free', kind: 'standard' });
-      await audit(actor, 'org.create', org.id, { name, tier: org.tier });
-      return { id: org.id, name: org.name, tier: org.tier };
-    },
-
-    async addCredits(actor, org, amountUsd) {
-      const result = await accounts.addCredits(org, amountUsd);
-      await audit(actor, 'credits.add', result.orgId, { amount_usd: amountUsd });
-      return { org_id: result.orgId, balance_usd: result.balanceUsd };
-    },
-
-    async createKey(actor, input) {
-      const created = await accounts.createKey({
-        org: input.org,
-        ...(input.tier ? { tier: input.tier } : {}),
-        ...(input.name ? { name: input.name } : {}),
-        superuser: input.superuser ?? false,
-      });
-      if (hasPolicy(input)) await policies.set(created.keyId, policyOf(input));
-      const view = await getKey(created.keyId);
-      await audit(actor, 'key.create', created.keyId, {
-        org: created.orgName,
-        tier: created.tier,
-        expires_at: view.expires_at,
-        allowed_models: view.allowed_models,
-        budget_usd: view.budget_usd,
-        budget_period: view.budget_period,
-      });
-      return { ...view, key: created.key };
-    },
-
-    async listKeys({ org }) {
-      await policies.flushSpend();
-      if (org === undefined) return (await sql.all(`${KEY_VIEW_SQL} ORDER BY k.created_at, k.id`)).map(toKeyView);
-      const found = await accountStore.findOrg(org);
-      if (!found) throw new NotFoundError('organisation', org);
-      return (await sql.all(`${KEY_VIEW_SQL} WHERE k.org_id = ? ORDER BY k.created_at, k.id`, [found.id])).map(
-        toKeyView,
-      );
-    },
-
-    getKey,
-
-    async revokeKey(actor, keyId) {
-      await accounts.revokeKey(keyId);
-      await audit(actor, 'key.revoke', keyId, {});
-      return getKey(keyId);
-    },
-
-    async rotateKey(actor, keyId) {
-      const old = await getKey(keyId);
-      if (old.revoked_at) throw new ConflictError(`key '${keyId}' is revoked`, 'api_key_revoked');
-      const policy: KeyPolicy | null = await policies.get(keyId);
-      const created = await accounts.createKey({ org: old.org_id, name: old.name, superuser: old.superuser });
-      if (policy) {
-        await policies.set(created.keyId, {
-          expiresAt: policy.expiresAt,
-          allowedModels: policy.allowedModels,
-          budgetMicros: policy.budgetMicros,
-          budgetPeriod: policy.budgetPeriod,
-        });
-      }
-      await accounts.revokeKey(keyId);
-      await audit(actor, 'key.rotate', keyId, { new_key_id: created.keyId });
-      return { ...(await getKey(created.keyId)), key: created.key, replaces: keyId };
-    },
-
-    async updateKey(actor, keyId, update) {
-      await getKey(keyId);
-      await policies.set(keyId, update);
-      const view = await getKey(keyId);
-      await audit(actor, 'key.update', keyId, { expires_at: view.expires_at, allowed_models: view.allowed_models });
-      return view;
-    },
-
-    async setBudget(actor, keyId, { budgetUsd, period }) {
-      await getKey(keyId);
-      await policies.set(keyId, {
-        budgetMicros: budgetUsd === null ? null : Math.round(budgetUsd * MICROS),
-        ...(period ? { budgetPeriod: period } : {}),
-      });
-      const view = await getKey(keyId);
-      await audit(actor, 'key.budget', keyId, { budget_usd: view.budget_usd, budget_period: view.budget_period });
-      return view;
-    },
-
-    async spend({ groupBy, from, to }) {
-      await policies.flushSpend();
-      const group =
-        groupBy === 'key' ? "COALESCE(key_id, '')" : groupBy === 'model' ? 'model' : 'SUBSTR(created_at, 1, 10)';
-      const where: string[] = [];
-      const params: unknown[] = [];
-      if (from) {
-        where.push('created_at >= ?');
-        params.push(from.toISOString());
-      }
-      if (to) {
-        where.push('created_at < ?');
-        params.push(to.toISOString());
-      }
-      const rows = await sql.all(
-        `SELECT ${group} AS grp, SUM(calls) AS calls, SUM(micros) AS micros FROM key_spend
-           ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY ${group} ORDER BY ${group}`,
-        params,
-      );
-      const totalMicros = rows.reduce((sum, r) => sum + (num(r.micros) ?? 0), 0);
-      return {
-        rows: rows.map((r) => ({
-          group: String(r.grp),
-          calls: num(r.calls) ?? 0,
-          cost_usd: (num(r.micros) ?? 0) / MICROS,
-        })),
-        total_usd: totalMicros / MICROS,
-      };
-    },
-
-    async audit({ limit }) {
-      const rows = await sql.all('SELECT * FROM admin_audit ORDER BY created_at DESC, id DESC LIMIT ?', [limit]);
-      return rows.map((r) => ({
-        id: String(r.id),
-        actor_key_id: r.actor_key_id ? str(r.actor_key_id) : null,
-        action: r.action as AuditAction,
-        target: String(r.target),
-        details: JSON.parse(String(r.details)) as Record<string, unknown>,
-        created_at: String(r.created_at),
-      }));
-    },
+    requireAdmin: (principal) => requireAdmin(deps, owner, principal),
+    listOrgs: () => listOrgs(deps),
+    setOrgBudget: (actor, org, budget) => setOrgBudget(deps, actor, org, budget),
+    createOrg: (actor, input) => createOrg(deps, actor, input),
+    addCredits: (actor, org, amountUsd) => addCredits(deps, actor, org, amountUsd),
+    createKey: (actor, input) => createKey(deps, actor, input),
+    listKeys: (filter) => listKeys(deps, filter),
+    getKey: (keyId) => getKey(deps, keyId),
+    revokeKey: (actor, keyId) => revokeKey(deps, actor, keyId),
+    rotateKey: (actor, keyId) => rotateKey(deps, actor, keyId),
+    updateKey: (actor, keyId, update) => updateKey(deps, actor, keyId, update),
+    setBudget: (actor, keyId, budget) => setKeyBudget(deps, actor, keyId, budget),
+    spend: (query) => spendReport(deps, query),
+    audit: (query) => auditLog(deps, query),
   };
+}
+
+/** The owner organisation's id, read once (it never changes while the process runs). */
+export interface OwnerOrg {
+  id: string | null;
+}
+
+async function recordAudit(
+  deps: AdminServiceDeps,
+  actor: string,
+  action: AuditAction,
+  target: string,
+  details: object,
+): Promise<void> {
+  const at = (deps.now?.() ?? new Date()).toISOString();
+  await deps.sql.run(
+    'INSERT INTO admin_audit (id, actor_key_id, action, target, details, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    [randomUUID(), actor, action, target, JSON.stringify(details), at],
+  );
+}
+
+export async function getKey(deps: AdminServiceDeps, keyId: string): Promise<AdminKeyView> {
+  await deps.policies.flushSpend();
+  const [row] = await deps.sql.all(`${KEY_VIEW_SQL} WHERE k.id = ?`, [keyId]);
+  if (!row) throw new NotFoundError('api_key', keyId);
+  return toKeyView(row);
+}
+
+async function orgView(
+  deps: AdminServiceDeps,
+  id: string,
+  name: string,
+  tier: Tier,
+  createdAt: unknown,
+): Promise<OrgView> {
+  const budget = await deps.orgBudgets.get(id);
+  return {
+    id,
+    name,
+    tier,
+    // Through the wallet store: on SQLite its debits may still be queued for the file.
+    balance_usd: (await deps.accounts.balance(id)).balanceUsd,
+    budget_usd: budget ? budget.budgetMicros / MICROS : null,
+    budget_period: budget?.budgetPeriod ?? 'none',
+    budget_spent_usd: budget ? budget.spentMicros / MICROS : 0,
+    created_at: iso(createdAt),
+  };
+}
+
+const policyOf = (input: CreateKeyInput): Parameters<KeyPolicies['set']>[1] => ({
+  ...(input.expiresAt !== undefined ? { expiresAt: input.expiresAt } : {}),
+  ...(input.allowedModels !== undefined ? { allowedModels: input.allowedModels } : {}),
+  ...(input.budgetUsd !== undefined
+    ? { budgetMicros: input.budgetUsd === null ? null : Math.round(input.budgetUsd * MICROS) }
+    : {}),
+  ...(input.budgetPeriod !== undefined ? { budgetPeriod: input.budgetPeriod } : {}),
+});
+
+const hasPolicy = (input: CreateKeyInput): boolean => Object.keys(policyOf(input)).length > 0;
+
+/** @throws PermissionDeniedError (403) unless the caller is a superuser key of the owner organisation. */
+export async function requireAdmin(
+  deps: AdminServiceDeps,
+  owner: OwnerOrg,
+  principal: Principal | undefined,
+): Promise<string> {
+  if (principal?.kind === 'user' && principal.isSuperuser && principal.keyId) {
+    owner.id ??= (await deps.accounts.ownerPrincipal())?.orgId ?? null;
+    if (principal.orgId === owner.id) return principal.keyId;
+  }
+  throw new PermissionDeniedError('The admin API needs a superuser key of the owner organisation');
+}
+
+export async function listOrgs(deps: AdminServiceDeps): Promise<OrgView[]> {
+  const rows = await deps.sql.all(
+    "SELECT id, name, tier, created_at FROM organisations WHERE kind = 'standard' ORDER BY created_at, name",
+  );
+  return Promise.all(rows.map((r) => orgView(deps, str(r.id), str(r.name), r.tier as Tier, r.created_at)));
+}
+
+/** Sets (null: removes) an organisation's budget. @throws NotFoundError for an unknown organisation. */
+export async function setOrgBudget(
+  deps: AdminServiceDeps,
+  actor: string,
+  orgRef: string,
+  { budgetUsd, period }: { budgetUsd: number | null; period?: BudgetPeriod },
+): Promise<OrgView> {
+  const org = await deps.accountStore.findOrg(orgRef);
+  if (!org) throw new NotFoundError('organisation', orgRef);
+  await deps.orgBudgets.set(org.id, budgetUsd === null ? null : Math.round(budgetUsd * MICROS), period);
+  const view = await orgView(deps, org.id, org.name, org.tier, org.createdAt);
+  await recordAudit(deps, actor, 'org.budget', org.id, {
+    budget_usd: view.budget_usd,
+    budget_period: view.budget_period,
+  });
+  return view;
+}
+
+export async function createOrg(
+  deps: AdminServiceDeps,
+  actor: string,
+  { name, tier }: { name: string; tier?: Tier },
+): Promise<{ id: string; name: string; tier: Tier }> {
+  if (await deps.accountStore.findOrg(name)) {
+    throw new ConflictError(`organisation '${name}' exists`, 'organisation_exists');
+  }
+  const org = await deps.accountStore.createOrg({ name, tier: tier ?? 'free', kind: 'standard' });
+  await recordAudit(deps, actor, 'org.create', org.id, { name, tier: org.tier });
+  return { id: org.id, name: org.name, tier: org.tier };
+}
+
+export async function addCredits(
+  deps: AdminServiceDeps,
+  actor: string,
+  org: string,
+  amountUsd: number,
+): Promise<{ org_id: string; balance_usd: number }> {
+  const result = await deps.accounts.addCredits(org, amountUsd);
+  await recordAudit(deps, actor, 'credits.add', result.orgId, { amount_usd: amountUsd });
+  return { org_id: result.orgId, balance_usd: result.balanceUsd };
+}
+
+export async function createKey(
+  deps: AdminServiceDeps,
+  actor: string,
+  input: CreateKeyInput,
+): Promise<AdminKeyView & { key: string }> {
+  const created = await deps.accounts.createKey({
+    org: input.org,
+    ...(input.tier ? { tier: input.tier } : {}),
+    ...(input.name ? { name: input.name } : {}),
+    superuser: input.superuser ?? false,
+  });
+  if (hasPolicy(input)) await deps.policies.set(created.keyId, policyOf(input));
+  const view = await getKey(deps, created.keyId);
+  await recordAudit(deps, actor, 'key.create', created.keyId, {
+    org: created.orgName,
+    tier: created.tier,
+    expires_at: view.expires_at,
+    allowed_models: view.allowed_models,
+    budget_usd: view.budget_usd,
+    budget_period: view.budget_period,
+  });
+  return { ...view, key: created.key };
+}
+
+export async function listKeys(deps: AdminServiceDeps, { org }: { org?: string }): Promise<AdminKeyView[]> {
+  const { sql } = deps;
+  await deps.policies.flushSpend();
+  if (org === undefined) return (await sql.all(`${KEY_VIEW_SQL} ORDER BY k.created_at, k.id`)).map(toKeyView);
+  const found = await deps.accountStore.findOrg(org);
+  if (!found) throw new NotFoundError('organisation', org);
+  return (await sql.all(`${KEY_VIEW_SQL} WHERE k.org_id = ? ORDER BY k.created_at, k.id`, [found.id])).map(toKeyView);
+}
+
+export async function revokeKey(deps: AdminServiceDeps, actor: string, keyId: string): Promise<AdminKeyView> {
+  await deps.accounts.revokeKey(keyId);
+  await recordAudit(deps, actor, 'key.revoke', keyId, {});
+  return getKey(deps, keyId);
+}
+
+export async function rotateKey(
+  deps: AdminServiceDeps,
+  actor: string,
+  keyId: string,
+): Promise<AdminKeyView & { key: string; replaces: string }> {
+  const { accounts, policies } = deps;
+  const old = await getKey(deps, keyId);
+  if (old.revoked_at) throw new ConflictError(`key '${keyId}' is revoked`, 'api_key_revoked');
+  const policy: KeyPolicy | null = await policies.get(keyId);
+  const created = await accounts.createKey({ org: old.org_id, name: old.name, superuser: old.superuser });
+  if (policy) {
+    await policies.set(created.keyId, {
+      expiresAt: policy.expiresAt,
+      allowedModels: policy.allowedModels,
+      budgetMicros: policy.budgetMicros,
+      budgetPeriod: policy.budgetPeriod,
+    });
+  }
+  await accounts.revokeKey(keyId);
+  await recordAudit(deps, actor, 'key.rotate', keyId, { new_key_id: created.keyId });
+  return { ...(await getKey(deps, created.keyId)), key: created.key, replaces: keyId };
+}
+
+/** Changes a key's expiry and allow-list (null clears one). */
+export async function updateKey(
+  deps: AdminServiceDeps,
+  actor: string,
+  keyId: string,
+  update: { expiresAt?: Date | null; allowedModels?: string[] | null },
+): Promise<AdminKeyView> {
+  return changePolicy(deps, actor, keyId, 'key.update', update, (view) => ({
+    expires_at: view.expires_at,
+    allowed_models: view.allowed_models,
+  }));
+}
+
+export async function setKeyBudget(
+  deps: AdminServiceDeps,
+  actor: string,
+  keyId: string,
+  { budgetUsd, period }: { budgetUsd: number | null; period?: BudgetPeriod },
+): Promise<AdminKeyView> {
+  const policy = {
+    budgetMicros: budgetUsd === null ? null : Math.round(budgetUsd * MICROS),
+    ...(period ? { budgetPeriod: period } : {}),
+  };
+  return changePolicy(deps, actor, keyId, 'key.budget', policy, (view) => ({
+    budget_usd: view.budget_usd,
+    budget_period: view.budget_period,
+  }));
+}
+
+/** Sets part of an existing key's policy and records the change, with the details read back from the key. */
+async function changePolicy(
+  deps: AdminServiceDeps,
+  actor: string,
+  keyId: string,
+  action: AuditAction,
+  policy: Parameters<KeyPolicies['set']>[1],
+  details: (view: AdminKeyView) => object,
+): Promise<AdminKeyView> {
+  await getKey(deps, keyId);
+  await deps.policies.set(keyId, policy);
+  const view = await getKey(deps, keyId);
+  await recordAudit(deps, actor, action, keyId, details(view));
+  return view;
+}
+
+export async function spendReport(
+  deps: AdminServiceDeps,
+  { groupBy, from, to }: { groupBy: SpendGroup; from?: Date; to?: Date },
+): Promise<{ rows: SpendRow[]; total_usd: number }> {
+  await deps.policies.flushSpend();
+  const group =
+    groupBy === 'key' ? "COALESCE(key_id, '')" : groupBy === 'model' ? 'model' : 'SUBSTR(created_at, 1, 10)';
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (from) {
+    where.push('created_at >= ?');
+    params.push(from.toISOString());
+  }
+  if (to) {
+    where.push('created_at < ?');
+    params.push(to.toISOString());
+  }
+  const rows = await deps.sql.all(
+    `SELECT ${group} AS grp, SUM(calls) AS calls, SUM(micros) AS micros FROM key_spend
+       ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY ${group} ORDER BY ${group}`,
+    params,
+  );
+  const totalMicros = rows.reduce((sum, r) => sum + (num(r.micros) ?? 0), 0);
+  return {
+    rows: rows.map((r) => ({
+      group: String(r.grp),
+      calls: num(r.calls) ?? 0,
+      cost_usd: (num(r.micros) ?? 0) / MICROS,
+    })),
+    total_usd: totalMicros / MICROS,
+  };
+}
+
+export async function auditLog(deps: AdminServiceDeps, { limit }: { limit: number }): Promise<AuditEntry[]> {
+  const rows = await deps.sql.all('SELECT * FROM admin_audit ORDER BY created_at DESC, id DESC LIMIT ?', [limit]);
+  return rows.map((r) => ({
+    id: String(r.id),
+    actor_key_id: r.actor_key_id ? str(r.actor_key_id) : null,
+    action: r.action as AuditAction,
+    target: String(r.target),
+    details: JSON.parse(String(r.details)) as Record<string, unknown>,
+    created_at: String(r.created_at),
+  }));
 }

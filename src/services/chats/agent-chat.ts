@@ -25,9 +25,9 @@ import type { Principal } from '../../domain/account';
 import type { ChatAttachment, ChatRole } from '../../domain/chat';
 import { BadRequestError } from '../../domain/errors';
 import type { ExecutionInput } from '../../domain/execution';
-import type { SkillResolver } from '../../domain/skill';
+import type { ParsedSkill, SkillResolver } from '../../domain/skill';
 import type { Logger } from '../../lib/logger';
-import { RunFailure, type AgentRuntime } from '../../agents/agent-runtime';
+import { RunFailure, type AgentRuntime, type RunResult, type RunSpec } from '../../agents/agent-runtime';
 import { DETERMINISTIC_MESSAGE } from '../../agents/planners/deterministic.planner';
 import type { ChatTurn, PauseDecision, PlannerInput, PlannerTask, RunPause, ToolContext } from '../../agents/sdk';
 import type { ToolRegistry } from '../../agents/tool-registry';
@@ -35,11 +35,17 @@ import type { ArtifactsService } from '../artifacts.service';
 import type { FilesService } from '../files.service';
 import type { ToolContextFactory } from '../tool-context';
 import { normaliseInputsIn } from '../executions/execution-inputs';
-import type { PlannerDirectory } from '../executions/executions.types';
+import type { PlannerDirectory, ResolvedPlanner } from '../executions/executions.types';
 import { elementsOf, plannerTokens } from '../executions/execution-usage';
 import { resolveSkills, skillRefsOf, type SkillEntryWire } from '../executions/execution-skills';
 import type { ChatsService, OpenedThread, TurnMessage } from './chats.service';
-import { createChatTurnLanes, turnStoppedError, type ChatMultitaskStrategy, type TurnSlot } from './chat-turn-lanes';
+import {
+  createChatTurnLanes,
+  turnStoppedError,
+  type ChatMultitaskStrategy,
+  type ChatTurnLanes,
+  type TurnSlot,
+} from './chat-turn-lanes';
 
 export interface AgentChatDeps {
   chats: ChatsService;
@@ -170,219 +176,317 @@ const estimateTokens = (text: string): number => (text.length === 0 ? 0 : Math.c
 
 export function createAgentChat(deps: AgentChatDeps): AgentChat {
   const lanes = createChatTurnLanes();
-  return {
-    async open(principal, request) {
-      const resolved = deps.planners.resolve(request.model);
-      if (request.requireApproval?.length) deps.tools.select(request.requireApproval, 'require_approval');
-      const strategy = request.multitaskStrategy ?? 'enqueue';
-      // A named chat's lane is taken before the thread is read: an enqueued turn reads what the turn before it left.
-      const named = request.sessionId ? await lanes.enter(request.sessionId, strategy) : null;
-      const opened = await deps.chats
-        .open(principal, {
-          sessionId: request.sessionId,
-          makePublic: request.makePublic,
-          sessionToken: request.sessionToken,
-        })
-        .catch((error: unknown) => {
-          named?.release();
-          throw error;
-        });
-      const slot: TurnSlot = named ?? (await lanes.enter(opened.sessionId, strategy));
-      const fresh = newMessages(request.messages, opened.existing !== null);
-      if (!fresh.some(({ message }) => ROLES[message.role] === 'user')) {
-        slot.release();
-        throw new BadRequestError('The chat turn has no new user message.', 'missing_input', 'messages');
-      }
-      const deterministic = resolved.planner.kind === 'deterministic';
-      // What the thread records as having planned the turn: the model asked for, or the deterministic planner that
-      // stood in for it (on every path, so streamed and non-streamed turns of one thread say the same).
-      const plannerName = deterministic ? resolved.planner.servedBy : resolved.modelId;
-      let stored: TurnMessage[] = [];
-      // The thread's last turn asked the person something: this turn's message is the answer.
-      const asked = pendingPause(opened);
-      const answer = fresh.findLast(({ message }) => ROLES[message.role] === 'user')?.message;
+  return { open: (principal, request) => openTurn(deps, lanes, principal, request) };
+}
 
-      return {
-        sessionId: opened.sessionId,
+/** A caller's message this turn adds, with its index in the request (for error params). */
+interface FreshMessage {
+  message: AgentChatMessage;
+  index: number;
+}
 
-        async run(outer, onText, budget) {
-          // The run stops when the caller leaves, or (with a budget) before a planner round its hold cannot pay for.
-          const stop = new AbortController();
-          const onOuter = (): void => stop.abort();
-          if (outer.aborted) stop.abort();
-          else outer.addEventListener('abort', onOuter, { once: true });
-          const signal: ToolContext['signal'] = stop.signal;
-          // A newer message on the chat (interrupt, rollback) stops the run as the caller leaving would.
-          slot.onStop(() => stop.abort());
-          const spent = { input: 0, output: 0 };
-          // A pause whose checkpoint is gone (the thread went on elsewhere) is not resumed: the message is a new task.
-          const resuming = asked !== null && (await deps.runtime.hasCheckpoint(asked.run)) ? asked : null;
-          const turnId = resuming ? resuming.run : `chat-${randomUUID()}`;
-          let keep = false;
-          const skills = await resolveSkills(
-            deps.skills,
-            deps.artifacts,
-            principal,
-            await skillRefsOf(deps.artifacts, principal, turnId, request.skills),
-          );
-          const ctxFor = (s: ToolContext['signal']): ToolContext =>
-            deps.toolContext.create(principal, { sessionId: opened.sessionId, signal: s, skills });
-          const familyOf = async (source: string): Promise<string> => (await ctxFor(signal).media.load(source)).family;
-          stored = await storedForm(deps, principal, opened.sessionId, fresh, familyOf);
-          const task = chatTask(opened, stored, request, skills);
-          // A JSON reply must pass the schema check before it is shown, so it is never streamed.
-          const streamText = onText && !request.jsonReply && task.responseSchema === null ? onText : null;
-          try {
-            const result = await deps.runtime.run({
-              executionId: turnId,
-              task,
-              skills: skills.map((s) => ({
-                name: s.record.name,
-                description: s.record.description,
-                instructions: s.instructions,
-              })),
-              tools: deps.tools.select(null),
-              planner: resolved.planner,
-              context: ctxFor,
-              maxSteps: deps.limits.maxSteps,
-              deadlineMs: deps.limits.deadlineMs,
-              signal,
-              resume: resuming !== null,
-              approvals: {
-                // The call the person answers still waits for approval, whatever this turn's request asks.
-                tools: [...(request.requireApproval ?? []), ...(resuming?.tool ? [resuming.tool] : [])],
-                questions: skills.find((s) => (s.config?.graphStates.length ?? 0) > 0)?.config?.pauses ?? {},
-              },
-              ...(resuming ? { decision: decisionFromWords(textOf(answer?.content), resuming) } : {}),
-              ...(streamText ? { onText: streamText } : {}),
-              ...(budget ? { onTrace: (entries: LoopTraceEntry[]) => checkBudget(entries, budget) } : {}),
-            });
-            if (result.pause) {
-              // The checkpoint stays for the next turn, whose message answers the question asked here.
-              keep = true;
-              const pause = { ...chatPauseOf(turnId, result.pause), steps: result.trace.length };
-              return { ...reply(task, askText(pause), result.trace, null, plannerName, null), pause };
-            }
-            const whole = task.responseSchema || result.final === null ? JSON.stringify(result.response) : result.final;
-            // What the client read is what the thread keeps (text an earlier round showed included).
-            const content = result.streamed !== '' ? result.streamed : whole;
-            const notes: string[] = [];
-            if (deterministic) notes.push(DETERMINISTIC_MESSAGE);
-            if (result.schemaErrors.length > 0) {
-              notes.push(`The reply does not fully match the schema: ${result.schemaErrors.join('; ')}.`);
-            }
-            return reply(task, content, result.trace, notes.join(' ') || null, plannerName, null);
-          } catch (error) {
-            if (slot.stoppedBy) {
-              // Interrupted: the caller's message stays in the thread (the next turn reads it); rolled back: nothing.
-              if (slot.stoppedBy === 'interrupt' && stored.length > 0) {
-                await deps.chats.append(
-                  opened,
-                  request.model,
-                  stored.map((m) => ({ ...m, meta: { ...(m.meta ?? {}), interrupted: true } })),
-                );
-              }
-              throw turnStoppedError(opened.sessionId, slot.stoppedBy);
-            }
-            if (!(error instanceof RunFailure)) throw error;
-            // The deterministic planner's refusals are answers: they say what it cannot do and what to configure.
-            if (deterministic) {
-              const text = `No upstream language model is configured for ${request.model}. ${error.message}`;
-              return reply(task, text, error.trace, DETERMINISTIC_MESSAGE, null, null);
-            }
-            const rounds = error.trace.filter((e) => e.kind === 'plan').length;
-            const limit =
-              stop.signal.reason instanceof RunFailure && !outer.aborted
-                ? 'spending'
-                : rounds >= deps.limits.maxSteps
-                  ? 'steps'
-                  : null;
-            return reply(task, '', error.trace, null, plannerName, error.message, limit);
-          } finally {
-            outer.removeEventListener('abort', onOuter);
-            if (!keep) await deps.runtime.discard(turnId).catch(() => undefined);
-          }
+/** What opening a turn found out, which its run and its commit read. */
+interface OpenTurn {
+  deps: AgentChatDeps;
+  principal: Principal;
+  request: AgentChatRequest;
+  opened: OpenedThread;
+  slot: TurnSlot;
+  fresh: FreshMessage[];
+  resolved: ResolvedPlanner;
+  deterministic: boolean;
+  /**
+   * What the thread records as having planned the turn: the model asked for, or the deterministic planner that
+   * stood in for it (on every path, so streamed and non-streamed turns of one thread say the same).
+   */
+  plannerName: string;
+  /** The thread's last turn asked the person something: this turn's message is the answer. */
+  asked: ChatPause | null;
+  answer: AgentChatMessage | undefined;
+  /** The caller's new messages as the thread stores them (set by the run). */
+  stored: TurnMessage[];
+}
 
-          /**
-           * After each planner round that called tools: another round follows, assumed to cost what this one did
-           * (the transcript only grows). When the hold would not cover it, the turn stops here, before the tools and
-           * the next round. A round that answers is never thrown away for its cost: the gateway bills it, never
-           * more than the hold.
-           */
-          function checkBudget(entries: LoopTraceEntry[], limit: TurnBudget): void {
-            for (const entry of entries) {
-              if (entry.kind !== 'plan' || stop.signal.aborted) continue;
-              spent.input += entry.inputTokens;
-              spent.output += entry.outputTokens;
-              if (entry.output !== null) continue;
-              if (limit.covers(spent.input + entry.inputTokens, spent.output + entry.outputTokens)) continue;
-              stop.abort(
-                new RunFailure(
-                  `The turn reached its spending limit: another planner round would cost more than the ` +
-                    `$${limit.dollars.toFixed(4)} held for it. It is billed what its planner used, at most that amount; ` +
-                    'add credits or raise max_tokens (the hold grows with it) to let a turn plan longer.',
-                  [],
-                ),
-              );
-            }
-          }
+/** One run of a turn on the runtime. */
+interface TurnRun {
+  turn: OpenTurn;
+  /** The runtime's execution id: the paused run's when this run continues it. */
+  id: string;
+  /** Stops the run: the caller left, a newer message stopped the turn, or the budget would not cover a round. */
+  stop: AbortController;
+  /** Planner tokens counted by the budget check so far. */
+  spent: { input: number; output: number };
+  /** The pause this run continues (its checkpoint exists); null for a new task. */
+  resuming: ChatPause | null;
+  task: PlannerTask;
+}
 
-          function reply(
-            t: PlannerTask,
-            text: string,
-            trace: RunFailure['trace'],
-            message: string | null,
-            plannedBy: string | null,
-            failure: string | null,
-            limit: AgentChatReply['limit'] = null,
-          ): AgentChatReply {
-            // A resumed run's trace starts with the steps the asking turn was billed for: this turn counts the rest.
-            const own = trace.slice(resuming?.steps ?? 0);
-            const steps = own.map((entry, index) => ({ ...entry, index }));
-            const elements = elementsOf(steps);
-            const used = plannerTokens(own);
-            // A run stopped inside a round can have a checkpoint that lags the rounds the budget already counted.
-            const counted = {
-              prompt: Math.max(used.inputTokens, spent.input),
-              completion: Math.max(used.outputTokens, spent.output),
-            };
-            const words = [...(t.chat?.history ?? []).map((h) => h.content), t.prompt ?? ''].join('\n');
-            return {
-              content: text,
-              promptTokens: deterministic ? estimateTokens(words) : counted.prompt,
-              completionTokens: deterministic ? estimateTokens(text) : counted.completion,
-              steps: steps.length,
-              elementsProcessed: elements.elements_processed,
-              elementType: elements.element_type,
-              message,
-              plannedBy: plannedBy ?? resolved.planner.servedBy,
-              failure,
-              limit,
-            };
-          }
-        },
-
-        async commit(reply, usage) {
-          await deps.chats.append(opened, request.model, [
-            ...stored,
-            {
-              role: 'assistant',
-              content: reply.content,
-              attachments: [],
-              meta: {
-                model: request.model,
-                planned_by: reply.plannedBy,
-                usage,
-                ...(reply.pause ? { pause: reply.pause } : {}),
-              },
-            },
-          ]);
-        },
-
-        close: () => slot.release(),
-      };
-    },
+/**
+ * Opens the thread of the call (checking the caller may continue it), takes the chat's lane and checks the model
+ * and the messages; see {@link AgentChat.open}.
+ */
+export async function openTurn(
+  deps: AgentChatDeps,
+  lanes: ChatTurnLanes,
+  principal: Principal,
+  request: AgentChatRequest,
+): Promise<AgentChatTurn> {
+  const resolved = deps.planners.resolve(request.model);
+  if (request.requireApproval?.length) deps.tools.select(request.requireApproval, 'require_approval');
+  const strategy = request.multitaskStrategy ?? 'enqueue';
+  // A named chat's lane is taken before the thread is read: an enqueued turn reads what the turn before it left.
+  const named = request.sessionId ? await lanes.enter(request.sessionId, strategy) : null;
+  const opened = await deps.chats
+    .open(principal, {
+      sessionId: request.sessionId,
+      makePublic: request.makePublic,
+      sessionToken: request.sessionToken,
+    })
+    .catch((error: unknown) => {
+      named?.release();
+      throw error;
+    });
+  const slot: TurnSlot = named ?? (await lanes.enter(opened.sessionId, strategy));
+  const fresh = newMessages(request.messages, opened.existing !== null);
+  if (!fresh.some(({ message }) => ROLES[message.role] === 'user')) {
+    slot.release();
+    throw new BadRequestError('The chat turn has no new user message.', 'missing_input', 'messages');
+  }
+  const deterministic = resolved.planner.kind === 'deterministic';
+  const turn: OpenTurn = {
+    deps,
+    principal,
+    request,
+    opened,
+    slot,
+    fresh,
+    resolved,
+    deterministic,
+    plannerName: deterministic ? resolved.planner.servedBy : resolved.modelId,
+    asked: pendingPause(opened),
+    answer: fresh.findLast(({ message }) => ROLES[message.role] === 'user')?.message,
+    stored: [],
   };
+  return {
+    sessionId: opened.sessionId,
+    run: (outer, onText, budget) => runTurn(turn, outer, onText, budget),
+    commit: (reply, usage) => commitTurn(turn, reply, usage),
+    close: () => slot.release(),
+  };
+}
+
+/** Runs the turn; nothing is stored yet (see {@link AgentChatTurn.run}). */
+export async function runTurn(
+  turn: OpenTurn,
+  outer: ToolContext['signal'],
+  onText?: (delta: string) => void,
+  budget?: TurnBudget,
+): Promise<AgentChatReply> {
+  const { deps, principal, request, opened } = turn;
+  // The run stops when the caller leaves, or (with a budget) before a planner round its hold cannot pay for.
+  const stop = new AbortController();
+  const onOuter = (): void => stop.abort();
+  if (outer.aborted) stop.abort();
+  else outer.addEventListener('abort', onOuter, { once: true });
+  const signal: ToolContext['signal'] = stop.signal;
+  // A newer message on the chat (interrupt, rollback) stops the run as the caller leaving would.
+  turn.slot.onStop(() => stop.abort());
+  // A pause whose checkpoint is gone (the thread went on elsewhere) is not resumed: the message is a new task.
+  const asked = turn.asked;
+  const resuming = asked !== null && (await deps.runtime.hasCheckpoint(asked.run)) ? asked : null;
+  const turnId = resuming ? resuming.run : `chat-${randomUUID()}`;
+  let keep = false;
+  const skills = await resolveSkills(
+    deps.skills,
+    deps.artifacts,
+    principal,
+    await skillRefsOf(deps.artifacts, principal, turnId, request.skills),
+  );
+  const ctxFor = (s: ToolContext['signal']): ToolContext =>
+    deps.toolContext.create(principal, { sessionId: opened.sessionId, signal: s, skills });
+  const familyOf = async (source: string): Promise<string> => (await ctxFor(signal).media.load(source)).family;
+  turn.stored = await storedForm(deps, principal, opened.sessionId, turn.fresh, familyOf);
+  const task = chatTask(opened, turn.stored, request, skills);
+  const run: TurnRun = { turn, id: turnId, stop, spent: { input: 0, output: 0 }, resuming, task };
+  // A JSON reply must pass the schema check before it is shown, so it is never streamed.
+  const streamText = onText && !request.jsonReply && task.responseSchema === null ? onText : null;
+  try {
+    const result = await deps.runtime.run(runSpecOf(run, skills, ctxFor, streamText, budget));
+    if (result.pause) {
+      // The checkpoint stays for the next turn, whose message answers the question asked here.
+      keep = true;
+      const pause = { ...chatPauseOf(turnId, result.pause), steps: result.trace.length };
+      return { ...replyOf(run, askText(pause), result.trace, null, turn.plannerName, null), pause };
+    }
+    return answerOf(run, result);
+  } catch (error) {
+    return await failureReply(run, error, outer);
+  } finally {
+    outer.removeEventListener('abort', onOuter);
+    if (!keep) await deps.runtime.discard(turnId).catch(() => undefined);
+  }
+}
+
+/** What the runtime runs for a turn: the task, skills, tools and limits, and a continued pause's decision. */
+function runSpecOf(
+  run: TurnRun,
+  skills: ParsedSkill[],
+  context: (signal: ToolContext['signal']) => ToolContext,
+  streamText: ((delta: string) => void) | null,
+  budget: TurnBudget | undefined,
+): RunSpec {
+  const { deps, request, resolved, answer } = run.turn;
+  const { resuming } = run;
+  return {
+    executionId: run.id,
+    task: run.task,
+    skills: skills.map((s) => ({
+      name: s.record.name,
+      description: s.record.description,
+      instructions: s.instructions,
+    })),
+    tools: deps.tools.select(null),
+    planner: resolved.planner,
+    context,
+    maxSteps: deps.limits.maxSteps,
+    deadlineMs: deps.limits.deadlineMs,
+    signal: run.stop.signal,
+    resume: resuming !== null,
+    approvals: {
+      // The call the person answers still waits for approval, whatever this turn's request asks.
+      tools: [...(request.requireApproval ?? []), ...(resuming?.tool ? [resuming.tool] : [])],
+      questions: skills.find((s) => (s.config?.graphStates.length ?? 0) > 0)?.config?.pauses ?? {},
+    },
+    ...(resuming ? { decision: decisionFromWords(textOf(answer?.content), resuming) } : {}),
+    ...(streamText ? { onText: streamText } : {}),
+    ...(budget ? { onTrace: (entries: LoopTraceEntry[]) => checkBudget(run, entries, budget) } : {}),
+  };
+}
+
+/** The reply of a run that answered: the text the client read (or the whole answer) and what to know of it. */
+function answerOf(run: TurnRun, result: RunResult): AgentChatReply {
+  const whole = run.task.responseSchema || result.final === null ? JSON.stringify(result.response) : result.final;
+  // What the client read is what the thread keeps (text an earlier round showed included).
+  const content = result.streamed !== '' ? result.streamed : whole;
+  const notes: string[] = [];
+  if (run.turn.deterministic) notes.push(DETERMINISTIC_MESSAGE);
+  if (result.schemaErrors.length > 0) {
+    notes.push(`The reply does not fully match the schema: ${result.schemaErrors.join('; ')}.`);
+  }
+  return replyOf(run, content, result.trace, notes.join(' ') || null, run.turn.plannerName, null);
+}
+
+/**
+ * A run that threw. A turn a newer message stopped is 409 `turn_interrupted`; a run that failed is a reply (the
+ * deterministic planner's refusal, or a failure the gateway reports, with the limit that ended it).
+ */
+async function failureReply(run: TurnRun, error: unknown, outer: ToolContext['signal']): Promise<AgentChatReply> {
+  const { deps, request, opened, slot, stored } = run.turn;
+  if (slot.stoppedBy) {
+    // Interrupted: the caller's message stays in the thread (the next turn reads it); rolled back: nothing.
+    if (slot.stoppedBy === 'interrupt' && stored.length > 0) {
+      await deps.chats.append(
+        opened,
+        request.model,
+        stored.map((m) => ({ ...m, meta: { ...(m.meta ?? {}), interrupted: true } })),
+      );
+    }
+    throw turnStoppedError(opened.sessionId, slot.stoppedBy);
+  }
+  if (!(error instanceof RunFailure)) throw error;
+  // The deterministic planner's refusals are answers: they say what it cannot do and what to configure.
+  if (run.turn.deterministic) {
+    const text = `No upstream language model is configured for ${request.model}. ${error.message}`;
+    return replyOf(run, text, error.trace, DETERMINISTIC_MESSAGE, null, null);
+  }
+  const rounds = error.trace.filter((e) => e.kind === 'plan').length;
+  const limit =
+    run.stop.signal.reason instanceof RunFailure && !outer.aborted
+      ? 'spending'
+      : rounds >= deps.limits.maxSteps
+        ? 'steps'
+        : null;
+  return replyOf(run, '', error.trace, null, run.turn.plannerName, error.message, limit);
+}
+
+/**
+ * After each planner round that called tools: another round follows, assumed to cost what this one did (the
+ * transcript only grows). When the hold would not cover it, the turn stops here, before the tools and the next
+ * round. A round that answers is never thrown away for its cost: the gateway bills it, never more than the hold.
+ */
+function checkBudget(run: TurnRun, entries: LoopTraceEntry[], limit: TurnBudget): void {
+  const { stop, spent } = run;
+  for (const entry of entries) {
+    if (entry.kind !== 'plan' || stop.signal.aborted) continue;
+    spent.input += entry.inputTokens;
+    spent.output += entry.outputTokens;
+    if (entry.output !== null) continue;
+    if (limit.covers(spent.input + entry.inputTokens, spent.output + entry.outputTokens)) continue;
+    stop.abort(
+      new RunFailure(
+        `The turn reached its spending limit: another planner round would cost more than the ` +
+          `$${limit.dollars.toFixed(4)} held for it. It is billed what its planner used, at most that amount; ` +
+          'add credits or raise max_tokens (the hold grows with it) to let a turn plan longer.',
+        [],
+      ),
+    );
+  }
+}
+
+/** The turn's reply with its usage: planner tokens (estimated for the deterministic planner), steps, elements. */
+function replyOf(
+  run: TurnRun,
+  text: string,
+  trace: RunFailure['trace'],
+  message: string | null,
+  plannedBy: string | null,
+  failure: string | null,
+  limit: AgentChatReply['limit'] = null,
+): AgentChatReply {
+  const { deterministic, resolved } = run.turn;
+  const t = run.task;
+  // A resumed run's trace starts with the steps the asking turn was billed for: this turn counts the rest.
+  const own = trace.slice(run.resuming?.steps ?? 0);
+  const steps = own.map((entry, index) => ({ ...entry, index }));
+  const elements = elementsOf(steps);
+  const used = plannerTokens(own);
+  // A run stopped inside a round can have a checkpoint that lags the rounds the budget already counted.
+  const counted = {
+    prompt: Math.max(used.inputTokens, run.spent.input),
+    completion: Math.max(used.outputTokens, run.spent.output),
+  };
+  const words = [...(t.chat?.history ?? []).map((h) => h.content), t.prompt ?? ''].join('\n');
+  return {
+    content: text,
+    promptTokens: deterministic ? estimateTokens(words) : counted.prompt,
+    completionTokens: deterministic ? estimateTokens(text) : counted.completion,
+    steps: steps.length,
+    elementsProcessed: elements.elements_processed,
+    elementType: elements.element_type,
+    message,
+    plannedBy: plannedBy ?? resolved.planner.servedBy,
+    failure,
+    limit,
+  };
+}
+
+/** Stores the caller's new messages and the reply (with its billed usage) in the thread. */
+export async function commitTurn(turn: OpenTurn, reply: AgentChatReply, usage: Record<string, unknown>): Promise<void> {
+  const { request } = turn;
+  await turn.deps.chats.append(turn.opened, request.model, [
+    ...turn.stored,
+    {
+      role: 'assistant',
+      content: reply.content,
+      attachments: [],
+      meta: {
+        model: request.model,
+        planned_by: reply.plannedBy,
+        usage,
+        ...(reply.pause ? { pause: reply.pause } : {}),
+      },
+    },
+  ]);
 }
 
 /** The pause the thread's last assistant message asked about, if it is the thread's last message. */
@@ -442,10 +546,7 @@ function textOf(content: unknown): string {
 }
 
 /** The caller's messages this turn adds, with their index in the request (for error params). */
-function newMessages(
-  messages: readonly AgentChatMessage[],
-  continuing: boolean,
-): { message: AgentChatMessage; index: number }[] {
+function newMessages(messages: readonly AgentChatMessage[], continuing: boolean): FreshMessage[] {
   const indexed = messages.map((message, index) => ({ message, index }));
   const kept = indexed.filter(({ message }) => ROLES[message.role] !== undefined);
   if (!continuing) return kept;
@@ -491,7 +592,7 @@ async function storedForm(
   deps: AgentChatDeps,
   principal: Principal,
   sessionId: string,
-  fresh: { message: AgentChatMessage; index: number }[],
+  fresh: FreshMessage[],
   familyOf: (source: string) => Promise<string>,
 ): Promise<TurnMessage[]> {
   const out: TurnMessage[] = [];
