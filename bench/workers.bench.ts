@@ -34,9 +34,10 @@ import type { GroupReport } from './harness';
 const ROOT = path.resolve(__dirname, '..');
 const UPSTREAM_SERVICE_MS = 20;
 const CONCURRENCY = 50;
+/** `PRISM_BENCH_WORKERS_CALLS` / `PRISM_BENCH_WORKERS_ROUNDS` shorten a run on a loaded machine (defaults below). */
 const WARMUP = 500;
-const MEASURED = 3_000;
-const ROUNDS = 2;
+const MEASURED = Number(process.env.PRISM_BENCH_WORKERS_CALLS) || 3_000;
+const ROUNDS = Number(process.env.PRISM_BENCH_WORKERS_ROUNDS) || 2;
 
 interface Child {
   child: ChildProcess;

@@ -56,6 +56,7 @@ import type { RateLimiter } from '../metering/rate-limiter';
 import { createUpstreamClient } from '../gateway/upstream/upstream-client';
 import type { JobQueue } from '../jobs/job-queue';
 import type { SignalBus } from '../signals/signal-bus';
+import { createReadCaches, withCachedKeyOwners, type ReadCaches } from './read-caches';
 import { createHttpTransport } from '../gateway/upstream/http-transport';
 import { measuredTransport } from '../gateway/upstream/measured-transport';
 import { createMetrics, type Metrics } from '../lib/metrics';
@@ -180,7 +181,10 @@ async function assemble(
   backend: Backend,
 ): Promise<Container> {
   const secret = config.auth.secret ?? (await readOrCreateSecret(config.data.secretPath));
-  const people = buildPeople(config, backend.stores, logger);
+  const reads = createReadCaches(backend.dialect, backend.shared.signals);
+  // In place: the stores object is the key the backend seam finds its raw database by (rawDatabaseOf).
+  backend.stores.accounts = withCachedKeyOwners(backend.stores.accounts, reads.keyOwners);
+  const people = buildPeople(config, backend.stores, logger, reads);
   const content = buildContent(config, options, backend, people.accounts, secret, logger);
   const webhookSecret = config.webhooks.secret ?? (await readOrCreateSecret(config.webhooks.secretPath));
   const senders = buildWebhookSenders(config, backend.stores, webhookSecret, logger);
@@ -257,7 +261,7 @@ interface Sweeps {
 type People = ReturnType<typeof buildPeople>;
 
 /** Accounts, the operator's API (per-key expiry, model allow-lists and budgets, spend, the audit log) and auth. */
-function buildPeople(config: Config, stores: Stores, logger: Logger) {
+function buildPeople(config: Config, stores: Stores, logger: Logger, reads: ReadCaches) {
   const accounts = createAccountsService({
     ownerCreditsMicros: config.gateway.ownerCreditsMicros,
     accounts: stores.accounts,
@@ -266,8 +270,8 @@ function buildPeople(config: Config, stores: Stores, logger: Logger) {
   });
   // The operator's API: per-key expiry, model allow-lists and budgets, spend and the audit log (docs/admin.md).
   const adminSql = createAdminSql(rawDatabaseOf(stores));
-  const keyPolicies = createKeyPolicies(adminSql);
-  const orgBudgets = createOrgBudgets(adminSql);
+  const keyPolicies = createKeyPolicies(adminSql, undefined, undefined, reads.keyPolicies);
+  const orgBudgets = createOrgBudgets(adminSql, undefined, reads.orgBudgets);
   const admin = createAdminService({
     sql: adminSql,
     accounts,
