@@ -62,8 +62,10 @@ describePostgres('batched usage and a killed server', () => {
 
   it('bills every answered call exactly once after a SIGKILL with debits pending', async () => {
     const first = await startChildServer(path.join(dir, 'data'), env, 120_000);
+    if (process.env.PRISM_TEST_TRACE) process.stderr.write(`crash test: first server up ${Date.now()}\n`);
     const key = fs.readFileSync(path.join(dir, 'data', 'owner.key'), 'utf8').trim();
     const answered: string[] = [];
+    const refusals: string[] = [];
     let killed = false;
     const call = async (i: number): Promise<void> => {
       const requestId = `crash-call-${i}`;
@@ -73,10 +75,9 @@ describePostgres('batched usage and a killed server', () => {
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': requestId },
           body: JSON.stringify({ model: 'crash-model', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }),
         });
-        if (res.status === 200) {
-          await res.json();
-          answered.push(requestId);
-        }
+        const body = await res.text();
+        if (res.ok) answered.push(requestId);
+        else refusals.push(`${res.status} ${body.slice(0, 200)}`);
       } catch {
         // The server died before it answered: this call may or may not be billed, but never twice.
       }
@@ -86,11 +87,15 @@ describePostgres('batched usage and a killed server', () => {
       }
     };
     await Promise.all(Array.from({ length: CALLS }, (_, i) => call(i)));
+    if (!killed) first.child.kill('SIGKILL');
     await first.exited;
+    expect(refusals.slice(0, 1)).toEqual([]);
     expect(killed).toBe(true);
     expect(answered.length).toBeGreaterThan(0);
 
+    if (process.env.PRISM_TEST_TRACE) process.stderr.write(`crash test: killed, ${answered.length} answered\n`);
     const second = await startChildServer(path.join(dir, 'data'), env, 120_000);
+    if (process.env.PRISM_TEST_TRACE) process.stderr.write(`crash test: second server up ${Date.now()}\n`);
     const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await client.connect();
     try {
