@@ -1,8 +1,9 @@
 /**
  * Batched usage survives a crash (issue #43): on PostgreSQL + Redis the wallet's debits are written in groups (a
- * write waits a few milliseconds for more settles). A real server is SIGKILLed while calls are in flight and
- * debits are queued; after a restart on the same database, every call that was answered is in the ledger exactly
- * once (by its request id), no call is in it twice, and the balance is the credit less the ledger's debits.
+ * write waits a few milliseconds for more settles). A real server is SIGKILLed while 20 clients have calls in
+ * flight and debits are queued; after a restart on the same database, every call that was answered is in the
+ * ledger exactly once (by its request id), no call is in it twice, and the balance is the credit less the ledger's
+ * debits.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,7 +14,10 @@ import { describePostgres, dropTestSchema, TEST_DATABASE_URL, testSchemaName } f
 import { deleteKeys, testRedisUrl, uniquePrefix } from '../helpers/redis';
 import { startScriptedUpstream, type ScriptedUpstream } from '../helpers/scripted-upstream';
 
-const CALLS = 60;
+/** Clients calling one after another until the kill; the kill comes once KILL_AFTER calls are answered. */
+const CLIENTS = 20;
+const KILL_AFTER = 40;
+const MOST_CALLS = 400;
 
 describePostgres('batched usage and a killed server', () => {
   if (!testRedisUrl) {
@@ -81,26 +85,34 @@ describePostgres('batched usage and a killed server', () => {
       } catch {
         // The server died before it answered: this call may or may not be billed, but never twice.
       }
-      if (!killed && answered.length >= CALLS / 3) {
+      if (!killed && answered.length >= KILL_AFTER) {
         killed = true;
         first.child.kill('SIGKILL');
       }
     };
-    await Promise.all(Array.from({ length: CALLS }, (_, i) => call(i)));
+    let issued = 0;
+    const client = async (): Promise<void> => {
+      while (!killed && issued < MOST_CALLS) await call((issued += 1));
+    };
+    await Promise.all(Array.from({ length: CLIENTS }, client));
     if (!killed) first.child.kill('SIGKILL');
     await first.exited;
     expect(refusals.slice(0, 1)).toEqual([]);
     expect(killed).toBe(true);
     expect(answered.length).toBeGreaterThan(0);
 
-    if (process.env.PRISM_TEST_TRACE) process.stderr.write(`crash test: killed, ${answered.length} answered\n`);
+    if (process.env.PRISM_TEST_TRACE) {
+      process.stderr.write(`crash test: killed, ${answered.length} answered of ${issued}\n`);
+    }
+    // Calls were in flight when the server died (some answered, some cut off).
+    expect(issued).toBeGreaterThan(answered.length);
     const second = await startChildServer(path.join(dir, 'data'), env, 120_000);
     if (process.env.PRISM_TEST_TRACE) process.stderr.write(`crash test: second server up ${Date.now()}\n`);
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
+    const db = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
     try {
-      await client.query(`SET search_path TO "${schema}"`);
-      const { rows: entries } = await client.query<{ org_id: string; amount_micros: string; reason: string }>(
+      await db.query(`SET search_path TO "${schema}"`);
+      const { rows: entries } = await db.query<{ org_id: string; amount_micros: string; reason: string }>(
         "SELECT org_id, amount_micros, reason FROM wallet_entries WHERE reason LIKE 'chat.completions %'",
       );
       const billedIds = entries.map((e) => /crash-call-\d+/.exec(e.reason)?.[0] ?? '');
@@ -108,18 +120,18 @@ describePostgres('batched usage and a killed server', () => {
       for (const id of answered) expect(billedIds.filter((b) => b === id)).toHaveLength(1);
       expect(new Set(billedIds).size).toBe(billedIds.length);
       const orgId = entries[0]?.org_id as string;
-      const { rows: all } = await client.query<{ total: string }>(
+      const { rows: all } = await db.query<{ total: string }>(
         'SELECT COALESCE(SUM(amount_micros), 0) AS total FROM wallet_entries WHERE org_id = $1',
         [orgId],
       );
-      const { rows: wallet } = await client.query<{ balance_micros: string; held_micros: string }>(
+      const { rows: wallet } = await db.query<{ balance_micros: string; held_micros: string }>(
         'SELECT balance_micros, held_micros FROM wallets WHERE org_id = $1',
         [orgId],
       );
       expect(Number(wallet[0]?.balance_micros)).toBe(Number(all[0]?.total));
       expect(Number(wallet[0]?.balance_micros)).toBeGreaterThanOrEqual(0);
     } finally {
-      await client.end();
+      await db.end();
       second.child.kill('SIGTERM');
       await second.exited;
     }
