@@ -34,9 +34,13 @@ import type { GroupReport } from './harness';
 const ROOT = path.resolve(__dirname, '..');
 const UPSTREAM_SERVICE_MS = 20;
 const CONCURRENCY = 50;
+/** `PRISM_BENCH_WORKERS_CALLS` / `PRISM_BENCH_WORKERS_ROUNDS` shorten a run on a loaded machine (defaults below). */
 const WARMUP = 500;
-const MEASURED = 3_000;
-const ROUNDS = 2;
+const MEASURED = Number(process.env.PRISM_BENCH_WORKERS_CALLS) || 3_000;
+const ROUNDS = Number(process.env.PRISM_BENCH_WORKERS_ROUNDS) || 2;
+/** How long an idle server's CPU is sampled (after IDLE_SETTLE_MS from its start) for its idle cost. */
+const IDLE_SETTLE_MS = 1_000;
+const IDLE_SAMPLE_MS = 5_000;
 
 interface Child {
   child: ChildProcess;
@@ -137,6 +141,10 @@ interface Measured {
   /** Transactions of the server's whole life (start, warm-up and measured calls, stop). */
   lifeTransactions: number;
   calls: number;
+  /** A life without calls: CPU of the Prism processes over IDLE_SAMPLE_MS once started, µs per second. */
+  idlePrismUsPerS: number;
+  /** ... and Redis commands they sent meanwhile, per second. */
+  idleRedisPerS: number;
 }
 
 /** The bench's own services: a database on the given server, a private redis-server when there is one. */
@@ -240,8 +248,26 @@ async function serverLife(
     redisPid: setting.shared ? backends.redisPid : null,
   };
   const zero: CpuSample = { prism: 0, postgres: 0, redis: 0 };
-  let measured: Omit<Measured, 'lifeTransactions'> = { rps: 0, cpuUs: zero, redisCommands: 0, calls: 0 };
+  let measured: Omit<Measured, 'lifeTransactions'> = {
+    rps: 0,
+    cpuUs: zero,
+    redisCommands: 0,
+    calls: 0,
+    idlePrismUsPerS: 0,
+    idleRedisPerS: 0,
+  };
   try {
+    if (!options.calls) {
+      await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+      const cpu0 = sampleCpu(targets);
+      const redis0 = setting.shared ? await redisCommands(backends.redis) : 0;
+      await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
+      const cpu1 = sampleCpu(targets);
+      const redis1 = setting.shared ? await redisCommands(backends.redis) : 0;
+      measured.idlePrismUsPerS = ((cpu1.prism - cpu0.prism) * 1000) / IDLE_SAMPLE_MS;
+      // The bench's own INFO between the two samples is not counted by redisCommands; nothing else talks to it.
+      measured.idleRedisPerS = ((redis1 - redis0) * 1000) / IDLE_SAMPLE_MS;
+    }
     if (options.calls) {
       const url = `http://127.0.0.1:${port}`;
       const key = fs.readFileSync(path.join(dataDir, 'owner.key'), 'utf8').trim();
@@ -262,6 +288,8 @@ async function serverLife(
         },
         redisCommands: redis1 - redis0,
         calls: WARMUP + MEASURED,
+        idlePrismUsPerS: 0,
+        idleRedisPerS: 0,
       };
     }
   } finally {
@@ -311,13 +339,16 @@ export async function workersBenchmarks(): Promise<GroupReport> {
   const dataDirOf = (setting: Setting): string => path.join(dir, setting.shared ? 'data-shared' : 'data-sqlite');
   const runs = new Map<string, Measured[]>();
   const idle = new Map<number, number>();
+  /** Idle lives' cost by worker count (the first, migrating life is not one of them). */
+  const idleCost = new Map<number, { prismUsPerS: number; redisPerS: number }>();
   const load1: number[] = [];
   try {
     // The first life migrates the database; then a life without calls per worker count, to subtract.
     const shared = SETTINGS.filter((s) => s.shared);
-    for (const setting of [shared[0] as Setting, ...shared]) {
+    for (const [i, setting] of [shared[0] as Setting, ...shared].entries()) {
       const life = await serverLife(setting, env, dataDirOf(setting), backends, { stream: false, calls: false });
       idle.set(setting.workers, life.lifeTransactions);
+      if (i > 0) idleCost.set(setting.workers, { prismUsPerS: life.idlePrismUsPerS, redisPerS: life.idleRedisPerS });
     }
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const setting of SETTINGS) {
@@ -371,6 +402,15 @@ export async function workersBenchmarks(): Promise<GroupReport> {
   const one = figures['shared.cpu_us_per_call'] ?? 0;
   const two = figures['shared_workers2.cpu_us_per_call'] ?? 0;
   figures['workers2_vs_1.cpu_ratio'] = two / one;
+  const idleLines: string[] = [];
+  for (const [workers, cost] of idleCost) {
+    figures[`idle.workers${workers}.prism_cpu_ms_per_s`] = cost.prismUsPerS / 1000;
+    figures[`idle.workers${workers}.redis_commands_per_s`] = cost.redisPerS;
+    idleLines.push(
+      `${workers} worker${workers > 1 ? 's' : ''}: ${(cost.prismUsPerS / 1000).toFixed(2)} ms CPU/s (Prism, all ` +
+        `processes), ${cost.redisPerS.toFixed(1)} Redis commands/s`,
+    );
+  }
   figures['workers2_vs_1.throughput_ratio'] =
     (figures['shared_workers2.calls_per_s'] ?? 0) / (figures['shared.calls_per_s'] ?? 1);
   return {
@@ -385,6 +425,7 @@ export async function workersBenchmarks(): Promise<GroupReport> {
       ].join('\n'),
       `--workers 2 against one process on the same backends: CPU per call ${(two / one).toFixed(2)}x, ` +
         `throughput ${(figures['workers2_vs_1.throughput_ratio'] ?? 0).toFixed(2)}x`,
+      `idle cost on PostgreSQL + Redis over ${IDLE_SAMPLE_MS / 1000} s without calls: ${idleLines.join('; ')}`,
     ],
     figures,
   };

@@ -64,6 +64,7 @@ import type { RateLimiter } from '../metering/rate-limiter';
 import { createUpstreamClient } from '../gateway/upstream/upstream-client';
 import type { JobQueue } from '../jobs/job-queue';
 import type { SignalBus } from '../signals/signal-bus';
+import { createReadCaches, withCachedKeyOwners, type ReadCaches } from './read-caches';
 import { createHttpTransport } from '../gateway/upstream/http-transport';
 import { measuredTransport } from '../gateway/upstream/measured-transport';
 import { createMetrics, type Metrics } from '../lib/metrics';
@@ -190,7 +191,10 @@ async function assemble(
   backend: Backend,
 ): Promise<Container> {
   const secret = config.auth.secret ?? (await readOrCreateSecret(config.data.secretPath));
-  const people = buildPeople(config, backend.stores, logger, (name, work) => backend.exclusive(name, work));
+  const reads = createReadCaches(backend.dialect, backend.shared.signals);
+  // In place: the stores object is the key the backend seam finds its raw database by (rawDatabaseOf).
+  backend.stores.accounts = withCachedKeyOwners(backend.stores.accounts, reads.keyOwners);
+  const people = buildPeople(config, backend.stores, logger, reads, (name, work) => backend.exclusive(name, work));
   const content = buildContent(config, options, backend, people.accounts, secret, logger);
   const webhookSecret = config.webhooks.secret ?? (await readOrCreateSecret(config.webhooks.secretPath));
   const senders = buildWebhookSenders(config, backend.stores, webhookSecret, logger);
@@ -273,6 +277,7 @@ function buildPeople(
   config: Config,
   stores: Stores,
   logger: Logger,
+  reads: ReadCaches,
   exclusive: <T>(name: string, work: () => Promise<T>) => Promise<T>,
 ) {
   const accounts = createAccountsService({
@@ -283,8 +288,8 @@ function buildPeople(
   });
   // The operator's API: per-key expiry, model allow-lists and budgets, spend and the audit log (docs/admin.md).
   const adminSql = createAdminSql(rawDatabaseOf(stores));
-  const keyPolicies = createKeyPolicies(adminSql);
-  const orgBudgets = createOrgBudgets(adminSql);
+  const keyPolicies = createKeyPolicies(adminSql, undefined, undefined, reads.keyPolicies);
+  const orgBudgets = createOrgBudgets(adminSql, undefined, reads.orgBudgets);
   // Decision streams hold the same budgets a slice of frames at a time (src/services/admin/budget-slices.ts).
   const budgetSlices = createBudgetSlices(keyPolicies, orgBudgets);
   const admin = createAdminService({

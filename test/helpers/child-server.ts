@@ -13,7 +13,12 @@ export interface ChildServer {
   stderr: () => string;
 }
 
-export async function startChildServer(dataDir: string, env: Record<string, string> = {}): Promise<ChildServer> {
+/** `startMs`: how long it may take to listen (a first start on PostgreSQL migrates a fresh schema). */
+export async function startChildServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+  startMs = 20_000,
+): Promise<ChildServer> {
   const child = spawn(process.execPath, ['-r', './bin/register-ts.js', 'server.ts'], {
     cwd: ROOT,
     env: { ...process.env, PRISM_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', PRISM_LOG_LEVEL: 'warn', ...env },
@@ -23,7 +28,7 @@ export async function startChildServer(dataDir: string, env: Record<string, stri
   child.stdout?.resume();
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), startMs);
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const match = /listening on (http:\/\/[\d.:]+)/.exec(stderr);

@@ -9,8 +9,9 @@
  *    any hold and is given back by the next replica that lacks money), then serves holds from the slice in memory;
  *    while few slices' worth is free the grant shrinks to what the waiting call lacks, so a nearly empty wallet is
  *    still shared exactly, call by call, across replicas;
- *  - settles are queued and written together (group commit: one write in flight per process, the next carries every
- *    settle that arrived meanwhile): per organisation ONE statement lowers the balance by the batch's debits and the
+ *  - settles are queued and written together (group commit: a write starts `batchMs` after the first settle it
+ *    carries, one write in flight per process, the next carries every settle that arrived meanwhile — at 50 calls
+ *    in flight a write carries about ten, against two without the wait): per organisation ONE statement lowers the balance by the batch's debits and the
  *    allowance by the money that was held for them, and inserts the ledger rows. `settle` resolves once its debit is
  *    committed, with the exact balance its ledger row records, so nothing is lost if the process dies afterwards;
  *  - money of a slice not lent to a call is given back after `idleMs` without holds for that organisation, and on
@@ -33,6 +34,8 @@ export interface PostgresWalletStoreOptions {
   idleMs?: number;
   /** A top-up asks for this many times the call's hold (default 16), granted while four such slices are free. */
   sliceFactor?: number;
+  /** A batch of settles is written this long after its first one arrived (default 5 ms; 0: at the next turn). */
+  batchMs?: number;
   logger?: Logger;
 }
 
@@ -84,6 +87,7 @@ class PostgresWallets implements PostgresWalletStore {
   private readonly sliceTtlS: number;
   private readonly idleMs: number;
   private readonly factor: number;
+  private readonly batchMs: number;
   private readonly logger: Logger | undefined;
   private readonly slices = new Map<string, Slice>();
   private readonly holds = new Map<string, OpenHold>();
@@ -111,6 +115,7 @@ class PostgresWallets implements PostgresWalletStore {
     this.sliceTtlS = (options.sliceTtlMs ?? 30_000) / 1000;
     this.idleMs = options.idleMs ?? 1000;
     this.factor = options.sliceFactor ?? 16;
+    this.batchMs = options.batchMs ?? 5;
     this.logger = options.logger;
     // Idle slices go back; live ones are kept from lapsing.
     this.tick = setInterval(() => this.onTick(), Math.max(10, Math.min(this.idleMs, this.sliceTtlS * 1000) / 2));
@@ -351,8 +356,15 @@ class PostgresWallets implements PostgresWalletStore {
           if (this.debits.length > 0 || this.giveBack.size > 0) this.scheduleWrite();
         });
     };
-    if (this.writing) void this.writing.then(() => setImmediate(start));
-    else setImmediate(start);
+    // Settles that waited for the write in flight go at once; a batch that starts when none is in flight waits
+    // `batchMs` for more (not when the store is closing).
+    if (this.writing) {
+      void this.writing.then(() => setImmediate(start));
+    } else if (this.batchMs > 0 && !this.closed) {
+      setTimeout(start, this.batchMs);
+    } else {
+      setImmediate(start);
+    }
   }
 
   private async drain(): Promise<void> {

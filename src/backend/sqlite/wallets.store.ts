@@ -44,88 +44,15 @@ export interface SqliteWalletStore extends WalletStore {
 
 export function createSqliteWalletStore(db: SqliteDatabase, options: SqliteWalletStoreOptions = {}): SqliteWalletStore {
   const flushMs = options.flushMs ?? 10;
-  const upsert = db.prepare<[{ org: string; amount: number; now: string }], { balance_micros: number }>(
-    `INSERT INTO wallets (org_id, balance_micros, updated_at) VALUES (@org, @amount, @now)
-     ON CONFLICT (org_id) DO UPDATE SET balance_micros = balance_micros + @amount, updated_at = @now
-     RETURNING balance_micros`,
-  );
-  const entry = db.prepare(
-    'INSERT INTO wallet_entries (org_id, amount_micros, balance_after_micros, reason, created_at) VALUES (?, ?, ?, ?, ?)',
-  );
-  const read = db.prepare<[string], { balance_micros: number }>('SELECT balance_micros FROM wallets WHERE org_id = ?');
+  const { read, creditTx, writeQueue } = walletStatements(db);
   const otherCommitted = watchOtherCommits(db);
-
-  const apply = (orgId: string, amountMicros: number, reason: string, at: string): number => {
-    const balance = upsert.get({ org: orgId, amount: amountMicros, now: at })?.balance_micros ?? 0;
-    entry.run(orgId, amountMicros, balance, reason, at);
-    return balance;
-  };
-  const creditTx = db.transaction(apply);
-  /**
-   * One balance update per organisation in the batch (by the sum of its debits), then one ledger entry per debit,
-   * each with the balance it left in queue order: the same rows as applying the debits one by one, at half the
-   * statements.
-   */
-  const writeQueue = db.transaction((debits: QueuedDebit[]) => {
-    const totals = new Map<string, { amount: number; at: string }>();
-    for (const d of debits) {
-      const total = totals.get(d.orgId);
-      if (total) {
-        total.amount += d.amountMicros;
-        total.at = d.at;
-      } else {
-        totals.set(d.orgId, { amount: d.amountMicros, at: d.at });
-      }
-    }
-    /** Per organisation: its balance before the batch, advanced debit by debit below. */
-    const running = new Map<string, number>();
-    for (const [orgId, total] of totals) {
-      const after = upsert.get({ org: orgId, amount: total.amount, now: total.at })?.balance_micros ?? 0;
-      running.set(orgId, after - total.amount);
-    }
-    for (const d of debits) {
-      const balance = (running.get(d.orgId) ?? 0) + d.amountMicros;
-      running.set(d.orgId, balance);
-      entry.run(d.orgId, d.amountMicros, balance, d.reason, d.at);
-    }
-  });
-
+  const holdBook = createHoldBook();
   let queue: QueuedDebit[] = [];
   /** Per organisation: the sum of its queued debits (negative). */
   const queuedByOrg = new Map<string, number>();
   /** Per organisation: the balance including queued debits, valid while no other connection commits. */
   const balances = new Map<string, number>();
   let timer: NodeJS.Timeout | null = null;
-  /**
-   * Live holds by id, and their sum per organisation. A hold that is never settled lapses when it is next looked at
-   * after its time (`dropLapsed`), not by a timer of its own: a Timeout and a random UUID per gateway call kept
-   * every call's hold alive into V8's old generation (~0.5 KB promoted per call, against ~0.15 KB without them). The
-   * ids only need to be unique within this process, so they count.
-   */
-  const holds = new Map<string, { orgId: string; micros: number; lapsesAt: number }>();
-  const heldByOrg = new Map<string, number>();
-  const holdIdPrefix = `hold-${randomUUID().slice(0, 8)}-`;
-  let holdsMade = 0;
-  /** The earliest time a live hold lapses (Infinity when none can). */
-  let nextLapseAt = Number.POSITIVE_INFINITY;
-  const dropHold = (holdId: string): void => {
-    const hold = holds.get(holdId);
-    if (!hold) return;
-    holds.delete(holdId);
-    const left = (heldByOrg.get(hold.orgId) ?? 0) - hold.micros;
-    if (left > 0) heldByOrg.set(hold.orgId, left);
-    else heldByOrg.delete(hold.orgId);
-  };
-  /** Gives back the holds whose time has passed; a scan only when one may have. */
-  const dropLapsed = (now: number): void => {
-    if (now < nextLapseAt) return;
-    nextLapseAt = Number.POSITIVE_INFINITY;
-    for (const [id, hold] of holds) {
-      if (hold.lapsesAt <= now) dropHold(id);
-      else if (hold.lapsesAt < nextLapseAt) nextLapseAt = hold.lapsesAt;
-    }
-  };
-
   const flush = (): void => {
     if (timer) clearTimeout(timer);
     timer = null;
@@ -189,10 +116,113 @@ export function createSqliteWalletStore(db: SqliteDatabase, options: SqliteWalle
       return current(orgId);
     },
     async hold(orgId, micros, ttlMs) {
+      return holdBook.take(orgId, micros, ttlMs, current);
+    },
+    async settle(holdId, orgId, costMicros, reason) {
+      // The debit lands before the hold is given back, so no other hold sees the money twice.
+      try {
+        return await credit(orgId, -costMicros, reason);
+      } finally {
+        holdBook.drop(holdId);
+      }
+    },
+    async release(holdId) {
+      holdBook.drop(holdId);
+    },
+    async held(orgId) {
+      return holdBook.held(orgId);
+    },
+    flush,
+  };
+}
+
+/** The prepared statements and transactions of the store: upsert a balance, write a credit, write a batch of debits. */
+function walletStatements(db: SqliteDatabase) {
+  const upsert = db.prepare<[{ org: string; amount: number; now: string }], { balance_micros: number }>(
+    `INSERT INTO wallets (org_id, balance_micros, updated_at) VALUES (@org, @amount, @now)
+     ON CONFLICT (org_id) DO UPDATE SET balance_micros = balance_micros + @amount, updated_at = @now
+     RETURNING balance_micros`,
+  );
+  const entry = db.prepare(
+    'INSERT INTO wallet_entries (org_id, amount_micros, balance_after_micros, reason, created_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const read = db.prepare<[string], { balance_micros: number }>('SELECT balance_micros FROM wallets WHERE org_id = ?');
+
+  const apply = (orgId: string, amountMicros: number, reason: string, at: string): number => {
+    const balance = upsert.get({ org: orgId, amount: amountMicros, now: at })?.balance_micros ?? 0;
+    entry.run(orgId, amountMicros, balance, reason, at);
+    return balance;
+  };
+  const creditTx = db.transaction(apply);
+  /**
+   * One balance update per organisation in the batch (by the sum of its debits), then one ledger entry per debit,
+   * each with the balance it left in queue order: the same rows as applying the debits one by one, at half the
+   * statements.
+   */
+  const writeQueue = db.transaction((debits: QueuedDebit[]) => {
+    const totals = new Map<string, { amount: number; at: string }>();
+    for (const d of debits) {
+      const total = totals.get(d.orgId);
+      if (total) {
+        total.amount += d.amountMicros;
+        total.at = d.at;
+      } else {
+        totals.set(d.orgId, { amount: d.amountMicros, at: d.at });
+      }
+    }
+    /** Per organisation: its balance before the batch, advanced debit by debit below. */
+    const running = new Map<string, number>();
+    for (const [orgId, total] of totals) {
+      const after = upsert.get({ org: orgId, amount: total.amount, now: total.at })?.balance_micros ?? 0;
+      running.set(orgId, after - total.amount);
+    }
+    for (const d of debits) {
+      const balance = (running.get(d.orgId) ?? 0) + d.amountMicros;
+      running.set(d.orgId, balance);
+      entry.run(d.orgId, d.amountMicros, balance, d.reason, d.at);
+    }
+  });
+  return { read, creditTx, writeQueue };
+}
+
+/** Holds kept in memory: live holds by id, their sum per organisation, lapsing when next looked at after their time. */
+function createHoldBook() {
+  /**
+   * Live holds by id, and their sum per organisation. A hold that is never settled lapses when it is next looked at
+   * after its time (`dropLapsed`), not by a timer of its own: a Timeout and a random UUID per gateway call kept
+   * every call's hold alive into V8's old generation (~0.5 KB promoted per call, against ~0.15 KB without them). The
+   * ids only need to be unique within this process, so they count.
+   */
+  const holds = new Map<string, { orgId: string; micros: number; lapsesAt: number }>();
+  const heldByOrg = new Map<string, number>();
+  const holdIdPrefix = `hold-${randomUUID().slice(0, 8)}-`;
+  let holdsMade = 0;
+  /** The earliest time a live hold lapses (Infinity when none can). */
+  let nextLapseAt = Number.POSITIVE_INFINITY;
+  const dropHold = (holdId: string): void => {
+    const hold = holds.get(holdId);
+    if (!hold) return;
+    holds.delete(holdId);
+    const left = (heldByOrg.get(hold.orgId) ?? 0) - hold.micros;
+    if (left > 0) heldByOrg.set(hold.orgId, left);
+    else heldByOrg.delete(hold.orgId);
+  };
+  /** Gives back the holds whose time has passed; a scan only when one may have. */
+  const dropLapsed = (now: number): void => {
+    if (now < nextLapseAt) return;
+    nextLapseAt = Number.POSITIVE_INFINITY;
+    for (const [id, hold] of holds) {
+      if (hold.lapsesAt <= now) dropHold(id);
+      else if (hold.lapsesAt < nextLapseAt) nextLapseAt = hold.lapsesAt;
+    }
+  };
+  return {
+    /** Makes a hold of `micros` for `orgId` when `available` covers it with what is already held; null otherwise. */
+    take(orgId: string, micros: number, ttlMs: number, available: (orgId: string) => number): string | null {
       const now = Date.now();
       dropLapsed(now);
       const held = heldByOrg.get(orgId) ?? 0;
-      if (current(orgId) - held < micros) return null;
+      if (available(orgId) - held < micros) return null;
       holdsMade += 1;
       const id = `${holdIdPrefix}${holdsMade}`;
       const lapsesAt = now + ttlMs;
@@ -201,21 +231,10 @@ export function createSqliteWalletStore(db: SqliteDatabase, options: SqliteWalle
       if (lapsesAt < nextLapseAt) nextLapseAt = lapsesAt;
       return id;
     },
-    async settle(holdId, orgId, costMicros, reason) {
-      // The debit lands before the hold is given back, so no other hold sees the money twice.
-      try {
-        return await credit(orgId, -costMicros, reason);
-      } finally {
-        dropHold(holdId);
-      }
-    },
-    async release(holdId) {
-      dropHold(holdId);
-    },
-    async held(orgId) {
+    drop: dropHold,
+    held(orgId: string): number {
       dropLapsed(Date.now());
       return heldByOrg.get(orgId) ?? 0;
     },
-    flush,
   };
 }

@@ -67,7 +67,6 @@ export function createWorkerPool<W>(options: WorkerPoolOptions<W>): WorkerPool<W
   let ran = 0;
   let cancelled = 0;
   let closed = false;
-  let closing: Promise<void> | null = null;
 
   const destroy = (worker: W): void => {
     live -= 1;
@@ -189,37 +188,70 @@ export function createWorkerPool<W>(options: WorkerPoolOptions<W>): WorkerPool<W
     return result;
   };
 
+  return poolApi({
+    execute,
+    inFlight,
+    creating,
+    idle,
+    destroying,
+    destroy,
+    counts: () => ({ live, ran, cancelled }),
+    isClosed: () => closed,
+    markClosed: () => void (closed = true),
+    cancelledBeforeStart: () => void (cancelled += 1),
+  });
+}
+
+/** What the pool's public face reads and drives of its state. */
+interface PoolState<W> {
+  execute: <T>(task: (worker: W) => Promise<T>, tenant: string, signal: CancelSignal | undefined) => Promise<T>;
+  inFlight: Set<Promise<unknown>>;
+  creating: Set<Promise<void>>;
+  idle: W[];
+  destroying: Promise<void>[];
+  destroy: (worker: W) => void;
+  counts: () => { live: number; ran: number; cancelled: number };
+  isClosed: () => boolean;
+  markClosed: () => void;
+  cancelledBeforeStart: () => void;
+}
+
+/** The pool as its callers see it: run (tracked until it settles), the counts, and close (drain, then destroy). */
+function poolApi<W>(state: PoolState<W>): WorkerPool<W> {
+  let closing: Promise<void> | null = null;
   return {
     run<T>(task: (worker: W) => Promise<T>, tenant = '', signal?: CancelSignal): Promise<T> {
-      if (closed) return Promise.reject(new Error('The worker pool is closed'));
+      if (state.isClosed()) return Promise.reject(new Error('The worker pool is closed'));
       if (signal?.aborted) {
-        cancelled += 1;
+        state.cancelledBeforeStart();
         return Promise.reject(new WorkCancelledError());
       }
-      const job = execute(task, tenant, signal);
-      inFlight.add(job);
-      const forget = (): void => void inFlight.delete(job);
+      const job = state.execute(task, tenant, signal);
+      state.inFlight.add(job);
+      const forget = (): void => void state.inFlight.delete(job);
       job.then(forget, forget);
       return job;
     },
     get live() {
-      return live;
+      return state.counts().live;
     },
     get pending() {
-      return inFlight.size;
+      return state.inFlight.size;
     },
     get ran() {
-      return ran;
+      return state.counts().ran;
     },
     get cancelled() {
-      return cancelled;
+      return state.counts().cancelled;
     },
     close(): Promise<void> {
-      closed = true;
+      state.markClosed();
       closing ??= (async () => {
-        while (inFlight.size > 0 || creating.size > 0) await Promise.allSettled([...inFlight, ...creating]);
-        for (const worker of idle.splice(0)) destroy(worker);
-        await Promise.all(destroying);
+        while (state.inFlight.size > 0 || state.creating.size > 0) {
+          await Promise.allSettled([...state.inFlight, ...state.creating]);
+        }
+        for (const worker of state.idle.splice(0)) state.destroy(worker);
+        await Promise.all(state.destroying);
       })();
       return closing;
     },

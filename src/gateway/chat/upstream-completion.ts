@@ -48,141 +48,11 @@ export type UpstreamCompletion = (
   hold: Hold,
 ) => Promise<ChatOutcome>;
 
-export function createUpstreamCompletion(deps: Pick<ChatServiceDeps, 'upstream' | 'queue'>): UpstreamCompletion {
+/** What an upstream chat call needs from the chat service: the upstream client and the request queue. */
+type UpstreamDeps = Pick<ChatServiceDeps, 'upstream' | 'queue'>;
+
+export function createUpstreamCompletion(deps: UpstreamDeps): UpstreamCompletion {
   const { queue } = deps;
-
-  function upstreamBody(body: Json, target: string): UpstreamJson {
-    const forwarded: Json = extend(body, { model: target });
-    for (const key of PRISM_ONLY) delete forwarded[key];
-    delete forwarded.stream_options;
-    return forwarded;
-  }
-
-  /**
-   * Relays an upstream stream as text (RawJson): each chunk's `model` is relabelled in the text and its usage and
-   * content are read from it, so a chunk is neither parsed nor serialised again. Only the chunk carrying usage is
-   * parsed (it is held back and sent after billing, with the billed usage), and a chunk the text cannot be
-   * relabelled in (no string `model`) is parsed and relabelled as an object.
-   */
-  async function* upstreamStream(
-    model: CatalogueModel,
-    batches: UpstreamRelayStream,
-    hold: Hold,
-    context: ChatContext,
-    includeUsage: boolean,
-    promptEstimate: number,
-    release: ReleaseSlot,
-  ) {
-    const modelLiteral = JSON.stringify(model.id);
-    let usage: Json | null = null;
-    let completionChars = 0;
-    let streamId: string | null = null;
-    try {
-      for await (const batch of batches) {
-        const out: (Json | RawJson)[] = [];
-        for (const raw of batch) {
-          let text = raw.text;
-          streamId ??= chunkId(text);
-          if (carriesUsage(text)) {
-            const chunk = JSON.parse(text) as Json;
-            usage = chunk.usage as Json;
-            completionChars += deltaChars(chunk);
-            if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) continue; // re-emitted after billing
-            chunk.model = model.id;
-            if (!includeUsage) delete chunk.usage;
-            out.push(chunk);
-            continue;
-          }
-          completionChars += contentChars(text);
-          if (!includeUsage) text = withoutNullUsage(text);
-          const relabelled = relabelModel(text, modelLiteral);
-          if (relabelled !== null) {
-            out.push(new RawJson(relabelled));
-          } else {
-            const chunk = JSON.parse(text) as Json;
-            chunk.model = model.id;
-            out.push(chunk);
-          }
-        }
-        if (out.length > 0) yield out;
-      }
-    } catch (error) {
-      hold.release(); // a stream that failed or was left is not billed
-      throw error;
-    } finally {
-      // The queue slot is given back however the stream ends (finished, failed, or the client left).
-      release();
-    }
-    const prompt = typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : promptEstimate;
-    const completion =
-      typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : tokensForChars(completionChars);
-    const billed = await charge(hold, model, prompt, completion, context.requestId);
-    if (includeUsage) {
-      yield [
-        {
-          id: streamId ?? completionId(),
-          object: 'chat.completion.chunk',
-          created: Math.floor(Date.now() / 1000),
-          model: model.id,
-          choices: [],
-          usage: usageBody(prompt, completion, billed),
-        },
-      ];
-    }
-  }
-
-  /**
-   * A strict `json_schema` call: up to two upstream calls, the second carrying the first reply's problems; the
-   * valid reply is billed for both calls' tokens. A streaming caller gets the checked reply as chunks once it is
-   * whole. @throws UpstreamSchemaViolationError when neither reply is valid (the caller gives the hold back:
-   * nothing is billed).
-   */
-  async function strictCompletion(
-    model: CatalogueModel,
-    target: UpstreamTarget,
-    forwarded: UpstreamJson,
-    schema: Json,
-    context: ChatContext,
-    hold: Hold,
-    delivery: StrictDelivery,
-  ): Promise<ChatOutcome> {
-    const sent: UpstreamJson = extend(forwarded, {});
-    delete sent.stream;
-    const call = (request: UpstreamJson) =>
-      queue.run('upstream', () => deps.upstream.chat(target, request, { signal: context.signal }), context.signal);
-    return withModelCallSpan(model.id, target, async (span) => {
-      let reply = await call(sent);
-      let { prompt, completion } = replyTokens(reply, sent);
-      let attempts = 1;
-      const first = judgeReply(schema, reply);
-      if (!first.valid) {
-        const again = retryBody(sent, first);
-        reply = await call(again);
-        attempts = 2;
-        const used = replyTokens(reply, again);
-        prompt += used.prompt;
-        completion += used.completion;
-        const second = judgeReply(schema, reply);
-        if (!second.valid) throw new UpstreamSchemaViolationError(target.provider, second.errors);
-      }
-      const billed = await charge(hold, model, prompt, completion, context.requestId);
-      recordModelUsage(span, prompt, completion, billed.costMicros / 1e6);
-      const answer = extend(reply, {
-        model: model.id,
-        usage: extend((reply.usage ?? {}) as Json, usageBody(prompt, completion, billed)),
-      });
-      const headers = { [SCHEMA_ATTEMPTS_HEADER]: String(attempts) };
-      if (!delivery.stream) return { stream: false as const, body: answer, headers };
-      const chunks = replyAsChunks(answer, delivery.includeUsage);
-      return {
-        stream: true as const,
-        headers,
-        batches: (async function* () {
-          yield chunks;
-        })(),
-      };
-    });
-  }
 
   return async (model, target, body, context, hold) => {
     const stream = body.stream === true;
@@ -190,7 +60,9 @@ export function createUpstreamCompletion(deps: Pick<ChatServiceDeps, 'upstream' 
     const forwarded = upstreamBody(body, target.model);
     const promptEstimate = countTokens(textOf(body.messages as ChatMessage[]));
     const schema = strictResponseSchema(body);
-    if (schema) return strictCompletion(model, target, forwarded, schema, context, hold, { stream, includeUsage });
+    if (schema) {
+      return strictCompletion(deps, model, target, forwarded, schema, context, hold, { stream, includeUsage });
+    }
     if (stream) {
       const release = await queue.acquire('upstream', context.signal);
       try {
@@ -224,6 +96,141 @@ export function createUpstreamCompletion(deps: Pick<ChatServiceDeps, 'upstream' 
       };
     });
   };
+}
+
+/** The body forwarded upstream: Prism's own parameters taken out, the upstream's model name in. */
+function upstreamBody(body: Json, target: string): UpstreamJson {
+  const forwarded: Json = extend(body, { model: target });
+  for (const key of PRISM_ONLY) delete forwarded[key];
+  delete forwarded.stream_options;
+  return forwarded;
+}
+
+/**
+ * Relays an upstream stream as text (RawJson): each chunk's `model` is relabelled in the text and its usage and
+ * content are read from it, so a chunk is neither parsed nor serialised again. Only the chunk carrying usage is
+ * parsed (it is held back and sent after billing, with the billed usage), and a chunk the text cannot be
+ * relabelled in (no string `model`) is parsed and relabelled as an object.
+ */
+async function* upstreamStream(
+  model: CatalogueModel,
+  batches: UpstreamRelayStream,
+  hold: Hold,
+  context: ChatContext,
+  includeUsage: boolean,
+  promptEstimate: number,
+  release: ReleaseSlot,
+) {
+  const modelLiteral = JSON.stringify(model.id);
+  let usage: Json | null = null;
+  let completionChars = 0;
+  let streamId: string | null = null;
+  try {
+    for await (const batch of batches) {
+      const out: (Json | RawJson)[] = [];
+      for (const raw of batch) {
+        let text = raw.text;
+        streamId ??= chunkId(text);
+        if (carriesUsage(text)) {
+          const chunk = JSON.parse(text) as Json;
+          usage = chunk.usage as Json;
+          completionChars += deltaChars(chunk);
+          if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) continue; // re-emitted after billing
+          chunk.model = model.id;
+          if (!includeUsage) delete chunk.usage;
+          out.push(chunk);
+          continue;
+        }
+        completionChars += contentChars(text);
+        if (!includeUsage) text = withoutNullUsage(text);
+        const relabelled = relabelModel(text, modelLiteral);
+        if (relabelled !== null) {
+          out.push(new RawJson(relabelled));
+        } else {
+          const chunk = JSON.parse(text) as Json;
+          chunk.model = model.id;
+          out.push(chunk);
+        }
+      }
+      if (out.length > 0) yield out;
+    }
+  } catch (error) {
+    hold.release(); // a stream that failed or was left is not billed
+    throw error;
+  } finally {
+    // The queue slot is given back however the stream ends (finished, failed, or the client left).
+    release();
+  }
+  const prompt = typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : promptEstimate;
+  const completion =
+    typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : tokensForChars(completionChars);
+  const billed = await charge(hold, model, prompt, completion, context.requestId);
+  if (includeUsage) {
+    yield [
+      {
+        id: streamId ?? completionId(),
+        object: 'chat.completion.chunk',
+        created: Math.floor(Date.now() / 1000),
+        model: model.id,
+        choices: [],
+        usage: usageBody(prompt, completion, billed),
+      },
+    ];
+  }
+}
+
+/**
+ * A strict `json_schema` call: up to two upstream calls, the second carrying the first reply's problems; the
+ * valid reply is billed for both calls' tokens. A streaming caller gets the checked reply as chunks once it is
+ * whole. @throws UpstreamSchemaViolationError when neither reply is valid (the caller gives the hold back:
+ * nothing is billed).
+ */
+async function strictCompletion(
+  deps: UpstreamDeps,
+  model: CatalogueModel,
+  target: UpstreamTarget,
+  forwarded: UpstreamJson,
+  schema: Json,
+  context: ChatContext,
+  hold: Hold,
+  delivery: StrictDelivery,
+): Promise<ChatOutcome> {
+  const sent: UpstreamJson = extend(forwarded, {});
+  delete sent.stream;
+  const call = (request: UpstreamJson) =>
+    deps.queue.run('upstream', () => deps.upstream.chat(target, request, { signal: context.signal }), context.signal);
+  return withModelCallSpan(model.id, target, async (span) => {
+    let reply = await call(sent);
+    let { prompt, completion } = replyTokens(reply, sent);
+    let attempts = 1;
+    const first = judgeReply(schema, reply);
+    if (!first.valid) {
+      const again = retryBody(sent, first);
+      reply = await call(again);
+      attempts = 2;
+      const used = replyTokens(reply, again);
+      prompt += used.prompt;
+      completion += used.completion;
+      const second = judgeReply(schema, reply);
+      if (!second.valid) throw new UpstreamSchemaViolationError(target.provider, second.errors);
+    }
+    const billed = await charge(hold, model, prompt, completion, context.requestId);
+    recordModelUsage(span, prompt, completion, billed.costMicros / 1e6);
+    const answer = extend(reply, {
+      model: model.id,
+      usage: extend((reply.usage ?? {}) as Json, usageBody(prompt, completion, billed)),
+    });
+    const headers = { [SCHEMA_ATTEMPTS_HEADER]: String(attempts) };
+    if (!delivery.stream) return { stream: false as const, body: answer, headers };
+    const chunks = replyAsChunks(answer, delivery.includeUsage);
+    return {
+      stream: true as const,
+      headers,
+      batches: (async function* () {
+        yield chunks;
+      })(),
+    };
+  });
 }
 
 /** How a strict reply is to be answered: as JSON, or as a stream (with a usage chunk when asked for). */

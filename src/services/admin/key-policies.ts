@@ -6,11 +6,13 @@
  *
  * Budget holds are rows (key_budget_holds), taken under `exclusive` — a row lock on PostgreSQL — so replicas on one
  * database never hand out the same budget twice; a hold nobody settles lapses at its `expires_at`. A key without a
- * policy row has no limits, and costs one indexed lookup per call.
+ * policy row has no limits. The policy a call checks is read through `policyReads` (src/signals/read-cache.ts: on
+ * PostgreSQL kept in the process and dropped in every replica by `set`), so a call pays no lookup of its own.
  */
 import { randomUUID } from 'node:crypto';
 import { InvalidApiKeyError, PermissionDeniedError } from '../../domain/errors';
 import { AppError } from '../../domain/errors';
+import { passThroughReads, type ReadCache } from '../../signals/read-cache';
 import { num, str, type AdminSql, type SqlRow } from '../../stores/types/admin-sql';
 import { createBudgetLedger, periodStartOf, type BudgetPeriod } from './budget-ledger';
 
@@ -106,6 +108,7 @@ export function createKeyPolicies(
   sql: AdminSql,
   now: () => Date = () => new Date(),
   spendFlushMs = SPEND_FLUSH_MS,
+  policyReads: ReadCache<KeyPolicy | null> = passThroughReads(),
 ): KeyPolicies {
   const keyLedger = createBudgetLedger(
     sql,
@@ -141,6 +144,8 @@ export function createKeyPolicies(
     const [row] = await q.all('SELECT * FROM api_key_policies WHERE key_id = ?', [keyId]);
     return row ? toPolicy(row) : null;
   };
+  /** The policy a call is checked against (its limits; `spentMicros` may be stale, the ledger reads its own). */
+  const policyOf = (keyId: string): Promise<KeyPolicy | null> => policyReads.read(keyId, () => select(sql, keyId));
 
   return {
     get: (keyId) => select(sql, keyId),
@@ -178,20 +183,20 @@ export function createKeyPolicies(
           [...params, keyId],
         );
       }
+      await policyReads.invalidate();
       return next;
     },
 
     async refuseIfExpired(keyId) {
-      const [row] = await sql.all('SELECT expires_at FROM api_key_policies WHERE key_id = ?', [keyId]);
-      if (row?.expires_at && new Date(str(row.expires_at)).getTime() <= now().getTime()) {
+      const expiresAt = (await policyOf(keyId))?.expiresAt;
+      if (expiresAt && expiresAt.getTime() <= now().getTime()) {
         throw new InvalidApiKeyError();
       }
     },
 
     async checkModel(keyId, model) {
-      const [row] = await sql.all('SELECT allowed_models FROM api_key_policies WHERE key_id = ?', [keyId]);
-      if (!row?.allowed_models) return;
-      const allowed = JSON.parse(str(row.allowed_models)) as string[];
+      const allowed = (await policyOf(keyId))?.allowedModels;
+      if (!allowed) return;
       if (!allowed.includes(model)) {
         throw new PermissionDeniedError(
           `This API key may not call model '${model}'; it may call: ${allowed.join(', ') || 'none'}`,
@@ -201,7 +206,7 @@ export function createKeyPolicies(
     },
 
     async holdBudget(keyId, micros, ttlMs) {
-      const policy = await select(sql, keyId);
+      const policy = await policyOf(keyId);
       if (!policy || policy.budgetMicros === null) return null;
       return keyLedger.hold(keyId, policy.budgetMicros, policy.budgetPeriod, micros, ttlMs);
     },

@@ -1,9 +1,11 @@
 /**
  * An organisation's own budget in dollars, with a reset period, beside its wallet: an operator caps what an
- * organisation may spend per day or month however much credit it holds. Held like a key's budget (budget-ledger.ts);
- * an organisation without one costs one indexed lookup per gateway call.
+ * organisation may spend per day or month however much credit it holds. Held like a key's budget (budget-ledger.ts).
+ * The budget a call holds against is read through `budgetReads` (src/signals/read-cache.ts: on PostgreSQL kept in
+ * the process and dropped in every replica by `set`), so an organisation without one costs a call no lookup.
  */
 import { AppError } from '../../domain/errors';
+import { passThroughReads, type ReadCache } from '../../signals/read-cache';
 import { num, str, type AdminSql } from '../../stores/types/admin-sql';
 import { createBudgetLedger, periodStartOf, type BudgetPeriod } from './budget-ledger';
 
@@ -42,7 +44,11 @@ export interface OrgBudgets {
   release(holdId: string): Promise<void>;
 }
 
-export function createOrgBudgets(sql: AdminSql, now: () => Date = () => new Date()): OrgBudgets {
+export function createOrgBudgets(
+  sql: AdminSql,
+  now: () => Date = () => new Date(),
+  budgetReads: ReadCache<OrgBudget | null> = passThroughReads(),
+): OrgBudgets {
   const ledger = createBudgetLedger(
     sql,
     { budgets: 'org_budgets', holds: 'org_budget_holds', id: 'org_id' },
@@ -63,26 +69,14 @@ export function createOrgBudgets(sql: AdminSql, now: () => Date = () => new Date
   return {
     get,
     async set(orgId, budgetMicros, period) {
-      const current = await get(orgId);
-      if (budgetMicros === null) {
-        await sql.run('DELETE FROM org_budgets WHERE org_id = ?', [orgId]);
-        return null;
+      try {
+        return await write(orgId, budgetMicros, period);
+      } finally {
+        await budgetReads.invalidate();
       }
-      const budgetPeriod = period ?? current?.budgetPeriod ?? 'none';
-      if (current && current.budgetPeriod === budgetPeriod) {
-        await sql.run('UPDATE org_budgets SET budget_micros = ? WHERE org_id = ?', [budgetMicros, orgId]);
-      } else {
-        await sql.run('DELETE FROM org_budgets WHERE org_id = ?', [orgId]);
-        await sql.run(
-          `INSERT INTO org_budgets (org_id, budget_micros, budget_period, period_start, spent_micros)
-             VALUES (?, ?, ?, ?, 0)`,
-          [orgId, budgetMicros, budgetPeriod, periodStartOf(budgetPeriod, now()).toISOString()],
-        );
-      }
-      return get(orgId);
     },
     async hold(orgId, micros, ttlMs) {
-      const budget = await get(orgId);
+      const budget = await budgetReads.read(orgId, () => get(orgId));
       if (!budget) return null;
       return ledger.hold(orgId, budget.budgetMicros, budget.budgetPeriod, micros, ttlMs);
     },
@@ -94,4 +88,25 @@ export function createOrgBudgets(sql: AdminSql, now: () => Date = () => new Date
     settle: (holdId, orgId, costMicros) => ledger.settle(holdId, orgId, costMicros),
     release: (holdId) => ledger.release(holdId),
   };
+
+  /** Sets (or with null, removes) the budget row. */
+  async function write(orgId: string, budgetMicros: number | null, period?: BudgetPeriod): Promise<OrgBudget | null> {
+    const current = await get(orgId);
+    if (budgetMicros === null) {
+      await sql.run('DELETE FROM org_budgets WHERE org_id = ?', [orgId]);
+      return null;
+    }
+    const budgetPeriod = period ?? current?.budgetPeriod ?? 'none';
+    if (current && current.budgetPeriod === budgetPeriod) {
+      await sql.run('UPDATE org_budgets SET budget_micros = ? WHERE org_id = ?', [budgetMicros, orgId]);
+    } else {
+      await sql.run('DELETE FROM org_budgets WHERE org_id = ?', [orgId]);
+      await sql.run(
+        `INSERT INTO org_budgets (org_id, budget_micros, budget_period, period_start, spent_micros)
+             VALUES (?, ?, ?, ?, 0)`,
+        [orgId, budgetMicros, budgetPeriod, periodStartOf(budgetPeriod, now()).toISOString()],
+      );
+    }
+    return get(orgId);
+  }
 }
