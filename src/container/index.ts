@@ -191,7 +191,7 @@ async function assemble(
   backend: Backend,
 ): Promise<Container> {
   const secret = config.auth.secret ?? (await readOrCreateSecret(config.data.secretPath));
-  const reads = createReadCaches(backend.dialect, backend.shared.signals);
+  const reads = createReadCaches(backend.dialect, backend.shared.signals, backend.shared.sharedAcrossReplicas);
   // In place: the stores object is the key the backend seam finds its raw database by (rawDatabaseOf).
   backend.stores.accounts = withCachedKeyOwners(backend.stores.accounts, reads.keyOwners);
   const people = buildPeople(config, backend.stores, logger, reads, (name, work) => backend.exclusive(name, work));

@@ -2,7 +2,9 @@
  * What a gateway call reads on every call, cached in the process on the shared backends (issue #43): an API key's
  * owner (key, user, organisation), a key's policy and an organisation's budget. Each kind is a ReadCache
  * (src/signals/read-cache.ts) whose entries every write of that kind drops, here and over the signal bus in every
- * replica. On SQLite nothing is cached: its reads cost microseconds, and a CLI writing the same file has no bus.
+ * replica. Only on PostgreSQL with the signals on Redis: on SQLite reads cost microseconds and a CLI writing the same
+ * file has no bus; replicas sharing PostgreSQL without Redis have no bus between them either, so a key revoked
+ * through one would stay usable on another until the entry expired.
  */
 import type { Dialect } from '../backend/types';
 import type { KeyPolicy } from '../services/admin/key-policies';
@@ -20,8 +22,8 @@ export interface ReadCaches {
   orgBudgets: ReadCache<OrgBudget | null>;
 }
 
-export function createReadCaches(dialect: Dialect, bus: SignalBus): ReadCaches {
-  if (dialect === 'sqlite') {
+export function createReadCaches(dialect: Dialect, bus: SignalBus, busSpansReplicas: boolean): ReadCaches {
+  if (dialect === 'sqlite' || !busSpansReplicas) {
     return {
       keyOwners: passThroughReads(),
       keyPolicies: passThroughReads(),
