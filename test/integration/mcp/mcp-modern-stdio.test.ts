@@ -70,7 +70,11 @@ describe('prism mcp (stdio) at 2026-07-28', () => {
     const fetched = toolOutput(
       (await legacy.callTool({ name: 'get_file', arguments: { file_id: uploaded.id } })) as CallToolResult,
     );
-    expect(fetched).toEqual(uploaded);
+    // Each read signs a fresh download link, so `public_url` differs when the two calls straddle a second.
+    const { public_url: fetchedUrl, ...fetchedRest } = fetched;
+    const { public_url: uploadedUrl, ...uploadedRest } = uploaded;
+    expect(fetchedRest).toEqual(uploadedRest);
+    expect(String(fetchedUrl).split('?')[0]).toBe(String(uploadedUrl).split('?')[0]);
     expect(
       toolError((await modern.callTool({ name: 'get_file', arguments: { file_id: 'nope' } })) as CallToolResult),
     ).toMatchObject({ status: 404 });
