@@ -142,6 +142,14 @@ async function budgetedKey(url: string, ownerKey: string): Promise<string> {
   return String(created.key);
 }
 
+/** Closes a session and waits for the close handshake: the server frees the caller's stream place only then. */
+async function closeSession(session: Session): Promise<void> {
+  await new Promise((resolve) => {
+    session.ws.once('close', resolve);
+    session.ws.close();
+  });
+}
+
 const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
@@ -224,10 +232,7 @@ export async function decisionBenchmarks(): Promise<GroupReport> {
     const fps = await closedLoop(single, frames, DURATION_MS);
     const paced = await openLoop(single, frames, OPEN_LOOP_FPS, DURATION_MS);
     // Closed before the ten open: the server frees the caller's place when the socket is gone.
-    await new Promise((resolve) => {
-      single.ws.once('close', resolve);
-      single.ws.close();
-    });
+    await closeSession(single);
     figures['one_session_frames_per_s'] = fps;
     figures['open_loop_server_p50_ms'] = paced.serverP50;
     notes.push(
@@ -241,10 +246,10 @@ export async function decisionBenchmarks(): Promise<GroupReport> {
     const budgeted = await openSession(prism.url, await budgetedKey(prism.url, key));
     await closedLoop(budgeted, frames, 1000); // warm-up
     const withBudget = await closedLoop(budgeted, frames, DURATION_MS);
-    budgeted.ws.close();
+    await closeSession(budgeted);
     const owner = await openSession(prism.url, key);
     const withoutBudget = await closedLoop(owner, frames, DURATION_MS);
-    owner.ws.close();
+    await closeSession(owner);
     figures['budgeted_key_frames_per_s'] = withBudget;
     figures['budgeted_over_owner_ratio'] = withBudget / withoutBudget;
     notes.push(
