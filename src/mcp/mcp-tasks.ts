@@ -33,7 +33,7 @@ const DEFERRABLE: Readonly<Record<string, TaskKind>> = {
   execute_agent: 'execution',
   run_skill: 'execution',
 };
-type TaskKind = 'prediction' | 'execution';
+export type TaskKind = 'prediction' | 'execution';
 
 /** The tool that reads each kind back, whose result a completed task carries. */
 const READER: Readonly<Record<TaskKind, string>> = { prediction: 'get_prediction', execution: 'get_execution' };
@@ -149,7 +149,7 @@ export function callerTasks(callTool: CallTool, runs: TaskRuns, principal: Princ
 }
 
 /** The fields of a prediction or execution body a task state is made of. */
-interface RunRecord {
+export interface RunRecord {
   id: string;
   status: string;
   created_at?: string | number;
@@ -159,7 +159,8 @@ interface RunRecord {
   usage?: { message?: string | null } | null;
 }
 
-function stateOf(kind: TaskKind, record: RunRecord): TaskState {
+/** A record's task state (both eras; the 2025-11-25 era renames two fields, mcp-legacy-tasks.ts). */
+export function stateOf(kind: TaskKind, record: RunRecord): TaskState {
   const createdAt = isoOf(record.created_at);
   const status = statusOf(record);
   const message = status === 'input_required' ? pauseMessage(record) : undefined;
@@ -200,7 +201,8 @@ function isoOf(value: string | number | undefined): string {
   return value ?? new Date().toISOString();
 }
 
-function parseTaskId(taskId: string): { kind: TaskKind; id: string } | null {
+/** `prediction:<id>` / `execution:<id>` as its kind and record id; null for anything else. */
+export function parseTaskId(taskId: string): { kind: TaskKind; id: string } | null {
   const found = /^(prediction|execution):([A-Za-z0-9_-]{1,200})$/.exec(taskId);
   return found ? { kind: found[1] as TaskKind, id: found[2] ?? '' } : null;
 }
