@@ -33,6 +33,8 @@ import {
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../domain/account';
+import type { Execution } from '../domain/execution';
+import type { Prediction } from '../domain/prediction';
 import type { ExecutionsService } from '../services/executions/executions.types';
 import type { PredictionsService } from '../services/predictions/predictions.types';
 import { toExecutionWire } from '../wire/agents.schemas';
@@ -44,7 +46,6 @@ import {
   TaskNotFound,
   TaskReadFailed,
   type CallerTasks,
-  type RunRecord,
   type TaskKind,
   type TaskState,
 } from './mcp-tasks';
@@ -79,10 +80,11 @@ function legacyTask(state: TaskState): Task {
   };
 }
 
-const recordOf = (kind: TaskKind, record: Parameters<typeof toPredictionWire>[0] | Parameters<typeof toExecutionWire>[0]) =>
-  (kind === 'prediction'
-    ? toPredictionWire(record as Parameters<typeof toPredictionWire>[0])
-    : toExecutionWire(record as Parameters<typeof toExecutionWire>[0])) as unknown as RunRecord;
+/** A record's task, from its wire body (the body `get_prediction` / `get_execution` answer). */
+function taskOf(kind: TaskKind, record: Prediction | Execution): Task {
+  const wire = kind === 'prediction' ? toPredictionWire(record as Prediction) : toExecutionWire(record as Execution);
+  return legacyTask(stateOf(kind, wire));
+}
 
 /** The caller's task `taskId` as it stands; null when it names no record the caller can read. */
 async function readTask(records: LegacyTaskRecords, principal: Principal, taskId: string): Promise<Task | null> {
@@ -93,7 +95,7 @@ async function readTask(records: LegacyTaskRecords, principal: Principal, taskId
       parsed.kind === 'prediction'
         ? await records.predictions.get(principal, parsed.id)
         : await records.executions.get(principal, parsed.id);
-    return legacyTask(stateOf(parsed.kind, recordOf(parsed.kind, record)));
+    return taskOf(parsed.kind, record);
   } catch (error) {
     if ((error as { status?: number }).status === 404) return null;
     throw error;
@@ -124,9 +126,10 @@ async function listTasks(
     .sort((x, y) => y.at - x.at)
     .slice(0, PAGE);
   const listedP = merged.filter((m) => m.kind === 'prediction').length;
-  const more = predictions.length + executions.length > PAGE || predictions.length === PAGE || executions.length === PAGE;
+  const more =
+    predictions.length + executions.length > PAGE || predictions.length === PAGE || executions.length === PAGE;
   return {
-    tasks: merged.map((m) => legacyTask(stateOf(m.kind, recordOf(m.kind, m.record)))),
+    tasks: merged.map((m) => taskOf(m.kind, m.record)),
     ...(more ? { nextCursor: `${skipP + listedP}.${skipE + merged.length - listedP}` } : {}),
   };
 }
@@ -191,8 +194,10 @@ export async function startLegacyTask(
   }
   const [block] = (started as CallToolResult).content;
   const text = block?.type === 'text' ? block.text : 'The call could not start.';
-  const code = text.startsWith('Input validation error') ? ErrorCode.InvalidParams : ErrorCode.InvalidRequest;
-  throw new McpError(code, text);
+  // The dispatcher's protocol refusals (invalid arguments, a toolset not selected) carry their JSON-RPC code.
+  const coded = /^MCP error (-\d+): ([\s\S]*)$/.exec(text);
+  if (coded) throw new McpError(Number(coded[1]), coded[2] ?? text);
+  throw new McpError(ErrorCode.InvalidRequest, text);
 }
 
 /**
@@ -229,7 +234,9 @@ export function withTaskSupport(list: ListToolsResult, tasks: Pick<CallerTasks, 
     listed = {
       ...list,
       tools: list.tools.map((tool) =>
-        tasks.defers(tool.name) ? { ...tool, execution: { ...tool.execution, taskSupport: 'optional' as const } } : tool,
+        tasks.defers(tool.name)
+          ? { ...tool, execution: { ...tool.execution, taskSupport: 'optional' as const } }
+          : tool,
       ),
     };
     withSupport.set(list, listed);
@@ -239,7 +246,9 @@ export function withTaskSupport(list: ListToolsResult, tasks: Pick<CallerTasks, 
 
 /** The shared tasks' refusals as the SDK's errors: an unknown task -32602, one that cannot be cancelled -32600. */
 function asMcpError(error: unknown): unknown {
-  if (error instanceof TaskNotFound) return new McpError(ErrorCode.InvalidParams, error.message, { taskId: error.taskId });
+  if (error instanceof TaskNotFound) {
+    return new McpError(ErrorCode.InvalidParams, error.message, { taskId: error.taskId });
+  }
   if (error instanceof TaskNotCancellable) {
     return new McpError(ErrorCode.InvalidRequest, error.message, { taskId: error.taskId });
   }

@@ -9,7 +9,8 @@
  * `batch: true` form, on the job queue), and the task id names it (`prediction:<id>`, `execution:<id>`). So
  * `tasks/get` works from any replica and after a restart, reads go through the same services (a task of another
  * organisation is not found), and `get_prediction` / `get_execution` read the same runs. Clients that do not
- * declare the extension (every 2025 client) get the waiting call, as before.
+ * declare the extension get the waiting call, as before. 2025-11-25 clients that ask for a task (`params.task`)
+ * get the same tasks in their revision's words (mcp-legacy-tasks.ts).
  *
  * Cancelling a task cancels its run: an execution, or a prediction (a queued one ends at once, a running one at
  * its next page or frame; predictions/prediction-cancel.ts); a run going on another replica hears it over the
@@ -149,7 +150,7 @@ export function callerTasks(callTool: CallTool, runs: TaskRuns, principal: Princ
 }
 
 /** The fields of a prediction or execution body a task state is made of. */
-export interface RunRecord {
+interface RunRecord {
   id: string;
   status: string;
   created_at?: string | number;

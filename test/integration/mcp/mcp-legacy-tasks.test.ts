@@ -9,9 +9,9 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import {
   CallToolResultSchema,
-  McpError,
   TaskStatusNotificationSchema,
   type CallToolResult,
   type Task,
@@ -86,10 +86,20 @@ describe('MCP tasks (2025-11-25 experimental tasks, v1 SDK client)', () => {
   });
 
   it('says which tools may be tasks, and that it serves tasks for tools/call', async () => {
-    expect(onA.getServerCapabilities()?.tasks).toMatchObject({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    expect(onA.getServerCapabilities()?.tasks).toMatchObject({
+      list: {},
+      cancel: {},
+      requests: { tools: { call: {} } },
+    });
     const { tools } = await onA.listTools();
     const optional = tools.filter((t) => t.execution?.taskSupport === 'optional').map((t) => t.name);
-    expect(optional.sort()).toEqual(['execute_agent', 'extract_audio', 'extract_document', 'extract_video', 'run_skill']);
+    expect(optional.sort()).toEqual([
+      'execute_agent',
+      'extract_audio',
+      'extract_document',
+      'extract_video',
+      'run_skill',
+    ]);
   });
 
   it('runs a video extraction as a task, polled to completion; the other replica reads it; another org cannot', async () => {
@@ -109,13 +119,44 @@ describe('MCP tasks (2025-11-25 experimental tasks, v1 SDK client)', () => {
     expect(`prediction:${String(prediction.id)}`).toBe(task.taskId);
 
     // The task is the prediction: the other replica reads it, its result, and lists it; REST reads the record.
-    expect(await onB.experimental.tasks.getTask(task.taskId)).toMatchObject({ taskId: task.taskId, status: 'completed' });
+    expect(await onB.experimental.tasks.getTask(task.taskId)).toMatchObject({
+      taskId: task.taskId,
+      status: 'completed',
+    });
     const fetched = await onB.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
     expect(fetched.structuredContent).toEqual(prediction);
     const listed = await onB.experimental.tasks.listTasks();
     expect(listed.tasks.map((t: Task) => t.taskId)).toContain(task.taskId);
     const rest = await call(`${b.url}/v1/predictions/${String(prediction.id)}`, { key });
     expect(((await rest.json()) as { status: string }).status).toBe('completed');
+    // And a 2026-07-28 client reads the same task (the tasks extension, mcp-tasks.ts).
+    const modern = await call(`${b.url}/mcp`, {
+      key,
+      headers: {
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tasks/get',
+        'mcp-name': task.taskId,
+      },
+      json: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tasks/get',
+        params: {
+          taskId: task.taskId,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'modern', version: '1' },
+            'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+          },
+        },
+      },
+    });
+    const text = await modern.text();
+    const line = text.split('\n').find((l) => l.startsWith('data: '));
+    expect(JSON.parse(line ? line.slice(6) : text)).toMatchObject({
+      result: { taskId: task.taskId, status: 'completed' },
+    });
 
     // Another organisation's client finds no such task.
     const other = await tasksClient(a.url, await a.createKey('legacy-tasks-other', 'pro'));
@@ -176,7 +217,10 @@ describe('MCP tasks (2025-11-25 experimental tasks, v1 SDK client)', () => {
   });
 
   it('answers a client that asks for no task as today, and refuses a task of a tool that is not a long one', async () => {
-    const plain = await onA.callTool({ name: 'extract_video', arguments: { data: await videoOf(1), json_schema: SCHEMA } });
+    const plain = await onA.callTool({
+      name: 'extract_video',
+      arguments: { data: await videoOf(1), json_schema: SCHEMA },
+    });
     expect(plain.isError).toBeFalsy();
     expect(plain.structuredContent).toMatchObject({ status: 'completed' });
     expect(plain.task).toBeUndefined();
@@ -184,11 +228,14 @@ describe('MCP tasks (2025-11-25 experimental tasks, v1 SDK client)', () => {
     const stream = onA.experimental.tasks.callToolStream({ name: 'list_hub_domains', arguments: {} }, undefined, {
       task: {},
     });
-    const messages = [];
-    for await (const message of stream) messages.push(message);
-    const [refusal] = messages;
-    expect(refusal?.type).toBe('error');
-    expect(refusal?.type === 'error' ? refusal.error.code : 0).toBe(-32601);
+    const codeOf = async (messages: AsyncIterable<{ type: string; error?: McpError }>) => {
+      for await (const message of messages) if (message.type === 'error') return message.error?.code;
+      return undefined;
+    };
+    expect(await codeOf(stream)).toBe(-32601);
+    // Arguments the tool refuses: no run is stored, so no task; the tool's words as -32602.
+    const invalid = onA.experimental.tasks.callToolStream({ name: 'extract_video', arguments: { data: 7 } });
+    expect(await codeOf(invalid)).toBe(-32602);
     expect((await rejection(onA.experimental.tasks.getTask('prediction:nope'))).code).toBe(-32602);
   });
 
