@@ -3,7 +3,8 @@
  * the v1 SDK's own client and its `client.experimental.tasks` API against two replicas of the real app on one data
  * folder, over Streamable HTTP: the long tools are listed `taskSupport: "optional"`; a video extraction called as a
  * task is polled to completion and its result fetched, from the other replica too (tasks/get, tasks/result,
- * tasks/list) and after a restart; `tasks/result` on a running task tells of its status change; cancelling a task
+ * tasks/list) and after a restart; `tasks/result` on a running task tells of its status change, and waits on a run
+ * paused for a person (`input_required`) until it is answered elsewhere; cancelling a task
  * cancels its run; a task of another organisation is not found; a client that does not ask for a task gets the plain result, and a
  * tool that is not a long one cannot be called as a task.
  */
@@ -214,6 +215,30 @@ describe('MCP tasks (2025-11-25 experimental tasks, v1 SDK client)', () => {
     expect(await onA.experimental.tasks.cancelTask(skill.task.taskId)).toMatchObject({ status: 'cancelled' });
     const ended = await onB.experimental.tasks.getTaskResult(skill.task.taskId, CallToolResultSchema);
     expect(JSON.stringify(ended.structuredContent)).toMatch(/was cancelled/);
+  });
+
+  it('a run paused for a person is input_required; tasks/result waits while it is answered elsewhere', async () => {
+    const receipt = `data:image/png;base64,${renderReceiptImage().toString('base64')}`;
+    const { task } = await startTask(onA, 'execute_agent', {
+      inputs: { receipt },
+      config: { prompt: 'Extract the receipt fields', json_schema: SCHEMA, require_approval: ['ocr_image'] },
+    });
+    let paused: Task | undefined;
+    for (let i = 0; i < 600 && paused?.status !== 'input_required'; i += 1) {
+      paused = await onB.experimental.tasks.getTask(task.taskId);
+      if (paused.status !== 'input_required') await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(paused).toMatchObject({ status: 'input_required', statusMessage: expect.any(String) as string });
+    const statuses: string[] = [];
+    onB.setNotificationHandler(TaskStatusNotificationSchema, (note) => void statuses.push(note.params.status));
+    const waiting = onB.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    // The person answers through REST on the other replica (a 2025 client would call resume_execution).
+    const id = task.taskId.slice('execution:'.length);
+    const resumed = await call(`${a.url}/v1/agent/executions/${id}/resume`, { key, json: { action: 'approve' } });
+    expect(resumed.status).toBe(200);
+    const result = await waiting;
+    expect(result.structuredContent).toMatchObject({ status: 'completed' });
+    expect(statuses.at(-1)).toBe('completed');
   });
 
   it('answers a client that asks for no task as today, and refuses a task of a tool that is not a long one', async () => {
