@@ -4,9 +4,9 @@
  * folder, over Streamable HTTP: the long tools are listed `taskSupport: "optional"`; a video extraction called as a
  * task is polled to completion and its result fetched, from the other replica too (tasks/get, tasks/result,
  * tasks/list) and after a restart; `tasks/result` on a running task tells of its status change, and waits on a run
- * paused for a person (`input_required`) until it is answered elsewhere; cancelling a task
- * cancels its run; a task of another organisation is not found; a client that does not ask for a task gets the plain result, and a
- * tool that is not a long one cannot be called as a task.
+ * paused for a person (`input_required`) until it is answered elsewhere; cancelling a task cancels its run; a task
+ * of another organisation is not found; a client that does not ask for a task gets the plain result, and a tool
+ * that is not a long one cannot be called as a task.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
