@@ -3,7 +3,8 @@
  * `tools/call` against the same call in the 2025-11-25 era and against a bare v2 server (`@modelcontextprotocol/
  * server`'s `createMcpHandler` on plain node:http, one tool answering the very result Prism answers, no Prism logic:
  * no auth, toolsets, budget or services), all three over loopback HTTP in one run; and `tasks/get` of an extraction
- * task against the same record read by `tools/call get_prediction`, whose subject median is the tasks/get p50.
+ * task against the same record read by `tools/call get_prediction`, whose subject median is the tasks/get p50; and
+ * the same `tasks/get` in the 2025-11-25 experimental tasks (src/mcp/mcp-legacy-tasks.ts) against the modern one.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -115,6 +116,18 @@ export async function mcpEraCases(target: EraBenchTarget): Promise<{ cases: Benc
   const taskGet = modernRequest('tasks/get', { taskId: `prediction:${target.predictionId}` }, '');
   (taskGet.headers as Record<string, string>)['mcp-name'] = `prediction:${target.predictionId}`;
   await answered(mcpUrl, taskGet, target.key);
+  // The same task in the 2025-11-25 experimental tasks (src/mcp/mcp-legacy-tasks.ts): the v1 SDK's handler.
+  const legacyTaskGet: RequestInit = {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tasks/get',
+      params: { taskId: `prediction:${target.predictionId}` },
+    }),
+  };
+  await answered(mcpUrl, legacyTaskGet, target.key);
   const bytes = (text: string): number => Buffer.byteLength(text);
 
   const cases: BenchCase[] = [
@@ -147,6 +160,19 @@ export async function mcpEraCases(target: EraBenchTarget): Promise<{ cases: Benc
         run: async () => void (await answered(mcpUrl, modernCall, target.key)),
       },
       subject: { name: 'tasks/get', run: async () => void (await answered(mcpUrl, taskGet, target.key)) },
+    },
+    {
+      name: 'MCP tasks/get of an extraction task: 2025-11-25 (subject median = its p50) vs 2026-07-28',
+      iterations: 300,
+      warmup: 30,
+      baseline: {
+        name: '2026-07-28 tasks/get',
+        run: async () => void (await answered(mcpUrl, taskGet, target.key)),
+      },
+      subject: {
+        name: '2025-11-25 tasks/get',
+        run: async () => void (await answered(mcpUrl, legacyTaskGet, target.key)),
+      },
     },
   ];
   return { cases, close: () => bare.close() };

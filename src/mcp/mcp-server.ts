@@ -7,6 +7,7 @@
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
@@ -36,6 +37,13 @@ import type { McpToolset } from './mcp-toolsets';
 import type { LocalFiles } from './mcp-local-files';
 import { INLINE_ICONS, type McpIcon } from './mcp-icon';
 import { callerTasks, type CallerTasks } from './mcp-tasks';
+import {
+  LEGACY_TASKS_CAPABILITY,
+  legacyTaskStore,
+  serveTaskResults,
+  startLegacyTask,
+  withTaskSupport,
+} from './mcp-legacy-tasks';
 import { approvalCodec, type ApprovalState } from './mcp-approvals';
 import type { RequestStateCodec } from '@modelcontextprotocol/server';
 import { registryTools, type RegistryToolsDeps } from './registry-tools';
@@ -150,10 +158,14 @@ export function createMcpServerFactory(
     icons: INLINE_ICONS,
     instructions: INSTRUCTIONS,
   };
-  const newServer = (): McpServer =>
+  const newServer = (taskStore?: TaskStore): McpServer =>
     new McpServer(
       { name: info.name, title: info.title, version, icons: INLINE_ICONS },
-      { instructions: INSTRUCTIONS, jsonSchemaValidator },
+      {
+        instructions: INSTRUCTIONS,
+        jsonSchemaValidator,
+        ...(taskStore ? { taskStore, capabilities: { tasks: LEGACY_TASKS_CAPABILITY } } : {}),
+      },
     );
   // The SDK turns every zod schema into JSON Schema on each tools/list (about 8 ms for this list); the list is the
   // same for every caller, so it is computed once, by the SDK itself (tools registered the SDK's way on a server
@@ -202,13 +214,22 @@ export function createMcpServerFactory(
     approvals: approvalCodec(services.signingSecret),
     create(scope) {
       const served = parts(scope);
-      const server = newServer();
+      // The 2025-11-25 experimental tasks, on the records the runs keep (mcp-legacy-tasks.ts).
+      const taskStore = legacyTaskStore(services, scope.principal, served.tasks);
+      const server = newServer(taskStore);
       // Two handlers instead of one SDK registration per tool (see createToolDispatcher).
       server.server.registerCapabilities({ tools: {} });
-      server.server.setRequestHandler(ListToolsRequestSchema, () => served.listTools());
-      server.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-        served.callTool(request.params.name, request.params.arguments, extra as unknown as ToolExtra),
+      server.server.setRequestHandler(ListToolsRequestSchema, async () =>
+        withTaskSupport(await served.listTools(), served.tasks),
       );
+      server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+        const { name, arguments: args, task } = request.params;
+        const toolExtra = extra as unknown as ToolExtra;
+        // A call that asks for a task (params.task) answers one; without it, the waiting call as always.
+        if (task) return startLegacyTask(served.tasks, name, args, toolExtra);
+        return served.callTool(name, args, toolExtra);
+      });
+      serveTaskResults(server, taskStore, served.tasks);
       registerResources(server, [hubResources(services.hub), skillResources(services.skills, scope.principal)]);
       registerSkillPrompts(server, prompts);
       return server;

@@ -9,7 +9,8 @@
  * `batch: true` form, on the job queue), and the task id names it (`prediction:<id>`, `execution:<id>`). So
  * `tasks/get` works from any replica and after a restart, reads go through the same services (a task of another
  * organisation is not found), and `get_prediction` / `get_execution` read the same runs. Clients that do not
- * declare the extension (every 2025 client) get the waiting call, as before.
+ * declare the extension get the waiting call, as before. 2025-11-25 clients that ask for a task (`params.task`)
+ * get the same tasks in their revision's words (mcp-legacy-tasks.ts).
  *
  * Cancelling a task cancels its run: an execution, or a prediction (a queued one ends at once, a running one at
  * its next page or frame; predictions/prediction-cancel.ts); a run going on another replica hears it over the
@@ -33,7 +34,7 @@ const DEFERRABLE: Readonly<Record<string, TaskKind>> = {
   execute_agent: 'execution',
   run_skill: 'execution',
 };
-type TaskKind = 'prediction' | 'execution';
+export type TaskKind = 'prediction' | 'execution';
 
 /** The tool that reads each kind back, whose result a completed task carries. */
 const READER: Readonly<Record<TaskKind, string>> = { prediction: 'get_prediction', execution: 'get_execution' };
@@ -159,7 +160,8 @@ interface RunRecord {
   usage?: { message?: string | null } | null;
 }
 
-function stateOf(kind: TaskKind, record: RunRecord): TaskState {
+/** A record's task state (both eras; the 2025-11-25 era renames two fields, mcp-legacy-tasks.ts). */
+export function stateOf(kind: TaskKind, record: RunRecord): TaskState {
   const createdAt = isoOf(record.created_at);
   const status = statusOf(record);
   const message = status === 'input_required' ? pauseMessage(record) : undefined;
@@ -200,7 +202,8 @@ function isoOf(value: string | number | undefined): string {
   return value ?? new Date().toISOString();
 }
 
-function parseTaskId(taskId: string): { kind: TaskKind; id: string } | null {
+/** `prediction:<id>` / `execution:<id>` as its kind and record id; null for anything else. */
+export function parseTaskId(taskId: string): { kind: TaskKind; id: string } | null {
   const found = /^(prediction|execution):([A-Za-z0-9_-]{1,200})$/.exec(taskId);
   return found ? { kind: found[1] as TaskKind, id: found[2] ?? '' } : null;
 }
