@@ -1,8 +1,10 @@
 /**
  * What scale-out costs per gateway call, and what a second worker buys: 50 clients make chat completions (not
- * streamed, then streamed) to an upstream that answers in 20 ms, against three settings in interleaved rounds (so
- * the host's drifting load falls on all alike): `prism serve` on SQLite, `prism serve` on PostgreSQL + Redis, and
- * `prism serve --workers 2` on PostgreSQL + Redis. For each it prints calls/s and, per call, the CPU time of every
+ * streamed, then streamed) to an upstream that answers in 20 ms, against four settings in interleaved rounds (so
+ * the host's drifting load falls on all alike): `prism serve` on SQLite, `prism serve` on PostgreSQL + Redis,
+ * `prism serve --workers 2` on PostgreSQL + Redis, and one process on PostgreSQL + Redis with half the clients (the
+ * load each of two workers sees: how much of a second worker's extra cost per call is each process batching less).
+ * For each it prints calls/s and, per call, the CPU time of every
  * server-side process (Prism and its workers, the PostgreSQL processes of the bench's own database and the server's
  * background ones, a private redis-server started for the bench), the PostgreSQL transactions and the Redis
  * commands (bench/process-cost.ts), plus each setting's CPU per call as a ratio of the SQLite process's.
@@ -82,9 +84,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** CONCURRENCY clients make `count` calls; resolves when all are answered. */
-async function load(url: string, key: string, count: number, stream: boolean): Promise<void> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+/** `clients` clients make `count` calls; resolves when all are answered. */
+async function load(url: string, key: string, count: number, stream: boolean, clients: number): Promise<void> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
   const body = JSON.stringify({
     model: 'bench-slow',
     messages: [{ role: 'user', content: 'hi' }],
@@ -116,7 +118,7 @@ async function load(url: string, key: string, count: number, stream: boolean): P
       await send();
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await Promise.all(Array.from({ length: clients }, worker));
   agent.destroy();
 }
 
@@ -125,12 +127,24 @@ interface Setting {
   label: string;
   workers: 1 | 2;
   shared: boolean;
+  /** Clients of the measured calls (CONCURRENCY unless said). */
+  clients?: number;
 }
 
 const SETTINGS: Setting[] = [
   { name: 'sqlite', label: '`prism serve`, SQLite', workers: 1, shared: false },
   { name: 'shared', label: '`prism serve`, PostgreSQL + Redis', workers: 1, shared: true },
   { name: 'shared_workers2', label: '`prism serve --workers 2`, PostgreSQL + Redis', workers: 2, shared: true },
+  // What one process costs per call at the load each of two workers sees (half the clients): the part of a second
+  // worker's extra cost that comes from each process batching less (fewer calls per event-loop turn, smaller group
+  // commits), apart from the two processes sharing the cores.
+  {
+    name: 'shared_half',
+    label: `\`prism serve\`, PostgreSQL + Redis, ${CONCURRENCY / 2} clients`,
+    workers: 1,
+    shared: true,
+    clients: CONCURRENCY / 2,
+  },
 ];
 
 /** What one measured stretch of calls cost. */
@@ -271,11 +285,12 @@ async function serverLife(
     if (options.calls) {
       const url = `http://127.0.0.1:${port}`;
       const key = fs.readFileSync(path.join(dataDir, 'owner.key'), 'utf8').trim();
-      await load(url, key, WARMUP, options.stream);
+      const clients = setting.clients ?? CONCURRENCY;
+      await load(url, key, WARMUP, options.stream, clients);
       const cpu0 = sampleCpu(targets);
       const redis0 = setting.shared ? await redisCommands(backends.redis) : 0;
       const started = performance.now();
-      await load(url, key, MEASURED, options.stream);
+      await load(url, key, MEASURED, options.stream, clients);
       const seconds = (performance.now() - started) / 1000;
       const cpu1 = sampleCpu(targets);
       const redis1 = setting.shared ? await redisCommands(backends.redis) : 0;
@@ -344,7 +359,7 @@ export async function workersBenchmarks(): Promise<GroupReport> {
   const load1: number[] = [];
   try {
     // The first life migrates the database; then a life without calls per worker count, to subtract.
-    const shared = SETTINGS.filter((s) => s.shared);
+    const shared = SETTINGS.filter((s) => s.shared && s.clients === undefined);
     for (const [i, setting] of [shared[0] as Setting, ...shared].entries()) {
       const life = await serverLife(setting, env, dataDirOf(setting), backends, { stream: false, calls: false });
       idle.set(setting.workers, life.lifeTransactions);
@@ -402,6 +417,8 @@ export async function workersBenchmarks(): Promise<GroupReport> {
   const one = figures['shared.cpu_us_per_call'] ?? 0;
   const two = figures['shared_workers2.cpu_us_per_call'] ?? 0;
   figures['workers2_vs_1.cpu_ratio'] = two / one;
+  const half = figures['shared_half.cpu_us_per_call'] ?? 0;
+  figures['half_load_vs_1.cpu_ratio'] = half / one;
   const idleLines: string[] = [];
   for (const [workers, cost] of idleCost) {
     figures[`idle.workers${workers}.prism_cpu_ms_per_s`] = cost.prismUsPerS / 1000;
@@ -424,7 +441,8 @@ export async function workersBenchmarks(): Promise<GroupReport> {
         ...rows,
       ].join('\n'),
       `--workers 2 against one process on the same backends: CPU per call ${(two / one).toFixed(2)}x, ` +
-        `throughput ${(figures['workers2_vs_1.throughput_ratio'] ?? 0).toFixed(2)}x`,
+        `throughput ${(figures['workers2_vs_1.throughput_ratio'] ?? 0).toFixed(2)}x; one process with half the ` +
+        `clients (each worker's share) ${(half / one).toFixed(2)}x`,
       `idle cost on PostgreSQL + Redis over ${IDLE_SAMPLE_MS / 1000} s without calls: ${idleLines.join('; ')}`,
     ],
     figures,

@@ -6,11 +6,9 @@
  */
 import type { Logger } from '../lib/logger';
 import type { FilesService } from '../services/files.service';
+import { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep';
 
-export interface GuestFileSweep {
-  /** Stops the timer and waits for a sweep in progress. */
-  stop(): Promise<void>;
-}
+export type GuestFileSweep = PeriodicSweep;
 
 export function startGuestFileSweep(
   files: Pick<FilesService, 'sweepGuestFiles'>,
@@ -19,22 +17,9 @@ export function startGuestFileSweep(
 ): GuestFileSweep | null {
   if (ttlMs <= 0) return null;
   const everyMs = Math.min(10 * 60_000, Math.max(1000, Math.floor(ttlMs / 4)));
-  let running: Promise<void> = Promise.resolve();
-  const sweep = (): void => {
-    running = running
-      .then(() => files.sweepGuestFiles())
-      .then((removed) => {
-        if (removed > 0) logger.info('deleted expired guest files', { removed });
-      })
-      .catch((error: unknown) => logger.warn('guest file sweep failed', { error: String(error) }));
+  const work = async (): Promise<void> => {
+    const removed = await files.sweepGuestFiles();
+    if (removed > 0) logger.info('deleted expired guest files', { removed });
   };
-  sweep();
-  const timer = setInterval(sweep, everyMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodicSweep(work, everyMs, logger, 'guest file sweep failed');
 }

@@ -5,6 +5,7 @@
  */
 import type { LedgerRetentionResult } from '../backend/ledger-retention';
 import type { Logger } from '../lib/logger';
+import { startPeriodicSweep, type PeriodicSweep } from './periodic-sweep';
 
 const EVERY_MS = 3_600_000;
 
@@ -13,10 +14,7 @@ export interface LedgerRetention {
   runOnce(now?: Date): Promise<LedgerRetentionResult | null>;
 }
 
-export interface LedgerRetentionSweep {
-  /** Stops the timer and waits for a run in progress. */
-  stop(): Promise<void>;
-}
+export type LedgerRetentionSweep = PeriodicSweep;
 
 export function createLedgerRetention(deps: {
   retentionDays: number;
@@ -35,24 +33,11 @@ export function createLedgerRetention(deps: {
 }
 
 export function startLedgerRetentionSweep(retention: LedgerRetention, logger: Logger): LedgerRetentionSweep {
-  let running: Promise<void> = Promise.resolve();
-  const sweep = (): void => {
-    running = running
-      .then(() => retention.runOnce())
-      .then((result) => {
-        if (result && result.spendRowsRolledUp + result.walletRowsRolledUp > 0) {
-          logger.info('rolled up ledger rows past their retention', { ...result });
-        }
-      })
-      .catch((error: unknown) => logger.warn('ledger retention failed', { error: String(error) }));
+  const work = async (): Promise<void> => {
+    const result = await retention.runOnce();
+    if (result && result.spendRowsRolledUp + result.walletRowsRolledUp > 0) {
+      logger.info('rolled up ledger rows past their retention', { ...result });
+    }
   };
-  sweep();
-  const timer = setInterval(sweep, EVERY_MS);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodicSweep(work, EVERY_MS, logger, 'ledger retention failed');
 }

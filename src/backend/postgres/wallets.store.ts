@@ -6,7 +6,9 @@
  * commits a second) whatever the number of replicas. So each process keeps an ALLOWANCE per organisation:
  *  - it takes a slice of the available balance into `held_micros` with one conditional UPDATE (and grows its own
  *    `wallet_holds` row, whose `expires_at` it keeps moving forward while alive: a dead replica's slice lapses like
- *    any hold and is given back by the next replica that lacks money), then serves holds from the slice in memory;
+ *    any hold and is given back by the next replica that lacks money), then serves holds from the slice in memory
+ *    (a hold is a counter id and a lapse time, ended by the store's tick or by a hold that lacks money: no UUID and
+ *    no timer per call);
  *    while few slices' worth is free the grant shrinks to what the waiting call lacks, so a nearly empty wallet is
  *    still shared exactly, call by call, across replicas;
  *  - settles are queued and written together (group commit: a write starts `batchMs` after the first settle it
@@ -61,7 +63,8 @@ interface Slice {
 interface OpenHold {
   slice: Slice;
   micros: number;
-  lapse: NodeJS.Timeout;
+  /** When the hold lapses (ms since the epoch): found by the tick, or at once by a hold that lacks money. */
+  lapsesAt: number;
 }
 
 interface QueuedDebit {
@@ -107,6 +110,9 @@ class PostgresWallets implements PostgresWalletStore {
   private rowWork: Promise<unknown> = Promise.resolve();
   private lastRefresh = Date.now();
   private readonly tick: NodeJS.Timeout;
+  /** Hold ids are this process's prefix and a counter: no UUID and no timer per call. */
+  private readonly holdPrefix = `hold:${randomUUID()}:`;
+  private holdsLent = 0;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -146,6 +152,8 @@ class PostgresWallets implements PostgresWalletStore {
     slice.lastUsed = Date.now();
     for (;;) {
       if (slice.free >= micros) return this.lend(slice, micros, ttlMs);
+      // Lapsed holds' money is free again before more is asked for.
+      if (this.endLapsedHolds(Date.now()) && slice.free >= micros) continue;
       if (slice.toppingUp) {
         await slice.toppingUp;
         continue;
@@ -185,6 +193,7 @@ class PostgresWallets implements PostgresWalletStore {
   }
 
   async held(orgId: string): Promise<number> {
+    this.endLapsedHolds(Date.now());
     // `held_micros` less what this process holds but lends to no call: its free slice, and what queued writes
     // will take out of the row. Read between two writes (a write moves money from one side to the other); a store
     // that never pauses writing gets the last read after a few tries.
@@ -267,11 +276,20 @@ class PostgresWallets implements PostgresWalletStore {
     slice.free -= micros;
     slice.open += 1;
     slice.lastUsed = Date.now();
-    const id = randomUUID();
-    const lapse = setTimeout(() => this.endHold(id), ttlMs);
-    lapse.unref();
-    this.holds.set(id, { slice, micros, lapse });
+    const id = `${this.holdPrefix}${(this.holdsLent += 1)}`;
+    this.holds.set(id, { slice, micros, lapsesAt: slice.lastUsed + ttlMs });
     return id;
+  }
+
+  /** Ends every hold past its lapse time; true when there was one. */
+  private endLapsedHolds(now: number): boolean {
+    let ended = false;
+    for (const [id, hold] of this.holds) {
+      if (hold.lapsesAt > now) continue;
+      this.endHold(id);
+      ended = true;
+    }
+    return ended;
   }
 
   /** Ends an open hold, its money free in the slice again; returns the hold or undefined when it is gone. */
@@ -279,7 +297,6 @@ class PostgresWallets implements PostgresWalletStore {
     const hold = this.holds.get(id);
     if (!hold) return undefined;
     this.holds.delete(id);
-    clearTimeout(hold.lapse);
     hold.slice.open -= 1;
     hold.slice.free += hold.micros;
     hold.slice.lastUsed = Date.now();
@@ -387,6 +404,7 @@ class PostgresWallets implements PostgresWalletStore {
   /** Idle slices' free money goes back, empty slices are forgotten, live allowances are kept from lapsing. */
   private onTick(): void {
     const now = Date.now();
+    this.endLapsedHolds(now);
     for (const slice of this.slices.values()) {
       if (slice.open === 0 && now - slice.lastUsed >= this.idleMs) this.returnFree(slice);
       if (slice.total === 0 && slice.open === 0 && slice.free === 0 && !slice.toppingUp) {

@@ -17,6 +17,7 @@ import type { Redis } from 'ioredis';
 import type { KeyedMutex } from '../../lib/keyed-mutex';
 import { createKeyedMutex } from '../../lib/keyed-mutex';
 import type { GuestSpendStore, HoldStore, PayerLock, RateLimitStore, WindowState } from '../../metering/ports';
+import { luaScript } from './lua-script';
 
 const DAY_MS = 86_400_000;
 
@@ -43,6 +44,7 @@ local out = { allowed }
 for i = 1, n do out[i + 1] = counts[i] end
 return out
 `;
+const consumeScript = luaScript(CONSUME);
 
 /** Rate-limit windows counted in Redis, atomically over all windows of a caller. */
 export function createRedisRateLimitStore(redis: Redis, prefix: string): RateLimitStore {
@@ -60,7 +62,7 @@ export function createRedisRateLimitStore(redis: Redis, prefix: string): RateLim
         args.push(String(w.limit), String(endMs - nowMs + 5000), String(endMs));
         ends.push(endMs);
       }
-      const out = (await redis.eval(CONSUME, keys.length, ...keys, ...args)) as number[];
+      const out = (await consumeScript(redis, keys, args)) as number[];
       const states: WindowState[] = windows.map((_, i) => ({ count: Number(out[i + 1]), resetAtMs: ends[i] ?? 0 }));
       return { allowed: out[0] === 1, states };
     },
@@ -97,6 +99,7 @@ for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
 end
 return total
 `;
+const heldScript = luaScript(HELD);
 
 /** KEYS[1]: a hold set. ARGV: micros. Removes one hold of that amount (the one lapsing first). */
 const REMOVE = `
@@ -108,6 +111,7 @@ for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
 end
 return 0
 `;
+const removeScript = luaScript(REMOVE);
 
 /**
  * Money held by calls still running, per key: a sorted set of `<micros>:<random>` members scored by their deadline
@@ -122,7 +126,7 @@ export function createRedisHoldStore(
   return {
     async held(keys) {
       const now = Date.now();
-      return Promise.all(keys.map(async (k) => Number(await redis.eval(HELD, 1, keyOf(k), String(now)))));
+      return Promise.all(keys.map(async (k) => Number(await heldScript(redis, [keyOf(k)], [String(now)]))));
     },
     async add(keys, micros) {
       const deadline = Date.now() + options.holdTtlMs;
@@ -135,7 +139,9 @@ export function createRedisHoldStore(
     },
     remove(keys, micros) {
       for (const k of keys) {
-        redis.eval(REMOVE, 1, keyOf(k), String(Math.round(micros))).catch((error: unknown) => options.onError?.(error));
+        removeScript(redis, [keyOf(k)], [String(Math.round(micros))]).catch((error: unknown) =>
+          options.onError?.(error),
+        );
       }
     },
   };
@@ -146,6 +152,7 @@ const UNLOCK = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `;
+const unlockScript = luaScript(UNLOCK);
 
 export interface RedisPayerLockOptions {
   /** A lock whose holder died is free again after this long; work under the lock must finish well within it. */
@@ -184,7 +191,7 @@ export function createRedisPayerLock(redis: Redis, prefix: string, options: Redi
         try {
           return await work();
         } finally {
-          await redis.eval(UNLOCK, 1, lockKey(key), token).catch(() => undefined);
+          await unlockScript(redis, [lockKey(key)], [token]).catch(() => undefined);
         }
       });
     },
