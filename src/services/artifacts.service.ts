@@ -13,8 +13,8 @@
  * `maxHeld` wait, or when a read of their scope needs them. A burst of runs (program replays a few ms apart) then
  * answers without the blob writes of the runs before it competing for the CPU and the disk; they run while the
  * process waits (an upstream call, an idle moment). What a crash loses is unchanged in kind: a background write not
- * yet done, at most `maxHeld` of them instead of the few in flight; steps.json is a copy of the steps the execution
- * record keeps (`GET /v1/agent/executions/{id}`). On PostgreSQL another replica may list the scope, so writes start
+ * yet done, at most `maxHeld` of them instead of the few in flight; steps.json is a copy of the steps (outputs
+ * included) the execution record keeps. On PostgreSQL another replica may list the scope, so writes start
  * at once there.
  */
 import { Readable } from 'node:stream';
