@@ -36,6 +36,7 @@ import {
 import { markSpanFailed, tracingOn, withSpan } from '../lib/tracing';
 import { invokeTool, type ToolRegistry } from './tool-registry';
 import { CHAT_SYSTEM_PROMPT, describeTask, SYSTEM_PROMPT, type SkillBrief } from './transcript';
+import { installUntracedRunContext } from './untraced-run-context';
 
 export type { SkillBrief };
 
@@ -111,6 +112,8 @@ export interface AgentRuntime {
 }
 
 export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
+  // No throwaway LangSmith run tree per runnable while nothing traces (untraced-run-context.ts).
+  installUntracedRunContext();
   const threadConfig = (executionId: string) => ({ configurable: { thread_id: executionId } });
 
   return {

@@ -458,6 +458,8 @@ function buildWork(
     locks: content.locks,
     orgIdFor: (principal) => people.accounts.orgIdFor(principal),
     maxBytes: config.limits.maxUploadBytes,
+    // One process owns a SQLite file, so every read of a scope comes through this service (artifacts.service.ts).
+    holdBackground: backend.dialect === 'sqlite' ? { quietMs: 50, maxHeld: 32 } : null,
   });
   const { agents, agentChat, embedForStore } = buildAgents(config, logger, backend, people, content, {
     artifacts,

@@ -4,9 +4,18 @@
  * the files service uses, so a concurrent file delete of the same content cannot remove them.
  *
  * `writeSoon` files an artifact nobody waits for (an execution's steps.json) after the caller's answer: the blob's
- * two fsyncs cost more than a whole program replay (bench `agents`). Reads of its scope in this process (list, read
- * by filename) wait for it first, so a client that lists right after its run still finds it; `drain` waits for the
- * rest at shutdown.
+ * file creation, folder and fsyncs cost more than a whole program replay (bench `agents`). Reads of its scope in this
+ * process (list, read by filename) wait for it first, so a client that lists right after its run still finds it;
+ * `drain` waits for the rest at shutdown.
+ *
+ * With `holdBackground` (SQLite: one process owns the records, so every read of a scope comes through here) such
+ * writes also wait for a quiet moment: they start once no other has been asked for `quietMs`, or when more than
+ * `maxHeld` wait, or when a read of their scope needs them. A burst of runs (program replays a few ms apart) then
+ * answers without the blob writes of the runs before it competing for the CPU and the disk; they run while the
+ * process waits (an upstream call, an idle moment). What a crash loses is unchanged in kind: a background write not
+ * yet done, at most `maxHeld` of them instead of the few in flight; steps.json is a copy of the steps (outputs
+ * included) the execution record keeps. On PostgreSQL another replica may list the scope, so writes start
+ * at once there.
  */
 import { Readable } from 'node:stream';
 import type { BlobStore } from '../blobs/types';
@@ -22,6 +31,8 @@ export interface ArtifactsServiceDeps {
   locks: KeyedMutex;
   orgIdFor(principal: Principal): Promise<string>;
   maxBytes: number;
+  /** Hold background writes for a quiet moment (see the header); null or absent: start them at once. */
+  holdBackground?: { quietMs: number; maxHeld: number } | null;
 }
 
 export interface NewArtifact {
@@ -62,11 +73,14 @@ export function newObjectId(kind: ArtifactKind): string {
 
 export function createArtifactsService(deps: ArtifactsServiceDeps): ArtifactsService {
   const { store, blobs, locks } = deps;
-  /** Background writes going on, by scope key. */
+  /** Background writes going on or held, by scope key. */
   const pending = new Map<string, Set<Promise<unknown>>>();
+  const held = createHeldWrites(deps.holdBackground ?? null);
   const scopeKey = (scope: ArtifactScope): string => `${scope.executionId ?? ''}\u0000${scope.sessionId ?? ''}`;
   const written = async (scope: ArtifactScope): Promise<void> => {
-    const writes = pending.get(scopeKey(scope));
+    const key = scopeKey(scope);
+    held.release(key);
+    const writes = pending.get(key);
     if (writes) await Promise.allSettled([...writes]);
   };
 
@@ -132,8 +146,9 @@ export function createArtifactsService(deps: ArtifactsServiceDeps): ArtifactsSer
       const key = scopeKey(scope);
       const writes = pending.get(key) ?? new Set<Promise<unknown>>();
       pending.set(key, writes);
-      const write: Promise<unknown> = service
-        .write(principal, scope, artifact)
+      const write: Promise<unknown> = held
+        .gate(key)
+        .then(() => service.write(principal, scope, artifact))
         .catch(onError)
         .finally(() => {
           writes.delete(write);
@@ -143,8 +158,41 @@ export function createArtifactsService(deps: ArtifactsServiceDeps): ArtifactsSer
     },
 
     async drain() {
-      while (pending.size > 0) await Promise.allSettled([...pending.values()].flatMap((writes) => [...writes]));
+      while (pending.size > 0) {
+        held.releaseAll();
+        await Promise.allSettled([...pending.values()].flatMap((writes) => [...writes]));
+      }
     },
   };
   return service;
+}
+
+/** The gates of held background writes: each opens on a quiet moment, past `maxHeld`, or when its scope is read. */
+function createHeldWrites(hold: { quietMs: number; maxHeld: number } | null) {
+  const gates: { key: string; open: () => void }[] = [];
+  let quiet: NodeJS.Timeout | null = null;
+  const releaseAll = (): void => {
+    for (const gate of gates.splice(0)) gate.open();
+  };
+  return {
+    gate(key: string): Promise<void> {
+      if (!hold) return Promise.resolve();
+      const opened = new Promise<void>((open) => gates.push({ key, open }));
+      if (gates.length > hold.maxHeld) gates.shift()?.open();
+      // Each new write pushes the quiet moment back; an idle process does not wait for the timer (unref).
+      if (quiet) quiet.refresh();
+      else quiet = setTimeout(() => ((quiet = null), releaseAll()), hold.quietMs).unref();
+      return opened;
+    },
+    release(key: string): void {
+      for (let i = gates.length - 1; i >= 0; i -= 1) {
+        const gate = gates[i];
+        if (gate?.key === key) {
+          gates.splice(i, 1);
+          gate.open();
+        }
+      }
+    },
+    releaseAll,
+  };
 }

@@ -118,6 +118,8 @@ export class LeanSqliteSaver extends SqliteSaver {
   private readonly replaceWrite: Database.Statement;
   private readonly ignoreWrite: Database.Statement;
   private readonly commit: (rows: unknown[][], checkpoint: unknown[] | null) => void;
+  /** SqliteSaver's deleteThread, its statements and transaction prepared once (it runs after every execution). */
+  private readonly deleteRows: (threadId: string) => void;
   private held: HeldWrite[] = [];
 
   constructor(db: Database.Database) {
@@ -135,6 +137,12 @@ export class LeanSqliteSaver extends SqliteSaver {
     this.commit = db.transaction((rows: unknown[][], checkpoint: unknown[] | null) => {
       for (const row of rows) (row.pop() ? this.replaceWrite : this.ignoreWrite).run(...row);
       if (checkpoint) this.insertCheckpoint.run(...checkpoint);
+    });
+    const deleteCheckpoints = db.prepare('DELETE FROM checkpoints WHERE thread_id = ?');
+    const deleteWrites = db.prepare('DELETE FROM writes WHERE thread_id = ?');
+    this.deleteRows = db.transaction((threadId: string) => {
+      deleteCheckpoints.run(threadId);
+      deleteWrites.run(threadId);
     });
   }
 
@@ -225,6 +233,6 @@ export class LeanSqliteSaver extends SqliteSaver {
 
   override async deleteThread(threadId: string): Promise<void> {
     await this.flush();
-    await super.deleteThread(threadId);
+    this.deleteRows(threadId);
   }
 }

@@ -24,6 +24,13 @@ export const upperTokens = (text: string): string[] =>
     .filter(Boolean);
 
 const has = (tokens: string[], phrase: string): boolean => ` ${tokens.join(' ')} `.includes(` ${phrase} `);
+/** The tokens as one spaced line, for `lineHas` (joined once per line, not once per phrase tried). */
+const spaced = (tokens: string[]): string => ` ${tokens.join(' ')} `;
+/** `has(tokens, phrase)` for a line made by `spaced` and a phrase made by `padded`. */
+const lineHas = (line: string, phrase: string): boolean => line.includes(phrase);
+const padded = (phrases: readonly string[]): string[] => phrases.map((p) => ` ${p} `);
+const REGION_PADDED = padded(REGION_WORDS);
+const STOP_CUES_PADDED = padded(STOP_CUES);
 const ADDRESS = new Set(ADDRESS_WORDS);
 const STRONG_ADDRESS = new Set(
   ADDRESS_WORDS.filter((w) => w.length >= 4 && !['PARK', 'UNIT', 'PLACE', 'WAY'].includes(w)),
@@ -60,7 +67,10 @@ export function isAddressLike(text: string): boolean {
 export const hasPostcode = (text: string): boolean => POSTCODE_RE.test(text);
 
 /** The line names a region or country (a state line, `MALAYSIA`). */
-export const hasRegion = (text: string): boolean => REGION_WORDS.some((r) => has(upperTokens(text), r));
+export const hasRegion = (text: string): boolean => {
+  const line = spaced(upperTokens(text));
+  return REGION_PADDED.some((r) => lineHas(line, r));
+};
 
 /** The line carries a legal-entity suffix among its last two words (`... SDN BHD`, `... LTD`). */
 export function hasLegalSuffix(text: string): boolean {
@@ -99,7 +109,8 @@ const STOP_PREFIXES = ['TEL', 'FAX', 'GST', 'EMAIL', 'PHONE', 'HP', 'MOBILE'];
 /** Contact, registration, title or transaction data: ends an address block. */
 export function isStopLine(text: string): boolean {
   const tokens = upperTokens(text);
-  if (STOP_CUES.some((cue) => has(tokens, cue))) return true;
+  const line = spaced(tokens);
+  if (STOP_CUES_PADDED.some((cue) => lineHas(line, cue))) return true;
   if (tokens.some((t) => STOP_PREFIXES.some((p) => t.startsWith(p) && t.length <= p.length + 4 && !/\d{3}/.test(t)))) {
     return true;
   }

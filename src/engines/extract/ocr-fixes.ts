@@ -58,6 +58,8 @@ function swap(token: string, canonical: string): string {
 interface VocabularyIndex {
   words: ReadonlySet<string>;
   byLength: ReadonlyMap<number, readonly { at: number; word: string }[]>;
+  /** candidatesOf's answers by length, made once (the index never changes). */
+  near: Map<number, readonly string[]>;
 }
 
 const indexes = new WeakMap<readonly string[], VocabularyIndex>();
@@ -75,16 +77,21 @@ function indexOf(vocabulary: readonly string[]): VocabularyIndex {
       list.push({ at, word });
       byLength.set(word.length, list);
     });
-    index = { words: new Set(vocabulary), byLength };
+    index = { words: new Set(vocabulary), byLength, near: new Map() };
     indexes.set(vocabulary, index);
   }
   return index;
 }
 
 /** The words `close` can accept for a word of `length` letters (one longer or shorter at most), in list order. */
-function candidatesOf(index: VocabularyIndex, length: number): string[] {
-  const near = [length - 1, length, length + 1].flatMap((l) => index.byLength.get(l) ?? []);
-  return near.sort((a, b) => a.at - b.at).map((c) => c.word);
+function candidatesOf(index: VocabularyIndex, length: number): readonly string[] {
+  let words = index.near.get(length);
+  if (!words) {
+    const near = [length - 1, length, length + 1].flatMap((l) => index.byLength.get(l) ?? []);
+    words = near.sort((a, b) => a.at - b.at).map((c) => c.word);
+    index.near.set(length, words);
+  }
+  return words;
 }
 
 function fixWords(text: string, vocabulary: readonly string[], fixed: Set<string>, sameLength = false): string {
@@ -112,10 +119,14 @@ function fixWords(text: string, vocabulary: readonly string[], fixed: Set<string
 
 function fixRegions(text: string, fixed: Set<string>, phrases: string[][], minLength = 0): string {
   const tokens = text.split(' ');
+  // Each token's letters, made once per line (and again for a token swapped below), not once per phrase tried.
+  const letters = tokens.map((t) => t.replace(/[^A-Za-z]/g, ''));
+  const fits = (c: string, word: string | undefined): boolean => close(c, word ?? '') || c.toUpperCase() === word;
   for (const phrase of phrases) {
     for (let i = 0; i + phrase.length <= tokens.length; i += 1) {
-      const cores = tokens.slice(i, i + phrase.length).map((t) => t.replace(/[^A-Za-z]/g, ''));
-      if (!cores.every((c, k) => close(c, phrase[k] ?? '') || c.toUpperCase() === phrase[k])) continue;
+      if (!fits(letters[i] ?? '', phrase[0])) continue;
+      const cores = letters.slice(i, i + phrase.length);
+      if (!cores.every((c, k) => fits(c, phrase[k]))) continue;
       if (cores.every((c, k) => c.toUpperCase() === phrase[k])) continue;
       // A word that is itself a place word (`Jalan Pinang`, not `PENANG`: both are place words) is as printed.
       if (cores.some((c, k) => c.toUpperCase() !== phrase[k] && KNOWN_WORDS.has(c.toUpperCase()))) continue;
@@ -128,6 +139,7 @@ function fixRegions(text: string, fixed: Set<string>, phrases: string[][], minLe
         if (cores[k]?.toUpperCase() === phrase[k]) continue;
         fixed.add(token);
         tokens[i + k] = swap(token, phrase[k] ?? '');
+        letters[i + k] = (tokens[i + k] ?? '').replace(/[^A-Za-z]/g, '');
       }
     }
   }
