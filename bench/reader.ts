@@ -25,7 +25,8 @@ import path from 'node:path';
 import type { BeamSettings } from '../src/engines/ocr/ctc-beam';
 import type { OcrEngineKind } from '../src/engines/ocr/ocr.engine';
 import type { OcrDecoder, RereadSettings } from '../src/engines/ocr/ppocr.engine';
-import { layoutsFor, layoutVariant, parseBreaks, parseReread } from './receipt-layouts';
+import type { OcrHead } from '../src/engines/ocr/ppocr-head';
+import { layoutsFor, layoutVariant, parseBreaks, parseHead, parseReread } from './receipt-layouts';
 import { SPACE_PROBABILITY_ONLY } from '../src/engines/ocr/ctc-word-breaks';
 import { addCounts, NO_COUNTS, parseTruthCsv, readerFigures, scoreReading, type ReaderCounts } from './reader-metrics';
 
@@ -41,6 +42,8 @@ interface Args {
   space?: number;
   /** `--breaks space-only`: words apart by the space class alone, as before the gap rules (ctc-word-breaks.ts). */
   spaceOnly?: boolean;
+  /** `--head receipts`: the recogniser's output layer refitted on receipt lines (ppocr-head.ts). */
+  head: OcrHead;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -51,6 +54,7 @@ function parseArgs(argv: string[]): Args {
     refresh: false,
     limit: 0,
     beam: {},
+    head: 'shipped',
   };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];
@@ -69,6 +73,7 @@ function parseArgs(argv: string[]): Args {
     } else if (flag === '--reread') args.reread = parseReread(value());
     else if (flag === '--space') args.space = Number(value());
     else if (flag === '--breaks') args.spaceOnly = parseBreaks(value());
+    else if (flag === '--head') args.head = parseHead(value());
     else throw new Error(`unknown argument ${flag ?? ''}`);
   }
   return args;
@@ -113,7 +118,8 @@ export async function readerTable(args: Args): Promise<string[]> {
     const rereadName =
       (reread && decoder ? `, reread < ${reread.below} (${reread.variants.join(', ')})` : '') +
       (args.space === undefined ? '' : `, space ≥ ${args.space}`) +
-      (args.spaceOnly && decoder ? ', words by the space class only' : '');
+      (args.spaceOnly && decoder ? ', words by the space class only' : '') +
+      (args.head === 'receipts' && decoder ? ', receipt head' : '');
     const name = decoder ? `${engine}, ${decoder}${rereadName}` : engine;
     let all: ReaderCounts = NO_COUNTS;
     let receipts = 0;
@@ -142,9 +148,10 @@ export async function readerTable(args: Args): Promise<string[]> {
                 ...(reread ? { reread } : {}),
                 ...(args.space === undefined ? {} : { spaceThreshold: args.space }),
                 ...(args.spaceOnly ? { wordBreaks: SPACE_PROBABILITY_ONLY } : {}),
+                head: args.head,
               }
             : {},
-          variant: layoutVariant(decoder, reread, args.space, args.spaceOnly),
+          variant: layoutVariant(decoder, reread, args.space, args.spaceOnly, args.head),
           timings: times,
         },
         ids,

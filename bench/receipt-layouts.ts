@@ -11,6 +11,7 @@ import type Tesseract from 'tesseract.js';
 import { createLocalEngines } from '../src/engines/local/document-engines';
 import type { OcrEngineKind } from '../src/engines/ocr/ocr.engine';
 import type { PpOcrEngineOptions, RereadSettings, RereadVariant } from '../src/engines/ocr/ppocr.engine';
+import { OCR_HEADS, type OcrHead } from '../src/engines/ocr/ppocr-head';
 import { createLogger } from '../src/lib/logger';
 import type { DocumentLayout, LayoutLine, LayoutPage, LayoutWord } from '../src/engines/types';
 
@@ -47,10 +48,19 @@ export function layoutVariant(
   reread: RereadSettings | undefined,
   spaceThreshold?: number,
   spaceOnly = false,
+  head: OcrHead = 'shipped',
 ): string {
   const space = spaceThreshold === undefined ? '' : `-space${spaceThreshold}`;
   const breaks = spaceOnly ? '-space-only' : '';
-  return `${decoder === 'beam' ? '-beam' : ''}${reread ? `-reread-${reread.below}-${reread.variants.join('+')}` : ''}${space}${breaks}`;
+  const headPart = head === 'receipts' ? '-head-receipts' : '';
+  const rereadPart = reread ? `-reread-${reread.below}-${reread.variants.join('+')}` : '';
+  return `${decoder === 'beam' ? '-beam' : ''}${rereadPart}${space}${breaks}${headPart}`;
+}
+
+/** A bench's `--head`: which output layer PP-OCR's recogniser runs with (ppocr-head.ts). */
+export function parseHead(value: string): OcrHead {
+  if (!(OCR_HEADS as readonly string[]).includes(value)) throw new Error(`--head takes ${OCR_HEADS.join(' or ')}`);
+  return value as OcrHead;
 }
 
 /** A bench's PP-OCR word-break setting: `--breaks space-only` reads words apart by the space class alone. */

@@ -41,8 +41,9 @@ import {
 } from '../src/engines/extract';
 import type { OcrEngineKind } from '../src/engines/ocr/ocr.engine';
 import type { OcrDecoder, RereadSettings } from '../src/engines/ocr/ppocr.engine';
+import type { OcrHead } from '../src/engines/ocr/ppocr-head';
 import type { DocumentLayout } from '../src/engines/types';
-import { layoutsFor, layoutVariant, parseBreaks, parseReread } from './receipt-layouts';
+import { layoutsFor, layoutVariant, parseBreaks, parseHead, parseReread } from './receipt-layouts';
 import { SPACE_PROBABILITY_ONLY } from '../src/engines/ocr/ctc-word-breaks';
 import { sharedDataDir } from './receipts-score';
 import { receiptSpeed } from './receipts-speed';
@@ -125,6 +126,8 @@ export interface Args {
   space?: number;
   /** `--breaks space-only`: words apart by the space class alone, as before the gap rules (ctc-word-breaks.ts). */
   spaceOnly?: boolean;
+  /** `--head receipts`: the recogniser's output layer refitted on receipt lines (ppocr-head.ts); cached apart. */
+  head: OcrHead;
   folds: number;
   fit: boolean;
   verbose: boolean;
@@ -138,6 +141,7 @@ export function parseArgs(argv: string[]): Args {
     cache: '/tmp/sroie-layouts',
     engine: 'ppocr',
     decoder: 'greedy',
+    head: 'shipped',
     folds: 10,
     fit: false,
     verbose: false,
@@ -154,6 +158,7 @@ export function parseArgs(argv: string[]): Args {
     else if (flag === '--reread') args.reread = parseReread(value());
     else if (flag === '--space') args.space = Number(value());
     else if (flag === '--breaks') args.spaceOnly = parseBreaks(value());
+    else if (flag === '--head') args.head = parseHead(value());
     else if (flag === '--folds') args.folds = Math.max(2, Number(value()) || 10);
     else if (flag === '--fit') args.fit = true;
     else if (flag === '--verbose') args.verbose = true;
@@ -277,7 +282,8 @@ function fieldLine(ev: EvalModule, label: string, report: ScoreReport): string {
  * the shared evaluation script that judges them.
  */
 export async function loadReceipts(
-  args: Pick<Args, 'data' | 'cache' | 'engine' | 'decoder' | 'reread' | 'space' | 'spaceOnly'>,
+  args: Pick<Args, 'data' | 'cache' | 'engine' | 'decoder' | 'reread' | 'space' | 'spaceOnly'> &
+    Partial<Pick<Args, 'head'>>,
 ): Promise<{ ev: EvalModule; receipts: Receipt[] }> {
   const first = args.data[0] ?? '';
   const ev = (await import(pathToFileURL(path.resolve(first, '../../tools/eval-receipts.mjs')).href)) as EvalModule;
@@ -301,8 +307,9 @@ export async function loadReceipts(
           ...(args.reread ? { reread: args.reread } : {}),
           ...(args.space === undefined ? {} : { spaceThreshold: args.space }),
           ...(args.spaceOnly ? { wordBreaks: SPACE_PROBABILITY_ONLY } : {}),
+          ...(args.head === 'receipts' ? { head: 'receipts' as const } : {}),
         },
-        variant: layoutVariant(args.decoder, args.reread, args.space, args.spaceOnly),
+        variant: layoutVariant(args.decoder, args.reread, args.space, args.spaceOnly, args.head),
       },
       ids,
     );

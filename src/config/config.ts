@@ -106,6 +106,7 @@ const envSchema = z.object({
   PRISM_OCR_ENGINE: z.enum(['tesseract', 'ppocr', 'ensemble']).default('ppocr'),
   PRISM_OCR_THREADS: z.coerce.number().int().min(0).default(0),
   PRISM_OCR_DECODER: z.enum(['greedy', 'beam']).default('greedy'),
+  PRISM_OCR_HEAD: z.enum(['shipped', 'receipts']).default('shipped'),
   PRISM_EXTRACT_UPSTREAM_MODEL: z.string().min(1).optional(),
   PRISM_DOCUMENT_MAX_PAGES: positiveInt(500),
   PRISM_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -355,6 +356,8 @@ export interface Config {
     ocrThreads: number;
     /** How PP-OCR's output becomes text: greedy CTC or the beam search with a language model. */
     ocrDecoder: 'greedy' | 'beam';
+    /** PP-OCR's output layer: as shipped, or its Latin columns refitted on receipt lines (ppocr-head.ts). */
+    ocrHead: 'shipped' | 'receipts';
     documentMaxPages: number;
     ffmpegPath: string | undefined;
     ffprobePath: string | undefined;
@@ -590,6 +593,7 @@ function workSections(
       ocrEngine: e.PRISM_OCR_ENGINE,
       ocrThreads: e.PRISM_OCR_THREADS,
       ocrDecoder: e.PRISM_OCR_DECODER,
+      ocrHead: e.PRISM_OCR_HEAD,
       documentMaxPages: e.PRISM_DOCUMENT_MAX_PAGES,
       ffmpegPath: e.FFMPEG_PATH,
       ffprobePath: e.FFPROBE_PATH,

@@ -50,6 +50,7 @@ export function createExtractionPart({
     ocrEngine: config.engines.ocrEngine,
     ocrThreads: config.engines.ocrThreads,
     ocrDecoder: config.engines.ocrDecoder,
+    ocrHead: config.engines.ocrHead,
     documentMaxPages: config.engines.documentMaxPages,
     ffmpegPath: config.engines.ffmpegPath,
     ffprobePath: config.engines.ffprobePath,

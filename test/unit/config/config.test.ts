@@ -30,6 +30,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PRISM_OCR_DECODER: 'viterbi' })).toThrow(ConfigError);
   });
 
+  it('selects the recogniser head: the shipped one by default, the receipt head on request, nothing else', () => {
+    expect(loadConfig({}).engines.ocrHead).toBe('shipped');
+    expect(loadConfig({ PRISM_OCR_HEAD: 'receipts' }).engines.ocrHead).toBe('receipts');
+    expect(() => loadConfig({ PRISM_OCR_HEAD: 'chinese' })).toThrow(ConfigError);
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ PORT: '', PRISM_SINGLE_USER: ' ' }).server.port).toBe(8080);
   });
