@@ -91,7 +91,7 @@ async function drive(count: number, call: () => Promise<void>): Promise<void> {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A running server made ready for the three kinds: a skill with its compiled program, one prediction. */
-export async function prepare(
+async function prepare(
   url: string,
   key: string,
   upstream: ScriptedUpstream,
