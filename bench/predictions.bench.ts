@@ -14,7 +14,7 @@ import { createLogger } from '../src/lib/logger';
 import type { BenchCase } from './harness';
 
 /** A small receipt-like image (fast to OCR, so the service's own cost shows). */
-function smallReceipt(): Buffer {
+export function smallReceipt(): Buffer {
   const canvas = createCanvas(600, 300);
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = 'white';

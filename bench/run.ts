@@ -37,6 +37,7 @@ import { storesSizeBenchmarks } from './stores-size.bench';
 import { tracingBenchmarks } from './tracing.bench';
 import { transcriptionBenchmarks } from './transcriptions.bench';
 import { workersBenchmarks } from './workers.bench';
+import { callsBenchmarks } from './calls.bench';
 
 interface Group {
   cases: BenchCase[];
@@ -68,6 +69,7 @@ const GROUPS: Record<string, () => Promise<GroupOutcome>> = {
   receipts: async () => [(await receiptsBenchmarks()).join('\n')],
   reader: async () => [(await readerBenchmarks()).join('\n')],
   workers: workersBenchmarks,
+  calls: callsBenchmarks,
   tracing: tracingBenchmarks,
 };
 
