@@ -405,7 +405,11 @@ async function finish(runner: Runner, execution: Execution, outcome: RunOutcome)
       hold?.release();
     }
   }
-  await deps.runtime.discard(execution.id).catch(() => undefined);
+  // A program replayed on its first attempt never entered the loop, so it left no checkpoints to delete (on
+  // PostgreSQL the delete is a transaction of five round trips); a later attempt may follow one that did.
+  if (outcome.mode === 'agent' || execution.attempts > 1) {
+    await deps.runtime.discard(execution.id).catch(() => undefined);
+  }
   if (done && outcome.steps.length > 0) writeSteps(deps, done, outcome.steps);
   if (done) {
     notifyChange(deps, done.id);
