@@ -12,9 +12,11 @@ import type { FramePixels } from './frame-pixels';
 
 /** Mean luma as a fraction: 0 is black, 1 is white. */
 export function brightness(frame: FramePixels): number {
+  const { grey } = frame;
   let sum = 0;
-  for (const v of frame.grey) sum += v;
-  return frame.grey.length === 0 ? 0 : sum / frame.grey.length / 255;
+  // An indexed loop: a typed array's iterator costs several times the addition it feeds.
+  for (let i = 0; i < grey.length; i += 1) sum += grey[i] as number;
+  return grey.length === 0 ? 0 : sum / grey.length / 255;
 }
 
 /** Colour names the engine knows, with a representative sRGB value each. */
@@ -35,6 +37,10 @@ export const NAMED_COLOURS: Readonly<Record<string, readonly [number, number, nu
   magenta: [220, 40, 200],
 };
 
+const COLOUR_NAMES = Object.keys(NAMED_COLOURS);
+/** The named colours' sRGB values, three numbers a colour in COLOUR_NAMES order. */
+const COLOUR_REFS = Int32Array.from(COLOUR_NAMES.flatMap((n) => [...(NAMED_COLOURS[n] as readonly number[])]));
+
 /**
  * Which of `options` covers most of the frame: every pixel (on a coarse grid) takes the nearest known colour;
  * the option with the most pixels wins. Options that are not colour names never win; null when none is one.
@@ -42,9 +48,10 @@ export const NAMED_COLOURS: Readonly<Record<string, readonly [number, number, nu
 export function dominantColour(frame: FramePixels, options: readonly string[]): string | null {
   const known = options.filter((o) => NAMED_COLOURS[o.toLowerCase()] !== undefined);
   if (known.length === 0) return null;
-  const names = Object.keys(NAMED_COLOURS);
-  const refs = names.map((n) => NAMED_COLOURS[n] as readonly [number, number, number]);
-  const votes = new Map<string, number>();
+  // Votes are counted per colour index and named once at the end (a Map keyed by name per pixel cost more than
+  // the distances).
+  const refs = COLOUR_REFS;
+  const counts = new Uint32Array(refs.length);
   const step = Math.max(1, Math.floor(frame.width / 80));
   for (let y = 0; y < frame.height; y += step) {
     for (let x = 0; x < frame.width; x += step) {
@@ -54,19 +61,24 @@ export function dominantColour(frame: FramePixels, options: readonly string[]): 
       const b = frame.rgb[p + 2] as number;
       let best = 0;
       let bestD = Infinity;
-      for (let i = 0; i < refs.length; i += 1) {
-        const ref = refs[i] as readonly [number, number, number];
-        const d = (r - ref[0]) ** 2 * 2 + (g - ref[1]) ** 2 * 4 + (b - ref[2]) ** 2 * 3;
+      for (let i = 0; i < refs.length; i += 3) {
+        const dr = r - (refs[i] as number);
+        const dg = g - (refs[i + 1] as number);
+        const db = b - (refs[i + 2] as number);
+        const d = dr * dr * 2 + dg * dg * 4 + db * db * 3;
         if (d < bestD) {
           bestD = d;
-          best = i;
+          best = i / 3;
         }
       }
-      const name = names[best] as string;
-      const canonical = name === 'gray' ? 'grey' : name;
-      votes.set(canonical, (votes.get(canonical) ?? 0) + 1);
+      counts[best] = (counts[best] as number) + 1;
     }
   }
+  const votes = new Map<string, number>();
+  COLOUR_NAMES.forEach((name, i) => {
+    const canonical = name === 'gray' ? 'grey' : name;
+    votes.set(canonical, (votes.get(canonical) ?? 0) + (counts[i] as number));
+  });
   let winner: string | null = null;
   let most = -1;
   for (const option of known) {
@@ -128,8 +140,11 @@ export function textLineCount(frame: FramePixels): number {
   const threshold = otsu(grey);
   if (threshold === null) return 0;
   let darkCount = 0;
-  for (const v of grey) if (v <= threshold) darkCount += 1;
+  for (let i = 0; i < grey.length; i += 1) if ((grey[i] as number) <= threshold) darkCount += 1;
   const inkIsDark = darkCount <= grey.length / 2;
+  // Ink or background by grey level, looked up rather than compared per pixel.
+  const inkOf = new Uint8Array(256);
+  for (let v = 0; v < 256; v += 1) inkOf[v] = v <= threshold === inkIsDark ? 1 : 0;
   // Transitions per row, and whether the row holds ink at all.
   const minTransitions = Math.max(6, Math.round(width * 0.02));
   const maxTransitions = Math.round(width * 0.4);
@@ -140,14 +155,19 @@ export function textLineCount(frame: FramePixels): number {
     let transitions = 0;
     let inkPixels = 0;
     let inkRuns = 0;
-    let previous = false;
-    for (let x = 0; x < width; x += 1) {
-      const ink = (grey[y * width + x] as number) <= threshold === inkIsDark;
-      if (ink) {
-        inkPixels += 1;
-        if (!previous) inkRuns += 1;
+    const row = y * width;
+    let previous = inkOf[grey[row] as number] as number;
+    if (previous === 1) {
+      inkPixels = 1;
+      inkRuns = 1;
+    }
+    for (let x = 1; x < width; x += 1) {
+      const ink = inkOf[grey[row + x] as number] as number;
+      inkPixels += ink;
+      if (ink !== previous) {
+        transitions += 1;
+        inkRuns += ink;
       }
-      if (x > 0 && ink !== previous) transitions += 1;
       previous = ink;
     }
     const thinStrokes = inkRuns > 0 && inkPixels / inkRuns <= maxMeanStroke;
@@ -175,7 +195,10 @@ export function textLineCount(frame: FramePixels): number {
 /** Otsu's threshold of a grey image, or null when its two classes are too close to hold ink. */
 function otsu(grey: Uint8Array): number | null {
   const histogram = new Float64Array(256);
-  for (const v of grey) histogram[v] = (histogram[v] as number) + 1;
+  for (let i = 0; i < grey.length; i += 1) {
+    const v = grey[i] as number;
+    histogram[v] = (histogram[v] as number) + 1;
+  }
   const total = grey.length;
   let sumAll = 0;
   for (let i = 0; i < 256; i += 1) sumAll += i * (histogram[i] as number);
