@@ -24,7 +24,7 @@ import { performance } from 'node:perf_hooks';
 import { Pool } from 'pg';
 import { craftZip, skillMd } from '../test/helpers/crafted-zip';
 import { startScriptedUpstream, type ScriptedUpstream } from '../test/helpers/scripted-upstream';
-import type { GroupReport } from './harness';
+import { callsInParallel, type GroupReport } from './harness';
 import { smallReceipt } from './predictions.bench';
 import { postgresTransactions, redisCommands, sampleCpu, type CostTargets, type CpuSample } from './process-cost';
 import { freePort, startBackends, startChild, stopChild, type Backends } from './serve-children';
@@ -74,18 +74,6 @@ function tableDelta(before: TableCounts, after: TableCounts): TableCounts {
     if (d.ins + d.upd + d.del + d.scans > 0) out.set(name, d);
   }
   return out;
-}
-
-/** `count` calls, `concurrency` at a time. */
-async function drive(count: number, call: () => Promise<void>): Promise<void> {
-  let issued = 0;
-  const worker = async (): Promise<void> => {
-    while (issued < count) {
-      issued += 1;
-      await call();
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -191,7 +179,7 @@ async function measureSetting(
   try {
     const key = fs.readFileSync(path.join(dataDir, 'owner.key'), 'utf8').trim();
     const calls = await prepare(`http://127.0.0.1:${port}`, key, upstream);
-    for (const kind of KINDS) await drive(WARMUP, calls[kind]);
+    for (const kind of KINDS) await callsInParallel(WARMUP, CONCURRENCY, calls[kind]);
     // The PostgreSQL counters once quiet, and the server's idle rate over one more quiet stretch.
     const counters = async (): Promise<{ at: number; tx: number; tables: TableCounts }> => {
       if (!shared || !tables) return { at: performance.now(), tx: 0, tables: new Map() };
@@ -211,7 +199,7 @@ async function measureSetting(
       const cpu0 = sampleCpu(targets);
       const redis0 = shared ? await redisCommands(backends.redis) : 0;
       const started = performance.now();
-      await drive(count, calls[kind]);
+      await callsInParallel(count, CONCURRENCY, calls[kind]);
       const seconds = (performance.now() - started) / 1000;
       const cpu1 = sampleCpu(targets);
       const redis1 = shared ? await redisCommands(backends.redis) : 0;

@@ -64,3 +64,15 @@ export interface GroupReport {
   notes: string[];
   figures?: Record<string, number>;
 }
+
+/** Makes `count` calls, `concurrency` at a time (each caller starts its next call when its last is answered). */
+export async function callsInParallel(count: number, concurrency: number, call: () => Promise<void>): Promise<void> {
+  let issued = 0;
+  const caller = async (): Promise<void> => {
+    while (issued < count) {
+      issued += 1;
+      await call();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, caller));
+}

@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { postgresTransactions, redisCommands, sampleCpu, type CostTargets, type CpuSample } from './process-cost';
-import type { GroupReport } from './harness';
+import { callsInParallel, type GroupReport } from './harness';
 import { backendsGone, freePort, startBackends, startChild, stopChild, type Backends } from './serve-children';
 const UPSTREAM_SERVICE_MS = 20;
 const CONCURRENCY = 50;
@@ -64,14 +64,7 @@ async function load(url: string, key: string, count: number, stream: boolean, cl
       req.on('error', reject);
       req.end(body);
     });
-  let issued = 0;
-  const worker = async (): Promise<void> => {
-    while (issued < count) {
-      issued += 1;
-      await send();
-    }
-  };
-  await Promise.all(Array.from({ length: clients }, worker));
+  await callsInParallel(count, clients, send);
   agent.destroy();
 }
 
