@@ -137,10 +137,11 @@ const MIN_CONTRAST = 48;
 /** Number of text lines: bands of rows where ink and background alternate like letters do. */
 export function textLineCount(frame: FramePixels): number {
   const { width, height, grey } = frame;
-  const threshold = otsu(grey);
+  const histogram = greyHistogram(grey);
+  const threshold = otsu(histogram, grey.length);
   if (threshold === null) return 0;
   let darkCount = 0;
-  for (let i = 0; i < grey.length; i += 1) if ((grey[i] as number) <= threshold) darkCount += 1;
+  for (let v = 0; v <= threshold; v += 1) darkCount += histogram[v] as number;
   const inkIsDark = darkCount <= grey.length / 2;
   // Ink or background by grey level, looked up rather than compared per pixel.
   const inkOf = new Uint8Array(256);
@@ -192,14 +193,18 @@ export function textLineCount(frame: FramePixels): number {
   return lines;
 }
 
-/** Otsu's threshold of a grey image, or null when its two classes are too close to hold ink. */
-function otsu(grey: Uint8Array): number | null {
+/** How many pixels of a grey image have each level. */
+function greyHistogram(grey: Uint8Array): Float64Array {
   const histogram = new Float64Array(256);
   for (let i = 0; i < grey.length; i += 1) {
     const v = grey[i] as number;
     histogram[v] = (histogram[v] as number) + 1;
   }
-  const total = grey.length;
+  return histogram;
+}
+
+/** Otsu's threshold of a grey image's histogram (`total` pixels), or null when its two classes are too close to hold ink. */
+function otsu(histogram: Float64Array, total: number): number | null {
   let sumAll = 0;
   for (let i = 0; i < 256; i += 1) sumAll += i * (histogram[i] as number);
   let weightBelow = 0;
