@@ -6,7 +6,7 @@
  *
  * Why it exists: most wrong company and address answers are letters the shipped recogniser misread, and its output
  * layer was trained on Chinese scenes. Refitting that one layer (11,616 numbers) on printed receipt lines is the part
- * of "train the reader" that runs on two cores in a minute; the network's features are left as shipped.
+ * of "train the reader" that runs on two cores in a few minutes; the network's features are left as shipped.
  *
  *   npm run train:reader-head [-- --data DIR]... [--score DIR]... [--epochs 4] [--out FILE] [--check]
  *
@@ -23,11 +23,16 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import sharp from 'sharp';
 import { decodeModel, ELEM, encodeModel, tensorValueInfo } from '../src/engines/ocr/onnx-graph';
-import { boxesFromProbabilityMap, detectionSize, detectionTensor } from '../src/engines/ocr/ppocr-detect';
+import { detectPageBoxes } from '../src/engines/ocr/ppocr-detect';
 import { rewritePpOcrGraph } from '../src/engines/ocr/ppocr-graph-rewrite';
-import { findOutputLayer, floatsToBase64, READER_HEAD_FILE, type ReaderHeadFile } from '../src/engines/ocr/ppocr-head';
+import {
+  findOutputLayer,
+  floatsToBase64,
+  READER_HEAD_FILE,
+  type OutputLayer,
+  type ReaderHeadFile,
+} from '../src/engines/ocr/ppocr-head';
 import {
   alphabetFromDictionary,
   defaultPpOcrModelDir,
@@ -35,9 +40,9 @@ import {
   type FloatTensor,
 } from '../src/engines/ocr/ppocr-models';
 import { decodePage } from '../src/engines/ocr/ppocr.engine';
-import { recognitionBatch, recognitionWidth, type RgbImage } from '../src/engines/ocr/ppocr-recognize';
+import { recognitionBatch, recognitionWidth } from '../src/engines/ocr/ppocr-recognize';
 import type { Box } from '../src/engines/types';
-import { parseTruthCsv, type TruthLine } from '../bench/reader-metrics';
+import { editDistance, parseTruthCsv, type TruthLine } from '../bench/reader-metrics';
 import { sharedDataDir } from '../bench/receipts-score';
 import {
   accumulateGradient,
@@ -109,7 +114,8 @@ type FrozenShare = (logits: Float32Array, steps: number) => { sum: Float64Array;
 /** The recogniser with two more outputs: its last features and its logits. */
 interface FeatureReader {
   run(crop: FloatTensor): Promise<{ features: Float32Array; logits: Float32Array; steps: number }>;
-  featuresName: string;
+  /** The output layer as shipped: its weights are the prior the refit starts from. */
+  layer: OutputLayer;
 }
 
 // The slice of onnxruntime-node's API used here.
@@ -126,9 +132,7 @@ interface Ort {
   };
 }
 
-async function featureReader(
-  modelFile: string,
-): Promise<FeatureReader & { layer: NonNullable<ReturnType<typeof findOutputLayer>> }> {
+async function featureReader(modelFile: string): Promise<FeatureReader> {
   const model = decodeModel(fs.readFileSync(modelFile));
   const layer = findOutputLayer(model);
   if (!layer) throw new Error('the recogniser does not end in MatMul, Add and Softmax');
@@ -145,7 +149,6 @@ async function featureReader(
   });
   return {
     layer,
-    featuresName: layer.featuresName,
     run: async (crop) => {
       const out = await session.run({
         [session.inputNames[0] as string]: new ort.Tensor('float32', crop.data, crop.dims),
@@ -160,27 +163,6 @@ async function featureReader(
       };
     },
   };
-}
-
-/** The text segments the service's detector finds on a page (as ppocr.engine.ts finds them, default settings). */
-async function detectSegments(
-  detect: (t: FloatTensor) => Promise<{ data: Float32Array }>,
-  page: RgbImage,
-): Promise<Box[]> {
-  const scale = Math.min(1, 1280 / Math.max(page.width, page.height));
-  const size = detectionSize(page.width, page.height, scale);
-  const resized = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 3 } })
-    .resize(size.width, size.height, { fit: 'fill' })
-    .raw()
-    .toBuffer();
-  const prob = await detect(detectionTensor(resized, size.width, size.height));
-  const [sx, sy] = [page.width / size.width, page.height / size.height];
-  return boxesFromProbabilityMap(prob.data, size.width, size.height, {}).map(({ box }) => ({
-    x0: box.x0 * sx,
-    y0: box.y0 * sy,
-    x1: Math.min(page.width, box.x1 * sx),
-    y1: Math.min(page.height, box.y1 * sy),
-  }));
 }
 
 /** The one truth line a segment holds, or undefined (none, or several). */
@@ -202,7 +184,7 @@ function truthInside(segment: Box, truth: TruthLine[], scale: number): TruthLine
 async function samplesOf(
   folder: string,
   reader: FeatureReader,
-  detect: Parameters<typeof detectSegments>[0],
+  detect: (input: FloatTensor) => Promise<FloatTensor>,
   classOf: (ch: string) => number,
   frozen: FrozenShare,
 ): Promise<Sample[]> {
@@ -218,7 +200,8 @@ async function samplesOf(
     if (!image) continue;
     const truth = parseTruthCsv(fs.readFileSync(path.join(folder, 'ocr-truth', `${id}.csv`), 'utf8'));
     const page = await decodePage(fs.readFileSync(path.join(folder, 'images', image)), 2500);
-    for (const segment of await detectSegments(detect, page)) {
+    // The service's detector with its default settings (ppocr.engine.ts).
+    for (const segment of await detectPageBoxes(detect, page, 1280)) {
       const text = truthInside(segment, truth, page.scale)?.text.trim() ?? '';
       const target = [...text].map(classOf);
       if (target.length === 0 || target.some((t) => t <= 0)) continue;
@@ -269,20 +252,6 @@ function greedyText(
     previous = best;
   }
   return text.toUpperCase().replace(/ +/g, ' ').trim();
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i += 1) {
-    let diagonal = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j += 1) {
-      const above = row[j] as number;
-      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length] as number;
 }
 
 /** A fixed permutation per epoch (multiplicative hashing), so training needs no random numbers. */

@@ -4,8 +4,10 @@
  * fast mode (threshold, connected regions, mean-score filter, "unclip" expansion), with axis-aligned boxes because
  * documents reach us upright (EXIF orientation applied) and the recogniser reads axis-aligned crops.
  */
+import sharp from 'sharp';
 import type { Box } from '../types';
 import type { FloatTensor } from './ppocr-models';
+import type { RgbImage } from './ppocr-recognize';
 
 /** ImageNet normalisation PaddleOCR's detector was trained with. */
 const MEAN = [0.485, 0.456, 0.406] as const;
@@ -137,4 +139,33 @@ export function boxesFromProbabilityMap(
     out.push({ box, score });
   }
   return out;
+}
+
+/**
+ * The text boxes the detector (`detect`, the network) finds on a copy of the page scaled so its long side is at most
+ * `maxSide`, in the page's coordinates. `into` supplies the input tensor's memory (ScratchFloats.take).
+ */
+export async function detectPageBoxes(
+  detect: (input: FloatTensor) => Promise<FloatTensor>,
+  page: RgbImage,
+  maxSide: number,
+  options: DetectOptions = {},
+  into?: (length: number) => Float32Array,
+): Promise<Box[]> {
+  const scale = Math.min(1, maxSide / Math.max(page.width, page.height));
+  const size = detectionSize(page.width, page.height, scale);
+  const resized = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 3 } })
+    .resize(size.width, size.height, { fit: 'fill' })
+    .raw()
+    .toBuffer();
+  const prob = await detect(detectionTensor(resized, size.width, size.height, into));
+  const detected = boxesFromProbabilityMap(prob.data, size.width, size.height, options);
+  const sx = page.width / size.width;
+  const sy = page.height / size.height;
+  return detected.map(({ box }) => ({
+    x0: box.x0 * sx,
+    y0: box.y0 * sy,
+    x1: Math.min(page.width, box.x1 * sx),
+    y1: Math.min(page.height, box.y1 * sy),
+  }));
 }

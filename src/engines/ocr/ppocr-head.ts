@@ -115,7 +115,9 @@ export function applyReaderHead(model: OnnxModel, alphabet: readonly string[], h
     throw new Error(`OCR reader head is for ${head.features} features; the recogniser has ${features}`);
   }
   const indexOf = new Map<string, number>();
-  alphabet.forEach((ch, i) => (indexOf.has(ch) ? undefined : indexOf.set(ch, i)));
+  alphabet.forEach((ch, i) => {
+    if (!indexOf.has(ch)) indexOf.set(ch, i);
+  });
   const weights = Float32Array.from(layer.weights.tensor.data);
   const bias = Float32Array.from(layer.bias.tensor.data);
   head.classes.forEach((ch, j) => {

@@ -14,7 +14,7 @@ import type { Logger } from '../../lib/logger';
 import { describeDecodeError, inspectImage, invalidMedia } from '../image/image.engine';
 import type { Box, LayoutPage } from '../types';
 import type { OcrEngine, RecognizeOptions } from './ocr-engine.types';
-import { boxesFromProbabilityMap, detectionSize, detectionTensor, type DetectOptions } from './ppocr-detect';
+import { detectPageBoxes, type DetectOptions } from './ppocr-detect';
 import { DEFAULT_BEAM_SETTINGS, decodeCtcBeam, isLatinPage, latinClasses, type BeamSettings } from './ctc-beam';
 import { DEFAULT_WORD_BREAKS, type WordBreakSettings } from './ctc-word-breaks';
 import { loadReaderHead, type OcrHead } from './ppocr-head';
@@ -234,7 +234,13 @@ async function recognizeOnPool(
 /** Detects, recognises and decodes the page's text segments (rereading the doubtful ones when asked). */
 async function readPage(reader: PpOcrReader, models: PpOcrModels, page: RgbImage): Promise<Segment[]> {
   const { options } = reader;
-  const boxes = await detectBoxes(reader, models, page);
+  const boxes = await detectPageBoxes(
+    (input) => models.detect(input),
+    page,
+    reader.detectionMaxSide,
+    reader.detectOptions,
+    reader.detScratch.take,
+  );
   const batches = await recognizeBatches(reader, models, page, boxes);
   const started = process.hrtime.bigint();
   const greedyReadings = batches.map(({ out }) => decodeCtcSteps(out, models.alphabet, reader.breaks));
@@ -255,26 +261,6 @@ async function readPage(reader: PpOcrReader, models: PpOcrModels, page: RgbImage
     segments.push({ words: wordsFromReading(reading, box, cropWidth, stepWidth), confidence: reading.confidence });
   }
   return segments;
-}
-
-/** The text boxes the detector finds on a downscaled copy of the page, in the page's coordinates. */
-async function detectBoxes(reader: PpOcrReader, models: PpOcrModels, page: RgbImage): Promise<Box[]> {
-  const scale = Math.min(1, reader.detectionMaxSide / Math.max(page.width, page.height));
-  const size = detectionSize(page.width, page.height, scale);
-  const resized = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 3 } })
-    .resize(size.width, size.height, { fit: 'fill' })
-    .raw()
-    .toBuffer();
-  const prob = await models.detect(detectionTensor(resized, size.width, size.height, reader.detScratch.take));
-  const detected = boxesFromProbabilityMap(prob.data, size.width, size.height, reader.detectOptions);
-  const sx = page.width / size.width;
-  const sy = page.height / size.height;
-  return detected.map(({ box }) => ({
-    x0: box.x0 * sx,
-    y0: box.y0 * sy,
-    x1: Math.min(page.width, box.x1 * sx),
-    y1: Math.min(page.height, box.y1 * sy),
-  }));
 }
 
 /** Reads the crops in batches of similar width, narrowest first. */
